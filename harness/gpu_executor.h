@@ -1,0 +1,62 @@
+// GPU executors as the harness sees them: upload a materialized problem once, run an
+// executor on it (outputs poisoned first), download O and LSE. Never throws for CUDA
+// failures: they come back as an error string naming the call that failed.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/problem.h"
+#include "verifybench/kernels.h"
+
+namespace vb {
+
+enum class GpuExecutorKind { kNaive, kProduction, kSglangAdapter };
+const char* executor_name(GpuExecutorKind kind);  // "naive", "production", "sglang-adapter"
+
+struct GpuInfo {
+  bool available = false;
+  std::string reason;  // why not available ("no CUDA device: <cuda error>")
+  std::string name;    // e.g. "NVIDIA H200"
+  int device = 0;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  std::int64_t l2_bytes = 0;
+  std::int64_t global_mem_bytes = 0;
+  int driver_version = 0, runtime_version = 0;
+};
+// Never throws; on a machine without a device returns available == false with a reason.
+GpuInfo query_gpu();
+
+struct GpuRunOutput {
+  bool ok = false;
+  std::string error;       // "<cuda call> failed: <error string>" when !ok
+  std::vector<float> o;    // [B*T, H, 512], bf16 values widened to float
+  std::vector<float> lse;  // [B*T, H]
+  std::string plan;        // e.g. "splits=8 m_tiles=1" for the production kernel
+};
+
+// Device copy of a Problem: every input buffer plus output buffers and workspace sized
+// for the problem. Freed on destruction.
+class DeviceProblem {
+ public:
+  // Returns nullptr and sets *error on failure.
+  static std::unique_ptr<DeviceProblem> upload(const Problem& problem, const GpuInfo& gpu,
+                                               std::string* error);
+  ~DeviceProblem();
+  DeviceProblem(const DeviceProblem&) = delete;
+  DeviceProblem& operator=(const DeviceProblem&) = delete;
+
+  // Poisons the outputs (NaN), runs the executor with the given page-table form,
+  // synchronises, downloads.
+  GpuRunOutput run(GpuExecutorKind kind, PageTableKind page_kind);
+
+  struct Impl;
+
+ private:
+  explicit DeviceProblem(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vb

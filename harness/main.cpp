@@ -1,0 +1,2 @@
+// PLACEHOLDER: the CLI (list / run) is being written.
+int main() { return 0; }

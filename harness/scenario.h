@@ -1,0 +1,106 @@
+// Scenario value types: what a YAML entry says, after validation and sweep expansion.
+// One CaseSpec is one problem to materialize and run. Parsing lives in scenario_yaml.cpp;
+// the schema is documented in scenarios/README.md.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vb {
+
+enum class TreeKind { kChain, kKAry, kEagle, kDDTree, kRandom, kExplicit };
+enum class PrefixDist { kList, kFixed, kUniform, kLogNormal };
+enum class PagePlacement { kContiguous, kShuffled, kInterleaved, kFragmented, kReversed };
+enum class CheckMode { kFull, kSampled };
+
+struct TreeSpec {
+  TreeKind kind = TreeKind::kChain;
+  int nodes = 1;          // chain: length; random: node count
+  int branching = 0;      // k-ary: children per node
+  int depth = 0;          // k-ary: levels below the root
+  int steps = 0;          // eagle: draft steps (depth)
+  int topk = 0;           // eagle: candidates expanded per step; ddtree: top-k per depth
+  int tokens = 0;         // eagle: draft tokens kept (T = tokens)
+  int budget = 0;         // ddtree: node budget (T = budget)
+  int max_depth = 0;      // ddtree: depth cap of the synthetic distribution
+  std::uint64_t seed = 0; // random / ddtree / eagle scores
+  std::vector<int> parents;  // explicit: parents[0] = -1, parents[i] < i
+};
+
+struct BatchSpec {
+  PrefixDist dist = PrefixDist::kList;
+  std::vector<int> prefix_lens;  // kList: one per request
+  int size = 0;                  // requests, for the distributions
+  int value = 0;                 // kFixed
+  int min = 0, max = 0;          // kUniform (inclusive); also clamps kLogNormal
+  double median = 0, sigma = 0;  // kLogNormal
+  std::uint64_t seed = 0;
+};
+
+struct SharedPrefixSpec {
+  int groups = 0;  // 0: no sharing. Requests b are in group b % groups
+  int length = 0;  // tokens of prefix shared by every request of a group
+};
+
+struct PageSpec {
+  int size = 1;  // 1, 16 or 64
+  PagePlacement placement = PagePlacement::kContiguous;
+  SharedPrefixSpec shared_prefix;
+  std::uint64_t seed = 0;
+};
+
+struct ToleranceSpec {
+  double o_atol = 1e-2;    // |o - ref| <= o_atol + o_rtol * |ref|
+  double o_rtol = 2e-2;
+  double lse_atol = 2e-3;  // |lse - ref| <= lse_atol + lse_rtol * |ref|
+  double lse_rtol = 1e-4;
+};
+
+struct CheckSpec {
+  CheckMode mode = CheckMode::kFull;
+  int sampled_rows = 256;  // kSampled: (request, node, head) rows the CPU checks
+  std::uint64_t seed = 0;
+};
+
+// One fully resolved problem: a scenario entry with one point of its sweep applied.
+struct CaseSpec {
+  std::string name;           // "<scenario>" or "<scenario>/<key>=<v>,<key>=<v>"
+  std::string scenario;       // the entry's name
+  std::string source;         // "<file>:<line>" of the entry, for messages and reproducers
+  std::vector<std::string> tags;
+  int heads = 0;
+  double sm_scale = 0;
+  std::string dtype = "bf16";
+  std::uint64_t seed = 0;  // q / KV data
+  BatchSpec batch;
+  TreeSpec tree;
+  PageSpec pages;
+  ToleranceSpec tolerance;
+  CheckSpec check;
+};
+
+struct ScenarioFile {
+  std::string path;
+  std::vector<CaseSpec> cases;  // sweeps already expanded, in file order
+};
+
+// Bad input: the message names file:line:column, the field, the bad value and what is
+// allowed. Thrown by the loader, caught by the CLI (exit code kExitBadInput).
+class ScenarioError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Loads, validates and expands one scenario file. Throws ScenarioError.
+ScenarioFile load_scenario_file(const std::string& path);
+// Same, from text (tests); `path` is used in messages only.
+ScenarioFile parse_scenario_text(const std::string& text, const std::string& path);
+
+const char* to_string(TreeKind);
+const char* to_string(PagePlacement);
+const char* to_string(PrefixDist);
+const char* to_string(CheckMode);
+
+}  // namespace vb

@@ -1,0 +1,83 @@
+// Launchers of the GPU executors. Every launcher is asynchronous on `stream`, allocates
+// nothing, never synchronises and returns the first CUDA error it saw (it never exits):
+// all of them can be captured in a CUDA graph. The caller owns every buffer.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "verifybench/verify_params.h"
+
+namespace vb {
+
+// ---- naive gather baseline (kernels/naive_verify.cu) ----
+// One thread block per (request, node, head) query row, fp32 online softmax over every
+// visible token, no length ceiling. Deliberately plain: the second oracle.
+cudaError_t naive_verify_launch(const VerifyParams& params, cudaStream_t stream);
+
+// ---- production split-KV flash-decode verify kernel (kernels/flash_verify.cu) ----
+struct FlashVerifyPlan {
+  int num_splits = 1;  // KV splits per request; fixed for a captured graph
+  int m_tiles = 1;     // query-row tiles per request (H*T rows / rows per tile)
+};
+
+// Chooses the split count so that B * m_tiles * splits blocks fill `num_sms` several
+// times over for the longest expected request. Host-only arithmetic, no device calls.
+FlashVerifyPlan flash_verify_plan(int batch, int tree_size, int num_heads, int max_kv_len,
+                                  int num_sms, int blocks_per_sm);
+
+// Bytes of device workspace (split partial O and LSE) a plan needs; 0 when num_splits==1.
+std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch, int tree_size,
+                                         int num_heads);
+
+// Thread blocks of the main kernel that fit on one SM (occupancy query; call once, outside
+// any graph capture). Returns 0 and sets *error on failure.
+int flash_verify_blocks_per_sm(cudaError_t* error);
+
+// Runs the verify: main kernel, then the LSE combine when plan.num_splits > 1.
+// `workspace` must hold flash_verify_workspace_bytes(plan, ...) bytes.
+cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPlan& plan,
+                                void* workspace, std::size_t workspace_bytes,
+                                cudaStream_t stream);
+
+// Static facts about the compiled production kernel, for reports.
+struct FlashVerifyConfigInfo {
+  int rows_per_tile;
+  int tokens_per_tile;
+  int threads;
+  int smem_bytes;
+};
+FlashVerifyConfigInfo flash_verify_config();
+
+// ---- SGLang Triton verify interface adapter (kernels/sglang_adapter.cu) ----
+// SGLang's extend-attention inputs for tree verify (SPEC.md §2). All pointers are device.
+struct SglangVerifyInputs {
+  int batch = 0;
+  int tree_size = 0;  // qo_indptr must be arange(0, (B+1)*T, T)
+  int num_heads = 0;
+  float sm_scale = 0.f;
+  const bf16_bits* q = nullptr;            // [B*T, H, 576]
+  const bf16_bits* k_extend = nullptr;     // [B*T, 1, 576] tree node K rows
+  const bf16_bits* v_extend = nullptr;     // [B*T, 1, 512] equals k_extend[..., :512] in MLA
+  const bf16_bits* kv_buffer = nullptr;    // [pool_rows, 1, 576]
+  std::int64_t pool_rows = 0;
+  const std::int32_t* qo_indptr = nullptr;   // [B+1]
+  const std::int32_t* kv_indptr = nullptr;   // [B+1] prefix tokens only
+  const std::int64_t* kv_indices = nullptr;  // prefix physical rows
+  const std::uint8_t* custom_mask = nullptr; // flat, see SPEC.md §2
+  const std::int64_t* mask_indptr = nullptr; // [B+1]
+  bf16_bits* o = nullptr;                    // [B*T, H, 512]
+  float* lse = nullptr;                      // [B*T, H]
+};
+
+// Device scratch the adapter needs for a batch: prefix lengths and the packed ancestor
+// masks it derives from the flat custom mask.
+std::size_t sglang_adapter_scratch_bytes(int batch, int tree_size);
+
+// Converts on the device (no host round trip) and runs flash_verify_launch.
+cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const FlashVerifyPlan& plan,
+                                 void* scratch, std::size_t scratch_bytes, void* workspace,
+                                 std::size_t workspace_bytes, cudaStream_t stream);
+
+}  // namespace vb

@@ -1,0 +1,108 @@
+// The one parameter struct every executor of MLA tree-verify attention reads: the
+// production kernel, the naive GPU baseline and the CPU reference (which gets host
+// pointers). Shapes, page lookups and tree visibility are accessors here so nobody
+// recomputes them. See ../shared/SPEC.md §1-2 for the math and layouts.
+#pragma once
+#include <cstdint>
+
+#include "verifybench/bf16.h"
+#include "verifybench/hd.h"
+
+namespace vb {
+
+// Fixed by the model family (DeepSeek-V3 / Kimi K2 absorbed MLA): one latent KV head.
+namespace mla {
+inline constexpr int kHeadDimQK = 576;  // c_kv (512) + k_pe (64): width of q and of a K row
+inline constexpr int kHeadDimV = 512;   // V = first 512 values of the same cache row
+inline constexpr int kMaxTreeNodes = 1024;
+inline constexpr int kMaskWordBits = 64;
+}  // namespace mla
+
+enum class PageTableKind : int {
+  kTokenIndices = 0,  // kv_indptr[B+1] + int64 kv_indices: one physical row per token
+  kBlockTable = 1,    // block_table[B, max_pages] of page ids, page_size rows per page
+};
+
+struct VerifyParams {
+  // ---- shapes ----
+  int batch = 0;      // B requests
+  int tree_size = 0;  // T draft-tree nodes per request (same for all, as engines pad)
+  int num_heads = 0;  // H query heads sharing the one latent KV head
+  float sm_scale = 0.f;
+
+  // ---- inputs ----
+  const bf16_bits* q = nullptr;        // [B*T, H, 576]
+  const bf16_bits* kv_pool = nullptr;  // [pool_rows, 576]; K = row[0:576], V = row[0:512]
+  std::int64_t pool_rows = 0;
+  const std::int32_t* prefix_len = nullptr;  // [B] committed prefix P_b (may be 0)
+
+  // Tree node KV rows. nullptr: the T node rows are logical tokens P_b..P_b+T-1 of the
+  // page table (the serving engine wrote them into the cache). Non-null (SGLang's
+  // k_extend): dense [B*T, 576] rows and the page table covers only the prefix.
+  const bf16_bits* tree_kv = nullptr;
+
+  // ---- page table: exactly one form is read, chosen by page_kind ----
+  PageTableKind page_kind = PageTableKind::kTokenIndices;
+  const std::int32_t* kv_indptr = nullptr;   // [B+1] token form: offsets into kv_indices
+  const std::int64_t* kv_indices = nullptr;  // [kv_indptr[B]] token form: physical rows
+  const std::int32_t* block_table = nullptr;  // [B, max_pages] block form: page ids
+  int page_size = 1;                          // block form: rows per page (1, 16, 64)
+  int max_pages = 0;                          // block form: row stride of block_table
+
+  // ---- tree visibility ----
+  // [B, T, mask_words] bit j of node i's words: tree node j is i itself or an ancestor.
+  const std::uint64_t* tree_mask = nullptr;
+  int mask_words = 0;  // ceil(T / 64)
+
+  // ---- outputs ----
+  bf16_bits* o = nullptr;  // [B*T, H, 512]
+  float* lse = nullptr;    // [B*T, H], natural log
+
+  // ---- accessors (host and device) ----
+  VB_HD int query_rows_per_request() const { return tree_size * num_heads; }
+  // Logical tokens request b attends over: prefix then its T tree nodes.
+  VB_HD int kv_len(int b) const { return prefix_len[b] + tree_size; }
+
+  // Physical pool row of logical prefix-or-tree token t of request b (t < kv_len(b)),
+  // only meaningful when the row lives in the pool (see kv_row_ptr).
+  VB_HD std::int64_t pool_row(int b, int t) const {
+    if (page_kind == PageTableKind::kTokenIndices) {
+      return kv_indices[kv_indptr[b] + t];
+    }
+    const std::int64_t page = block_table[static_cast<std::int64_t>(b) * max_pages + t / page_size];
+    return page * page_size + t % page_size;
+  }
+
+  // Address of the 576-wide K row (whose first 512 values are V) of logical token t.
+  VB_HD const bf16_bits* kv_row_ptr(int b, int t) const {
+    const int p = prefix_len[b];
+    if (tree_kv != nullptr && t >= p) {
+      return tree_kv + (static_cast<std::int64_t>(b) * tree_size + (t - p)) * mla::kHeadDimQK;
+    }
+    return kv_pool + pool_row(b, t) * mla::kHeadDimQK;
+  }
+
+  VB_HD const std::uint64_t* node_mask(int b, int node) const {
+    return tree_mask + (static_cast<std::int64_t>(b) * tree_size + node) * mask_words;
+  }
+
+  // Offset of query row (request b, node, head) in q (elements / 576) and lse.
+  VB_HD std::int64_t query_row(int b, int node, int head) const {
+    return (static_cast<std::int64_t>(b) * tree_size + node) * num_heads + head;
+  }
+};
+
+// Tree visibility: is tree node j visible to the node whose ancestor mask is `mask`?
+// The single definition every executor and the SGLang mask conversion use.
+VB_HD bool tree_node_visible(const std::uint64_t* mask, int j) {
+  return ((mask[j / mla::kMaskWordBits] >> (j % mla::kMaskWordBits)) & 1u) != 0;
+}
+
+// Is logical token t (prefix or tree) visible to tree node `node` of request b?
+VB_HD bool token_visible(const VerifyParams& p, int b, int node, int t) {
+  const int prefix = p.prefix_len[b];
+  if (t < prefix) return true;
+  return tree_node_visible(p.node_mask(b, node), t - prefix);
+}
+
+}  // namespace vb

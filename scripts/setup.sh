@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages verifybench builds with. Idempotent; run as root on a fresh
+# machine (or with sudo). CUDA 13 (nvcc) is expected to be installed already: it is not a
+# Debian package here.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build ccache git
+  libeigen3-dev libcli11-dev libyaml-cpp-dev catch2 libbenchmark-dev
+  nlohmann-json3-dev libfmt-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages already installed"
+else
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "setup: WARNING: nvcc not found (expected /usr/local/cuda/bin/nvcc); CUDA targets cannot build" >&2
+fi
