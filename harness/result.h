@@ -56,6 +56,8 @@ struct CaseResult {
   std::int64_t total_kv_tokens = 0;  // sum_b P_b + T
   std::string reproducer;            // command line that runs exactly this case
   std::vector<ExecutorResult> executors;
+  // True when no record is kIncorrect or kLaunchFailed: executors that could not run on
+  // this machine (kNotRun), were not verified or do not support the case do not fail it.
   bool all_passed() const;
 };
 
@@ -64,5 +66,25 @@ struct CaseResult {
 void compare_with_reference(const ReferenceOutput& ref, const std::vector<float>& got_o,
                             const std::vector<float>& got_lse, int tree_size, int num_heads,
                             const ToleranceSpec& tol, ExecutorResult* result);
+
+// ---- added by the CLI/report owner ----
+// Parses to_string(Outcome)'s text back; returns false for unknown text.
+bool outcome_from_string(const std::string& text, Outcome* outcome);
+
+// Wraps one executor's full GPU output (all B*T*H rows, as compare_with_reference takes
+// it) as a ReferenceOutput, so another executor can be compared against it on every row
+// (production vs naive when the CPU reference only sampled rows).
+ReferenceOutput reference_from_full_output(const std::vector<float>& o,
+                                           const std::vector<float>& lse, int batch,
+                                           int tree_size, int num_heads);
+
+// Outcome counts over the records of many cases. The "reference" record (the CPU oracle
+// itself) is not counted: it is what the others are checked against.
+struct OutcomeCounts {
+  int cases = 0;
+  int passed = 0, incorrect = 0, launch_failed = 0, not_verified = 0, not_supported = 0,
+      not_run = 0;
+};
+OutcomeCounts count_outcomes(const std::vector<CaseResult>& cases);
 
 }  // namespace vb
