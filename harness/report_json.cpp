@@ -1,0 +1,391 @@
+// JSON result writer, its reader (for tests and tools) and run provenance.
+#include "harness/report_json.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace vb {
+
+// ---------------------------------------------------------------- SHA-256 (FIPS 180-4)
+namespace {
+
+constexpr std::array<std::uint32_t, 64> kSha256K = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+    0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+    0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+    0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+    0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+    0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+    0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+    0xc67178f2};
+
+std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+
+void sha256_block(const unsigned char* block, std::array<std::uint32_t, 8>& h) {
+  std::array<std::uint32_t, 64> w{};
+  for (int i = 0; i < 16; ++i) {
+    w[i] = (std::uint32_t{block[4 * i]} << 24) | (std::uint32_t{block[4 * i + 1]} << 16) |
+           (std::uint32_t{block[4 * i + 2]} << 8) | std::uint32_t{block[4 * i + 3]};
+  }
+  for (int i = 16; i < 64; ++i) {
+    const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+    const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  std::uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
+  for (int i = 0; i < 64; ++i) {
+    const std::uint32_t s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
+    const std::uint32_t ch = (e & f) ^ (~e & g);
+    const std::uint32_t t1 = k + s1 + ch + kSha256K[i] + w[i];
+    const std::uint32_t s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
+    const std::uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
+    const std::uint32_t t2 = s0 + maj;
+    k = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = b;
+    b = a;
+    a = t1 + t2;
+  }
+  h[0] += a; h[1] += b; h[2] += c; h[3] += d;
+  h[4] += e; h[5] += f; h[6] += g; h[7] += k;
+}
+
+}  // namespace
+
+std::string sha256_hex(const std::string& bytes) {
+  std::array<std::uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  constexpr std::size_t kBlock = 64;
+  const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+  const std::size_t full = bytes.size() / kBlock * kBlock;
+  for (std::size_t off = 0; off < full; off += kBlock) sha256_block(data + off, h);
+  // Padding: 0x80, zeros, then the bit length big-endian in the last 8 bytes.
+  std::array<unsigned char, 2 * kBlock> tail{};
+  const std::size_t rest = bytes.size() - full;
+  std::memcpy(tail.data(), data + full, rest);
+  tail[rest] = 0x80;
+  const std::size_t tail_len = rest + 1 + 8 <= kBlock ? kBlock : 2 * kBlock;
+  const std::uint64_t bits = static_cast<std::uint64_t>(bytes.size()) * 8;
+  for (int i = 0; i < 8; ++i) tail[tail_len - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
+  for (std::size_t off = 0; off < tail_len; off += kBlock) sha256_block(tail.data() + off, h);
+  std::string out;
+  for (std::uint32_t v : h) out += fmt::format("{:08x}", v);
+  return out;
+}
+
+// ---------------------------------------------------------------- provenance
+namespace {
+
+// Runs a command and returns its stdout with trailing whitespace removed; "" on failure.
+std::string capture(const std::string& command) {
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return "";
+  std::string out;
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, pipe) != nullptr) out += buf;
+  const int status = ::pclose(pipe);
+  if (status != 0) return "";
+  while (!out.empty() && std::isspace(static_cast<unsigned char>(out.back()))) out.pop_back();
+  return out;
+}
+
+std::string quote_for_sh(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+std::string read_file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ReportError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+}  // namespace
+
+std::string git_commit_of(const std::string& dir) {
+  const std::string commit =
+      capture("git -C " + quote_for_sh(dir) + " rev-parse HEAD 2>/dev/null");
+  return commit.empty() ? "unknown" : commit;
+}
+
+Provenance collect_provenance(const std::vector<std::string>& scenario_files,
+                              const std::string& command_line, const GpuInfo& gpu,
+                              const std::string& tool_version) {
+  Provenance p;
+  p.tool_version = tool_version;
+  p.date_utc = utc_now();
+  p.host = host_name();
+#ifdef VB_SOURCE_DIR
+  const std::string source_dir = VB_SOURCE_DIR;
+#else
+  const std::string source_dir = ".";
+#endif
+  p.git_commit = git_commit_of(source_dir);
+  if (p.git_commit == "unknown") {
+    p.git_state = "unknown";
+  } else {
+    // --untracked-files=no: build folders and local reports do not make a tree dirty.
+    const std::string status = capture("git -C " + quote_for_sh(source_dir) +
+                                       " status --porcelain --untracked-files=no 2>/dev/null");
+    p.git_state = status.empty() ? "clean" : "dirty";
+  }
+  p.command_line = command_line;
+  for (const std::string& path : scenario_files) {
+    p.scenario_files.push_back(ScenarioFileInfo{path, sha256_hex(read_file_bytes(path))});
+  }
+  p.gpu = gpu;
+  return p;
+}
+
+// ---------------------------------------------------------------- records <-> JSON
+namespace {
+
+using nlohmann::json;
+
+json number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+double read_number(const json& j) {
+  if (j.is_number()) return j.get<double>();
+  if (j.is_string()) {
+    const std::string s = j.get<std::string>();
+    if (s == "nan") return std::nan("");
+    if (s == "inf") return HUGE_VAL;
+    if (s == "-inf") return -HUGE_VAL;
+  }
+  throw ReportError("not a number in result JSON: " + j.dump());
+}
+
+json to_json(const ElementIndex& e) {
+  return json{{"request", e.request}, {"node", e.node}, {"head", e.head}, {"channel", e.channel}};
+}
+
+ElementIndex element_from_json(const json& j) {
+  ElementIndex e;
+  e.request = j.at("request").get<int>();
+  e.node = j.at("node").get<int>();
+  e.head = j.at("head").get<int>();
+  e.channel = j.at("channel").get<int>();
+  return e;
+}
+
+json to_json(const ErrorStats& s) {
+  return json{{"elements_checked", s.elements_checked},
+              {"elements_failed", s.elements_failed},
+              {"nonfinite_mismatch", s.nonfinite_mismatch},
+              {"max_abs_error", number(s.max_abs_error)},
+              {"max_rel_error", number(s.max_rel_error)},
+              {"mean_abs_error", number(s.mean_abs_error)},
+              {"worst", to_json(s.worst)},
+              {"worst_expected", number(s.worst_expected)},
+              {"worst_got", number(s.worst_got)}};
+}
+
+ErrorStats stats_from_json(const json& j) {
+  ErrorStats s;
+  s.elements_checked = j.at("elements_checked").get<std::int64_t>();
+  s.elements_failed = j.at("elements_failed").get<std::int64_t>();
+  s.nonfinite_mismatch = j.at("nonfinite_mismatch").get<std::int64_t>();
+  s.max_abs_error = read_number(j.at("max_abs_error"));
+  s.max_rel_error = read_number(j.at("max_rel_error"));
+  s.mean_abs_error = read_number(j.at("mean_abs_error"));
+  s.worst = element_from_json(j.at("worst"));
+  s.worst_expected = read_number(j.at("worst_expected"));
+  s.worst_got = read_number(j.at("worst_got"));
+  return s;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const ExecutorResult& r) {
+  json j{{"executor", r.executor},
+         {"outcome", to_string(r.outcome)},
+         {"detail", r.detail},
+         {"checked_against", r.checked_against},
+         {"rows_checked", r.rows_checked},
+         {"o", to_json(r.o)},
+         {"lse", to_json(r.lse)}};
+  j["wall_ms"] = r.wall_ms ? number(*r.wall_ms) : json(nullptr);
+  return j;
+}
+
+ExecutorResult executor_result_from_json(const nlohmann::json& j) {
+  ExecutorResult r;
+  r.executor = j.at("executor").get<std::string>();
+  const std::string outcome = j.at("outcome").get<std::string>();
+  if (!outcome_from_string(outcome, &r.outcome)) {
+    throw ReportError("unknown outcome in result JSON: " + outcome);
+  }
+  r.detail = j.at("detail").get<std::string>();
+  r.checked_against = j.at("checked_against").get<std::string>();
+  r.rows_checked = j.at("rows_checked").get<std::int64_t>();
+  r.o = stats_from_json(j.at("o"));
+  r.lse = stats_from_json(j.at("lse"));
+  if (j.contains("wall_ms") && !j.at("wall_ms").is_null()) r.wall_ms = read_number(j.at("wall_ms"));
+  return r;
+}
+
+nlohmann::json to_json(const CaseResult& c) {
+  json executors = json::array();
+  for (const ExecutorResult& e : c.executors) executors.push_back(to_json(e));
+  return json{{"case", c.case_name},
+              {"scenario", c.scenario},
+              {"source", c.source},
+              {"batch", c.batch},
+              {"tree_size", c.tree_size},
+              {"heads", c.heads},
+              {"page_size", c.page_size},
+              {"total_kv_tokens", c.total_kv_tokens},
+              {"reproducer", c.reproducer},
+              {"all_passed", c.all_passed()},
+              {"executors", executors}};
+}
+
+CaseResult case_result_from_json(const nlohmann::json& j) {
+  CaseResult c;
+  c.case_name = j.at("case").get<std::string>();
+  c.scenario = j.at("scenario").get<std::string>();
+  c.source = j.at("source").get<std::string>();
+  c.batch = j.at("batch").get<int>();
+  c.tree_size = j.at("tree_size").get<int>();
+  c.heads = j.at("heads").get<int>();
+  c.page_size = j.at("page_size").get<int>();
+  c.total_kv_tokens = j.at("total_kv_tokens").get<std::int64_t>();
+  c.reproducer = j.at("reproducer").get<std::string>();
+  for (const json& e : j.at("executors")) c.executors.push_back(executor_result_from_json(e));
+  return c;
+}
+
+nlohmann::json to_json(const Provenance& p) {
+  json files = json::array();
+  for (const ScenarioFileInfo& f : p.scenario_files) {
+    files.push_back(json{{"path", f.path}, {"sha256", f.sha256}});
+  }
+  json device;
+  if (p.gpu.available) {
+    device = json{{"name", p.gpu.name},
+                  {"index", p.gpu.device},
+                  {"compute_capability", fmt::format("{}.{}", p.gpu.cc_major, p.gpu.cc_minor)},
+                  {"sm_count", p.gpu.sm_count},
+                  {"l2_bytes", p.gpu.l2_bytes},
+                  {"global_mem_bytes", p.gpu.global_mem_bytes},
+                  {"driver_version", p.gpu.driver_version},
+                  {"runtime_version", p.gpu.runtime_version}};
+  } else {
+    device = "none";
+  }
+  json j{{"tool_version", p.tool_version},
+         {"date_utc", p.date_utc},
+         {"host", p.host},
+         {"git_commit", p.git_commit},
+         {"git_state", p.git_state},
+         {"command_line", p.command_line},
+         {"scenario_files", files},
+         {"device", device}};
+  if (!p.gpu.available) j["device_unavailable_reason"] = p.gpu.reason;
+  return j;
+}
+
+nlohmann::json result_document(const Provenance& provenance, const std::vector<CaseResult>& cases) {
+  const OutcomeCounts n = count_outcomes(cases);
+  json records = json::array();
+  for (const CaseResult& c : cases) records.push_back(to_json(c));
+  return json{{"schema", kResultSchema},
+              {"provenance", to_json(provenance)},
+              {"summary",
+               {{"cases", n.cases},
+                {"passed", n.passed},
+                {"incorrect", n.incorrect},
+                {"launch_failed", n.launch_failed},
+                {"not_verified", n.not_verified},
+                {"not_supported", n.not_supported},
+                {"not_run", n.not_run}}},
+              {"cases", records}};
+}
+
+// ---------------------------------------------------------------- atomic write
+void write_file_atomic(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    throw ReportError(fmt::format("cannot write {}: open({}) failed: {}", path, tmp,
+                                  std::strerror(errno)));
+  }
+  auto fail = [&](const char* call) {
+    const int err = errno;
+    if (fd >= 0) ::close(fd);
+    ::unlink(tmp.c_str());
+    throw ReportError(
+        fmt::format("cannot write {}: {} failed: {}", path, call, std::strerror(err)));
+  };
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("write");
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0) fail("fsync");
+  if (::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw ReportError(fmt::format("cannot write {}: close failed: {}", path, std::strerror(err)));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw ReportError(fmt::format("cannot write {}: rename({}, {}) failed: {}", path, tmp, path,
+                                  std::strerror(err)));
+  }
+}
+
+void write_result_json(const std::string& path, const Provenance& provenance,
+                       const std::vector<CaseResult>& cases) {
+  write_file_atomic(path, result_document(provenance, cases).dump(2) + "\n");
+}
+
+}  // namespace vb
