@@ -1,0 +1,179 @@
+// Case runner: set-up -> reference -> GPU executors -> verify, one record per executor.
+#include "harness/runner.h"
+
+#include <chrono>
+#include <memory>
+#include <numeric>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "harness/problem.h"
+#include "verifybench/reference.h"
+
+namespace vb {
+
+const std::vector<GpuExecutorRun>& gpu_executor_runs() {
+  static const std::vector<GpuExecutorRun> runs = {
+      {"naive", GpuExecutorKind::kNaive, PageTableKind::kBlockTable},
+      {"production", GpuExecutorKind::kProduction, PageTableKind::kTokenIndices},
+      {"production/block-table", GpuExecutorKind::kProduction, PageTableKind::kBlockTable},
+      {"sglang-adapter", GpuExecutorKind::kSglangAdapter, PageTableKind::kTokenIndices},
+  };
+  return runs;
+}
+
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+std::string reproducer_for(const std::string& scenario_path, const std::string& case_name) {
+  // The path is quoted only when it needs it, so the common case reads naturally.
+  const bool plain = !scenario_path.empty() &&
+                     scenario_path.find_first_not_of(
+                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+") ==
+                         std::string::npos;
+  return fmt::format("verifybench run {} --case {}",
+                     plain ? scenario_path : shell_quote(scenario_path), shell_quote(case_name));
+}
+
+int exit_code_for(const std::vector<CaseResult>& results) {
+  bool incorrect = false;
+  for (const CaseResult& c : results) {
+    for (const ExecutorResult& e : c.executors) {
+      if (e.outcome == Outcome::kLaunchFailed) return kExitRuntimeFailure;
+      if (e.outcome == Outcome::kIncorrect) incorrect = true;
+    }
+  }
+  return incorrect ? kExitIncorrect : kExitOk;
+}
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+ExecutorResult gpu_record(const GpuExecutorRun& run, Outcome outcome, std::string detail) {
+  ExecutorResult r;
+  r.executor = run.name;
+  r.outcome = outcome;
+  r.detail = std::move(detail);
+  return r;
+}
+
+std::string not_run_detail(const GpuInfo& gpu) {
+  const std::string reason = gpu.reason.empty() ? "no reason given" : gpu.reason;
+  if (reason.rfind("no CUDA device", 0) == 0) return "not run: " + reason;
+  return "not run: no CUDA device (" + reason + ")";
+}
+
+}  // namespace
+
+CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& options) {
+  CaseResult result;
+  result.case_name = spec.name;
+  result.scenario = spec.scenario;
+  result.source = spec.source;
+  result.reproducer = reproducer_for(options.scenario_path, spec.name);
+
+  // ---- set-up
+  const Problem problem = materialize(spec);
+  result.batch = problem.batch;
+  result.tree_size = problem.tree_size;
+  result.heads = problem.num_heads;
+  result.page_size = problem.pages.page_size;
+  result.total_kv_tokens =
+      std::accumulate(problem.prefix_len.begin(), problem.prefix_len.end(), std::int64_t{0}) +
+      static_cast<std::int64_t>(problem.batch) * problem.tree_size;
+  const std::int64_t all_rows = problem.query_rows();
+
+  // ---- CPU reference (the oracle every executor is checked against)
+  const VerifyParams host = host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr);
+  ReferenceOptions ref_options;
+  ref_options.threads = options.threads;
+  const auto ref_start = std::chrono::steady_clock::now();
+  const ReferenceOutput ref =
+      spec.check.mode == CheckMode::kFull
+          ? reference_verify(host, ref_options)
+          : reference_verify_rows(
+                host, sample_query_rows(host, spec.check.sampled_rows, spec.check.seed),
+                ref_options);
+  const double ref_ms = ms_since(ref_start);
+  const std::int64_t ref_rows = static_cast<std::int64_t>(ref.rows.size());
+  const bool sampled = ref_rows < all_rows;
+  const std::string ref_label =
+      sampled ? fmt::format("reference (sampled {} of {} rows)", ref_rows, all_rows)
+              : std::string("reference");
+  {
+    ExecutorResult r;
+    r.executor = "reference";
+    r.outcome = Outcome::kNotVerified;  // it is the oracle: nothing to check it against
+    r.detail = sampled ? fmt::format("CPU oracle, sampled {} of {} rows (seed {})", ref_rows,
+                                     all_rows, spec.check.seed)
+                       : fmt::format("CPU oracle, all {} rows", all_rows);
+    r.rows_checked = ref_rows;
+    r.wall_ms = ref_ms;
+    result.executors.push_back(std::move(r));
+  }
+
+  // ---- GPU executors
+  const auto& runs = gpu_executor_runs();
+  if (!gpu.available) {
+    for (const GpuExecutorRun& run : runs) {
+      result.executors.push_back(gpu_record(run, Outcome::kNotRun, not_run_detail(gpu)));
+    }
+    return result;
+  }
+  std::string upload_error;
+  const std::unique_ptr<DeviceProblem> device = DeviceProblem::upload(problem, gpu, &upload_error);
+  if (device == nullptr) {
+    for (const GpuExecutorRun& run : runs) {
+      result.executors.push_back(
+          gpu_record(run, Outcome::kLaunchFailed, "upload failed: " + upload_error));
+    }
+    return result;
+  }
+
+  // When the CPU only sampled rows, the naive kernel's full output is the second oracle
+  // for the production kernel on every row.
+  std::optional<ReferenceOutput> naive_full;
+  std::string naive_missing = "naive did not run";
+  for (const GpuExecutorRun& run : runs) {
+    GpuRunOutput out = device->run(run.kind, run.page_kind);
+    if (!out.ok) {
+      result.executors.push_back(gpu_record(run, Outcome::kLaunchFailed, out.error));
+      if (run.kind == GpuExecutorKind::kNaive) naive_missing = "naive failed: " + out.error;
+      continue;
+    }
+    ExecutorResult r = gpu_record(run, Outcome::kNotVerified, out.plan);
+    r.checked_against = ref_label;
+    compare_with_reference(ref, out.o, out.lse, problem.tree_size, problem.num_heads,
+                           spec.tolerance, &r);
+    result.executors.push_back(std::move(r));
+
+    if (!sampled) continue;
+    if (run.kind == GpuExecutorKind::kNaive) {
+      naive_full = reference_from_full_output(out.o, out.lse, problem.batch, problem.tree_size,
+                                              problem.num_heads);
+    } else if (run.kind == GpuExecutorKind::kProduction) {
+      ExecutorResult vs = gpu_record(run, Outcome::kNotVerified, naive_missing);
+      if (naive_full) {
+        vs.detail = out.plan;
+        vs.checked_against = fmt::format("naive (all {} rows)", all_rows);
+        compare_with_reference(*naive_full, out.o, out.lse, problem.tree_size,
+                               problem.num_heads, spec.tolerance, &vs);
+      }
+      result.executors.push_back(std::move(vs));
+    }
+  }
+  return result;
+}
+
+}  // namespace vb

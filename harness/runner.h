@@ -1,0 +1,48 @@
+// The case runner: one CaseSpec through the fixed phases materialize -> CPU reference ->
+// upload -> every GPU executor -> compare, producing one CaseResult. It prints nothing;
+// the CLI decides what to show.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "harness/gpu_executor.h"
+#include "harness/result.h"
+#include "harness/scenario.h"
+
+namespace vb {
+
+// Process exit codes of the verifybench CLI (documented in --help and README.md).
+inline constexpr int kExitOk = 0;              // every check passed (or not run: no GPU)
+inline constexpr int kExitIncorrect = 1;       // some executor produced wrong output
+inline constexpr int kExitBadInput = 2;        // scenario error, CLI usage, unknown case
+inline constexpr int kExitRuntimeFailure = 3;  // a CUDA call failed, report I/O failed
+
+struct RunOptions {
+  int threads = 0;             // CPU reference threads; 0: all hardware threads
+  std::string scenario_path;   // the file as named on the command line (reproducers)
+};
+
+// One GPU executor run of the plan: which kernel and which page-table form.
+struct GpuExecutorRun {
+  std::string name;  // record name: "naive", "production", "production/block-table", ...
+  GpuExecutorKind kind;
+  PageTableKind page_kind;
+};
+// naive (block table), production (token indices), production/block-table,
+// sglang-adapter (SGLang's token-form inputs).
+const std::vector<GpuExecutorRun>& gpu_executor_runs();
+
+// Runs every phase of one case. Throws ScenarioError when the spec cannot be materialized;
+// CUDA failures are recorded as kLaunchFailed, never thrown.
+CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& options);
+
+// POSIX-shell single quoting: abc -> 'abc', it's -> 'it'\''s'.
+std::string shell_quote(const std::string& text);
+// verifybench run <file> --case '<case name>'
+std::string reproducer_for(const std::string& scenario_path, const std::string& case_name);
+
+// kExitRuntimeFailure if any record launch-failed, else kExitIncorrect if any is
+// incorrect, else kExitOk.
+int exit_code_for(const std::vector<CaseResult>& results);
+
+}  // namespace vb
