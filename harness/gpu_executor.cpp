@@ -1,6 +1,16 @@
-// PLACEHOLDER until the GPU executor lands.
+// GPU executors over one uploaded problem. Every CUDA failure becomes an error string
+// naming the call; nothing here exits or throws for a device error.
 #include "harness/gpu_executor.h"
+
+#include <cuda_runtime_api.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
 namespace vb {
+
 const char* executor_name(GpuExecutorKind kind) {
   switch (kind) {
     case GpuExecutorKind::kNaive: return "naive";
@@ -9,5 +19,257 @@ const char* executor_name(GpuExecutorKind kind) {
   }
   return "unknown";
 }
-GpuInfo query_gpu() { GpuInfo g; g.reason = "GPU executors not built yet"; return g; }
+
+GpuInfo query_gpu() {
+  GpuInfo info;
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0) {
+    info.reason = fmt::format("no CUDA device ({})",
+                              err != cudaSuccess ? cudaGetErrorString(err) : "device count is 0");
+    cudaGetLastError();  // clear the sticky-free error so later calls start clean
+    return info;
+  }
+  cudaDeviceProp prop{};
+  if (const cudaError_t e = cudaGetDeviceProperties(&prop, 0); e != cudaSuccess) {
+    info.reason = fmt::format("cudaGetDeviceProperties failed: {}", cudaGetErrorString(e));
+    return info;
+  }
+  info.available = true;
+  info.device = 0;
+  info.name = prop.name;
+  info.cc_major = prop.major;
+  info.cc_minor = prop.minor;
+  info.sm_count = prop.multiProcessorCount;
+  info.l2_bytes = prop.l2CacheSize;
+  info.global_mem_bytes = static_cast<std::int64_t>(prop.totalGlobalMem);
+  cudaDriverGetVersion(&info.driver_version);
+  cudaRuntimeGetVersion(&info.runtime_version);
+  return info;
+}
+
+namespace {
+
+// Owning device allocation; empty when bytes == 0.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { release(); }
+  void release() {
+    if (ptr_) cudaFree(ptr_);
+    ptr_ = nullptr;
+    bytes_ = 0;
+  }
+  cudaError_t allocate(std::size_t bytes) {
+    release();
+    if (bytes == 0) return cudaSuccess;
+    const cudaError_t err = cudaMalloc(&ptr_, bytes);
+    if (err == cudaSuccess) bytes_ = bytes;
+    return err;
+  }
+  template <typename T>
+  T* as() const { return static_cast<T*>(ptr_); }
+  void* get() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// Records the first failing call, so a sequence of CUDA calls reads straight through.
+struct CallChecker {
+  std::string error;
+  bool operator()(cudaError_t err, const char* call) {
+    if (err != cudaSuccess && error.empty()) {
+      error = fmt::format("{} failed: {} ({})", call, cudaGetErrorString(err), cudaGetErrorName(err));
+    }
+    return err == cudaSuccess;
+  }
+  bool ok() const { return error.empty(); }
+};
+
+template <typename T>
+void upload_vector(CallChecker& check, DeviceBuffer& buffer, const std::vector<T>& host, const char* what) {
+  if (!check(buffer.allocate(host.size() * sizeof(T)), what)) return;
+  if (!host.empty()) {
+    check(cudaMemcpy(buffer.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), what);
+  }
+}
+
+}  // namespace
+
+struct DeviceProblem::Impl {
+  const Problem* problem = nullptr;
+  cudaStream_t stream = nullptr;
+  FlashVerifyPlan plan;
+  // native inputs
+  DeviceBuffer q, kv_pool, prefix_len, kv_indptr, kv_indices, block_table, tree_mask;
+  // SGLang-form inputs derived from the same problem
+  DeviceBuffer sg_k_extend, sg_v_extend, sg_qo_indptr, sg_kv_indptr, sg_kv_indices, sg_custom_mask,
+      sg_mask_indptr, sg_scratch;
+  // outputs and workspace
+  DeviceBuffer o, lse, workspace;
+
+  ~Impl() {
+    if (stream) cudaStreamDestroy(stream);
+  }
+
+  VerifyParams params(PageTableKind kind) const {
+    VerifyParams p;
+    p.batch = problem->batch;
+    p.tree_size = problem->tree_size;
+    p.num_heads = problem->num_heads;
+    p.sm_scale = problem->sm_scale;
+    p.q = q.as<bf16_bits>();
+    p.kv_pool = kv_pool.as<bf16_bits>();
+    p.pool_rows = problem->pages.pool_rows();
+    p.prefix_len = prefix_len.as<std::int32_t>();
+    p.page_kind = kind;
+    p.kv_indptr = kv_indptr.as<std::int32_t>();
+    p.kv_indices = kv_indices.as<std::int64_t>();
+    p.block_table = block_table.as<std::int32_t>();
+    p.page_size = problem->pages.page_size;
+    p.max_pages = problem->pages.max_pages;
+    p.tree_mask = tree_mask.as<std::uint64_t>();
+    p.mask_words = problem->mask_words;
+    p.o = o.as<bf16_bits>();
+    p.lse = lse.as<float>();
+    return p;
+  }
+
+  SglangVerifyInputs sglang_inputs() const {
+    SglangVerifyInputs in;
+    in.batch = problem->batch;
+    in.tree_size = problem->tree_size;
+    in.num_heads = problem->num_heads;
+    in.sm_scale = problem->sm_scale;
+    in.q = q.as<bf16_bits>();
+    in.k_extend = sg_k_extend.as<bf16_bits>();
+    in.v_extend = sg_v_extend.as<bf16_bits>();
+    in.kv_buffer = kv_pool.as<bf16_bits>();
+    in.pool_rows = problem->pages.pool_rows();
+    in.qo_indptr = sg_qo_indptr.as<std::int32_t>();
+    in.kv_indptr = sg_kv_indptr.as<std::int32_t>();
+    in.kv_indices = sg_kv_indices.as<std::int64_t>();
+    in.custom_mask = sg_custom_mask.as<std::uint8_t>();
+    in.mask_indptr = sg_mask_indptr.as<std::int64_t>();
+    in.o = o.as<bf16_bits>();
+    in.lse = lse.as<float>();
+    return in;
+  }
+};
+
+DeviceProblem::DeviceProblem(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+DeviceProblem::~DeviceProblem() = default;
+
+std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, const GpuInfo& gpu,
+                                                     std::string* error) {
+  auto impl = std::make_unique<Impl>();
+  impl->problem = &problem;
+  CallChecker check;
+  check(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+
+  upload_vector(check, impl->q, problem.q, "upload q");
+  upload_vector(check, impl->kv_pool, problem.kv_pool, "upload kv_pool");
+  upload_vector(check, impl->prefix_len, problem.prefix_len, "upload prefix_len");
+  upload_vector(check, impl->kv_indptr, problem.pages.kv_indptr, "upload kv_indptr");
+  upload_vector(check, impl->kv_indices, problem.pages.kv_indices, "upload kv_indices");
+  upload_vector(check, impl->block_table, problem.pages.block_table, "upload block_table");
+  upload_vector(check, impl->tree_mask, problem.tree_mask, "upload tree_mask");
+
+  // SGLang form: tree rows as dense k_extend / v_extend, page table over the prefix only.
+  const int B = problem.batch, T = problem.tree_size;
+  std::vector<bf16_bits> k_extend(static_cast<std::size_t>(B) * T * mla::kHeadDimQK);
+  std::vector<bf16_bits> v_extend(static_cast<std::size_t>(B) * T * mla::kHeadDimV);
+  std::vector<std::int32_t> qo_indptr(B + 1), sg_kv_indptr(B + 1, 0);
+  std::vector<std::int64_t> sg_kv_indices;
+  for (int b = 0; b < B; ++b) {
+    const int prefix = problem.prefix_len[b];
+    const std::int64_t first = problem.pages.kv_indptr[b];
+    for (int t = 0; t < prefix; ++t) sg_kv_indices.push_back(problem.pages.kv_indices[first + t]);
+    for (int i = 0; i < T; ++i) {
+      const std::int64_t row = problem.pages.kv_indices[first + prefix + i];
+      const bf16_bits* src = problem.kv_pool.data() + row * mla::kHeadDimQK;
+      const std::size_t node_row = static_cast<std::size_t>(b) * T + i;
+      std::copy(src, src + mla::kHeadDimQK, k_extend.begin() + node_row * mla::kHeadDimQK);
+      std::copy(src, src + mla::kHeadDimV, v_extend.begin() + node_row * mla::kHeadDimV);
+    }
+    qo_indptr[b + 1] = (b + 1) * T;
+    sg_kv_indptr[b + 1] = sg_kv_indptr[b] + prefix;
+  }
+  if (sg_kv_indices.empty()) sg_kv_indices.push_back(0);  // keep a valid pointer for P = 0
+  upload_vector(check, impl->sg_k_extend, k_extend, "upload k_extend");
+  upload_vector(check, impl->sg_v_extend, v_extend, "upload v_extend");
+  upload_vector(check, impl->sg_qo_indptr, qo_indptr, "upload qo_indptr");
+  upload_vector(check, impl->sg_kv_indptr, sg_kv_indptr, "upload sglang kv_indptr");
+  upload_vector(check, impl->sg_kv_indices, sg_kv_indices, "upload sglang kv_indices");
+  upload_vector(check, impl->sg_custom_mask, problem.sglang_custom_mask, "upload custom_mask");
+  upload_vector(check, impl->sg_mask_indptr, problem.sglang_mask_indptr, "upload mask_indptr");
+  check(impl->sg_scratch.allocate(sglang_adapter_scratch_bytes(B, T)), "cudaMalloc adapter scratch");
+
+  const std::int64_t rows = problem.query_rows();
+  check(impl->o.allocate(static_cast<std::size_t>(rows) * mla::kHeadDimV * sizeof(bf16_bits)), "cudaMalloc o");
+  check(impl->lse.allocate(static_cast<std::size_t>(rows) * sizeof(float)), "cudaMalloc lse");
+
+  cudaError_t occupancy_error = cudaSuccess;
+  const int blocks_per_sm = flash_verify_blocks_per_sm(&occupancy_error);
+  check(occupancy_error, "flash_verify_blocks_per_sm");
+  int max_kv_len = 0;
+  for (int b = 0; b < B; ++b) max_kv_len = std::max(max_kv_len, problem.prefix_len[b] + T);
+  impl->plan = flash_verify_plan(B, T, problem.num_heads, max_kv_len, gpu.sm_count, blocks_per_sm);
+  check(impl->workspace.allocate(flash_verify_workspace_bytes(impl->plan, B, T, problem.num_heads)),
+        "cudaMalloc workspace");
+
+  if (!check.ok()) {
+    if (error) *error = check.error;
+    return nullptr;
+  }
+  return std::unique_ptr<DeviceProblem>(new DeviceProblem(std::move(impl)));
+}
+
+GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
+  Impl& d = *impl_;
+  GpuRunOutput out;
+  out.plan = fmt::format("splits={} m_tiles={}", d.plan.num_splits, d.plan.m_tiles);
+  CallChecker check;
+  // Poison: 0xFFFF is a bf16 NaN and 0xFFFFFFFF an fp32 NaN, so anything not written shows.
+  check(cudaMemsetAsync(d.o.get(), 0xFF, d.o.bytes(), d.stream), "poison o");
+  check(cudaMemsetAsync(d.lse.get(), 0xFF, d.lse.bytes(), d.stream), "poison lse");
+  if (d.workspace.bytes() > 0) {
+    check(cudaMemsetAsync(d.workspace.get(), 0xFF, d.workspace.bytes(), d.stream), "poison workspace");
+  }
+  switch (kind) {
+    case GpuExecutorKind::kNaive:
+      check(naive_verify_launch(d.params(page_kind), d.stream), "naive_verify_launch");
+      break;
+    case GpuExecutorKind::kProduction:
+      check(flash_verify_launch(d.params(page_kind), d.plan, d.workspace.get(), d.workspace.bytes(), d.stream),
+            "flash_verify_launch");
+      break;
+    case GpuExecutorKind::kSglangAdapter:
+      check(sglang_verify_launch(d.sglang_inputs(), d.plan, d.sg_scratch.get(), d.sg_scratch.bytes(),
+                                 d.workspace.get(), d.workspace.bytes(), d.stream),
+            "sglang_verify_launch");
+      break;
+  }
+  check(cudaStreamSynchronize(d.stream), "cudaStreamSynchronize after the executor");
+  std::vector<bf16_bits> o_bits(d.o.bytes() / sizeof(bf16_bits));
+  out.lse.resize(d.lse.bytes() / sizeof(float));
+  check(cudaMemcpy(o_bits.data(), d.o.get(), d.o.bytes(), cudaMemcpyDeviceToHost), "download o");
+  check(cudaMemcpy(out.lse.data(), d.lse.get(), d.lse.bytes(), cudaMemcpyDeviceToHost), "download lse");
+  if (!check.ok()) {
+    out.error = check.error;
+    out.o.clear();
+    out.lse.clear();
+    return out;
+  }
+  out.o.resize(o_bits.size());
+  std::transform(o_bits.begin(), o_bits.end(), out.o.begin(), bf16_to_float);
+  out.ok = true;
+  return out;
+}
+
 }  // namespace vb

@@ -1,0 +1,411 @@
+// Production MLA tree-verify kernel: split-KV flash-decode over one latent KV head.
+//
+// What one thread block owns: request b (blockIdx.z), a tile of kRowsPerTile query rows
+// of that request (blockIdx.x; rows are node-major, head-minor, so all H*T rows of a
+// request share every KV tile: they are the M dimension of the tensor-core products), and
+// one contiguous range of the request's logical tokens (split blockIdx.y of num_splits;
+// the range covers prefix and tree tokens alike, the tree mask applies past the prefix).
+//
+// Per KV tile of kTokensPerTile tokens (cp.async double-buffered in shared memory):
+//   S  = Q K^T   warps split the 576-wide contraction (kKGroups) and the tokens
+//                (kNGroups); Q lives in registers as mma A fragments for the whole
+//                kernel; partial S is summed through shared memory.
+//   softmax      kThreadsPerRow threads per row apply the tree mask (ancestor bitmask),
+//                keep the running max and sum in the log2 domain, write P as bf16.
+//   O += P V     warps split the 512 output channels; V is the first 512 columns of the
+//                same shared-memory K rows (ldmatrix.trans), no second copy.
+//
+// Split/combine contract: with num_splits == 1 the block writes final O (bf16) and LSE.
+// Otherwise it writes its split's normalised O (fp32) and natural-log LSE to the
+// workspace (-inf LSE and zero O for an empty split) and flash_verify_combine_kernel
+// merges the splits of every row. Splits are computed on the device from prefix_len, so a
+// graph captured once replays correctly with other lengths up to the planned maximum.
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "flash_verify_config.h"
+#include "verifybench/kernels.h"
+#include "warp_mma.cuh"
+
+namespace vb {
+namespace {
+
+using namespace flash_cfg;
+
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kLn2 = 0.6931471805599453f;
+
+__host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+struct SplitWorkspace {
+  float* o_partial;    // [B*T*H rows, num_splits, 512] normalised per split
+  float* lse_partial;  // [B*T*H rows, num_splits] natural log, -inf for an empty split
+};
+
+std::size_t align_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
+
+SplitWorkspace carve_workspace(void* base, std::int64_t rows, int num_splits) {
+  auto* bytes = static_cast<unsigned char*>(base);
+  const std::size_t o_bytes = align_up(static_cast<std::size_t>(rows) * num_splits * mla::kHeadDimV * 4, 256);
+  return {reinterpret_cast<float*>(bytes), reinterpret_cast<float*>(bytes + o_bytes)};
+}
+
+__global__ void __launch_bounds__(kThreads, 1)
+    flash_verify_kernel(const VerifyParams p, const int num_splits, const SplitWorkspace ws) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  auto* s_kv = reinterpret_cast<bf16_bits*>(smem);  // [kStages][kTokensPerTile][kKvStride]
+  auto* s_partial = reinterpret_cast<float*>(smem + kStages * kStageBytes);  // [kKGroups][rows][kSStride]
+  auto* s_p = reinterpret_cast<bf16_bits*>(smem + kStages * kStageBytes + kSPartialBytes);  // [rows][kPStride]
+  auto* s_rescale = reinterpret_cast<float*>(smem + kStages * kStageBytes + kSPartialBytes + kPBytes);
+  float* s_final_max = s_rescale + kRowsPerTile;
+  float* s_final_sum = s_final_max + kRowsPerTile;
+
+  const int m_tile = blockIdx.x;
+  const int split = blockIdx.y;
+  const int b = blockIdx.z;
+  const int tid = threadIdx.x;
+  const int warp = tid / 32;
+  const int lane = tid % 32;
+
+  const int rows_per_request = p.query_rows_per_request();
+  const int row0 = m_tile * kRowsPerTile;
+  const std::int64_t request_row0 = static_cast<std::int64_t>(b) * rows_per_request;
+  const int prefix = p.prefix_len[b];
+  const int kv_len = p.kv_len(b);
+  const int num_tiles = ceil_div(kv_len, kTokensPerTile);
+  const int tiles_per_split = ceil_div(num_tiles, num_splits);
+  const int tile_begin = split * tiles_per_split;
+  const int tile_end = min(num_tiles, tile_begin + tiles_per_split);
+
+  if (tile_begin >= tile_end) {  // a short request leaves this split empty
+    for (int i = tid; i < kRowsPerTile * mla::kHeadDimV; i += kThreads) {
+      const int rr = row0 + i / mla::kHeadDimV;
+      if (rr >= rows_per_request) continue;
+      const std::int64_t qrow = request_row0 + rr;
+      ws.o_partial[(qrow * num_splits + split) * mla::kHeadDimV + i % mla::kHeadDimV] = 0.f;
+      if (i % mla::kHeadDimV == 0) ws.lse_partial[qrow * num_splits + split] = -INFINITY;
+    }
+    return;
+  }
+
+  // ---- loaders: kLoadThreadsPerRow threads per 576-wide row, kChunksPerThread x 16 B ----
+  const int load_row = tid / kLoadThreadsPerRow;
+  const int load_chunk0 = tid % kLoadThreadsPerRow;
+  auto load_rows = [&](const bf16_bits* src, bool valid, bf16_bits* dst_row) {
+#pragma unroll
+    for (int j = 0; j < kChunksPerThread; ++j) {
+      const int chunk = load_chunk0 + j * kLoadThreadsPerRow;
+      warp::cp_async_16(dst_row + chunk * 8, src + chunk * 8, valid);
+    }
+  };
+  auto load_kv_tile = [&](int tile, int stage) {
+    const int t = tile * kTokensPerTile + load_row;
+    const bool valid = t < kv_len;  // rows past kv_len are zero-filled, never read
+    load_rows(valid ? p.kv_row_ptr(b, t) : p.q, valid,
+              s_kv + (stage * kTokensPerTile + load_row) * kKvStride);
+  };
+
+  // Q tile goes through stage 1 while KV tile 0 lands in stage 0.
+  {
+    const int rr = row0 + load_row;
+    const bool valid = rr < rows_per_request;  // padding rows are zeros
+    load_rows(valid ? p.q + (request_row0 + rr) * mla::kHeadDimQK : p.q, valid,
+              s_kv + (kTokensPerTile + load_row) * kKvStride);
+  }
+  load_kv_tile(tile_begin, 0);
+  warp::cp_async_commit();
+  warp::cp_async_wait<0>();
+  __syncthreads();
+
+  const int kgroup = warp % kKGroups;
+  const int ngroup = warp / kKGroups;
+  std::uint32_t q_frag[kMTiles][kKStepsPerGroup][4];
+#pragma unroll
+  for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+    for (int ks = 0; ks < kKStepsPerGroup; ++ks) {
+      const int row = mt * kMmaM + lane % 16;
+      const int col = (kgroup * kKStepsPerGroup + ks) * kMmaK + (lane / 16) * 8;
+      warp::ldmatrix_x4(q_frag[mt][ks], s_kv + (kTokensPerTile + row) * kKvStride + col);
+    }
+  }
+  __syncthreads();  // stage 1 is free for the prefetch
+
+  // ---- per-row softmax state, owned by kThreadsPerRow consecutive lanes ----
+  const int srow = tid / kThreadsPerRow;
+  const int scol0 = (tid % kThreadsPerRow) * kTokensPerThread;
+  const int srow_global = row0 + srow;
+  const bool srow_valid = srow_global < rows_per_request;
+  const std::uint64_t* srow_mask = p.node_mask(b, srow_valid ? srow_global / p.num_heads : 0);
+  const float scale_log2 = p.sm_scale * kLog2e;
+  float row_max = -INFINITY;  // log2 domain
+  float row_sum = 0.f;
+
+  float o_acc[kMTiles][kNTilesO][4];
+#pragma unroll
+  for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < kNTilesO; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) o_acc[mt][nt][e] = 0.f;
+
+  for (int tile = tile_begin; tile < tile_end; ++tile) {
+    const int stage = (tile - tile_begin) % kStages;
+    if (tile > tile_begin) {
+      warp::cp_async_wait<0>();
+      __syncthreads();  // this tile landed; every warp is done with the other stage
+    }
+    if (tile + 1 < tile_end) load_kv_tile(tile + 1, stage ^ 1);
+    warp::cp_async_commit();
+    const bf16_bits* kv_tile = s_kv + stage * kTokensPerTile * kKvStride;
+
+    // ---- S partial over this warp's K slice and token half ----
+    float s_acc[kMTiles][kNTilesS][4];
+#pragma unroll
+    for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+      for (int nt = 0; nt < kNTilesS; ++nt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) s_acc[mt][nt][e] = 0.f;
+#pragma unroll
+    for (int ks = 0; ks < kKStepsPerGroup; ++ks) {
+      std::uint32_t k_frag[4];
+      const int token = ngroup * kTokensPerNGroup + (lane & 7) + ((lane >> 4) << 3);
+      const int col = (kgroup * kKStepsPerGroup + ks) * kMmaK + ((lane >> 3) & 1) * 8;
+      warp::ldmatrix_x4(k_frag, kv_tile + token * kKvStride + col);
+#pragma unroll
+      for (int mt = 0; mt < kMTiles; ++mt) {
+        warp::mma_bf16_16816(s_acc[mt][0], q_frag[mt][ks], k_frag[0], k_frag[1]);
+        warp::mma_bf16_16816(s_acc[mt][1], q_frag[mt][ks], k_frag[2], k_frag[3]);
+      }
+    }
+    float* partial = s_partial + kgroup * kRowsPerTile * kSStride;
+#pragma unroll
+    for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+      for (int nt = 0; nt < kNTilesS; ++nt) {
+        const int r = mt * kMmaM + lane / 4;
+        const int c = ngroup * kTokensPerNGroup + nt * kMmaN + (lane % 4) * 2;
+        *reinterpret_cast<float2*>(partial + r * kSStride + c) = make_float2(s_acc[mt][nt][0], s_acc[mt][nt][1]);
+        *reinterpret_cast<float2*>(partial + (r + 8) * kSStride + c) = make_float2(s_acc[mt][nt][2], s_acc[mt][nt][3]);
+      }
+    }
+    __syncthreads();
+
+    // ---- masked online softmax of this tile, one row per kThreadsPerRow lanes ----
+    {
+      float s[kTokensPerThread];
+      float4 sum = *reinterpret_cast<const float4*>(s_partial + srow * kSStride + scol0);
+#pragma unroll
+      for (int kg = 1; kg < kKGroups; ++kg) {
+        const float4 v = *reinterpret_cast<const float4*>(s_partial + (kg * kRowsPerTile + srow) * kSStride + scol0);
+        sum.x += v.x; sum.y += v.y; sum.z += v.z; sum.w += v.w;
+      }
+      s[0] = sum.x; s[1] = sum.y; s[2] = sum.z; s[3] = sum.w;
+      float tile_max = -INFINITY;
+#pragma unroll
+      for (int c = 0; c < kTokensPerThread; ++c) {
+        const int t = tile * kTokensPerTile + scol0 + c;
+        // Padding rows (zero Q) see everything: finite, never stored.
+        const bool visible = !srow_valid || t < prefix ||
+                             (t < kv_len && tree_node_visible(srow_mask, t - prefix));
+        s[c] = visible ? s[c] * scale_log2 : -INFINITY;
+        tile_max = fmaxf(tile_max, s[c]);
+      }
+#pragma unroll
+      for (int offset = 1; offset < kThreadsPerRow; offset *= 2) {
+        tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, offset));
+      }
+      const float new_max = fmaxf(row_max, tile_max);
+      const float exp_base = new_max == -INFINITY ? 0.f : new_max;  // nothing visible yet
+      const float rescale = exp2f(row_max - exp_base);
+      float tile_sum = 0.f;
+#pragma unroll
+      for (int c = 0; c < kTokensPerThread; ++c) {
+        s[c] = exp2f(s[c] - exp_base);
+        tile_sum += s[c];
+      }
+#pragma unroll
+      for (int offset = 1; offset < kThreadsPerRow; offset *= 2) {
+        tile_sum += __shfl_xor_sync(0xffffffffu, tile_sum, offset);
+      }
+      row_sum = row_sum * rescale + tile_sum;
+      row_max = new_max;
+      *reinterpret_cast<uint2*>(s_p + srow * kPStride + scol0) =
+          make_uint2(warp::pack_bf16x2(s[0], s[1]), warp::pack_bf16x2(s[2], s[3]));
+      if (tid % kThreadsPerRow == 0) s_rescale[srow] = rescale;
+    }
+    __syncthreads();
+
+    // ---- O = O * rescale + P V over this warp's 64 channels ----
+#pragma unroll
+    for (int mt = 0; mt < kMTiles; ++mt) {
+      const float a_lo = s_rescale[mt * kMmaM + lane / 4];
+      const float a_hi = s_rescale[mt * kMmaM + lane / 4 + 8];
+#pragma unroll
+      for (int nt = 0; nt < kNTilesO; ++nt) {
+        o_acc[mt][nt][0] *= a_lo; o_acc[mt][nt][1] *= a_lo;
+        o_acc[mt][nt][2] *= a_hi; o_acc[mt][nt][3] *= a_hi;
+      }
+    }
+#pragma unroll
+    for (int ks = 0; ks < kKStepsPV; ++ks) {
+      std::uint32_t p_frag[kMTiles][4];
+#pragma unroll
+      for (int mt = 0; mt < kMTiles; ++mt) {
+        warp::ldmatrix_x4(p_frag[mt], s_p + (mt * kMmaM + lane % 16) * kPStride + ks * kMmaK + (lane / 16) * 8);
+      }
+#pragma unroll
+      for (int np = 0; np < kNTilesO / 2; ++np) {
+        std::uint32_t v_frag[4];
+        const int token = ks * kMmaK + (lane & 7) + ((lane >> 3) & 1) * 8;
+        const int col = warp * kChannelsPerWarp + np * 2 * kMmaN + (lane >> 4) * 8;
+        warp::ldmatrix_x4_trans(v_frag, kv_tile + token * kKvStride + col);
+#pragma unroll
+        for (int mt = 0; mt < kMTiles; ++mt) {
+          warp::mma_bf16_16816(o_acc[mt][2 * np], p_frag[mt], v_frag[0], v_frag[1]);
+          warp::mma_bf16_16816(o_acc[mt][2 * np + 1], p_frag[mt], v_frag[2], v_frag[3]);
+        }
+      }
+    }
+  }
+
+  // ---- epilogue: normalise, write final O/LSE or this split's partials ----
+  if (tid % kThreadsPerRow == 0) {
+    s_final_max[srow] = row_max;
+    s_final_sum[srow] = row_sum;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int r = mt * kMmaM + lane / 4 + half * 8;
+      if (row0 + r >= rows_per_request) continue;
+      const std::int64_t qrow = request_row0 + row0 + r;
+      const float sum = s_final_sum[r];
+      const float inv = sum > 0.f ? 1.f / sum : 0.f;
+#pragma unroll
+      for (int nt = 0; nt < kNTilesO; ++nt) {
+        const int col = warp * kChannelsPerWarp + nt * kMmaN + (lane % 4) * 2;
+        const float x = o_acc[mt][nt][2 * half] * inv;
+        const float y = o_acc[mt][nt][2 * half + 1] * inv;
+        if (num_splits == 1) {
+          *reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + col) = __floats2bfloat162_rn(x, y);
+        } else {
+          *reinterpret_cast<float2*>(ws.o_partial + (qrow * num_splits + split) * mla::kHeadDimV + col) = make_float2(x, y);
+        }
+      }
+    }
+  }
+  if (tid % kThreadsPerRow == 0 && srow_valid) {
+    const std::int64_t qrow = request_row0 + srow_global;
+    const float lse = row_sum > 0.f ? row_max * kLn2 + logf(row_sum) : -INFINITY;
+    if (num_splits == 1) {
+      p.lse[qrow] = lse;
+    } else {
+      ws.lse_partial[qrow * num_splits + split] = lse;
+    }
+  }
+}
+
+// One block per query row: LSE-weighted sum of the row's split partials.
+constexpr int kCombineThreads = mla::kHeadDimV / 4;
+
+__global__ void __launch_bounds__(kCombineThreads)
+    flash_verify_combine_kernel(const VerifyParams p, const int num_splits, const SplitWorkspace ws) {
+  const std::int64_t qrow = blockIdx.x;
+  const float* lse_part = ws.lse_partial + qrow * num_splits;
+  float max_lse = -INFINITY;
+  for (int s = 0; s < num_splits; ++s) max_lse = fmaxf(max_lse, lse_part[s]);
+  const int c = threadIdx.x * 4;
+  float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+  float weight_sum = 0.f;
+  for (int s = 0; s < num_splits; ++s) {
+    const float lse = lse_part[s];
+    if (lse == -INFINITY) continue;  // empty split: weight 0, partial O is zeros anyway
+    const float w = expf(lse - max_lse);
+    weight_sum += w;
+    const float4 v = *reinterpret_cast<const float4*>(ws.o_partial + (qrow * num_splits + s) * mla::kHeadDimV + c);
+    acc.x += w * v.x; acc.y += w * v.y; acc.z += w * v.z; acc.w += w * v.w;
+  }
+  // weight_sum > 0 always: every node sees itself in exactly one split.
+  const float inv = 1.f / weight_sum;
+  auto* o2 = reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + c);
+  o2[0] = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
+  o2[1] = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
+  if (threadIdx.x == 0) p.lse[qrow] = max_lse + logf(weight_sum);
+}
+
+bool params_valid(const VerifyParams& p) {
+  if (p.batch <= 0 || p.num_heads <= 0 || p.tree_size <= 0 || p.tree_size > mla::kMaxTreeNodes) return false;
+  if (p.mask_words != ceil_div(p.tree_size, mla::kMaskWordBits)) return false;
+  if (!p.q || !p.kv_pool || !p.prefix_len || !p.tree_mask || !p.o || !p.lse) return false;
+  if (p.page_kind == PageTableKind::kTokenIndices) return p.kv_indptr && p.kv_indices;
+  return p.block_table && p.page_size > 0 && p.max_pages > 0;
+}
+
+}  // namespace
+
+FlashVerifyConfigInfo flash_verify_config() {
+  return {kRowsPerTile, kTokensPerTile, kThreads, kSmemBytes};
+}
+
+FlashVerifyPlan flash_verify_plan(int batch, int tree_size, int num_heads, int max_kv_len,
+                                  int num_sms, int blocks_per_sm) {
+  FlashVerifyPlan plan;
+  plan.m_tiles = ceil_div(tree_size * num_heads, kRowsPerTile);
+  const int base_blocks = std::max(1, batch * plan.m_tiles);
+  const int slots = std::max(1, num_sms) * std::max(1, blocks_per_sm);
+  const int max_tiles = ceil_div(std::max(1, max_kv_len), kTokensPerTile);
+  const int split_cap = std::min(kMaxSplits, std::max(1, max_tiles / kMinTilesPerSplit));
+  plan.num_splits = std::clamp(ceil_div(slots, base_blocks), 1, split_cap);
+  return plan;
+}
+
+std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch, int tree_size,
+                                         int num_heads) {
+  if (plan.num_splits <= 1) return 0;
+  const std::size_t rows = static_cast<std::size_t>(batch) * tree_size * num_heads;
+  return align_up(rows * plan.num_splits * mla::kHeadDimV * 4, 256) +
+         align_up(rows * plan.num_splits * 4, 256);
+}
+
+int flash_verify_blocks_per_sm(cudaError_t* error) {
+  cudaError_t err = cudaFuncSetAttribute(flash_verify_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+  int blocks = 0;
+  if (err == cudaSuccess) {
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, flash_verify_kernel, kThreads, kSmemBytes);
+  }
+  if (error) *error = err;
+  return err == cudaSuccess ? blocks : 0;
+}
+
+cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPlan& plan,
+                                void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
+  if (!params_valid(params)) return cudaErrorInvalidValue;
+  if (plan.num_splits < 1 || plan.num_splits > kMaxSplits || plan.num_splits > 65535 ||
+      plan.m_tiles != ceil_div(params.tree_size * params.num_heads, kRowsPerTile) || params.batch > 65535) {
+    return cudaErrorInvalidConfiguration;
+  }
+  const std::size_t needed = flash_verify_workspace_bytes(plan, params.batch, params.tree_size, params.num_heads);
+  if (workspace_bytes < needed || (needed > 0 && workspace == nullptr)) return cudaErrorInvalidValue;
+  if (cudaError_t err = cudaFuncSetAttribute(flash_verify_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+      err != cudaSuccess) {
+    return err;
+  }
+  const std::int64_t rows = static_cast<std::int64_t>(params.batch) * params.tree_size * params.num_heads;
+  const SplitWorkspace ws = needed > 0 ? carve_workspace(workspace, rows, plan.num_splits) : SplitWorkspace{nullptr, nullptr};
+  const dim3 grid(plan.m_tiles, plan.num_splits, params.batch);
+  flash_verify_kernel<<<grid, kThreads, kSmemBytes, stream>>>(params, plan.num_splits, ws);
+  if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
+  if (plan.num_splits > 1) {
+    flash_verify_combine_kernel<<<static_cast<unsigned>(rows), kCombineThreads, 0, stream>>>(params, plan.num_splits, ws);
+    return cudaGetLastError();
+  }
+  return cudaSuccess;
+}
+
+}  // namespace vb

@@ -1,0 +1,65 @@
+// Compile-time shape of the production verify kernel: everything that changes machine
+// code lives here, everything else is a run-time parameter. Shared memory is budgeted
+// for sm_120's 99 KB per-block limit so one source fits both sm_90 and sm_120.
+#pragma once
+
+#include "verifybench/verify_params.h"
+
+namespace vb::flash_cfg {
+
+inline constexpr int kRowsPerTile = 32;    // query rows (node-major, head-minor) per block
+inline constexpr int kTokensPerTile = 32;  // KV tokens per pipeline stage
+inline constexpr int kWarps = 8;
+inline constexpr int kThreads = kWarps * 32;
+inline constexpr int kStages = 2;  // cp.async double buffer
+
+inline constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
+inline constexpr int kMTiles = kRowsPerTile / kMmaM;  // m16 tiles every warp covers
+
+// S = Q K^T: warps split the 576-wide contraction into kKGroups slices and the tile's
+// tokens into kNGroups halves; partial S goes through shared memory to be summed.
+inline constexpr int kKGroups = 4;
+inline constexpr int kNGroups = kWarps / kKGroups;
+inline constexpr int kKStepsPerGroup = mla::kHeadDimQK / kMmaK / kKGroups;  // 9
+inline constexpr int kTokensPerNGroup = kTokensPerTile / kNGroups;          // 16
+inline constexpr int kNTilesS = kTokensPerNGroup / kMmaN;                   // 2
+
+// O += P V: warps split the 512 output channels.
+inline constexpr int kChannelsPerWarp = mla::kHeadDimV / kWarps;  // 64
+inline constexpr int kNTilesO = kChannelsPerWarp / kMmaN;         // 8
+inline constexpr int kKStepsPV = kTokensPerTile / kMmaK;          // 2
+
+// Softmax: kThreadsPerRow threads own one row's statistics, each kTokensPerThread tokens.
+inline constexpr int kThreadsPerRow = kThreads / kRowsPerTile;           // 8
+inline constexpr int kTokensPerThread = kTokensPerTile / kThreadsPerRow;  // 4
+
+// Shared-memory row strides, padded so that the 8 rows an ldmatrix reads (and the 8 row
+// segments of an fp32 fragment store) fall in distinct banks.
+inline constexpr int kKvStride = mla::kHeadDimQK + 8;  // bf16: 1168 B, 292 words = 4 mod 32
+inline constexpr int kPStride = kTokensPerTile + 8;    // bf16: 80 B = 20 words
+inline constexpr int kSStride = kTokensPerTile + 8;    // fp32: 40 words
+
+inline constexpr int kChunksPerRow = mla::kHeadDimQK * 2 / 16;  // 72 x 16 B per K row
+inline constexpr int kLoadThreadsPerRow = kThreads / kTokensPerTile;  // 8
+inline constexpr int kChunksPerThread = kChunksPerRow / kLoadThreadsPerRow;  // 9
+
+inline constexpr int kStageBytes = kTokensPerTile * kKvStride * 2;
+inline constexpr int kSPartialBytes = kKGroups * kRowsPerTile * kSStride * 4;
+inline constexpr int kPBytes = kRowsPerTile * kPStride * 2;
+inline constexpr int kRowStatBytes = 3 * kRowsPerTile * 4;  // rescale, final max, final sum
+inline constexpr int kSmemBytes = kStages * kStageBytes + kSPartialBytes + kPBytes + kRowStatBytes;
+
+inline constexpr int kSm120SmemLimit = 99 * 1024;
+static_assert(kSmemBytes <= kSm120SmemLimit, "must fit sm_120's per-block shared memory");
+static_assert(kRowsPerTile <= kTokensPerTile, "Q tile is staged through one KV stage");
+static_assert(kKStepsPerGroup * kKGroups * kMmaK == mla::kHeadDimQK, "K split must be exact");
+static_assert(kChunksPerThread * kLoadThreadsPerRow == kChunksPerRow, "load split must be exact");
+static_assert(kTokensPerThread * kThreadsPerRow == kTokensPerTile, "softmax split must be exact");
+static_assert(kNTilesS == 2 && kNTilesO % 2 == 0, "ldmatrix.x4 loads two n8 tiles at a time");
+
+// Split-KV schedule: each split covers at least this many tiles so the combine stays
+// cheap next to the main kernel; at most kMaxSplits partials per row.
+inline constexpr int kMinTilesPerSplit = 4;
+inline constexpr int kMaxSplits = 128;
+
+}  // namespace vb::flash_cfg

@@ -1,0 +1,95 @@
+// SGLang Triton verify interface -> VerifyParams, converted on the device.
+//
+// SGLang hands tree verify to its extend-attention kernel (SPEC.md §2): prefix rows via
+// kv_indptr / int64 kv_indices, tree rows as dense k_extend, visibility as a flat uint8
+// custom mask with per-request mask_indptr. One small kernel derives what the production
+// kernel reads instead: prefix_len[b] = kv_indptr[b+1] - kv_indptr[b] and the packed
+// ancestor bitmask words of every node. No host round trip, so the adapter is
+// graph-capturable like the kernel itself. v_extend is not read: in absorbed MLA it
+// equals k_extend[..., :512], and the kernel takes V from the K row.
+#include <cstdint>
+
+#include "verifybench/kernels.h"
+
+namespace vb {
+namespace {
+
+constexpr int kPackThreads = 32;
+
+struct AdapterScratch {
+  std::int32_t* prefix_len;  // [B]
+  std::uint64_t* tree_mask;  // [B, T, mask_words]
+};
+
+std::size_t align_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
+int mask_words_for(int tree_size) { return (tree_size + mla::kMaskWordBits - 1) / mla::kMaskWordBits; }
+
+AdapterScratch carve_scratch(void* base, int batch) {
+  auto* bytes = static_cast<unsigned char*>(base);
+  return {reinterpret_cast<std::int32_t*>(bytes),
+          reinterpret_cast<std::uint64_t*>(bytes + align_up(static_cast<std::size_t>(batch) * 4, 256))};
+}
+
+// One block per (request, node); thread w packs mask word w of that node's row.
+__global__ void __launch_bounds__(kPackThreads)
+    pack_sglang_mask_kernel(const SglangVerifyInputs in, const AdapterScratch out, const int mask_words) {
+  const int b = blockIdx.x / in.tree_size;
+  const int node = blockIdx.x % in.tree_size;
+  const int prefix = in.kv_indptr[b + 1] - in.kv_indptr[b];
+  if (node == 0 && threadIdx.x == 0) out.prefix_len[b] = prefix;
+  const std::uint8_t* row = in.custom_mask + in.mask_indptr[b] +
+                            static_cast<std::int64_t>(node) * (prefix + in.tree_size) + prefix;
+  for (int w = threadIdx.x; w < mask_words; w += kPackThreads) {
+    std::uint64_t word = 0;
+    const int j_end = min(in.tree_size, (w + 1) * mla::kMaskWordBits);
+    for (int j = w * mla::kMaskWordBits; j < j_end; ++j) {
+      if (row[j] != 0) word |= std::uint64_t{1} << (j % mla::kMaskWordBits);
+    }
+    out.tree_mask[(static_cast<std::int64_t>(b) * in.tree_size + node) * mask_words + w] = word;
+  }
+}
+
+}  // namespace
+
+std::size_t sglang_adapter_scratch_bytes(int batch, int tree_size) {
+  return align_up(static_cast<std::size_t>(batch) * 4, 256) +
+         align_up(static_cast<std::size_t>(batch) * tree_size * mask_words_for(tree_size) * 8, 256);
+}
+
+cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const FlashVerifyPlan& plan,
+                                 void* scratch, std::size_t scratch_bytes, void* workspace,
+                                 std::size_t workspace_bytes, cudaStream_t stream) {
+  if (in.batch <= 0 || in.tree_size <= 0 || in.tree_size > mla::kMaxTreeNodes || in.num_heads <= 0) {
+    return cudaErrorInvalidValue;
+  }
+  if (!in.q || !in.k_extend || !in.kv_buffer || !in.kv_indptr || !in.kv_indices || !in.custom_mask ||
+      !in.mask_indptr || !in.o || !in.lse || !scratch ||
+      scratch_bytes < sglang_adapter_scratch_bytes(in.batch, in.tree_size)) {
+    return cudaErrorInvalidValue;
+  }
+  const int mask_words = mask_words_for(in.tree_size);
+  const AdapterScratch s = carve_scratch(scratch, in.batch);
+  pack_sglang_mask_kernel<<<in.batch * in.tree_size, kPackThreads, 0, stream>>>(in, s, mask_words);
+  if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
+
+  VerifyParams p;
+  p.batch = in.batch;
+  p.tree_size = in.tree_size;
+  p.num_heads = in.num_heads;
+  p.sm_scale = in.sm_scale;
+  p.q = in.q;
+  p.kv_pool = in.kv_buffer;
+  p.pool_rows = in.pool_rows;
+  p.prefix_len = s.prefix_len;
+  p.tree_kv = in.k_extend;
+  p.page_kind = PageTableKind::kTokenIndices;
+  p.kv_indptr = in.kv_indptr;
+  p.kv_indices = in.kv_indices;
+  p.tree_mask = s.tree_mask;
+  p.mask_words = mask_words;
+  p.o = in.o;
+  p.lse = in.lse;
+  return flash_verify_launch(p, plan, workspace, workspace_bytes, stream);
+}
+
+}  // namespace vb
