@@ -1,0 +1,843 @@
+// Scenario YAML -> CaseSpec: parsing, validation and sweep expansion (harness/scenario.h).
+// The schema is documented in scenarios/README.md; keep the two in step.
+//
+// Every bad input ends as ONE ScenarioError whose message reads
+//     <file>:<line>:<column>: <dotted field path>: got <value>; allowed: <what is allowed>
+// (line and column 1-based, the position of the offending YAML node).
+//
+// Sweeps are applied without copying YAML: a sweep point is a set of overrides
+// (dotted path -> the sweep list's element node) consulted by MapView whenever a map is
+// read, so a swept value goes through exactly the same parser and validator as a written
+// one and its error still points at the sweep value's own line (YAML::Clone would drop
+// the marks).
+#include <yaml-cpp/yaml.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/scenario.h"
+#include "verifybench/verify_params.h"
+
+namespace vb {
+namespace {
+
+// ---- limits (documented in scenarios/README.md) ----
+constexpr int kMaxHeads = 128;
+constexpr int kMaxBatch = 1024;
+constexpr int kMaxPrefix = 1 << 20;  // 1048576 tokens: beyond that a value is a typo
+constexpr int kMaxSampledRows = 1 << 20;
+constexpr int kMaxTreeNodes = mla::kMaxTreeNodes;
+constexpr std::int64_t kKvRowBytes = mla::kHeadDimQK * 2;  // one bf16 576-wide row: 1152
+constexpr std::int64_t kMaxPoolBytes = std::int64_t{8} << 30;  // host memory for one case
+constexpr std::int64_t kMaxSweepPoints = 4096;
+constexpr std::size_t kMaxShownChars = 80;
+
+// ---- sm_scale presets: 192^-0.5 * (0.1 * ln(yarn_factor) + 1)^2 (SPEC.md §1) ----
+struct Preset {
+  const char* name;
+  double yarn_factor;
+};
+constexpr Preset kScalePresets[] = {{"kimi-k2", 32.0}, {"kimi-k2-f64", 64.0}, {"deepseek-v3", 40.0}};
+constexpr int kQkHeadDimForScale = 192;  // qk_nope 128 + rope 64, not 576
+
+double preset_scale(double factor) {
+  const double mscale = 0.1 * std::log(factor) + 1.0;
+  return mscale * mscale / std::sqrt(static_cast<double>(kQkHeadDimForScale));
+}
+
+// ---- keys ----
+const std::vector<std::string> kTopKeys = {"scenarios"};
+const std::vector<std::string> kEntryKeys = {"name",  "tags",  "heads", "sm_scale",
+                                             "dtype", "seed",  "tolerance", "check",
+                                             "batch", "tree",  "pages", "sweep"};
+const std::vector<std::string> kToleranceKeys = {"o_atol", "o_rtol", "lse_atol", "lse_rtol"};
+const std::vector<std::string> kPageKeys = {"size", "placement", "seed", "shared_prefix"};
+const std::vector<std::string> kSharedPrefixKeys = {"groups", "length"};
+
+// Fields a sweep may set: every scalar (or list-valued) field of an entry except the
+// entry's identity (name, tags) and the sweep itself.
+const std::vector<std::string> kSweepable = {
+    "heads", "sm_scale", "dtype", "seed",
+    "tolerance.o_atol", "tolerance.o_rtol", "tolerance.lse_atol", "tolerance.lse_rtol",
+    "check.mode", "check.rows", "check.seed",
+    "batch.prefix_lens", "batch.size", "batch.seed", "batch.prefix.dist", "batch.prefix.value",
+    "batch.prefix.min", "batch.prefix.max", "batch.prefix.median", "batch.prefix.sigma",
+    "tree.kind", "tree.nodes", "tree.branching", "tree.depth", "tree.steps", "tree.topk",
+    "tree.tokens", "tree.budget", "tree.max_depth", "tree.seed", "tree.parents",
+    "pages.size", "pages.placement", "pages.seed", "pages.shared_prefix.groups",
+    "pages.shared_prefix.length"};
+
+std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) out += sep;
+    out += v[i];
+  }
+  return out;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+// ---- context and errors ----
+struct Override {
+  YAML::Node value;
+  YAML::Mark key_mark;  // of the sweep key, for "unknown key" errors on swept fields
+};
+
+struct Ctx {
+  std::string file;
+  YAML::Mark fallback;  // for nodes that carry no mark (maps a sweep had to create)
+  std::string note;     // appended to messages: " (sweep point heads=8)"
+  std::map<std::string, Override> overrides;  // entry-relative dotted path -> sweep value
+};
+
+bool has_mark(const YAML::Mark& m) { return m.line >= 0 && m.column >= 0; }
+
+std::string where(const Ctx& c, const YAML::Mark& m) {
+  const YAML::Mark& use = has_mark(m) ? m : c.fallback;
+  if (!has_mark(use)) return c.file;
+  return fmt::format("{}:{}:{}", c.file, use.line + 1, use.column + 1);
+}
+
+YAML::Mark mark_of(const YAML::Node& n) {
+  return n.IsDefined() ? n.Mark() : YAML::Mark::null_mark();
+}
+
+bool is_plain(const YAML::Node& n) { return n.IsScalar() && n.Tag() != "!"; }
+
+// The node as the user wrote it, for messages: quoted strings stay quoted, lists and maps
+// in flow style, long text cut.
+std::string show(const YAML::Node& n) {
+  if (!n.IsDefined()) return "nothing";
+  std::string s;
+  switch (n.Type()) {
+    case YAML::NodeType::Null: return "null (empty value)";
+    case YAML::NodeType::Scalar:
+      s = is_plain(n) ? n.Scalar() : "\"" + n.Scalar() + "\"";
+      break;
+    default: {
+      YAML::Emitter e;
+      e << YAML::Flow << n;
+      s = e.c_str();
+      break;
+    }
+  }
+  if (s.size() > kMaxShownChars) s = s.substr(0, kMaxShownChars) + "...";
+  return s;
+}
+
+[[noreturn]] void fail_at(const Ctx& c, const YAML::Mark& m, const std::string& path,
+                          const std::string& msg) {
+  throw ScenarioError(fmt::format("{}: {}: {}{}", where(c, m), path, msg, c.note));
+}
+
+[[noreturn]] void fail_value(const Ctx& c, const YAML::Node& n, const std::string& path,
+                             const std::string& allowed, const std::string& why = "") {
+  fail_at(c, mark_of(n), path,
+          fmt::format("got {}{}; allowed: {}", show(n), why.empty() ? "" : " (" + why + ")", allowed));
+}
+
+// ---- scalars ----
+// Integers are plain decimal scalars (no quotes, no exponent, no hex) in [lo, hi].
+std::int64_t as_int(const Ctx& c, const YAML::Node& n, const std::string& path, std::int64_t lo,
+                    std::int64_t hi, const std::string& allowed = "") {
+  const std::string what = allowed.empty() ? fmt::format("an integer in {}..{}", lo, hi) : allowed;
+  if (!is_plain(n)) fail_value(c, n, path, what);
+  const std::string& s = n.Scalar();
+  const char* b = s.data();
+  const char* e = s.data() + s.size();
+  if (b != e && *b == '+') ++b;
+  std::int64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(b, e, v);
+  if (b == e || ptr != e) fail_value(c, n, path, what);
+  if (ec == std::errc::result_out_of_range || v < lo || v > hi) fail_value(c, n, path, what);
+  return v;
+}
+
+std::uint64_t as_seed(const Ctx& c, const YAML::Node& n, const std::string& path) {
+  const std::string what = "an integer in 0..18446744073709551615";
+  if (!is_plain(n)) fail_value(c, n, path, what);
+  const std::string& s = n.Scalar();
+  std::uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ptr != s.data() + s.size() || ec != std::errc()) fail_value(c, n, path, what);
+  return v;
+}
+
+// Finite decimal number (integer, fraction or exponent form), plain scalar.
+bool parse_number(const YAML::Node& n, double* out) {
+  if (!is_plain(n)) return false;
+  const std::string& s = n.Scalar();
+  if (s.empty() || s.find_first_not_of("0123456789+-.eE") != std::string::npos) return false;
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || errno != 0 || !std::isfinite(v)) return false;
+  *out = v;
+  return true;
+}
+
+double as_number(const Ctx& c, const YAML::Node& n, const std::string& path, bool zero_ok) {
+  const std::string what = zero_ok ? "a finite number >= 0" : "a finite number > 0";
+  double v = 0;
+  if (!parse_number(n, &v) || v < 0 || (!zero_ok && v == 0)) fail_value(c, n, path, what);
+  return v;
+}
+
+std::string as_choice(const Ctx& c, const YAML::Node& n, const std::string& path,
+                      const std::vector<std::string>& options) {
+  const std::string what = "one of " + join(options);
+  if (!is_plain(n) || !contains(options, n.Scalar())) fail_value(c, n, path, what);
+  return n.Scalar();
+}
+
+bool valid_name(const std::string& s) {
+  if (s.empty()) return false;
+  return std::all_of(s.begin(), s.end(), [](char ch) {
+    return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+           ch == '_' || ch == '.' || ch == '-';
+  });
+}
+
+std::string as_name(const Ctx& c, const YAML::Node& n, const std::string& path) {
+  if (!n.IsScalar() || !valid_name(n.Scalar())) {
+    fail_value(c, n, path, "a non-empty string of [A-Za-z0-9_.-]");
+  }
+  return n.Scalar();
+}
+
+// ---- maps, with the sweep point's overrides applied ----
+class MapView {
+ public:
+  // `node` may be absent (present == false): then the map is empty except for overrides.
+  // `path` is the dotted path shown in messages ("scenarios[2].tree"), `rel` the path
+  // relative to the scenario entry that overrides are keyed by ("tree"; "" for the entry).
+  MapView(const Ctx& c, const YAML::Node& node, bool present, std::string path, std::string rel)
+      : c_(c), path_(std::move(path)), rel_(std::move(rel)) {
+    mark_ = present ? node.Mark() : YAML::Mark::null_mark();
+    if (present) {
+      if (!node.IsMap()) fail_value(c_, node, path_, "a map (key: value, ...)");
+      for (const auto& kv : node) {
+        const YAML::Node& k = kv.first;
+        if (!k.IsScalar()) fail_value(c_, k, path_, "string keys only");
+        const std::string key = k.Scalar();
+        if (const Field* prev = find(key)) {
+          fail_at(c_, k.Mark(), child_path(key),
+                  fmt::format("duplicate key '{}' (first at line {}){}", key,
+                              prev->key_mark.line + 1,
+                              key == "sweep" ? "; at most one sweep per entry" : ""));
+        }
+        fields_.push_back({key, kv.second, k.Mark()});
+      }
+    }
+    const std::string prefix = rel_.empty() ? "" : rel_ + ".";
+    for (const auto& [opath, ov] : c_.overrides) {
+      if (opath.compare(0, prefix.size(), prefix) != 0) continue;
+      const std::string rest = opath.substr(prefix.size());
+      const std::size_t dot = rest.find('.');
+      const std::string head = rest.substr(0, dot);
+      Field* f = find(head);
+      if (dot == std::string::npos) {
+        if (f) {
+          f->value = ov.value;
+        } else {
+          fields_.push_back({head, ov.value, ov.key_mark});
+        }
+      } else if (!f) {
+        // A swept field inside a section the entry does not write: an empty map the
+        // nested MapView fills from the overrides.
+        fields_.push_back({head, YAML::Node(YAML::NodeType::Map), ov.key_mark});
+      }
+    }
+  }
+
+  const std::string& path() const { return path_; }
+  YAML::Mark mark() const { return mark_; }
+  std::string child_path(const std::string& key) const {
+    return path_.empty() ? key : path_ + "." + key;
+  }
+  std::string child_rel(const std::string& key) const {
+    return rel_.empty() ? key : rel_ + "." + key;
+  }
+
+  bool has(const std::string& key) const { return find(key) != nullptr; }
+  YAML::Node get(const std::string& key) const { return find(key)->value; }
+  YAML::Node require(const std::string& key, const std::string& allowed) const {
+    const Field* f = find(key);
+    if (!f) {
+      fail_at(c_, mark_, child_path(key),
+              fmt::format("missing required key '{}' in {}; allowed: {}", key,
+                          path_.empty() ? "the file" : path_, allowed));
+    }
+    return f->value;
+  }
+  MapView sub(const std::string& key) const {
+    const Field* f = find(key);
+    return MapView(c_, f ? f->value : YAML::Node(), f != nullptr, child_path(key), child_rel(key));
+  }
+
+  // Refuses any key outside `allowed`; `what` describes the map ("a kary tree").
+  void allow_only(const std::vector<std::string>& allowed, const std::string& what) const {
+    for (const Field& f : fields_) {
+      if (!contains(allowed, f.key)) {
+        fail_at(c_, f.key_mark, child_path(f.key),
+                fmt::format("unknown key '{}' in {}; allowed keys: {}", f.key, what, join(allowed)));
+      }
+    }
+  }
+
+ private:
+  struct Field {
+    std::string key;
+    YAML::Node value;
+    YAML::Mark key_mark;
+  };
+  const Field* find(const std::string& key) const {
+    for (const Field& f : fields_) {
+      if (f.key == key) return &f;
+    }
+    return nullptr;
+  }
+  Field* find(const std::string& key) {
+    for (Field& f : fields_) {
+      if (f.key == key) return &f;
+    }
+    return nullptr;
+  }
+
+  const Ctx& c_;
+  std::string path_, rel_;
+  YAML::Mark mark_;
+  std::vector<Field> fields_;
+};
+
+// ---- sections ----
+int req_int(const Ctx& c, const MapView& m, const std::string& key, std::int64_t lo, std::int64_t hi) {
+  const std::string allowed = fmt::format("an integer in {}..{}", lo, hi);
+  return static_cast<int>(as_int(c, m.require(key, allowed), m.child_path(key), lo, hi));
+}
+int opt_int(const Ctx& c, const MapView& m, const std::string& key, std::int64_t lo, std::int64_t hi,
+            int def) {
+  return m.has(key) ? static_cast<int>(as_int(c, m.get(key), m.child_path(key), lo, hi)) : def;
+}
+std::uint64_t opt_seed(const Ctx& c, const MapView& m, const std::string& key) {
+  return m.has(key) ? as_seed(c, m.get(key), m.child_path(key)) : 0;
+}
+
+// (k^(d+1) - 1) / (k - 1), or -1 once it exceeds `cap`.
+std::int64_t full_tree_nodes(std::int64_t k, int depth, std::int64_t cap) {
+  std::int64_t total = 1, level = 1;
+  for (int d = 1; d <= depth; ++d) {
+    level *= k;
+    total += level;
+    if (level > cap || total > cap) return -1;
+  }
+  return total;
+}
+
+const std::vector<std::string> kTreeKinds = {"chain", "kary", "eagle", "ddtree", "random", "explicit"};
+
+// Fills the tree spec and returns its node count T (1..kMaxTreeNodes). The rules match
+// harness/tree.cpp's tree_size(); here they fail with a position.
+int parse_tree(const Ctx& c, const MapView& t, TreeSpec* out) {
+  const std::string kind =
+      as_choice(c, t.require("kind", "one of " + join(kTreeKinds)), t.child_path("kind"), kTreeKinds);
+  const std::string what = "a " + kind + " tree";
+  const std::string nodes_allowed = fmt::format("an integer in 1..{}", kMaxTreeNodes);
+  if (kind == "chain" || kind == "random") {
+    t.allow_only(kind == "chain" ? std::vector<std::string>{"kind", "nodes"}
+                                 : std::vector<std::string>{"kind", "nodes", "seed"},
+                 what);
+    out->kind = kind == "chain" ? TreeKind::kChain : TreeKind::kRandom;
+    out->nodes = req_int(c, t, "nodes", 1, kMaxTreeNodes);
+    out->seed = opt_seed(c, t, "seed");
+    return out->nodes;
+  }
+  if (kind == "kary") {
+    t.allow_only({"kind", "branching", "depth"}, what);
+    out->kind = TreeKind::kKAry;
+    out->branching = req_int(c, t, "branching", 1, kMaxTreeNodes - 1);
+    out->depth = req_int(c, t, "depth", 0, kMaxTreeNodes - 1);
+    const std::int64_t n = full_tree_nodes(out->branching, out->depth, kMaxTreeNodes);
+    if (n < 0) {
+      fail_value(c, t.get("depth"), t.child_path("depth"),
+                 fmt::format("a depth whose full tree (k^(d+1)-1)/(k-1) has at most {} nodes",
+                             kMaxTreeNodes),
+                 fmt::format("branching {} and depth {} give more than {} nodes", out->branching,
+                             out->depth, kMaxTreeNodes));
+    }
+    return static_cast<int>(n);
+  }
+  if (kind == "eagle") {
+    t.allow_only({"kind", "steps", "topk", "tokens", "seed"}, what);
+    out->kind = TreeKind::kEagle;
+    out->steps = req_int(c, t, "steps", 1, kMaxTreeNodes);
+    out->topk = req_int(c, t, "topk", 1, kMaxTreeNodes);
+    out->tokens = req_int(c, t, "tokens", 1, kMaxTreeNodes);
+    out->seed = opt_seed(c, t, "seed");
+    // SGLang's candidate pool: the root, topk children at step 1, topk*topk per later step.
+    const std::int64_t k = out->topk;
+    const std::int64_t candidates = 1 + k + static_cast<std::int64_t>(out->steps - 1) * k * k;
+    if (out->tokens > candidates) {
+      fail_value(c, t.get("tokens"), t.child_path("tokens"),
+                 fmt::format("at most 1 + topk + (steps-1)*topk^2 = {} (the candidates of steps "
+                             "{}, topk {})",
+                             candidates, out->steps, out->topk));
+    }
+    return out->tokens;
+  }
+  if (kind == "ddtree") {
+    t.allow_only({"kind", "budget", "topk", "max_depth", "seed"}, what);
+    out->kind = TreeKind::kDDTree;
+    out->budget = req_int(c, t, "budget", 1, kMaxTreeNodes);
+    out->topk = req_int(c, t, "topk", 1, kMaxTreeNodes);
+    out->max_depth = opt_int(c, t, "max_depth", 0, kMaxTreeNodes - 1, 0);
+    out->seed = opt_seed(c, t, "seed");
+    if (out->max_depth > 0) {
+      const std::int64_t capacity = full_tree_nodes(out->topk, out->max_depth, kMaxTreeNodes);
+      if (capacity >= 0 && capacity < out->budget) {
+        fail_value(c, t.get("budget"), t.child_path("budget"),
+                   fmt::format("at most {} (the nodes a tree of topk {} and max_depth {} holds)",
+                               capacity, out->topk, out->max_depth));
+      }
+    }
+    return out->budget;
+  }
+  // explicit
+  t.allow_only({"kind", "parents"}, what);
+  out->kind = TreeKind::kExplicit;
+  const std::string list_allowed =
+      fmt::format("a list of 1..{} parent indices, parents[0] = -1", kMaxTreeNodes);
+  const YAML::Node p = t.require("parents", list_allowed);
+  const std::string ppath = t.child_path("parents");
+  if (!p.IsSequence() || p.size() < 1 || p.size() > static_cast<std::size_t>(kMaxTreeNodes)) {
+    fail_value(c, p, ppath, list_allowed);
+  }
+  out->parents.clear();
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const std::string ep = fmt::format("{}[{}]", ppath, i);
+    if (i == 0) {
+      as_int(c, p[i], ep, -1, -1, "-1 (node 0 is the root)");
+      out->parents.push_back(-1);
+      continue;
+    }
+    const std::int64_t v =
+        as_int(c, p[i], ep, std::numeric_limits<int>::min(), std::numeric_limits<int>::max(),
+               fmt::format("an integer in 0..{}", i - 1));
+    if (v < 0 || v >= static_cast<std::int64_t>(i)) {
+      fail_value(c, p[i], ep, fmt::format("a parent index in 0..{}", i - 1),
+                 v < 0 ? std::string("only node 0 is a root")
+                       : fmt::format("node {} would have a parent that is not before it: a "
+                                     "cycle or a parent >= child",
+                                     i));
+    }
+    out->parents.push_back(static_cast<int>(v));
+  }
+  return static_cast<int>(out->parents.size());
+}
+
+const std::vector<std::string> kDists = {"fixed", "uniform", "lognormal"};
+
+// Fills the batch spec; returns the smallest and largest prefix a request can get.
+std::pair<int, int> parse_batch(const Ctx& c, const MapView& b, BatchSpec* out) {
+  const std::string forms = "either {prefix_lens: [...]} or {size: N, prefix: {dist: ...}, seed: S}";
+  if (b.has("prefix_lens")) {
+    for (const char* other : {"size", "prefix", "seed"}) {
+      if (b.has(other)) {
+        fail_at(c, mark_of(b.get(other)), b.child_path(other),
+                fmt::format("'{}' cannot be combined with prefix_lens; allowed: {}", other, forms));
+      }
+    }
+    b.allow_only({"prefix_lens"}, "a batch");
+    const YAML::Node l = b.get("prefix_lens");
+    const std::string lpath = b.child_path("prefix_lens");
+    const std::string allowed = fmt::format("a list of 1..{} prefix lengths", kMaxBatch);
+    if (!l.IsSequence() || l.size() < 1 || l.size() > static_cast<std::size_t>(kMaxBatch)) {
+      fail_value(c, l, lpath, allowed);
+    }
+    out->dist = PrefixDist::kList;
+    out->prefix_lens.clear();
+    for (std::size_t i = 0; i < l.size(); ++i) {
+      out->prefix_lens.push_back(
+          static_cast<int>(as_int(c, l[i], fmt::format("{}[{}]", lpath, i), 0, kMaxPrefix)));
+    }
+    out->size = static_cast<int>(out->prefix_lens.size());
+    const auto [lo, hi] = std::minmax_element(out->prefix_lens.begin(), out->prefix_lens.end());
+    return {*lo, *hi};
+  }
+  if (!b.has("size") && !b.has("prefix")) {
+    fail_at(c, b.mark(), b.path(), "missing prefix_lens or size + prefix; allowed: " + forms);
+  }
+  b.allow_only({"size", "prefix", "seed"}, "a batch with a prefix distribution");
+  out->size = req_int(c, b, "size", 1, kMaxBatch);
+  out->seed = opt_seed(c, b, "seed");
+  b.require("prefix", "a map {dist: fixed|uniform|lognormal, ...}");
+  const MapView p = b.sub("prefix");
+  const std::string dist =
+      as_choice(c, p.require("dist", "one of " + join(kDists)), p.child_path("dist"), kDists);
+  const std::string what = "a " + dist + " prefix distribution";
+  if (dist == "fixed") {
+    p.allow_only({"dist", "value"}, what);
+    out->dist = PrefixDist::kFixed;
+    out->value = req_int(c, p, "value", 0, kMaxPrefix);
+    return {out->value, out->value};
+  }
+  if (dist == "uniform") {
+    p.allow_only({"dist", "min", "max"}, what);
+    out->dist = PrefixDist::kUniform;
+    out->min = req_int(c, p, "min", 0, kMaxPrefix);
+    out->max = req_int(c, p, "max", 0, kMaxPrefix);
+  } else {
+    p.allow_only({"dist", "median", "sigma", "min", "max"}, what);
+    out->dist = PrefixDist::kLogNormal;
+    out->median = as_number(c, p.require("median", "a finite number > 0"), p.child_path("median"), false);
+    out->sigma = as_number(c, p.require("sigma", "a finite number >= 0"), p.child_path("sigma"), true);
+    out->min = opt_int(c, p, "min", 0, kMaxPrefix, 0);
+    out->max = req_int(c, p, "max", 0, kMaxPrefix);
+  }
+  if (out->max < out->min) {
+    fail_value(c, p.get("max"), p.child_path("max"),
+               fmt::format("an integer in {}..{} (max >= min)", out->min, kMaxPrefix));
+  }
+  return {out->min, out->max};
+}
+
+const std::vector<std::string> kPlacements = {"contiguous", "shuffled", "interleaved",
+                                              "fragmented", "reversed"};
+
+void parse_pages(const Ctx& c, const MapView& p, int batch_size, int min_prefix, PageSpec* out) {
+  p.allow_only(kPageKeys, "pages");
+  if (p.has("size")) {
+    const int s = static_cast<int>(as_int(c, p.get("size"), p.child_path("size"), 1, 64, "1, 16 or 64"));
+    if (s != 1 && s != 16 && s != 64) fail_value(c, p.get("size"), p.child_path("size"), "1, 16 or 64");
+    out->size = s;
+  }
+  if (p.has("placement")) {
+    const std::string pl = as_choice(c, p.get("placement"), p.child_path("placement"), kPlacements);
+    out->placement = static_cast<PagePlacement>(
+        std::find(kPlacements.begin(), kPlacements.end(), pl) - kPlacements.begin());
+  }
+  out->seed = opt_seed(c, p, "seed");
+  if (!p.has("shared_prefix")) return;
+  const MapView s = p.sub("shared_prefix");
+  s.allow_only(kSharedPrefixKeys, "pages.shared_prefix");
+  out->shared_prefix.groups = req_int(c, s, "groups", 1, batch_size);
+  out->shared_prefix.length = req_int(c, s, "length", 0, kMaxPrefix);
+  const int len = out->shared_prefix.length;
+  if (len % out->size != 0) {
+    fail_value(c, s.get("length"), s.child_path("length"),
+               fmt::format("a multiple of the page size {}", out->size));
+  }
+  if (len > min_prefix) {
+    fail_value(c, s.get("length"), s.child_path("length"),
+               fmt::format("at most {}, the shortest prefix a request of this batch can have "
+                           "(every request's prefix must hold the shared part)",
+                           min_prefix));
+  }
+}
+
+void parse_check(const Ctx& c, const MapView& m, CheckSpec* out) {
+  const std::vector<std::string> modes = {"full", "sampled"};
+  const std::string mode = as_choice(c, m.require("mode", "full or sampled"), m.child_path("mode"), modes);
+  out->mode = mode == "full" ? CheckMode::kFull : CheckMode::kSampled;
+  if (out->mode == CheckMode::kFull) {
+    m.allow_only({"mode"}, "check with mode full");
+  } else {
+    m.allow_only({"mode", "rows", "seed"}, "check with mode sampled");
+    out->sampled_rows = opt_int(c, m, "rows", 1, kMaxSampledRows, out->sampled_rows);
+    out->seed = opt_seed(c, m, "seed");
+  }
+}
+
+double parse_sm_scale(const Ctx& c, const YAML::Node& n, const std::string& path) {
+  std::vector<std::string> names;
+  for (const Preset& p : kScalePresets) names.push_back(p.name);
+  const std::string allowed = "a finite number > 0 or a preset: " + join(names);
+  double v = 0;
+  if (parse_number(n, &v)) {
+    if (v <= 0) fail_value(c, n, path, allowed);
+    return v;
+  }
+  if (is_plain(n)) {
+    for (const Preset& p : kScalePresets) {
+      if (n.Scalar() == p.name) return preset_scale(p.yarn_factor);
+    }
+  }
+  fail_value(c, n, path, allowed);
+}
+
+// One problem from one entry (with the current sweep point's overrides in `c`).
+CaseSpec parse_case(const Ctx& c, const YAML::Node& entry, const std::string& path) {
+  const MapView m(c, entry, true, path, "");
+  m.allow_only(kEntryKeys, "a scenario entry");
+  CaseSpec cs;
+
+  if (m.has("tags")) {
+    const YAML::Node t = m.get("tags");
+    if (!t.IsSequence()) fail_value(c, t, m.child_path("tags"), "a list of tags [A-Za-z0-9_.-]");
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      cs.tags.push_back(as_name(c, t[i], fmt::format("{}[{}]", m.child_path("tags"), i)));
+    }
+  }
+  cs.heads = req_int(c, m, "heads", 1, kMaxHeads);
+  cs.sm_scale = parse_sm_scale(c, m.require("sm_scale", "a finite number > 0 or a preset"),
+                               m.child_path("sm_scale"));
+  if (m.has("dtype")) cs.dtype = as_choice(c, m.get("dtype"), m.child_path("dtype"), {"bf16"});
+  cs.seed = opt_seed(c, m, "seed");
+
+  if (m.has("tolerance")) {
+    const MapView t = m.sub("tolerance");
+    t.allow_only(kToleranceKeys, "tolerance");
+    double* fields[] = {&cs.tolerance.o_atol, &cs.tolerance.o_rtol, &cs.tolerance.lse_atol,
+                        &cs.tolerance.lse_rtol};
+    for (std::size_t i = 0; i < kToleranceKeys.size(); ++i) {
+      if (t.has(kToleranceKeys[i])) {
+        *fields[i] = as_number(c, t.get(kToleranceKeys[i]), t.child_path(kToleranceKeys[i]), true);
+      }
+    }
+  }
+  if (m.has("check")) parse_check(c, m.sub("check"), &cs.check);
+
+  m.require("tree", "a map {kind: chain|kary|eagle|ddtree|random|explicit, ...}");
+  const int tree_nodes = parse_tree(c, m.sub("tree"), &cs.tree);
+
+  m.require("batch", "a map {prefix_lens: [...]} or {size: N, prefix: {...}}");
+  const MapView bm = m.sub("batch");
+  const auto [min_prefix, max_prefix] = parse_batch(c, bm, &cs.batch);
+
+  parse_pages(c, m.sub("pages"), cs.batch.size, min_prefix, &cs.pages);
+
+  // Host KV pool: every request's P_b + T rows (distributions at their largest prefix).
+  std::int64_t rows = 0;
+  if (cs.batch.dist == PrefixDist::kList) {
+    for (int p : cs.batch.prefix_lens) rows += p + tree_nodes;
+  } else {
+    rows = static_cast<std::int64_t>(cs.batch.size) * (max_prefix + tree_nodes);
+  }
+  const std::int64_t bytes = rows * kKvRowBytes;
+  if (bytes > kMaxPoolBytes) {
+    fail_at(c, bm.mark(), bm.path(),
+            fmt::format("the KV pool would take {:.2f} GiB of host memory (sum over requests of "
+                        "(P_b + T) * {} bytes, T = {}{}); allowed: at most {} GiB",
+                        static_cast<double>(bytes) / (1 << 30), kKvRowBytes, tree_nodes,
+                        cs.batch.dist == PrefixDist::kList ? "" : ", P_b at the distribution's max",
+                        kMaxPoolBytes >> 30));
+  }
+  return cs;
+}
+
+// ---- sweeps ----
+struct SweepAxis {
+  std::string key;
+  YAML::Mark key_mark;
+  std::vector<YAML::Node> values;
+  std::vector<std::string> labels;  // value as written, for case names
+};
+
+std::string label_of(const YAML::Node& n) {
+  if (n.IsScalar()) return n.Scalar();
+  YAML::Emitter e;
+  e << YAML::Flow << n;
+  return e.c_str();
+}
+
+std::vector<SweepAxis> parse_sweep(const Ctx& c, const YAML::Node& node, const std::string& path) {
+  const std::string allowed = "a map {field.path: [value, ...], ...}";
+  if (!node.IsMap() || node.size() == 0) fail_value(c, node, path, allowed);
+  std::vector<SweepAxis> axes;
+  std::int64_t points = 1;
+  for (const auto& kv : node) {
+    const std::string key = kv.first.Scalar();
+    const std::string kpath = path + "." + key;
+    for (const SweepAxis& a : axes) {
+      if (a.key == key) {
+        fail_at(c, kv.first.Mark(), kpath,
+                fmt::format("duplicate sweep key '{}' (first at line {})", key, a.key_mark.line + 1));
+      }
+    }
+    if (!kv.first.IsScalar() || !contains(kSweepable, key)) {
+      fail_at(c, kv.first.Mark(), kpath,
+              fmt::format("unknown sweep field {}; allowed: {}", show(kv.first), join(kSweepable)));
+    }
+    const YAML::Node& vals = kv.second;
+    if (!vals.IsSequence() || vals.size() == 0) {
+      fail_value(c, vals, kpath, "a non-empty list of values", "a sweep needs at least one value");
+    }
+    SweepAxis axis{key, kv.first.Mark(), {}, {}};
+    for (std::size_t i = 0; i < vals.size(); ++i) {
+      const std::string label = label_of(vals[i]);
+      if (contains(axis.labels, label)) {
+        fail_value(c, vals[i], fmt::format("{}[{}]", kpath, i), "distinct values",
+                   "repeated in this sweep list");
+      }
+      axis.values.push_back(vals[i]);
+      axis.labels.push_back(label);
+    }
+    points *= static_cast<std::int64_t>(axis.values.size());
+    if (points > kMaxSweepPoints) {
+      fail_at(c, kv.first.Mark(), kpath,
+              fmt::format("the sweep expands to more than {} cases; allowed: at most {}",
+                          kMaxSweepPoints, kMaxSweepPoints));
+    }
+    axes.push_back(std::move(axis));
+  }
+  return axes;
+}
+
+void parse_entry(const std::string& file, const YAML::Node& entry, std::size_t index,
+                 std::set<std::string>* names, std::map<std::string, int>* name_lines,
+                 std::vector<CaseSpec>* out) {
+  Ctx c;
+  c.file = file;
+  c.fallback = entry.Mark();
+  const std::string path = fmt::format("scenarios[{}]", index);
+  const MapView m(c, entry, true, path, "");
+  const std::string name = as_name(c, m.require("name", "a non-empty string of [A-Za-z0-9_.-]"),
+                                   m.child_path("name"));
+  if (names->count(name)) {
+    fail_value(c, m.get("name"), m.child_path("name"), "a name unique in the file",
+               fmt::format("already used by the entry at line {}", (*name_lines)[name]));
+  }
+  names->insert(name);
+  (*name_lines)[name] = entry.Mark().line + 1;
+  const std::string source = fmt::format("{}:{}", file, entry.Mark().line + 1);
+
+  auto finish = [&](CaseSpec cs, const std::string& case_name) {
+    cs.name = case_name;
+    cs.scenario = name;
+    cs.source = source;
+    out->push_back(std::move(cs));
+  };
+  if (!m.has("sweep")) {
+    finish(parse_case(c, entry, path), name);
+    return;
+  }
+  const std::vector<SweepAxis> axes = parse_sweep(c, m.get("sweep"), m.child_path("sweep"));
+  // Cartesian product, the last key varying fastest (nested loops in file order).
+  std::vector<std::size_t> idx(axes.size(), 0);
+  while (true) {
+    Ctx pc = c;
+    std::string label;
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      pc.overrides[axes[a].key] = {axes[a].values[idx[a]], axes[a].key_mark};
+      label += fmt::format("{}{}={}", a ? "," : "", axes[a].key, axes[a].labels[idx[a]]);
+    }
+    pc.fallback = axes.back().key_mark;
+    pc.note = " (sweep point " + label + ")";
+    finish(parse_case(pc, entry, path), name + "/" + label);
+    std::size_t a = axes.size();
+    while (a > 0) {
+      --a;
+      if (++idx[a] < axes[a].values.size()) break;
+      idx[a] = 0;
+      if (a == 0) return;
+    }
+  }
+}
+
+}  // namespace
+
+ScenarioFile parse_scenario_text(const std::string& text, const std::string& path) {
+  Ctx c;
+  c.file = path;
+  c.fallback = YAML::Mark();  // line 1, column 1
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ScenarioError(fmt::format("{}: YAML syntax error: {}", where(c, e.mark), e.msg));
+  }
+  ScenarioFile file;
+  file.path = path;
+  try {
+    if (!root.IsDefined() || root.IsNull()) {
+      fail_at(c, YAML::Mark(), "scenarios",
+              "the file is empty; allowed: a map with the key 'scenarios' holding a list of "
+              "scenario entries");
+    }
+    const MapView top(c, root, true, "", "");
+    top.allow_only(kTopKeys, "the top level of a scenario file");
+    const std::string allowed = "a non-empty list of scenario entries (maps with name, heads, ...)";
+    const YAML::Node list = top.require("scenarios", allowed);
+    if (!list.IsSequence() || list.size() == 0) fail_value(c, list, "scenarios", allowed);
+    std::set<std::string> names;
+    std::map<std::string, int> name_lines;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      parse_entry(path, list[i], i, &names, &name_lines, &file.cases);
+    }
+  } catch (const YAML::Exception& e) {  // a yaml-cpp surprise still names the position
+    throw ScenarioError(fmt::format("{}: {}", where(c, e.mark), e.msg));
+  }
+  return file;
+}
+
+ScenarioFile load_scenario_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw ScenarioError(fmt::format("{}: cannot open scenario file: {}", path, std::strerror(errno)));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ScenarioError(fmt::format("{}: read error", path));
+  return parse_scenario_text(text.str(), path);
+}
+
+const char* to_string(TreeKind k) {
+  switch (k) {
+    case TreeKind::kChain: return "chain";
+    case TreeKind::kKAry: return "kary";
+    case TreeKind::kEagle: return "eagle";
+    case TreeKind::kDDTree: return "ddtree";
+    case TreeKind::kRandom: return "random";
+    case TreeKind::kExplicit: return "explicit";
+  }
+  return "unknown-tree-kind";
+}
+
+const char* to_string(PagePlacement p) {
+  switch (p) {
+    case PagePlacement::kContiguous: return "contiguous";
+    case PagePlacement::kShuffled: return "shuffled";
+    case PagePlacement::kInterleaved: return "interleaved";
+    case PagePlacement::kFragmented: return "fragmented";
+    case PagePlacement::kReversed: return "reversed";
+  }
+  return "unknown-placement";
+}
+
+const char* to_string(PrefixDist d) {
+  switch (d) {
+    case PrefixDist::kList: return "list";
+    case PrefixDist::kFixed: return "fixed";
+    case PrefixDist::kUniform: return "uniform";
+    case PrefixDist::kLogNormal: return "lognormal";
+  }
+  return "unknown-dist";
+}
+
+const char* to_string(CheckMode m) {
+  switch (m) {
+    case CheckMode::kFull: return "full";
+    case CheckMode::kSampled: return "sampled";
+  }
+  return "unknown-check-mode";
+}
+
+}  // namespace vb
