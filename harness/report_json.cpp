@@ -179,7 +179,7 @@ Provenance collect_provenance(const std::vector<std::string>& scenario_files,
 // ---------------------------------------------------------------- records <-> JSON
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 json number(double v) {
   if (std::isnan(v)) return "nan";
@@ -239,19 +239,22 @@ ErrorStats stats_from_json(const json& j) {
 
 }  // namespace
 
-nlohmann::json to_json(const ExecutorResult& r) {
+nlohmann::ordered_json to_json(const ExecutorResult& r) {
   json j{{"executor", r.executor},
          {"outcome", to_string(r.outcome)},
          {"detail", r.detail},
          {"checked_against", r.checked_against},
-         {"rows_checked", r.rows_checked},
-         {"o", to_json(r.o)},
-         {"lse", to_json(r.lse)}};
+         {"rows_checked", r.rows_checked}};
   j["wall_ms"] = r.wall_ms ? number(*r.wall_ms) : json(nullptr);
+  // Error statistics only where a comparison happened; readers default them when absent.
+  if (r.o.elements_checked > 0 || r.lse.elements_checked > 0) {
+    j["o"] = to_json(r.o);
+    j["lse"] = to_json(r.lse);
+  }
   return j;
 }
 
-ExecutorResult executor_result_from_json(const nlohmann::json& j) {
+ExecutorResult executor_result_from_json(const nlohmann::ordered_json& j) {
   ExecutorResult r;
   r.executor = j.at("executor").get<std::string>();
   const std::string outcome = j.at("outcome").get<std::string>();
@@ -261,13 +264,13 @@ ExecutorResult executor_result_from_json(const nlohmann::json& j) {
   r.detail = j.at("detail").get<std::string>();
   r.checked_against = j.at("checked_against").get<std::string>();
   r.rows_checked = j.at("rows_checked").get<std::int64_t>();
-  r.o = stats_from_json(j.at("o"));
-  r.lse = stats_from_json(j.at("lse"));
+  if (j.contains("o")) r.o = stats_from_json(j.at("o"));
+  if (j.contains("lse")) r.lse = stats_from_json(j.at("lse"));
   if (j.contains("wall_ms") && !j.at("wall_ms").is_null()) r.wall_ms = read_number(j.at("wall_ms"));
   return r;
 }
 
-nlohmann::json to_json(const CaseResult& c) {
+nlohmann::ordered_json to_json(const CaseResult& c) {
   json executors = json::array();
   for (const ExecutorResult& e : c.executors) executors.push_back(to_json(e));
   return json{{"case", c.case_name},
@@ -283,7 +286,7 @@ nlohmann::json to_json(const CaseResult& c) {
               {"executors", executors}};
 }
 
-CaseResult case_result_from_json(const nlohmann::json& j) {
+CaseResult case_result_from_json(const nlohmann::ordered_json& j) {
   CaseResult c;
   c.case_name = j.at("case").get<std::string>();
   c.scenario = j.at("scenario").get<std::string>();
@@ -298,7 +301,7 @@ CaseResult case_result_from_json(const nlohmann::json& j) {
   return c;
 }
 
-nlohmann::json to_json(const Provenance& p) {
+nlohmann::ordered_json to_json(const Provenance& p) {
   json files = json::array();
   for (const ScenarioFileInfo& f : p.scenario_files) {
     files.push_back(json{{"path", f.path}, {"sha256", f.sha256}});
@@ -328,7 +331,7 @@ nlohmann::json to_json(const Provenance& p) {
   return j;
 }
 
-nlohmann::json result_document(const Provenance& provenance, const std::vector<CaseResult>& cases) {
+nlohmann::ordered_json result_document(const Provenance& provenance, const std::vector<CaseResult>& cases) {
   const OutcomeCounts n = count_outcomes(cases);
   json records = json::array();
   for (const CaseResult& c : cases) records.push_back(to_json(c));

@@ -48,14 +48,14 @@ std::string git_commit_of(const std::string& dir);
 
 // Doubles that are not finite are written as the strings "nan", "inf", "-inf" (JSON has
 // no NaN); the readers below accept both forms.
-nlohmann::json to_json(const ExecutorResult& result);
-nlohmann::json to_json(const CaseResult& result);
-nlohmann::json to_json(const Provenance& provenance);
-ExecutorResult executor_result_from_json(const nlohmann::json& j);
-CaseResult case_result_from_json(const nlohmann::json& j);
+nlohmann::ordered_json to_json(const ExecutorResult& result);
+nlohmann::ordered_json to_json(const CaseResult& result);
+nlohmann::ordered_json to_json(const Provenance& provenance);
+ExecutorResult executor_result_from_json(const nlohmann::ordered_json& j);
+CaseResult case_result_from_json(const nlohmann::ordered_json& j);
 
 // {"schema": kResultSchema, "provenance": ..., "summary": ..., "cases": [...]}
-nlohmann::json result_document(const Provenance& provenance, const std::vector<CaseResult>& cases);
+nlohmann::ordered_json result_document(const Provenance& provenance, const std::vector<CaseResult>& cases);
 
 // Writes <path>.tmp, flushes it to disk, renames it over `path`: the file is there whole or
 // not at all, and the temporary is removed on failure. Does not create directories.
