@@ -1,0 +1,330 @@
+// GPU executors against the CPU oracle, the SGLang adapter against the native interface,
+// split schedules against each other, and CUDA-graph replay against direct launches.
+// Every test here needs a CUDA device; without one the binary exits 77 (CTest: Skipped).
+#include <catch2/catch.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "harness/gpu_executor.h"
+#include "harness/problem.h"
+#include "harness/result.h"
+#include "verifybench/kernels.h"
+#include "verifybench/reference.h"
+
+namespace {
+
+using vb::CaseSpec;
+using vb::GpuExecutorKind;
+using vb::PageTableKind;
+
+CaseSpec make_case(const std::string& name, int heads, std::vector<int> prefixes, vb::TreeSpec tree,
+                   int page_size, vb::PagePlacement placement, std::uint64_t seed) {
+  CaseSpec spec;
+  spec.name = name;
+  spec.scenario = "gpu-test";
+  spec.source = __FILE__;
+  spec.heads = heads;
+  spec.sm_scale = 0.135234;
+  spec.seed = seed;
+  spec.batch.dist = vb::PrefixDist::kList;
+  spec.batch.prefix_lens = std::move(prefixes);
+  spec.tree = std::move(tree);
+  spec.pages.size = page_size;
+  spec.pages.placement = placement;
+  spec.pages.seed = seed + 1;
+  return spec;
+}
+
+vb::TreeSpec chain(int n) {
+  vb::TreeSpec t;
+  t.kind = vb::TreeKind::kChain;
+  t.nodes = n;
+  return t;
+}
+vb::TreeSpec random_tree(int n, std::uint64_t seed) {
+  vb::TreeSpec t;
+  t.kind = vb::TreeKind::kRandom;
+  t.nodes = n;
+  t.seed = seed;
+  return t;
+}
+vb::TreeSpec kary(int k, int depth) {
+  vb::TreeSpec t;
+  t.kind = vb::TreeKind::kKAry;
+  t.branching = k;
+  t.depth = depth;
+  return t;
+}
+
+std::vector<CaseSpec> gpu_cases() {
+  using P = vb::PagePlacement;
+  return {
+      make_case("chain4-p100-h16-page1-shuffled", 16, {100}, chain(4), 1, P::kShuffled, 11),
+      make_case("decode-t1-h16", 16, {4097, 0, 31}, chain(1), 16, P::kInterleaved, 12),
+      make_case("random37-unequal-page16", 8, {0, 1, 65, 700}, random_tree(37, 5), 16, P::kInterleaved, 13),
+      make_case("kary-t15-h128-page64-fragmented", 128, {1000, 63}, kary(2, 3), 64, P::kFragmented, 14),
+      make_case("random100-two-mask-words", 8, {33, 2}, random_tree(100, 9), 1, P::kReversed, 15),
+      make_case("chain16-long-prefix", 8, {20000}, chain(16), 64, P::kShuffled, 16),
+  };
+}
+
+bool has_device() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+}  // namespace
+
+TEST_CASE("every GPU executor matches the CPU reference on random problems", "[gpu]") {
+  REQUIRE(has_device());
+  const vb::GpuInfo gpu = vb::query_gpu();
+  REQUIRE(gpu.available);
+  for (const CaseSpec& spec : gpu_cases()) {
+    INFO("case " << spec.name);
+    const vb::Problem problem = vb::materialize(spec);
+    const vb::VerifyParams host = vb::host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr);
+    const vb::ReferenceOutput ref = vb::reference_verify(host);
+    std::string error;
+    auto device = vb::DeviceProblem::upload(problem, gpu, &error);
+    REQUIRE(device != nullptr);
+    const std::pair<GpuExecutorKind, PageTableKind> runs[] = {
+        {GpuExecutorKind::kNaive, PageTableKind::kBlockTable},
+        {GpuExecutorKind::kNaive, PageTableKind::kTokenIndices},
+        {GpuExecutorKind::kProduction, PageTableKind::kTokenIndices},
+        {GpuExecutorKind::kProduction, PageTableKind::kBlockTable},
+        {GpuExecutorKind::kSglangAdapter, PageTableKind::kTokenIndices},
+    };
+    for (const auto& [kind, page_kind] : runs) {
+      INFO("executor " << vb::executor_name(kind) << " page form " << static_cast<int>(page_kind));
+      const vb::GpuRunOutput out = device->run(kind, page_kind);
+      INFO("plan " << out.plan << " error " << out.error);
+      REQUIRE(out.ok);
+      vb::ExecutorResult result;
+      vb::compare_with_reference(ref, out.o, out.lse, problem.tree_size, problem.num_heads,
+                                 spec.tolerance, &result);
+      INFO("O max abs " << result.o.max_abs_error << " LSE max abs " << result.lse.max_abs_error
+                        << " worst (" << result.o.worst.request << "," << result.o.worst.node << ","
+                        << result.o.worst.head << "," << result.o.worst.channel << ") "
+                        << result.detail);
+      CHECK(result.outcome == vb::Outcome::kPassed);
+      CHECK(result.o.elements_checked == problem.query_rows() * vb::mla::kHeadDimV);
+    }
+  }
+}
+
+namespace {
+
+// Raw device copies for tests that drive the launchers directly.
+template <typename T>
+T* to_device(const std::vector<T>& host, std::size_t min_count = 0) {
+  const std::size_t count = std::max(host.size(), min_count);
+  T* ptr = nullptr;
+  REQUIRE(cudaMalloc(reinterpret_cast<void**>(&ptr), std::max<std::size_t>(count, 1) * sizeof(T)) == cudaSuccess);
+  if (!host.empty()) {
+    REQUIRE(cudaMemcpy(ptr, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
+  }
+  return ptr;
+}
+template <typename T>
+void overwrite(T* dst, const std::vector<T>& host) {
+  REQUIRE(cudaMemcpy(dst, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
+}
+
+struct DeviceOutputs {
+  std::vector<vb::bf16_bits> o;
+  std::vector<float> lse;
+};
+
+DeviceOutputs download(const vb::VerifyParams& p) {
+  const std::size_t rows = static_cast<std::size_t>(p.batch) * p.tree_size * p.num_heads;
+  DeviceOutputs out{std::vector<vb::bf16_bits>(rows * vb::mla::kHeadDimV), std::vector<float>(rows)};
+  REQUIRE(cudaMemcpy(out.o.data(), p.o, out.o.size() * 2, cudaMemcpyDeviceToHost) == cudaSuccess);
+  REQUIRE(cudaMemcpy(out.lse.data(), p.lse, out.lse.size() * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+  return out;
+}
+
+void poison(const vb::VerifyParams& p) {
+  const std::size_t rows = static_cast<std::size_t>(p.batch) * p.tree_size * p.num_heads;
+  REQUIRE(cudaMemset(p.o, 0xFF, rows * vb::mla::kHeadDimV * 2) == cudaSuccess);
+  REQUIRE(cudaMemset(p.lse, 0xFF, rows * 4) == cudaSuccess);
+}
+
+std::vector<float> widen(const std::vector<vb::bf16_bits>& bits) {
+  std::vector<float> f(bits.size());
+  for (std::size_t i = 0; i < bits.size(); ++i) f[i] = vb::bf16_to_float(bits[i]);
+  return f;
+}
+
+// Device mirror of a problem's token-form inputs, sized for `capacity` so that a
+// smaller problem can be copied into the same buffers (graph replay).
+struct DeviceTokenProblem {
+  vb::VerifyParams p;
+  DeviceTokenProblem(const vb::Problem& problem, const vb::Problem& capacity) {
+    p.batch = problem.batch;
+    p.tree_size = problem.tree_size;
+    p.num_heads = problem.num_heads;
+    p.sm_scale = problem.sm_scale;
+    p.q = to_device(problem.q);
+    p.kv_pool = to_device(problem.kv_pool, capacity.kv_pool.size());
+    p.pool_rows = capacity.pages.pool_rows();
+    p.prefix_len = to_device(problem.prefix_len);
+    p.page_kind = PageTableKind::kTokenIndices;
+    p.kv_indptr = to_device(problem.pages.kv_indptr);
+    p.kv_indices = to_device(problem.pages.kv_indices, capacity.pages.kv_indices.size());
+    p.tree_mask = to_device(problem.tree_mask);
+    p.mask_words = problem.mask_words;
+    const std::size_t rows = problem.query_rows();
+    REQUIRE(cudaMalloc(reinterpret_cast<void**>(&p.o), rows * vb::mla::kHeadDimV * 2) == cudaSuccess);
+    REQUIRE(cudaMalloc(reinterpret_cast<void**>(&p.lse), rows * 4) == cudaSuccess);
+  }
+  void load(const vb::Problem& problem) {
+    overwrite(const_cast<vb::bf16_bits*>(p.q), problem.q);
+    overwrite(const_cast<vb::bf16_bits*>(p.kv_pool), problem.kv_pool);
+    overwrite(const_cast<std::int32_t*>(p.prefix_len), problem.prefix_len);
+    overwrite(const_cast<std::int32_t*>(p.kv_indptr), problem.pages.kv_indptr);
+    overwrite(const_cast<std::int64_t*>(p.kv_indices), problem.pages.kv_indices);
+    overwrite(const_cast<std::uint64_t*>(p.tree_mask), problem.tree_mask);
+  }
+  ~DeviceTokenProblem() {
+    cudaFree(const_cast<vb::bf16_bits*>(p.q));
+    cudaFree(const_cast<vb::bf16_bits*>(p.kv_pool));
+    cudaFree(const_cast<std::int32_t*>(p.prefix_len));
+    cudaFree(const_cast<std::int32_t*>(p.kv_indptr));
+    cudaFree(const_cast<std::int64_t*>(p.kv_indices));
+    cudaFree(const_cast<std::uint64_t*>(p.tree_mask));
+    cudaFree(p.o);
+    cudaFree(p.lse);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("production results agree across split counts and with the reference", "[gpu]") {
+  REQUIRE(has_device());
+  const CaseSpec spec = make_case("splits", 16, {5000, 77, 0}, random_tree(24, 3), 1,
+                                  vb::PagePlacement::kShuffled, 21);
+  const vb::Problem problem = vb::materialize(spec);
+  const vb::ReferenceOutput ref =
+      vb::reference_verify(vb::host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr));
+  DeviceTokenProblem d(problem, problem);
+  const int m_tiles = (problem.tree_size * problem.num_heads + vb::flash_verify_config().rows_per_tile - 1) /
+                      vb::flash_verify_config().rows_per_tile;
+  for (int splits : {1, 2, 7, 40}) {
+    INFO("splits " << splits);
+    const vb::FlashVerifyPlan plan{splits, m_tiles};
+    const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, problem.batch, problem.tree_size, problem.num_heads);
+    void* ws = nullptr;
+    if (ws_bytes) REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
+    poison(d.p);
+    REQUIRE(vb::flash_verify_launch(d.p, plan, ws, ws_bytes, nullptr) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const DeviceOutputs out = download(d.p);
+    vb::ExecutorResult result;
+    vb::compare_with_reference(ref, widen(out.o), out.lse, problem.tree_size, problem.num_heads, spec.tolerance, &result);
+    INFO("O max abs " << result.o.max_abs_error << " LSE max abs " << result.lse.max_abs_error);
+    CHECK(result.outcome == vb::Outcome::kPassed);
+    if (ws) cudaFree(ws);
+  }
+}
+
+TEST_CASE("launchers refuse inconsistent parameters instead of running", "[gpu]") {
+  REQUIRE(has_device());
+  const CaseSpec spec = make_case("bad-params", 8, {10}, chain(3), 1, vb::PagePlacement::kContiguous, 31);
+  const vb::Problem problem = vb::materialize(spec);
+  DeviceTokenProblem d(problem, problem);
+  const vb::FlashVerifyPlan plan = vb::flash_verify_plan(1, 3, 8, 13, 132, 1);
+  vb::VerifyParams bad = d.p;
+  bad.mask_words = 2;  // T = 3 needs exactly one word
+  CHECK(vb::flash_verify_launch(bad, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  vb::FlashVerifyPlan wrong_tiles = plan;
+  wrong_tiles.m_tiles += 1;
+  CHECK(vb::flash_verify_launch(d.p, wrong_tiles, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+  vb::FlashVerifyPlan split_plan{4, plan.m_tiles};
+  CHECK(vb::flash_verify_launch(d.p, split_plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);  // no workspace
+}
+
+TEST_CASE("a captured CUDA graph replays correctly with other prefix lengths and trees", "[gpu]") {
+  REQUIRE(has_device());
+  const vb::GpuInfo gpu = vb::query_gpu();
+  // The graph is captured for the largest shape; later replays read other lengths, page
+  // tables and masks from the same device buffers.
+  const CaseSpec big = make_case("graph-max", 16, {3000, 2500}, random_tree(16, 1), 1, vb::PagePlacement::kShuffled, 41);
+  const CaseSpec small_a = make_case("graph-a", 16, {1200, 7}, random_tree(16, 2), 1, vb::PagePlacement::kShuffled, 42);
+  const CaseSpec small_b = make_case("graph-b", 16, {0, 2999}, random_tree(16, 3), 1, vb::PagePlacement::kInterleaved, 43);
+  const vb::Problem max_problem = vb::materialize(big);
+  DeviceTokenProblem d(max_problem, max_problem);
+
+  cudaError_t occ = cudaSuccess;
+  const int blocks_per_sm = vb::flash_verify_blocks_per_sm(&occ);
+  REQUIRE(occ == cudaSuccess);
+  const vb::FlashVerifyPlan plan = vb::flash_verify_plan(2, 16, 16, 3000 + 16, gpu.sm_count, blocks_per_sm);
+  REQUIRE(plan.num_splits > 1);  // the replay must exercise the combine too
+  const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, 2, 16, 16);
+  void* ws = nullptr;
+  REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
+
+  cudaStream_t stream;
+  REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+  cudaGraph_t graph;
+  REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+  REQUIRE(vb::flash_verify_launch(d.p, plan, ws, ws_bytes, stream) == cudaSuccess);
+  REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
+  cudaGraphExec_t exec;
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+
+  for (const CaseSpec* spec : {&small_a, &small_b, &big}) {
+    INFO("replay " << spec->name);
+    const vb::Problem problem = vb::materialize(*spec);
+    REQUIRE(problem.kv_pool.size() <= max_problem.kv_pool.size());
+    REQUIRE(problem.pages.kv_indices.size() <= max_problem.pages.kv_indices.size());
+    d.load(problem);
+
+    poison(d.p);
+    REQUIRE(cudaGraphLaunch(exec, stream) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    const DeviceOutputs replayed = download(d.p);
+
+    poison(d.p);
+    REQUIRE(vb::flash_verify_launch(d.p, plan, ws, ws_bytes, stream) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    const DeviceOutputs direct = download(d.p);
+
+    CHECK(std::memcmp(replayed.o.data(), direct.o.data(), direct.o.size() * 2) == 0);
+    CHECK(std::memcmp(replayed.lse.data(), direct.lse.data(), direct.lse.size() * 4) == 0);
+
+    const vb::ReferenceOutput ref =
+        vb::reference_verify(vb::host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr));
+    vb::ExecutorResult result;
+    vb::compare_with_reference(ref, widen(replayed.o), replayed.lse, problem.tree_size, problem.num_heads,
+                               spec->tolerance, &result);
+    INFO("O max abs " << result.o.max_abs_error);
+    CHECK(result.outcome == vb::Outcome::kPassed);
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+  cudaFree(ws);
+}
+
+TEST_CASE("the SGLang adapter gives bit-identical output to the native interface", "[gpu]") {
+  REQUIRE(has_device());
+  const vb::GpuInfo gpu = vb::query_gpu();
+  for (const CaseSpec& spec : gpu_cases()) {
+    INFO("case " << spec.name);
+    const vb::Problem problem = vb::materialize(spec);
+    std::string error;
+    auto device = vb::DeviceProblem::upload(problem, gpu, &error);
+    REQUIRE(device != nullptr);
+    const vb::GpuRunOutput native = device->run(GpuExecutorKind::kProduction, PageTableKind::kTokenIndices);
+    const vb::GpuRunOutput adapted = device->run(GpuExecutorKind::kSglangAdapter, PageTableKind::kTokenIndices);
+    REQUIRE(native.ok);
+    REQUIRE(adapted.ok);
+    CHECK(std::memcmp(native.o.data(), adapted.o.data(), native.o.size() * 4) == 0);
+    CHECK(std::memcmp(native.lse.data(), adapted.lse.data(), native.lse.size() * 4) == 0);
+  }
+}
