@@ -108,8 +108,8 @@ std::vector<std::int32_t> prefix_lengths(const BatchSpec& batch, const std::stri
       if (!(batch.median > 0) || !(batch.sigma >= 0)) {
         throw bad("lognormal needs median > 0 and sigma >= 0");
       }
-      if (batch.min < 0 || batch.max < batch.min) {
-        throw bad("lognormal clamp needs 0 <= min <= max, got min " + std::to_string(batch.min) +
+      if (batch.min < 0 || batch.max < batch.min || batch.max == 0) {
+        throw bad("lognormal clamp needs 0 <= min <= max and max > 0, got min " + std::to_string(batch.min) +
                   ", max " + std::to_string(batch.max));
       }
       for (int b = 0; b < batch.size; ++b) {

@@ -234,6 +234,9 @@ TEST_CASE("prefix length distributions", "[problem]") {
   REQUIRE(*std::min_element(ln.begin(), ln.end()) == 50);    // sigma 1.5: some clamp low
   REQUIRE(*std::max_element(ln.begin(), ln.end()) == 1000);  // and some clamp high
   REQUIRE(vb::materialize(spec).prefix_len == ln);
+  spec.batch.min = 0;
+  spec.batch.max = 0;  // an unset clamp would pin every prefix to 0: rejected
+  REQUIRE_THROWS_AS(vb::materialize(spec), vb::ScenarioError);
 
   spec.batch = vb::BatchSpec{};
   spec.batch.dist = vb::PrefixDist::kList;
