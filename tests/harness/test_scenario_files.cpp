@@ -1,0 +1,182 @@
+// The shipped scenario files (scenarios/*.yaml) parse, expand, and stay inside the budgets
+// their headers promise: smoke runs in seconds on the CPU reference, correctness covers
+// the listed corners within ~2 minutes of CPU reference, perf keeps every KV pool small
+// enough and tags its regime consistently.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "harness/problem.h"
+#include "harness/scenario.h"
+
+namespace vb {
+namespace {
+
+constexpr double kFlopsPerRowToken = 2.0 * (576 + 512);  // SPEC.md §4
+constexpr double kKvRowBytes = 1152;
+constexpr double kRidgeHT = 79;  // H200 ridge in H*T (SPEC.md §4)
+
+ScenarioFile load(const char* name) {
+  return load_scenario_file(std::string(VB_SOURCE_DIR) + "/scenarios/" + name);
+}
+
+int largest_prefix(const BatchSpec& b) {
+  switch (b.dist) {
+    case PrefixDist::kList: return *std::max_element(b.prefix_lens.begin(), b.prefix_lens.end());
+    case PrefixDist::kFixed: return b.value;
+    default: return b.max;
+  }
+}
+int smallest_prefix(const BatchSpec& b) {
+  switch (b.dist) {
+    case PrefixDist::kList: return *std::min_element(b.prefix_lens.begin(), b.prefix_lens.end());
+    case PrefixDist::kFixed: return b.value;
+    default: return b.min;
+  }
+}
+int batch_size(const BatchSpec& b) {
+  return b.dist == PrefixDist::kList ? static_cast<int>(b.prefix_lens.size()) : b.size;
+}
+
+// Upper bound of sum_b (P_b + T) (distributions at their max).
+double kv_tokens(const CaseSpec& c) {
+  const int t = tree_size(c.tree);
+  if (c.batch.dist == PrefixDist::kList) {
+    double s = 0;
+    for (int p : c.batch.prefix_lens) s += p + t;
+    return s;
+  }
+  return static_cast<double>(c.batch.size) * (largest_prefix(c.batch) + t);
+}
+
+// Full-check reference FLOPs (upper bound): 2*H*T*sum_b(P_b+T)*1088.
+double full_flops(const CaseSpec& c) {
+  return kFlopsPerRowToken * c.heads * tree_size(c.tree) * kv_tokens(c);
+}
+
+void check_common(const ScenarioFile& f) {
+  REQUIRE(!f.cases.empty());
+  std::set<std::string> names;
+  for (const CaseSpec& c : f.cases) {
+    INFO(c.name << " (" << c.source << ")");
+    CHECK(names.insert(c.name).second);
+    CHECK(c.dtype == "bf16");
+    CHECK(c.sm_scale > 0);
+    const int t = tree_size(c.tree);
+    CHECK(t >= 1);
+    CHECK(t <= 1024);
+    CHECK(build_tree(c.tree, 0).size() == t);
+  }
+}
+
+TEST_CASE("smoke.yaml parses and is tiny", "[scenario]") {
+  const ScenarioFile f = load("smoke.yaml");
+  check_common(f);
+  double flops = 0;
+  std::set<TreeKind> kinds;
+  std::set<int> page_sizes;
+  for (const CaseSpec& c : f.cases) {
+    INFO(c.name);
+    CHECK(batch_size(c.batch) <= 3);
+    CHECK(largest_prefix(c.batch) <= 300);
+    CHECK(c.heads >= 8);
+    CHECK(c.heads <= 16);
+    CHECK(tree_size(c.tree) <= 16);
+    CHECK(c.check.mode == CheckMode::kFull);
+    kinds.insert(c.tree.kind);
+    page_sizes.insert(c.pages.size);
+    flops += full_flops(c);
+  }
+  CHECK(kinds.count(TreeKind::kChain));
+  CHECK(kinds.count(TreeKind::kKAry));
+  CHECK(kinds.count(TreeKind::kEagle));
+  CHECK(page_sizes.count(1));
+  CHECK(page_sizes.count(16));
+  CHECK(flops < 1e9);  // well under a second of reference time
+}
+
+TEST_CASE("correctness.yaml parses, covers the corners and fits the CPU budget", "[scenario]") {
+  const ScenarioFile f = load("correctness.yaml");
+  check_common(f);
+  double flops = 0;
+  std::set<TreeKind> kinds;
+  std::set<int> page_sizes, heads, prefixes, tree_sizes;
+  std::set<PagePlacement> placements;
+  std::set<PrefixDist> dists;
+  bool shared = false, star = false;
+  for (const CaseSpec& c : f.cases) {
+    INFO(c.name);
+    CHECK(c.check.mode == CheckMode::kFull);
+    flops += full_flops(c);
+    kinds.insert(c.tree.kind);
+    page_sizes.insert(c.pages.size);
+    heads.insert(c.heads);
+    placements.insert(c.pages.placement);
+    dists.insert(c.batch.dist);
+    tree_sizes.insert(tree_size(c.tree));
+    for (int p : c.batch.prefix_lens) prefixes.insert(p);
+    shared = shared || c.pages.shared_prefix.groups > 0;
+    if (c.tree.kind == TreeKind::kExplicit) {
+      star = star || std::all_of(c.tree.parents.begin() + 1, c.tree.parents.end(),
+                                 [](int p) { return p == 0; });
+    }
+  }
+  CHECK(flops < 1.0e12);  // ~100 s at 10 GFLOP/s, counting distributions at their max
+  CHECK(kinds.size() == 6);
+  CHECK(page_sizes == std::set<int>{1, 16, 64});
+  CHECK(placements.size() == 5);
+  CHECK(dists.size() == 4);
+  for (int h : {8, 16, 128}) CHECK(heads.count(h));
+  for (int p : {0, 1, 15, 16, 17, 63, 64, 65, 4097}) CHECK(prefixes.count(p));
+  for (int t : {1, 4, 8, 16, 64, 65, 256, 1024}) CHECK(tree_sizes.count(t));
+  CHECK(shared);
+  CHECK(star);
+}
+
+TEST_CASE("perf.yaml parses, keeps KV pools small and tags regimes", "[scenario]") {
+  const ScenarioFile f = load("perf.yaml");
+  check_common(f);
+  std::set<int> prefixes, batches;
+  std::set<std::pair<int, int>> heads_and_kind;
+  for (const CaseSpec& c : f.cases) {
+    INFO(c.name);
+    CHECK(c.check.mode == CheckMode::kSampled);
+    CHECK(c.check.sampled_rows >= 64);
+    CHECK(c.check.sampled_rows <= 256);
+    CHECK(kv_tokens(c) * kKvRowBytes <= 2.5e9);
+    const auto has = [&](const char* tag) {
+      return std::find(c.tags.begin(), c.tags.end(), tag) != c.tags.end();
+    };
+    CHECK(has("perf"));
+    CHECK(has("memory-bound") != has("compute-bound"));
+    const double ht = static_cast<double>(c.heads) * tree_size(c.tree);
+    CHECK(has("memory-bound") == (ht < kRidgeHT));
+    if (has("single-request")) CHECK(batch_size(c.batch) == 1);
+    prefixes.insert(largest_prefix(c.batch));
+    prefixes.insert(smallest_prefix(c.batch));
+    batches.insert(batch_size(c.batch));
+  }
+  CHECK(*prefixes.rbegin() == 131072);
+  CHECK(prefixes.count(4096));
+  CHECK(batches.count(1));
+  CHECK(*batches.rbegin() == 64);
+}
+
+TEST_CASE("smoke and correctness cases materialize", "[scenario]") {
+  for (const char* name : {"smoke.yaml", "correctness.yaml"}) {
+    const ScenarioFile f = load(name);
+    for (const CaseSpec& c : f.cases) {
+      INFO(c.name << " (" << c.source << ")");
+      const Problem p = materialize(c);
+      CHECK(p.batch == batch_size(c.batch));
+      CHECK(p.tree_size == tree_size(c.tree));
+      CHECK(p.num_heads == c.heads);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vb
