@@ -133,6 +133,19 @@ std::string format_case_table(const std::vector<CaseResult>& cases) {
                                      fmt::format("{}", c.total_kv_tokens),
                                      ref_ms,
                                      ref_rows};
+    // Without a device every GPU record says the same thing: one line for all of them.
+    std::size_t others = 0, not_run = 0;
+    for (const ExecutorResult& e : c.executors) {
+      if (&e == ref) continue;
+      ++others;
+      not_run += e.outcome == Outcome::kNotRun ? 1 : 0;
+    }
+    if (others > 1 && not_run == others) {
+      head.insert(head.end(), {fmt::format("{} GPU executors", others), "-",
+                               to_string(Outcome::kNotRun), "-", "-", ""});
+      table.add_row(std::move(head));
+      continue;
+    }
     bool first = true;
     for (const ExecutorResult& e : c.executors) {
       if (&e == ref) continue;
