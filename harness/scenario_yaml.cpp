@@ -510,7 +510,7 @@ std::pair<int, int> parse_batch(const Ctx& c, const MapView& b, BatchSpec* out) 
     out->median = as_number(c, p.require("median", "a finite number > 0"), p.child_path("median"), false);
     out->sigma = as_number(c, p.require("sigma", "a finite number >= 0"), p.child_path("sigma"), true);
     out->min = opt_int(c, p, "min", 0, kMaxPrefix, 0);
-    out->max = req_int(c, p, "max", 0, kMaxPrefix);
+    out->max = req_int(c, p, "max", 1, kMaxPrefix);  // the clamp the samples need
   }
   if (out->max < out->min) {
     fail_value(c, p.get("max"), p.child_path("max"),

@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "harness/problem.h"
 #include "harness/scenario.h"
@@ -175,6 +178,33 @@ TEST_CASE("smoke and correctness cases materialize", "[scenario]") {
       CHECK(p.tree_size == tree_size(c.tree));
       CHECK(p.num_heads == c.heads);
     }
+  }
+}
+
+TEST_CASE("every full-file yaml example in scenarios/README.md parses", "[scenario]") {
+  const std::string path = std::string(VB_SOURCE_DIR) + "/scenarios/README.md";
+  std::ifstream in(path);
+  REQUIRE(in);
+  std::vector<std::string> blocks;
+  std::string line, block;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (!inside && line == "```yaml") {
+      inside = true;
+      block.clear();
+    } else if (inside && line == "```") {
+      inside = false;
+      if (block.rfind("scenarios:", 0) == 0) blocks.push_back(block);
+    } else if (inside) {
+      block += line + "\n";
+    }
+  }
+  CHECK(blocks.size() >= 6);  // layout, list batch, distributions, trees, pages, sweep
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    INFO("README example " << i << ":\n" << blocks[i]);
+    ScenarioFile f;
+    REQUIRE_NOTHROW(f = parse_scenario_text(blocks[i], "README.md"));
+    for (const CaseSpec& c : f.cases) CHECK_NOTHROW(materialize(c));
   }
 }
 

@@ -479,6 +479,17 @@ TEST_CASE("bad: uniform max below min", "[scenario]") {
   expect_error(d, {d.at(5, "50"), "scenarios[0].batch.prefix.max", "got 50", "max >= min"});
 }
 
+TEST_CASE("bad: lognormal without an upper clamp", "[scenario]") {
+  Doc d = base();
+  d.lines[4] = "    batch: {size: 2, prefix: {dist: lognormal, median: 100, sigma: 1}}";
+  expect_error(d, {d.at(5, "{", 1), "scenarios[0].batch.prefix.max", "missing required key 'max'",
+                   "1..1048576"});
+  d.lines[4] = "    batch: {size: 2, prefix: {dist: lognormal, median: 100, sigma: 1, max: 0}}";
+  expect_error(d, {d.at(5, "0}"), "scenarios[0].batch.prefix.max", "got 0", "1..1048576"});
+  d.lines[4] = "    batch: {size: 2, prefix: {dist: lognormal, median: 0, sigma: 1, max: 9}}";
+  expect_error(d, {d.at(5, "0,"), "scenarios[0].batch.prefix.median", "got 0", "> 0"});
+}
+
 TEST_CASE("bad: unknown prefix distribution", "[scenario]") {
   Doc d = base();
   d.lines[4] = "    batch: {size: 2, prefix: {dist: zipf, value: 3}}";
