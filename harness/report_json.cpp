@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -161,7 +162,14 @@ Provenance collect_provenance(const std::vector<std::string>& scenario_files,
 #endif
   p.git_commit = git_commit_of(source_dir);
   if (p.git_commit == "unknown") {
-    p.git_state = "unknown";
+    // Away from the source tree (the lab bundle), bundle/run.sh passes the commit it was
+    // built from.
+    const char* env_commit = std::getenv("VB_GIT_COMMIT");
+    const char* env_state = std::getenv("VB_GIT_STATE");
+    if (env_commit != nullptr && *env_commit != '\0') p.git_commit = env_commit;
+    p.git_state = env_state != nullptr && *env_state != '\0' && p.git_commit != "unknown"
+                      ? env_state
+                      : "unknown";
   } else {
     // --untracked-files=no: build folders and local reports do not make a tree dirty.
     const std::string status = capture("git -C " + quote_for_sh(source_dir) +
