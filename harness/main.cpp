@@ -290,8 +290,8 @@ int main(int argc, char** argv) {
   run->add_option("--json", json_path,
                   "result file (default: reports/local/<file stem>-result.json per file; one "
                   "combined file when given)");
-  run->add_option("--threads", threads, "CPU reference threads (0: all hardware threads)")
-      ->check(CLI::NonNegativeNumber);
+  run->add_option("--threads", threads, "CPU reference threads, 0..4096 (0: all hardware threads)")
+      ->check(CLI::Range(0, 4096));
 
   try {
     app.parse(argc, argv);
