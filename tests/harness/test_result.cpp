@@ -297,3 +297,52 @@ TEST_CASE("reproducers quote the case name for a POSIX shell", "[result]") {
         "verifybench run scenarios/smoke.yaml --case 'chain/pages.size=16'");
   CHECK(vb::reproducer_for("my dir/a.yaml", "x") == "verifybench run 'my dir/a.yaml' --case 'x'");
 }
+
+TEST_CASE("run_case without a device: reference record plus every GPU executor not run",
+          "[result]") {
+  vb::CaseSpec spec;
+  spec.name = "tiny/pages.size=16";
+  spec.scenario = "tiny";
+  spec.source = "t.yaml:2";
+  spec.heads = 4;
+  spec.sm_scale = 0.13;
+  spec.seed = 1;
+  spec.batch.dist = vb::PrefixDist::kList;
+  spec.batch.prefix_lens = {5, 17};
+  spec.tree.kind = vb::TreeKind::kChain;
+  spec.tree.nodes = 3;
+  spec.pages.size = 16;
+  spec.pages.placement = vb::PagePlacement::kShuffled;
+
+  vb::GpuInfo none;
+  none.reason = "test machine";
+  vb::RunOptions options;
+  options.threads = 1;
+  options.scenario_path = "t.yaml";
+
+  SECTION("full check") {
+    const vb::CaseResult r = vb::run_case(spec, none, options);
+    CHECK(r.batch == 2);
+    CHECK(r.tree_size == 3);
+    CHECK(r.heads == 4);
+    CHECK(r.page_size == 16);
+    CHECK(r.total_kv_tokens == 5 + 17 + 2 * 3);
+    CHECK(r.reproducer == "verifybench run t.yaml --case 'tiny/pages.size=16'");
+    REQUIRE(r.executors.size() == 1 + vb::gpu_executor_runs().size());
+    CHECK(r.executors[0].executor == "reference");
+    CHECK(r.executors[0].rows_checked == 2 * 3 * 4);
+    CHECK(r.executors[0].wall_ms.has_value());
+    for (std::size_t i = 1; i < r.executors.size(); ++i) {
+      CHECK(r.executors[i].outcome == vb::Outcome::kNotRun);
+      CHECK(r.executors[i].detail == "not run: no CUDA device (test machine)");
+    }
+    CHECK(r.all_passed());
+  }
+  SECTION("sampled check") {
+    spec.check.mode = vb::CheckMode::kSampled;
+    spec.check.sampled_rows = 5;
+    const vb::CaseResult r = vb::run_case(spec, none, options);
+    CHECK(r.executors[0].rows_checked == 5);
+    CHECK_THAT(r.executors[0].detail, Catch::Contains("sampled 5 of 24 rows"));
+  }
+}
