@@ -20,6 +20,8 @@
 
 #include <fmt/format.h>
 
+#include "vb_build_info.h"
+
 namespace vb {
 
 // ---------------------------------------------------------------- SHA-256 (FIPS 180-4)
@@ -142,6 +144,26 @@ std::string host_name() {
 
 }  // namespace
 
+BuildInfo compiled_build_info() {
+  BuildInfo b;
+#ifdef VB_BUILD_TYPE
+  b.type = VB_BUILD_TYPE;
+#else
+  b.type = "unknown";
+#endif
+#ifdef VB_CUDA_ARCHITECTURES
+  b.cuda_architectures = VB_CUDA_ARCHITECTURES;
+#else
+  b.cuda_architectures = "unknown";
+#endif
+#ifdef VB_CUDA_FLAGS
+  b.flags = VB_CUDA_FLAGS;
+  if (b.flags.empty()) b.flags = "(none)";
+  b.flags += std::string(" | nvcc ") + VB_CUDA_COMPILER_VERSION;
+#endif
+  return b;
+}
+
 std::string git_commit_of(const std::string& dir) {
   const std::string commit =
       capture("git -C " + quote_for_sh(dir) + " rev-parse HEAD 2>/dev/null");
@@ -181,6 +203,7 @@ Provenance collect_provenance(const std::vector<std::string>& scenario_files,
     p.scenario_files.push_back(ScenarioFileInfo{path, sha256_hex(read_file_bytes(path))});
   }
   p.gpu = gpu;
+  p.build = compiled_build_info();
   return p;
 }
 
@@ -204,6 +227,13 @@ double read_number(const json& j) {
     if (s == "-inf") return -HUGE_VAL;
   }
   throw ReportError("not a number in result JSON: " + j.dump());
+}
+
+json optional_number(const std::optional<double>& v) { return v ? number(*v) : json(nullptr); }
+
+std::optional<double> read_optional_number(const json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return read_number(j.at(key));
 }
 
 json to_json(const ElementIndex& e) {
@@ -259,6 +289,10 @@ nlohmann::ordered_json to_json(const ExecutorResult& r) {
     j["o"] = to_json(r.o);
     j["lse"] = to_json(r.lse);
   }
+  json timings = json::array();
+  for (const TimingRecord& t : r.timings) timings.push_back(to_json(t));
+  j["timings"] = timings;
+  j["achieved"] = r.achieved ? to_json(*r.achieved) : json(nullptr);
   return j;
 }
 
@@ -275,6 +309,12 @@ ExecutorResult executor_result_from_json(const nlohmann::ordered_json& j) {
   if (j.contains("o")) r.o = stats_from_json(j.at("o"));
   if (j.contains("lse")) r.lse = stats_from_json(j.at("lse"));
   if (j.contains("wall_ms") && !j.at("wall_ms").is_null()) r.wall_ms = read_number(j.at("wall_ms"));
+  if (j.contains("timings")) {
+    for (const json& t : j.at("timings")) r.timings.push_back(timing_record_from_json(t));
+  }
+  if (j.contains("achieved") && !j.at("achieved").is_null()) {
+    r.achieved = achieved_from_json(j.at("achieved"));
+  }
   return r;
 }
 
@@ -290,6 +330,11 @@ nlohmann::ordered_json to_json(const CaseResult& c) {
               {"page_size", c.page_size},
               {"total_kv_tokens", c.total_kv_tokens},
               {"reproducer", c.reproducer},
+              {"tags", c.tags},
+              {"traffic", c.traffic ? to_json(*c.traffic) : json(nullptr)},
+              {"speedup_vs_naive", optional_number(c.speedup_vs_naive)},
+              {"mask_tax", optional_number(c.mask_tax)},
+              {"timing_note", c.timing_note},
               {"all_passed", c.all_passed()},
               {"executors", executors}};
 }
@@ -305,6 +350,11 @@ CaseResult case_result_from_json(const nlohmann::ordered_json& j) {
   c.page_size = j.at("page_size").get<int>();
   c.total_kv_tokens = j.at("total_kv_tokens").get<std::int64_t>();
   c.reproducer = j.at("reproducer").get<std::string>();
+  if (j.contains("tags")) c.tags = j.at("tags").get<std::vector<std::string>>();
+  if (j.contains("traffic") && !j.at("traffic").is_null()) c.traffic = traffic_from_json(j.at("traffic"));
+  c.speedup_vs_naive = read_optional_number(j, "speedup_vs_naive");
+  c.mask_tax = read_optional_number(j, "mask_tax");
+  if (j.contains("timing_note")) c.timing_note = j.at("timing_note").get<std::string>();
   for (const json& e : j.at("executors")) c.executors.push_back(executor_result_from_json(e));
   return c;
 }
@@ -314,37 +364,173 @@ nlohmann::ordered_json to_json(const Provenance& p) {
   for (const ScenarioFileInfo& f : p.scenario_files) {
     files.push_back(json{{"path", f.path}, {"sha256", f.sha256}});
   }
-  json device;
+  json device = nullptr;
   if (p.gpu.available) {
     device = json{{"name", p.gpu.name},
-                  {"index", p.gpu.device},
-                  {"compute_capability", fmt::format("{}.{}", p.gpu.cc_major, p.gpu.cc_minor)},
+                  {"cc", fmt::format("{}.{}", p.gpu.cc_major, p.gpu.cc_minor)},
                   {"sm_count", p.gpu.sm_count},
+                  {"driver_version", p.gpu.driver_version},
+                  {"runtime_version", p.gpu.runtime_version},
+                  {"index", p.gpu.device},
                   {"l2_bytes", p.gpu.l2_bytes},
                   {"global_mem_bytes", p.gpu.global_mem_bytes},
-                  {"driver_version", p.gpu.driver_version},
-                  {"runtime_version", p.gpu.runtime_version}};
-  } else {
-    device = "none";
+                  {"sm_clock_mhz_at_start", optional_number(p.sm_clock_mhz_at_start)},
+                  {"mem_clock_mhz_at_start", optional_number(p.mem_clock_mhz_at_start)},
+                  {"nvml", p.nvml_status}};
   }
   json j{{"tool_version", p.tool_version},
          {"date_utc", p.date_utc},
          {"host", p.host},
          {"git_commit", p.git_commit},
          {"git_state", p.git_state},
-         {"command_line", p.command_line},
+         {"command", p.command_line},
          {"scenario_files", files},
-         {"device", device}};
+         {"device", device},
+         {"build",
+          {{"type", p.build.type},
+           {"cuda_architectures", p.build.cuda_architectures},
+           {"flags", p.build.flags}}}};
   if (!p.gpu.available) j["device_unavailable_reason"] = p.gpu.reason;
   return j;
 }
 
-nlohmann::ordered_json result_document(const Provenance& provenance, const std::vector<CaseResult>& cases) {
+nlohmann::ordered_json to_json(const TimingRecord& t) {
+  json samples = json::array();
+  for (double v : t.samples_ms) samples.push_back(number(v));
+  return json{{"mode", t.mode},
+              {"samples_ms", samples},
+              {"median_ms", number(t.median_ms)},
+              {"min_ms", number(t.min_ms)},
+              {"max_ms", number(t.max_ms)},
+              {"p10_ms", number(t.p10_ms)},
+              {"p90_ms", number(t.p90_ms)},
+              {"rel_noise", number(t.rel_noise)},
+              {"stop_reason", t.stop_reason},
+              {"sm_clock_mhz_median", optional_number(t.sm_clock_mhz_median)},
+              {"temperature_c_max", optional_number(t.temperature_c_max)},
+              {"throttled", t.throttled}};
+}
+
+TimingRecord timing_record_from_json(const nlohmann::ordered_json& j) {
+  TimingRecord t;
+  t.mode = j.at("mode").get<std::string>();
+  for (const json& v : j.at("samples_ms")) t.samples_ms.push_back(read_number(v));
+  t.median_ms = read_number(j.at("median_ms"));
+  t.min_ms = read_number(j.at("min_ms"));
+  t.max_ms = read_number(j.at("max_ms"));
+  t.p10_ms = read_number(j.at("p10_ms"));
+  t.p90_ms = read_number(j.at("p90_ms"));
+  t.rel_noise = read_number(j.at("rel_noise"));
+  t.stop_reason = j.at("stop_reason").get<std::string>();
+  t.sm_clock_mhz_median = read_optional_number(j, "sm_clock_mhz_median");
+  t.temperature_c_max = read_optional_number(j, "temperature_c_max");
+  t.throttled = j.at("throttled").get<bool>();
+  return t;
+}
+
+nlohmann::ordered_json to_json(const Achieved& a) {
+  return json{{"mode", a.mode},
+              {"gbps", number(a.gbps)},
+              {"tflops", number(a.tflops)},
+              {"pct_of_attainable", optional_number(a.pct_of_attainable)},
+              {"bound", a.bound.empty() ? json(nullptr) : json(a.bound)},
+              {"speed_of_light", a.speed_of_light}};
+}
+
+Achieved achieved_from_json(const nlohmann::ordered_json& j) {
+  Achieved a;
+  a.mode = j.at("mode").get<std::string>();
+  a.gbps = read_number(j.at("gbps"));
+  a.tflops = read_number(j.at("tflops"));
+  a.pct_of_attainable = read_optional_number(j, "pct_of_attainable");
+  if (j.contains("bound") && !j.at("bound").is_null()) a.bound = j.at("bound").get<std::string>();
+  a.speed_of_light = j.at("speed_of_light").get<bool>();
+  return a;
+}
+
+nlohmann::ordered_json to_json(const TrafficModel& t) {
+  return json{{"algorithmic_bytes", t.algorithmic_bytes},
+              {"page_bytes", t.page_bytes},
+              {"flops", number(t.flops)},
+              {"kv_unique_bytes", t.kv_unique_bytes}};
+}
+
+TrafficModel traffic_from_json(const nlohmann::ordered_json& j) {
+  TrafficModel t;
+  t.algorithmic_bytes = j.at("algorithmic_bytes").get<std::int64_t>();
+  t.page_bytes = j.at("page_bytes").get<std::int64_t>();
+  t.flops = read_number(j.at("flops"));
+  t.kv_unique_bytes = j.at("kv_unique_bytes").get<std::int64_t>();
+  return t;
+}
+
+nlohmann::ordered_json to_json(const Ceilings& c) {
+  json method = json::object();
+  for (const auto& [name, text] : c.method) method[name] = text;
+  return json{{"row_read_contiguous_gbps", number(c.row_read_contiguous_gbps)},
+              {"row_read_shuffled_gbps", number(c.row_read_shuffled_gbps)},
+              {"d2d_copy_gbps", number(c.d2d_copy_gbps)},
+              {"mma_bf16_tflops", number(c.mma_bf16_tflops)},
+              {"method", method}};
+}
+
+Ceilings ceilings_from_json(const nlohmann::ordered_json& j) {
+  Ceilings c;
+  c.row_read_contiguous_gbps = read_number(j.at("row_read_contiguous_gbps"));
+  c.row_read_shuffled_gbps = read_number(j.at("row_read_shuffled_gbps"));
+  c.d2d_copy_gbps = read_number(j.at("d2d_copy_gbps"));
+  c.mma_bf16_tflops = read_number(j.at("mma_bf16_tflops"));
+  if (j.contains("method")) {
+    for (const auto& [name, text] : j.at("method").items()) {
+      c.method.emplace_back(name, text.get<std::string>());
+    }
+  }
+  return c;
+}
+
+ResultDocument result_document_from_json(const nlohmann::ordered_json& j) {
+  ResultDocument d;
+  if (!j.is_object() || !j.contains("schema")) throw ReportError("result JSON has no \"schema\"");
+  d.schema = j.at("schema").get<std::string>();
+  if (d.schema != "verifybench.result/1" && d.schema != "verifybench.result/2") {
+    throw ReportError("unsupported result schema " + d.schema + " (this build reads " +
+                      "verifybench.result/1 and /2)");
+  }
+  try {
+    if (j.contains("provenance")) d.provenance = j.at("provenance");
+    if (j.contains("ceilings") && !j.at("ceilings").is_null()) {
+      d.ceilings = ceilings_from_json(j.at("ceilings"));
+    }
+    for (const json& c : j.at("cases")) d.cases.push_back(case_result_from_json(c));
+  } catch (const json::exception& e) {
+    throw ReportError(std::string("malformed result JSON: ") + e.what());
+  }
+  return d;
+}
+
+ResultDocument read_result_file(const std::string& path) {
+  const std::string text = read_file_bytes(path);
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    throw ReportError(fmt::format("cannot parse {}: {}", path, e.what()));
+  }
+  try {
+    return result_document_from_json(j);
+  } catch (const ReportError& e) {
+    throw ReportError(fmt::format("{}: {}", path, e.what()));
+  }
+}
+
+nlohmann::ordered_json result_document(const Provenance& provenance, const std::vector<CaseResult>& cases,
+                                       const std::optional<Ceilings>& ceilings) {
   const OutcomeCounts n = count_outcomes(cases);
   json records = json::array();
   for (const CaseResult& c : cases) records.push_back(to_json(c));
   return json{{"schema", kResultSchema},
               {"provenance", to_json(provenance)},
+              {"ceilings", ceilings ? to_json(*ceilings) : json(nullptr)},
               {"summary",
                {{"cases", n.cases},
                 {"passed", n.passed},
@@ -395,8 +581,8 @@ void write_file_atomic(const std::string& path, const std::string& content) {
 }
 
 void write_result_json(const std::string& path, const Provenance& provenance,
-                       const std::vector<CaseResult>& cases) {
-  write_file_atomic(path, result_document(provenance, cases).dump(2) + "\n");
+                       const std::vector<CaseResult>& cases, const std::optional<Ceilings>& ceilings) {
+  write_file_atomic(path, result_document(provenance, cases, ceilings).dump(2) + "\n");
 }
 
 }  // namespace vb

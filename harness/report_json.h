@@ -1,6 +1,7 @@
 // JSON result file: a versioned document over CaseResult records plus the provenance of the
 // run. A writer only; it computes nothing about the results themselves.
 #pragma once
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -12,7 +13,7 @@
 
 namespace vb {
 
-inline constexpr const char* kResultSchema = "verifybench.result/1";
+inline constexpr const char* kResultSchema = "verifybench.result/2";
 
 // An I/O failure while reading inputs for provenance or writing a report (exit code 3).
 class ReportError : public std::runtime_error {
@@ -25,6 +26,15 @@ struct ScenarioFileInfo {
   std::string sha256;  // of the file's bytes, lowercase hex
 };
 
+// How the binary was built (CMake compile definitions on vb_harness).
+struct BuildInfo {
+  std::string type;                // CMAKE_BUILD_TYPE
+  std::string cuda_architectures;  // CMAKE_CUDA_ARCHITECTURES, e.g. "90;120"
+  std::string flags;               // CMAKE_CUDA_FLAGS + the build type's CUDA flags
+};
+// The values compiled into this binary.
+BuildInfo compiled_build_info();
+
 struct Provenance {
   std::string tool_version;
   std::string date_utc;      // ISO 8601, "2025-01-31T12:00:00Z"
@@ -33,7 +43,11 @@ struct Provenance {
   std::string git_state;     // "clean", "dirty" or "unknown"
   std::string command_line;  // shell-quoted argv
   std::vector<ScenarioFileInfo> scenario_files;
-  GpuInfo gpu;               // gpu.available == false: "device": "none"
+  GpuInfo gpu;               // gpu.available == false: "device": null (+ the reason)
+  BuildInfo build;           // collect_provenance fills it with compiled_build_info()
+  // NVML clocks when the run started (none: NVML unavailable or no device).
+  std::optional<double> sm_clock_mhz_at_start, mem_clock_mhz_at_start;
+  std::string nvml_status;   // "ok" or why not ("nvml unavailable: ...")
 };
 
 // Fills date, host, git commit/state (git -C VB_SOURCE_DIR; when that is not a checkout,
@@ -53,11 +67,34 @@ std::string git_commit_of(const std::string& dir);
 nlohmann::ordered_json to_json(const ExecutorResult& result);
 nlohmann::ordered_json to_json(const CaseResult& result);
 nlohmann::ordered_json to_json(const Provenance& provenance);
+nlohmann::ordered_json to_json(const TimingRecord& timing);
+nlohmann::ordered_json to_json(const Achieved& achieved);
+nlohmann::ordered_json to_json(const TrafficModel& traffic);
+nlohmann::ordered_json to_json(const Ceilings& ceilings);
 ExecutorResult executor_result_from_json(const nlohmann::ordered_json& j);
 CaseResult case_result_from_json(const nlohmann::ordered_json& j);
+TimingRecord timing_record_from_json(const nlohmann::ordered_json& j);
+Achieved achieved_from_json(const nlohmann::ordered_json& j);
+TrafficModel traffic_from_json(const nlohmann::ordered_json& j);
+Ceilings ceilings_from_json(const nlohmann::ordered_json& j);
 
-// {"schema": kResultSchema, "provenance": ..., "summary": ..., "cases": [...]}
-nlohmann::ordered_json result_document(const Provenance& provenance, const std::vector<CaseResult>& cases);
+// {"schema": kResultSchema, "provenance": ..., "ceilings": null|{...}, "summary": ...,
+//  "cases": [...]}
+nlohmann::ordered_json result_document(const Provenance& provenance,
+                                       const std::vector<CaseResult>& cases,
+                                       const std::optional<Ceilings>& ceilings = std::nullopt);
+
+// A result document read back (for `verifybench compare` and tests). Accepts
+// verifybench.result/1 (no timing fields) and /2; throws ReportError on anything else.
+struct ResultDocument {
+  std::string schema;
+  nlohmann::ordered_json provenance;  // as written (see to_json(Provenance))
+  std::optional<Ceilings> ceilings;
+  std::vector<CaseResult> cases;
+};
+ResultDocument result_document_from_json(const nlohmann::ordered_json& j);
+// Reads and parses a result file; throws ReportError naming the path.
+ResultDocument read_result_file(const std::string& path);
 
 // Writes <path>.tmp, flushes it to disk, renames it over `path`: the file is there whole or
 // not at all, and the temporary is removed on failure. Does not create directories.
@@ -66,6 +103,7 @@ void write_file_atomic(const std::string& path, const std::string& content);
 
 // result_document(...) pretty-printed through write_file_atomic.
 void write_result_json(const std::string& path, const Provenance& provenance,
-                       const std::vector<CaseResult>& cases);
+                       const std::vector<CaseResult>& cases,
+                       const std::optional<Ceilings>& ceilings = std::nullopt);
 
 }  // namespace vb

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "verifybench/reference.h"
@@ -38,6 +39,51 @@ struct ErrorStats {
   double worst_expected = 0, worst_got = 0;
 };
 
+// ---- measurement records (issue 4). Written by the timing engine / runner, formatted by the
+// JSON, Markdown, CSV and SVG writers; compared across runs by `verifybench compare`.
+
+// One timed measurement of one executor in one mode. Times in milliseconds.
+struct TimingRecord {
+  std::string mode;                 // "cold-l2" | "hot-l2" | "graph"
+  std::vector<double> samples_ms;   // every kept sample, in the order taken
+  double median_ms = 0, min_ms = 0, max_ms = 0, p10_ms = 0, p90_ms = 0;
+  double rel_noise = 0;             // relative std. error of the median (harness/timing.h)
+  std::string stop_reason;          // "noise target" | "max samples" | "time budget" | "error: ..."
+  std::optional<double> sm_clock_mhz_median;  // NVML_CLOCK_SM around the samples; none: no NVML
+  std::optional<double> temperature_c_max;    // NVML GPU temperature, max seen
+  bool throttled = false;           // a clock-event reason other than idle / app clocks was set
+};
+
+// Where one executor's time puts it on the roofline (harness/traffic_model.h).
+struct Achieved {
+  std::string mode;                // the TimingRecord mode the rates come from
+  double gbps = 0;                 // algorithmic bytes / median time, 1e9 B/s
+  double tflops = 0;               // FLOPs / median time, 1e12 FLOP/s
+  std::optional<double> pct_of_attainable;  // tflops / attainable(intensity); none: no ceilings
+  std::string bound;               // "memory" | "compute" ("" when no ceilings)
+  bool speed_of_light = false;     // gbps > memory ceiling or tflops > mma ceiling
+};
+
+// Bytes and FLOPs of one case (SPEC.md §4), computed from the materialized problem.
+struct TrafficModel {
+  std::int64_t algorithmic_bytes = 0;  // unique KV rows + q + o + lse + page table + mask
+  std::int64_t page_bytes = 0;         // whole pages touched x page_size x 1152
+  std::int64_t kv_unique_bytes = 0;    // 1152 x unique physical KV rows (shared prefix once)
+  double flops = 0;                    // 2 * sum_b (P_b+T) * H * T * (576 + 512)
+  double intensity() const {           // FLOP per algorithmic byte
+    return algorithmic_bytes > 0 ? flops / static_cast<double>(algorithmic_bytes) : 0;
+  }
+};
+
+// Device ceilings measured at the start of a GPU run (harness/ceilings.h).
+struct Ceilings {
+  double row_read_contiguous_gbps = 0;  // 1152-byte rows, in order
+  double row_read_shuffled_gbps = 0;    // 1152-byte rows, page size 1, shuffled
+  double d2d_copy_gbps = 0;             // cudaMemcpyAsync D2D, read + write bytes
+  double mma_bf16_tflops = 0;           // mma.sync m16n8k16 bf16 -> fp32 issue rate
+  std::vector<std::pair<std::string, std::string>> method;  // name -> how it was measured
+};
+
 struct ExecutorResult {
   std::string executor;  // "reference", "naive", "production", "sglang-adapter"
   Outcome outcome = Outcome::kNotRun;
@@ -45,7 +91,9 @@ struct ExecutorResult {
   std::string checked_against;  // "reference", "reference (sampled N rows)", "naive"
   std::int64_t rows_checked = 0;
   ErrorStats o, lse;
-  std::optional<double> wall_ms;  // CPU time for the reference; GPU timing is issue 4's
+  std::optional<double> wall_ms;  // CPU time for the reference
+  std::vector<TimingRecord> timings;  // empty when not timed
+  std::optional<Achieved> achieved;   // from the cold-l2 median (else hot-l2, else graph)
 };
 
 struct CaseResult {
@@ -55,6 +103,11 @@ struct CaseResult {
   int batch = 0, tree_size = 0, heads = 0, page_size = 1;
   std::int64_t total_kv_tokens = 0;  // sum_b P_b + T
   std::string reproducer;            // command line that runs exactly this case
+  std::vector<std::string> tags;     // the scenario's tags (e.g. "mask-tax-baseline:<case>")
+  std::optional<TrafficModel> traffic;
+  std::optional<double> speedup_vs_naive;  // naive / production cold-l2 medians
+  std::optional<double> mask_tax;          // production time / chain twin's - 1
+  std::string timing_note;                 // why not timed ("not run: no CUDA device"), or ""
   std::vector<ExecutorResult> executors;
   // True when no record is kIncorrect or kLaunchFailed: executors that could not run on
   // this machine (kNotRun), were not verified or do not support the case do not fail it.

@@ -219,9 +219,12 @@ TEST_CASE("sha256 matches the FIPS 180-4 test vectors", "[report]") {
 TEST_CASE("the JSON document is versioned and carries provenance and a summary", "[report]") {
   const auto cases = sample_results();
   const nlohmann::ordered_json doc = vb::result_document(sample_provenance(false), cases);
-  CHECK(doc.at("schema") == "verifybench.result/1");
+  CHECK(doc.at("schema") == "verifybench.result/2");
   CHECK(doc.begin().key() == "schema");  // first key, so `head` shows it
-  CHECK(doc.at("provenance").at("device") == "none");
+  CHECK(doc.at("provenance").at("device").is_null());
+  CHECK(doc.at("ceilings").is_null());
+  CHECK(doc.at("provenance").at("command") == "verifybench run scenarios/smoke.yaml");
+  CHECK(doc.at("provenance").at("build").contains("cuda_architectures"));
   CHECK(doc.at("provenance").at("device_unavailable_reason") == "no CUDA device (test)");
   CHECK(doc.at("provenance").at("scenario_files").at(0).at("path") == "scenarios/smoke.yaml");
   CHECK(doc.at("summary").at("cases") == 4);
@@ -233,7 +236,7 @@ TEST_CASE("the JSON document is versioned and carries provenance and a summary",
 
   const auto with_gpu = vb::result_document(sample_provenance(true), cases);
   CHECK(with_gpu.at("provenance").at("device").at("name") == "NVIDIA H200");
-  CHECK(with_gpu.at("provenance").at("device").at("compute_capability") == "9.0");
+  CHECK(with_gpu.at("provenance").at("device").at("cc") == "9.0");
 }
 
 TEST_CASE("result records round-trip through JSON text", "[report]") {
