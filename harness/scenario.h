@@ -58,6 +58,11 @@ struct ToleranceSpec {
   double lse_rtol = 1e-4;
 };
 
+// Performance gate of `verifybench compare` (issue 6). Unset: compare's --tolerance.
+struct GateSpec {
+  std::optional<double> tolerance;  // allowed relative change of the median time, 0 < t < 1
+};
+
 struct CheckSpec {
   CheckMode mode = CheckMode::kFull;
   int sampled_rows = 256;  // kSampled: (request, node, head) rows the CPU checks
@@ -79,6 +84,7 @@ struct CaseSpec {
   PageSpec pages;
   ToleranceSpec tolerance;
   CheckSpec check;
+  GateSpec gate;
 };
 
 struct ScenarioFile {

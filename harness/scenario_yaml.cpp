@@ -64,7 +64,8 @@ double preset_scale(double factor) {
 const std::vector<std::string> kTopKeys = {"scenarios"};
 const std::vector<std::string> kEntryKeys = {"name",  "tags",  "heads", "sm_scale",
                                              "dtype", "seed",  "tolerance", "check",
-                                             "batch", "tree",  "pages", "sweep"};
+                                             "batch", "tree",  "pages", "sweep",
+                                             "gate"};
 const std::vector<std::string> kToleranceKeys = {"o_atol", "o_rtol", "lse_atol", "lse_rtol"};
 const std::vector<std::string> kPageKeys = {"size", "placement", "seed", "shared_prefix"};
 const std::vector<std::string> kSharedPrefixKeys = {"groups", "length"};
@@ -80,7 +81,7 @@ const std::vector<std::string> kSweepable = {
     "tree.kind", "tree.nodes", "tree.branching", "tree.depth", "tree.steps", "tree.topk",
     "tree.tokens", "tree.budget", "tree.max_depth", "tree.seed", "tree.parents",
     "pages.size", "pages.placement", "pages.seed", "pages.shared_prefix.groups",
-    "pages.shared_prefix.length"};
+    "pages.shared_prefix.length", "gate.tolerance"};
 
 std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
   std::string out;
@@ -614,6 +615,19 @@ CaseSpec parse_case(const Ctx& c, const YAML::Node& entry, const std::string& pa
     }
   }
   if (m.has("check")) parse_check(c, m.sub("check"), &cs.check);
+  if (m.has("gate")) {
+    const MapView g = m.sub("gate");
+    g.allow_only({"tolerance"}, "gate");
+    if (g.has("tolerance")) {
+      const YAML::Node n = g.get("tolerance");
+      double v = 0;
+      if (!parse_number(n, &v) || v <= 0 || v >= 1) {
+        fail_value(c, n, g.child_path("tolerance"),
+                   "a number in (0, 1): the relative change of the median time compare allows");
+      }
+      cs.gate.tolerance = v;
+    }
+  }
 
   m.require("tree", "a map {kind: chain|kary|eagle|ddtree|random|explicit, ...}");
   const int tree_nodes = parse_tree(c, m.sub("tree"), &cs.tree);
