@@ -1,0 +1,461 @@
+// `verifybench compare` (harness/compare.h, harness/compare_cli.h) on synthetic result files:
+// the verdict rule, missing cases, cross-device refusal, correctness failures, ceilings
+// normalization, per-case gate tolerances, the writers and the CLI's exit codes.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "harness/compare.h"
+#include "harness/compare_cli.h"
+
+namespace fs = std::filesystem;
+
+namespace vb {
+namespace {
+
+using json = nlohmann::json;
+using Catch::Contains;
+
+// n samples spread evenly (golden-ratio sequence) over center * [1 - spread/2, 1 + spread/2]:
+// deterministic "noise" whose median is close to center.
+std::vector<double> samples(double center, double spread, int n, double phase = 0.0) {
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) {
+    const double u = std::fmod(phase + 0.6180339887498949 * (i + 1), 1.0);
+    v.push_back(center * (1.0 + spread * (u - 0.5)));
+  }
+  return v;
+}
+
+json timing(const std::vector<double>& s, const char* mode = "cold-l2") {
+  return json{{"mode", mode}, {"samples_ms", s}, {"median_ms", median_of(s)}, {"stop_reason", "noise target"}};
+}
+
+json executor(const char* name, const std::vector<double>& s, const char* outcome = "passed",
+              const char* bound = nullptr) {
+  json e{{"executor", name}, {"outcome", outcome}, {"detail", ""}, {"timings", json::array()}};
+  if (!s.empty()) e["timings"].push_back(timing(s));
+  e["achieved"] = bound ? json{{"mode", "cold-l2"}, {"bound", bound}} : json(nullptr);
+  return e;
+}
+
+json a_case(const std::string& name, std::vector<json> executors,
+            std::vector<std::string> tags = {"perf", "memory-bound"}, int page_size = 64) {
+  json c{{"case", name}, {"scenario", name}, {"page_size", page_size}, {"tags", tags}};
+  // The CPU reference record is never timed: compare leaves it out.
+  c["executors"] = json::array({executor("reference", {}, "not verified")});
+  for (json& e : executors) c["executors"].push_back(std::move(e));
+  return c;
+}
+
+json doc(std::vector<json> cases, const char* device = "NVIDIA H200", int driver = 13000,
+         json ceilings = nullptr) {
+  return json{{"schema", "verifybench.result/2"},
+              {"provenance",
+               {{"git_commit", "0123456789abcdef"},
+                {"git_state", "clean"},
+                {"date_utc", "2025-01-31T12:00:00Z"},
+                {"command", "verifybench run scenarios/nightly.yaml --time"},
+                {"device",
+                 {{"name", device}, {"cc", "9.0"}, {"sm_count", 132}, {"driver_version", driver},
+                  {"runtime_version", 13000}}},
+                {"build", {{"type", "Release"}, {"cuda_architectures", "90;120"}, {"flags", "-O3"}}}}},
+              {"ceilings", ceilings},
+              {"cases", cases}};
+}
+
+json ceilings(double scale) {
+  return json{{"row_read_contiguous_gbps", 4000 * scale},
+              {"row_read_shuffled_gbps", 2500 * scale},
+              {"d2d_copy_gbps", 3800 * scale},
+              {"mma_bf16_tflops", 700 * scale},
+              {"method", json::object()}};
+}
+
+CompareReport run(const json& base, const json& cur, CompareOptions options = {}) {
+  return compare_runs(timed_run_from_json(base, "base.json"), timed_run_from_json(cur, "cur.json"),
+                      options);
+}
+
+const CompareRow& row_of(const CompareReport& r, const std::string& c, const std::string& e) {
+  for (const CompareRow& row : r.rows) {
+    if (row.case_name == c && row.executor == e) return row;
+  }
+  FAIL("no row " << c << " / " << e);
+  return r.rows.front();
+}
+
+// ---------------------------------------------------------------- the verdict rule
+
+TEST_CASE("identical runs are the same", "[compare]") {
+  const json d = doc({a_case("a", {executor("production", samples(0.020, 0.02, 30))}),
+                      a_case("b", {executor("production", samples(0.150, 0.01, 20))})});
+  const CompareReport r = run(d, d);
+  REQUIRE(r.rows.size() == 2);  // the untimed reference records are left out
+  for (const CompareRow& row : r.rows) {
+    INFO(row.case_name);
+    CHECK(row.verdict == Verdict::kSame);
+    CHECK(row.ratio == Approx(1.0));
+    CHECK(row.lo <= 1.0);
+    CHECK(row.hi >= 1.0);
+  }
+  CHECK(compare_exit_code(r) == kCompareExitOk);
+  CHECK(r.slower_cases().empty());
+}
+
+TEST_CASE("a 10% slowdown beyond the noise is slower; a 10% speedup faster", "[compare]") {
+  const json base = doc({a_case("a", {executor("production", samples(0.020, 0.02, 30))})});
+  const json slow = doc({a_case("a", {executor("production", samples(0.022, 0.02, 30, 0.3))})});
+  const json fast = doc({a_case("a", {executor("production", samples(0.018, 0.02, 30, 0.3))})});
+
+  const CompareReport r = run(base, slow);
+  const CompareRow& row = row_of(r, "a", "production");
+  CHECK(row.verdict == Verdict::kSlower);
+  CHECK(row.ratio == Approx(1.10).epsilon(0.01));
+  CHECK(row.lo > 1.05);
+  CHECK(compare_exit_code(r) == kCompareExitRegression);
+  CHECK(r.slower_cases() == std::vector<std::string>{"a"});
+
+  const CompareReport f = run(base, fast);
+  CHECK(row_of(f, "a", "production").verdict == Verdict::kFaster);
+  CHECK(compare_exit_code(f) == kCompareExitOk);
+}
+
+TEST_CASE("noisy runs are ambiguous, never a failure", "[compare]") {
+  // 30% spread with 10 samples: the median ratio cannot be pinned within +-5%.
+  const json base = doc({a_case("a", {executor("production", samples(0.020, 0.30, 10))})});
+  for (double shift : {1.0, 1.06, 1.10}) {
+    INFO("shift " << shift);
+    const json cur =
+        doc({a_case("a", {executor("production", samples(0.020 * shift, 0.30, 10, 0.41))})});
+    const CompareReport r = run(base, cur);
+    const CompareRow& row = row_of(r, "a", "production");
+    INFO("interval [" << row.lo << ", " << row.hi << "]");
+    CHECK(row.verdict == Verdict::kAmbiguous);
+    CHECK(compare_exit_code(r) == kCompareExitOk);
+  }
+}
+
+TEST_CASE("too few samples are ambiguous", "[compare]") {
+  const json base = doc({a_case("a", {executor("production", {0.020, 0.020})})});
+  const json cur = doc({a_case("a", {executor("production", {0.030, 0.030})})});
+  const CompareRow row = row_of(run(base, cur), "a", "production");
+  CHECK(row.verdict == Verdict::kAmbiguous);
+  CHECK_THAT(row.note, Contains("fewer than 3 samples"));
+}
+
+TEST_CASE("the bootstrap is seeded: the same inputs give the same interval", "[compare]") {
+  const std::vector<double> b = samples(1.0, 0.2, 25), c = samples(1.05, 0.2, 25, 0.5);
+  const RatioInterval x = bootstrap_median_ratio(b, c, 2000, 0.95, 42);
+  const RatioInterval y = bootstrap_median_ratio(b, c, 2000, 0.95, 42);
+  CHECK(x.lo == y.lo);
+  CHECK(x.hi == y.hi);
+  CHECK(x.lo < x.ratio);
+  CHECK(x.ratio < x.hi);
+  CHECK(median_of({3, 1, 2}) == 2);
+  CHECK(median_of({4, 1, 3, 2}) == 2.5);
+}
+
+TEST_CASE("the case's gate_tolerance wins over the default tolerance", "[compare]") {
+  const json base = doc({a_case("a", {executor("production", samples(0.020, 0.01, 30))})});
+  json cur = doc({a_case("a", {executor("production", samples(0.0214, 0.01, 30, 0.3))})});
+  const CompareRow strict = row_of(run(base, cur), "a", "production");  // +7% vs +-5%
+  CHECK(strict.verdict == Verdict::kSlower);
+  CHECK(strict.tolerance_source == "default");
+
+  cur["cases"][0]["gate_tolerance"] = 0.10;
+  const CompareRow loose = row_of(run(base, cur), "a", "production");
+  CHECK(loose.verdict == Verdict::kSame);
+  CHECK(loose.tolerance == Approx(0.10));
+  CHECK(loose.tolerance_source == "scenario");
+
+  CompareOptions wide;
+  wide.tolerance = 0.10;
+  cur["cases"][0].erase("gate_tolerance");
+  CHECK(row_of(run(base, cur, wide), "a", "production").verdict == Verdict::kSame);
+}
+
+// ---------------------------------------------------------------- missing, untimed
+
+TEST_CASE("cases and executors missing on either side are reported", "[compare]") {
+  const std::vector<double> s = samples(0.020, 0.02, 20);
+  const json base = doc({a_case("kept", {executor("production", s), executor("naive", s)}),
+                         a_case("dropped", {executor("production", s)})});
+  const json cur = doc({a_case("kept", {executor("production", s), executor("sglang-adapter", s)}),
+                        a_case("added", {executor("production", s)})});
+  const CompareReport r = run(base, cur);
+  CHECK(row_of(r, "kept", "production").verdict == Verdict::kSame);
+  CHECK(row_of(r, "kept", "naive").verdict == Verdict::kMissingInCurrent);
+  CHECK(row_of(r, "kept", "sglang-adapter").verdict == Verdict::kMissingInBaseline);
+  CHECK(row_of(r, "dropped", "production").verdict == Verdict::kMissingInCurrent);
+  CHECK(row_of(r, "added", "production").verdict == Verdict::kMissingInBaseline);
+  CHECK_THAT(row_of(r, "dropped", "production").note, Contains("case not in the current run"));
+  CHECK(r.count(Verdict::kMissingInCurrent) == 2);
+  CHECK(r.count(Verdict::kMissingInBaseline) == 2);
+  CHECK(compare_exit_code(r) == kCompareExitOk);  // reported, not a failure
+}
+
+TEST_CASE("a record timed on one side only is untimed", "[compare]") {
+  const json base = doc({a_case("a", {executor("production", samples(0.02, 0.02, 20))})});
+  const json cur = doc({a_case("a", {executor("production", {}, "not supported")})});
+  const CompareRow row = row_of(run(base, cur), "a", "production");
+  CHECK(row.verdict == Verdict::kUntimed);
+  CHECK_THAT(row.note, Contains("no cold-l2 samples in the current run (outcome not supported)"));
+}
+
+// ---------------------------------------------------------------- devices
+
+TEST_CASE("a different device, driver or build is refused unless allowed, then marked",
+          "[compare]") {
+  const json base = doc({a_case("a", {executor("production", samples(0.020, 0.02, 30))})});
+  json other_device = doc({a_case("a", {executor("production", samples(0.022, 0.02, 30, 0.3))})},
+                          "NVIDIA RTX PRO 6000 Blackwell");
+  const CompareReport refused = run(base, other_device);
+  CHECK(refused.refused);
+  CHECK(refused.rows.empty());
+  REQUIRE(refused.mismatches.size() == 1);
+  CHECK_THAT(refused.mismatches[0], Contains("device: \"NVIDIA H200\""));
+  CHECK(compare_exit_code(refused) == kCompareExitRefused);
+  CHECK_THAT(format_compare_table(refused), Contains("refused"));
+
+  CompareOptions allow;
+  allow.allow_cross_device = true;
+  const CompareReport marked = run(base, other_device, allow);
+  CHECK_FALSE(marked.refused);
+  const CompareRow& row = row_of(marked, "a", "production");
+  CHECK(row.cross_device);
+  CHECK(row.verdict == Verdict::kSlower);
+  CHECK(compare_exit_code(marked) == kCompareExitRegression);
+  CHECK_THAT(format_compare_table(marked), Contains("slower [cross-device]"));
+
+  json other_driver = base;
+  other_driver["provenance"]["device"]["driver_version"] = 12080;
+  CHECK(run(base, other_driver).refused);
+  json other_flags = base;
+  other_flags["provenance"]["build"]["flags"] = "-O3 -DVB_SLOW_SPLITS";
+  CHECK(run(base, other_flags).refused);
+  json other_type = base;
+  other_type["provenance"]["build"]["type"] = "Debug";
+  CHECK(run(base, other_type).refused);
+}
+
+// ---------------------------------------------------------------- correctness
+
+TEST_CASE("a correctness failure in the current run fails even when faster", "[compare]") {
+  const json base = doc({a_case("a", {executor("production", samples(0.020, 0.02, 30))}),
+                         a_case("b", {executor("production", samples(0.020, 0.02, 30))})});
+  const json cur =
+      doc({a_case("a", {executor("production", samples(0.010, 0.02, 30, 0.3), "incorrect")}),
+           a_case("b", {executor("production", {}, "launch failed")})});
+  const CompareReport r = run(base, cur);
+  const CompareRow& a = row_of(r, "a", "production");
+  CHECK(a.verdict == Verdict::kFaster);
+  CHECK(a.correctness_failure);
+  const CompareRow& b = row_of(r, "b", "production");
+  CHECK(b.verdict == Verdict::kUntimed);
+  CHECK(b.correctness_failure);
+  CHECK(r.correctness_failures() == 2);
+  CHECK(compare_exit_code(r) == kCompareExitIncorrect);
+  CHECK_THAT(format_compare_table(r), Contains("FAILED: incorrect (timing: faster)"));
+
+  // A failure in a case the baseline does not have still fails, and 4 wins over 1.
+  const json worse = doc({a_case("a", {executor("production", samples(0.030, 0.02, 30))}),
+                          a_case("new", {executor("production", {}, "incorrect")})});
+  const CompareReport w = run(base, worse);
+  CHECK(row_of(w, "new", "production").correctness_failure);
+  CHECK(compare_exit_code(w) == kCompareExitIncorrect);
+
+  // An incorrect baseline is the past: it does not fail today's run.
+  const json bad_base = doc({a_case("a", {executor("production", samples(0.020, 0.02, 30), "incorrect")})});
+  const json good = doc({a_case("a", {executor("production", samples(0.020, 0.02, 30))})});
+  CHECK(compare_exit_code(run(bad_base, good)) == kCompareExitOk);
+}
+
+// ---------------------------------------------------------------- normalization
+
+TEST_CASE("ceilings normalization turns a uniform 10% machine slowdown into same",
+          "[compare]") {
+  // A machine 10% slower everywhere: every ceiling / 1.1, every time * 1.1.
+  const double slow = 1.1;
+  const json base = doc({a_case("mem", {executor("production", samples(0.020, 0.01, 30), "passed", "memory")}),
+                         a_case("mma", {executor("production", samples(0.300, 0.01, 30), "passed", "compute")}),
+                         a_case("tagged", {executor("production", samples(0.050, 0.01, 30))},
+                                {"perf", "compute-bound"}),
+                         a_case("p1", {executor("production", samples(0.040, 0.01, 30))},
+                                {"perf", "memory-bound"}, 1)},
+                        "NVIDIA H200", 13000, ceilings(1.0));
+  const json cur = doc({a_case("mem", {executor("production", samples(0.020 * slow, 0.01, 30, 0.3), "passed", "memory")}),
+                        a_case("mma", {executor("production", samples(0.300 * slow, 0.01, 30, 0.3), "passed", "compute")}),
+                        a_case("tagged", {executor("production", samples(0.050 * slow, 0.01, 30, 0.3))},
+                               {"perf", "compute-bound"}),
+                        a_case("p1", {executor("production", samples(0.040 * slow, 0.01, 30, 0.3))},
+                               {"perf", "memory-bound"}, 1)},
+                       "NVIDIA H200", 13000, ceilings(1.0 / slow));
+
+  const CompareReport raw = run(base, cur);
+  CHECK(raw.count(Verdict::kSlower) == 4);
+  CHECK_FALSE(raw.normalized);
+
+  CompareOptions norm;
+  norm.normalize = Normalize::kCeilings;
+  const CompareReport n = run(base, cur, norm);
+  CHECK(n.normalized);
+  for (const CompareRow& row : n.rows) {
+    INFO(row.case_name << ": " << row.note << " [" << row.lo << ", " << row.hi << "]");
+    CHECK(row.verdict == Verdict::kSame);
+    CHECK(row.normalization == Approx(1.0 / slow));
+  }
+  CHECK_THAT(row_of(n, "mem", "production").note, Contains("row_read_contiguous_gbps"));
+  CHECK_THAT(row_of(n, "mma", "production").note, Contains("mma_bf16_tflops"));
+  CHECK_THAT(row_of(n, "tagged", "production").note, Contains("mma_bf16_tflops"));
+  CHECK_THAT(row_of(n, "p1", "production").note, Contains("row_read_shuffled_gbps"));
+  CHECK(compare_exit_code(n) == kCompareExitOk);
+
+  // A real 10% regression on an unchanged machine still shows through normalization.
+  const json cur_same_machine = doc(
+      {a_case("mem", {executor("production", samples(0.020 * slow, 0.01, 30, 0.3), "passed", "memory")})},
+      "NVIDIA H200", 13000, ceilings(1.0));
+  CHECK(row_of(run(base, cur_same_machine, norm), "mem", "production").verdict == Verdict::kSlower);
+}
+
+TEST_CASE("--normalize ceilings needs ceilings in both files; auto falls back", "[compare]") {
+  const json with = doc({a_case("a", {executor("production", samples(0.02, 0.01, 20))})},
+                        "NVIDIA H200", 13000, ceilings(1.0));
+  const json without = doc({a_case("a", {executor("production", samples(0.02, 0.01, 20))})});
+  CompareOptions norm;
+  norm.normalize = Normalize::kCeilings;
+  CHECK_THROWS_AS(run(with, without, norm), CompareInputError);
+  norm.normalize = Normalize::kAuto;
+  const CompareReport r = run(with, without, norm);
+  CHECK_FALSE(r.normalized);
+  CHECK(row_of(r, "a", "production").verdict == Verdict::kSame);
+}
+
+// ---------------------------------------------------------------- input
+
+TEST_CASE("bad input is a CompareInputError naming the file", "[compare]") {
+  json v1 = doc({});
+  v1["schema"] = "verifybench.result/1";
+  CHECK_THROWS_WITH(timed_run_from_json(v1, "old.json"),
+                    Contains("old.json: schema is \"verifybench.result/1\""));
+  json no_cases = doc({});
+  no_cases.erase("cases");
+  CHECK_THROWS_WITH(timed_run_from_json(no_cases, "x.json"), Contains("missing \"cases\""));
+  json twice = doc({a_case("a", {}), a_case("a", {})});
+  CHECK_THROWS_WITH(timed_run_from_json(twice, "x.json"), Contains("case \"a\" appears twice"));
+  json bad_sample = doc({a_case("a", {executor("production", {0.1})})});
+  bad_sample["cases"][0]["executors"][1]["timings"][0]["samples_ms"][0] = "fast";
+  CHECK_THROWS_WITH(timed_run_from_json(bad_sample, "x.json"), Contains("not a number"));
+  json bad_gate = doc({a_case("a", {})});
+  bad_gate["cases"][0]["gate_tolerance"] = 2;
+  CHECK_THROWS_WITH(timed_run_from_json(bad_gate, "x.json"), Contains("gate_tolerance"));
+  CHECK_THROWS_WITH(load_timed_run("/nonexistent/result.json"), Contains("cannot read"));
+}
+
+TEST_CASE("non-finite samples are left out; no-device files have no timings", "[compare]") {
+  json d = doc({a_case("a", {executor("production", {0.02, 0.02, 0.02})})});
+  d["cases"][0]["executors"][1]["timings"][0]["samples_ms"].push_back("nan");
+  const TimedRun run = timed_run_from_json(d, "x.json");
+  CHECK(run.cases[0].executors[1].samples_ms.at("cold-l2").size() == 3);
+  json none = doc({});
+  none["provenance"]["device"] = nullptr;
+  CHECK_FALSE(timed_run_from_json(none, "x.json").device.present);
+}
+
+TEST_CASE("pooling joins the samples of re-measurements", "[compare]") {
+  TimedRun a = timed_run_from_json(
+      doc({a_case("a", {executor("production", {1, 2, 3})})}), "a.json");
+  const TimedRun b = timed_run_from_json(
+      doc({a_case("a", {executor("production", {4, 5}, "incorrect")}),
+           a_case("b", {executor("production", {6})})}),
+      "b.json");
+  pool_samples(&a, b);
+  REQUIRE(a.cases.size() == 2);
+  CHECK(a.cases[0].executors[1].samples_ms.at("cold-l2") == std::vector<double>{1, 2, 3, 4, 5});
+  CHECK(a.cases[0].executors[1].outcome == "incorrect");
+}
+
+// ---------------------------------------------------------------- writers
+
+TEST_CASE("Markdown and JSON writers carry every row and the summary", "[compare]") {
+  const json base = doc({a_case("a|b", {executor("production", samples(0.020, 0.02, 30))})});
+  const json cur = doc({a_case("a|b", {executor("production", samples(0.022, 0.02, 30, 0.3))})});
+  const CompareReport r = run(base, cur);
+  const std::string md = format_compare_markdown(r);
+  CHECK_THAT(md, Contains("| case | executor | base median (ms) | current median (ms) | ratio | "
+                          "95% interval |"));
+  CHECK_THAT(md, Contains("| a\\|b | production | 0.0200 | 0.0220 | 1.100 | [1.0"));
+  CHECK_THAT(md, Contains("**slower**"));
+  const nlohmann::ordered_json j = compare_to_json(r);
+  CHECK(j["schema"] == "verifybench.compare/1");
+  CHECK(j["exit_code"] == kCompareExitRegression);
+  CHECK(j["summary"]["slower"] == 1);
+  CHECK(j["summary"]["slower_cases"][0] == "a|b");
+  CHECK(j["rows"][0]["verdict"] == "slower");
+  CHECK(j["rows"][0]["ci_lo"].get<double>() > 1.05);
+}
+
+// ---------------------------------------------------------------- CLI
+
+std::string fixture(const char* name) {
+  return std::string(VB_TEST_DATA_DIR) + "/compare/" + name;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+int cli(std::vector<std::string> args) {
+  CLI::App app{"test"};
+  int code = -1;
+  add_compare_command(app, &code);
+  args.insert(args.begin(), "compare");
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
+  app.parse(reversed);
+  return code;
+}
+
+TEST_CASE("compare CLI on the fixture files: exit codes and reports", "[compare]") {
+  const fs::path dir = fs::temp_directory_path() / ("vb_test_compare_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+
+  CHECK(cli({fixture("baseline_h200.json"), fixture("baseline_h200.json")}) == kCompareExitOk);
+
+  const fs::path list = dir / "slower.txt", md = dir / "diff.md", js = dir / "diff.json";
+  CHECK(cli({fixture("baseline_h200.json"), fixture("current_h200_slower.json"), "--slower-list",
+             list.string(), "--markdown", md.string(), "--json", js.string()}) ==
+        kCompareExitRegression);
+  CHECK(read_text(list) == "kimi_k2_tp8_decode/batch.size=8\n");
+  CHECK_THAT(read_text(md), Contains("**slower**"));
+  CHECK(nlohmann::json::parse(read_text(js))["summary"]["slower"] == 1);
+
+  // Pooling the baseline with itself changes nothing about the verdicts.
+  CHECK(cli({fixture("baseline_h200.json"), fixture("current_h200_slower.json"), "--pool-baseline",
+             fixture("baseline_h200.json")}) == kCompareExitRegression);
+  // A wide default tolerance does not override... the case's own gate (0.05 in the file).
+  CHECK(cli({fixture("baseline_h200.json"), fixture("current_h200_slower.json"), "--tolerance",
+             "0.3"}) == kCompareExitRegression);
+
+  CHECK(cli({fixture("baseline_h200.json"), fixture("current_rtx.json")}) == kCompareExitRefused);
+  CHECK(cli({fixture("baseline_h200.json"), fixture("current_rtx.json"), "--allow-cross-device"}) ==
+        kCompareExitOk);
+  CHECK(cli({fixture("baseline_h200.json"), fixture("result_v1.json")}) == kCompareExitBadInput);
+  CHECK(cli({fixture("baseline_h200.json"), (dir / "absent.json").string()}) == kCompareExitBadInput);
+  CHECK_THROWS_AS(cli({fixture("baseline_h200.json"), fixture("baseline_h200.json"), "--tolerance", "1"}),
+                  CLI::ValidationError);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace vb
