@@ -182,30 +182,13 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
 
   // SGLang form: tree rows as dense k_extend / v_extend, page table over the prefix only.
   const int B = problem.batch, T = problem.tree_size;
-  std::vector<bf16_bits> k_extend(static_cast<std::size_t>(B) * T * mla::kHeadDimQK);
-  std::vector<bf16_bits> v_extend(static_cast<std::size_t>(B) * T * mla::kHeadDimV);
-  std::vector<std::int32_t> qo_indptr(B + 1), sg_kv_indptr(B + 1, 0);
-  std::vector<std::int64_t> sg_kv_indices;
-  for (int b = 0; b < B; ++b) {
-    const int prefix = problem.prefix_len[b];
-    const std::int64_t first = problem.pages.kv_indptr[b];
-    for (int t = 0; t < prefix; ++t) sg_kv_indices.push_back(problem.pages.kv_indices[first + t]);
-    for (int i = 0; i < T; ++i) {
-      const std::int64_t row = problem.pages.kv_indices[first + prefix + i];
-      const bf16_bits* src = problem.kv_pool.data() + row * mla::kHeadDimQK;
-      const std::size_t node_row = static_cast<std::size_t>(b) * T + i;
-      std::copy(src, src + mla::kHeadDimQK, k_extend.begin() + node_row * mla::kHeadDimQK);
-      std::copy(src, src + mla::kHeadDimV, v_extend.begin() + node_row * mla::kHeadDimV);
-    }
-    qo_indptr[b + 1] = (b + 1) * T;
-    sg_kv_indptr[b + 1] = sg_kv_indptr[b] + prefix;
-  }
-  if (sg_kv_indices.empty()) sg_kv_indices.push_back(0);  // keep a valid pointer for P = 0
-  upload_vector(check, impl->sg_k_extend, k_extend, "upload k_extend");
-  upload_vector(check, impl->sg_v_extend, v_extend, "upload v_extend");
-  upload_vector(check, impl->sg_qo_indptr, qo_indptr, "upload qo_indptr");
-  upload_vector(check, impl->sg_kv_indptr, sg_kv_indptr, "upload sglang kv_indptr");
-  upload_vector(check, impl->sg_kv_indices, sg_kv_indices, "upload sglang kv_indices");
+  SglangInputsHost sg = sglang_inputs_host(problem);
+  if (sg.kv_indices.empty()) sg.kv_indices.push_back(0);  // keep a valid pointer for P = 0
+  upload_vector(check, impl->sg_k_extend, sg.k_extend, "upload k_extend");
+  upload_vector(check, impl->sg_v_extend, sg.v_extend, "upload v_extend");
+  upload_vector(check, impl->sg_qo_indptr, sg.qo_indptr, "upload qo_indptr");
+  upload_vector(check, impl->sg_kv_indptr, sg.kv_indptr, "upload sglang kv_indptr");
+  upload_vector(check, impl->sg_kv_indices, sg.kv_indices, "upload sglang kv_indices");
   upload_vector(check, impl->sg_custom_mask, problem.sglang_custom_mask, "upload custom_mask");
   upload_vector(check, impl->sg_mask_indptr, problem.sglang_mask_indptr, "upload mask_indptr");
   check(impl->sg_scratch.allocate(sglang_adapter_scratch_bytes(B, T)), "cudaMalloc adapter scratch");

@@ -80,4 +80,19 @@ void build_sglang_mask(const std::vector<std::int32_t>& prefix_len, const std::v
                        std::vector<std::uint8_t>* custom_mask,
                        std::vector<std::int64_t>* mask_indptr);
 
+// ---- SGLang's Triton extend-attention inputs (harness/problem_sglang.cpp) ----
+// The verify call's tree-token K/V and index tensors, derived from a Problem (SPEC.md §2).
+// The flat custom mask and its indptr are already Problem::sglang_custom_mask /
+// sglang_mask_indptr; q_extend is Problem::q and k_buffer is Problem::kv_pool as they are.
+struct SglangInputsHost {
+  std::vector<bf16_bits> k_extend;        // [B*T, 576]: node i of request b at row b*T + i
+  std::vector<bf16_bits> v_extend;        // [B*T, 512]: first 512 values of the k_extend row
+  std::vector<std::int32_t> qo_indptr;    // [B+1] = arange(0, (B+1)*T, T)
+  std::vector<std::int32_t> kv_indptr;    // [B+1] prefix only: kv_indptr[b+1]-kv_indptr[b] = P_b
+  std::vector<std::int64_t> kv_indices;   // [sum_b P_b] prefix rows only; empty when all P_b = 0
+};
+// Gathers the tree rows (logical tokens P_b..P_b+T-1 of the page table) into dense
+// k_extend / v_extend and cuts the token page table down to the prefix.
+SglangInputsHost sglang_inputs_host(const Problem& problem);
+
 }  // namespace vb
