@@ -130,6 +130,8 @@ log "reports in $out; commit $(git rev-parse --short HEAD 2>/dev/null || echo un
 
 run_help=$("$bin" run --help 2>&1)
 case "$run_help" in *--time*) ;; *) die 3 "$bin run has no --time option: this build cannot measure" ;; esac
+# --out-dir (report folder: result.json, summary.md, ...) when this build has it; --json names
+# the result file either way, so the gate does not depend on the folder's layout.
 out_dir_arg=()
 case "$run_help" in *--out-dir*) out_dir_arg=(--out-dir "$out") ;; esac
 
@@ -187,11 +189,18 @@ confirm=$out/confirm
 mkdir -p "$confirm"
 for k in $(seq 1 "$confirm_runs"); do
   if [ -n "${BASELINE_BIN:-}" ]; then
-    "$BASELINE_BIN" run "$scenarios" "${case_args[@]}" --time --json "$confirm/baseline-$k.json" >/dev/null
+    base_help=$("$BASELINE_BIN" run --help 2>&1)
+    base_dir_arg=()
+    case "$base_help" in *--out-dir*) base_dir_arg=(--out-dir "$confirm/baseline-$k") ;; esac
+    "$BASELINE_BIN" run "$scenarios" "${case_args[@]}" --time "${base_dir_arg[@]}" \
+      --json "$confirm/baseline-$k.json" >/dev/null
     rc=$?
     [ -r "$confirm/baseline-$k.json" ] || die 3 "baseline binary wrote no result (exit $rc)"
   fi
-  "$bin" run "$scenarios" "${case_args[@]}" --time --json "$confirm/current-$k.json" >/dev/null
+  cur_dir_arg=()
+  [ ${#out_dir_arg[@]} -gt 0 ] && cur_dir_arg=(--out-dir "$confirm/current-$k")
+  "$bin" run "$scenarios" "${case_args[@]}" --time "${cur_dir_arg[@]}" \
+    --json "$confirm/current-$k.json" >/dev/null
   rc=$?
   [ -r "$confirm/current-$k.json" ] || die 3 "confirmation run wrote no result (exit $rc)"
 done
