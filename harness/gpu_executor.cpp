@@ -213,6 +213,23 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
   return std::unique_ptr<DeviceProblem>(new DeviceProblem(std::move(impl)));
 }
 
+cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind,
+                                  cudaStream_t stream) {
+  Impl& d = *impl_;
+  switch (kind) {
+    case GpuExecutorKind::kNaive:
+      return naive_verify_launch(d.params(page_kind), stream);
+    case GpuExecutorKind::kProduction:
+      return flash_verify_launch(d.params(page_kind), d.plan, d.workspace.get(),
+                                 d.workspace.bytes(), stream);
+    case GpuExecutorKind::kSglangAdapter:
+      return sglang_verify_launch(d.sglang_inputs(), d.plan, d.sg_scratch.get(),
+                                  d.sg_scratch.bytes(), d.workspace.get(), d.workspace.bytes(),
+                                  stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
 GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
   Impl& d = *impl_;
   GpuRunOutput out;
@@ -224,20 +241,10 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
   if (d.workspace.bytes() > 0) {
     check(cudaMemsetAsync(d.workspace.get(), 0xFF, d.workspace.bytes(), d.stream), "poison workspace");
   }
-  switch (kind) {
-    case GpuExecutorKind::kNaive:
-      check(naive_verify_launch(d.params(page_kind), d.stream), "naive_verify_launch");
-      break;
-    case GpuExecutorKind::kProduction:
-      check(flash_verify_launch(d.params(page_kind), d.plan, d.workspace.get(), d.workspace.bytes(), d.stream),
-            "flash_verify_launch");
-      break;
-    case GpuExecutorKind::kSglangAdapter:
-      check(sglang_verify_launch(d.sglang_inputs(), d.plan, d.sg_scratch.get(), d.sg_scratch.bytes(),
-                                 d.workspace.get(), d.workspace.bytes(), d.stream),
-            "sglang_verify_launch");
-      break;
-  }
+  check(launch(kind, page_kind, d.stream),
+        kind == GpuExecutorKind::kNaive        ? "naive_verify_launch"
+        : kind == GpuExecutorKind::kProduction ? "flash_verify_launch"
+                                               : "sglang_verify_launch");
   check(cudaStreamSynchronize(d.stream), "cudaStreamSynchronize after the executor");
   std::vector<bf16_bits> o_bits(d.o.bytes() / sizeof(bf16_bits));
   out.lse.resize(d.lse.bytes() / sizeof(float));

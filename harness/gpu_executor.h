@@ -52,6 +52,11 @@ class DeviceProblem {
   // synchronises, downloads.
   GpuRunOutput run(GpuExecutorKind kind, PageTableKind page_kind);
 
+  // Timing entry point: enqueues one executor launch on `stream` and returns the launch
+  // error. No poison, no synchronisation, no allocation: capturable in a CUDA graph. The
+  // outputs are overwritten on every call (inputs are never written).
+  cudaError_t launch(GpuExecutorKind kind, PageTableKind page_kind, cudaStream_t stream);
+
   struct Impl;
 
  private:

@@ -8,6 +8,9 @@
 #include <exception>
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
 #include <set>
 #include <string>
 #include <vector>
@@ -15,13 +18,20 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "harness/ceilings.h"
 #include "harness/gpu_executor.h"
+#include "harness/nvtx.h"
 #include "harness/problem.h"
+#include "harness/report_csv.h"
 #include "harness/report_json.h"
+#include "harness/report_markdown.h"
+#include "harness/report_svg.h"
 #include "harness/report_table.h"
 #include "harness/result.h"
 #include "harness/runner.h"
 #include "harness/scenario.h"
+#include "harness/timing.h"
+#include "harness/traffic_model.h"
 
 namespace {
 
@@ -186,32 +196,120 @@ std::vector<Selected> select_cases(const std::vector<vb::ScenarioFile>& loaded,
   return selected;
 }
 
-std::string default_json_path(const std::string& scenario_path) {
+std::string default_out_dir(const std::string& scenario_path) {
   return (std::filesystem::path("reports") / "local" /
-          (std::filesystem::path(scenario_path).stem().string() + "-result.json"))
-      .string();
+          std::filesystem::path(scenario_path).stem()).string();
 }
 
-void write_report(const std::string& path, const std::vector<std::string>& scenario_paths,
-                  const std::vector<vb::CaseResult>& results, const std::string& cmdline,
-                  const vb::GpuInfo& gpu) {
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(parent, ec);
-    if (ec) throw vb::ReportError(fmt::format("cannot create {}: {}", parent.string(), ec.message()));
-  }
-  const vb::Provenance prov = vb::collect_provenance(scenario_paths, cmdline, gpu, kVersion);
-  vb::write_result_json(path, prov, results);
-  std::printf("wrote %s\n", path.c_str());
+void make_dirs(const std::filesystem::path& dir) {
+  if (dir.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw vb::ReportError(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
 }
+
+struct RunContext {
+  std::string cmdline;
+  vb::GpuInfo gpu;
+  std::optional<vb::Ceilings> ceilings;
+  std::optional<double> sm_clock_at_start, mem_clock_at_start;
+  std::string nvml_status;
+};
+
+vb::Provenance provenance_for(const std::vector<std::string>& scenario_paths, const RunContext& ctx) {
+  vb::Provenance prov = vb::collect_provenance(scenario_paths, ctx.cmdline, ctx.gpu, kVersion);
+  prov.sm_clock_mhz_at_start = ctx.sm_clock_at_start;
+  prov.mem_clock_mhz_at_start = ctx.mem_clock_at_start;
+  prov.nvml_status = ctx.nvml_status;
+  return prov;
+}
+
+// result.json, summary.md, results.csv, roofline.svg into `dir` (each written atomically);
+// the JSON goes to `json_path` instead when one is given.
+void write_reports(const std::string& dir, const std::string& json_path,
+                   const std::vector<std::string>& scenario_paths,
+                   const std::vector<vb::CaseResult>& results, const RunContext& ctx) {
+  const vb::Provenance prov = provenance_for(scenario_paths, ctx);
+  const std::filesystem::path out(dir);
+  make_dirs(out);
+  const std::string json = json_path.empty() ? (out / "result.json").string() : json_path;
+  make_dirs(std::filesystem::path(json).parent_path());
+  vb::write_result_json(json, prov, results, ctx.ceilings);
+  vb::write_file_atomic((out / "summary.md").string(), vb::format_markdown(prov, ctx.ceilings, results));
+  vb::write_file_atomic((out / "results.csv").string(), vb::format_csv(results));
+  std::string title = "verifybench roofline";
+  if (ctx.gpu.available) title += " - " + ctx.gpu.name;
+  vb::write_file_atomic((out / "roofline.svg").string(),
+                        vb::format_roofline_svg(ctx.ceilings, results, title));
+  std::printf("wrote %s, %s/{summary.md,results.csv,roofline.svg}\n", json.c_str(), out.string().c_str());
+}
+
+struct TimeArgs {
+  bool time = false;
+  std::string modes = "cold,hot,graph";
+  double noise = 0.01;
+  int min_samples = 10, max_samples = 1000;
+  double budget_s = 1.0;
+};
 
 int cmd_run(const std::vector<std::string>& files, const std::vector<std::string>& wanted,
-            const std::string& json_path, int threads, const std::string& cmdline) {
+            const std::string& json_path, const std::string& out_dir, int threads,
+            const TimeArgs& time_args, const std::string& cmdline) {
   const std::vector<vb::ScenarioFile> loaded = load_all(files);
   const std::vector<Selected> selected = select_cases(loaded, files, wanted);
-  const vb::GpuInfo gpu = vb::query_gpu();
+  RunContext ctx;
+  ctx.cmdline = cmdline;
+  ctx.gpu = vb::query_gpu();
+  const vb::GpuInfo& gpu = ctx.gpu;
   const bool progress = ::isatty(STDERR_FILENO) != 0;
+
+  vb::TimingOptions timing;
+  timing.rule.target_noise = time_args.noise;
+  timing.rule.min_samples = time_args.min_samples;
+  timing.rule.max_samples = time_args.max_samples;
+  timing.rule.budget_s = time_args.budget_s;
+  try {
+    timing.modes = vb::parse_timing_modes(time_args.modes);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--modes: ") + e.what());
+  }
+  if (timing.rule.max_samples < timing.rule.min_samples) {
+    throw UsageError(fmt::format("--max-samples {} is below --min-samples {}",
+                                 timing.rule.max_samples, timing.rule.min_samples));
+  }
+
+  // Timing set-up: NVML, clocks at start, the ceilings of this run, the timer.
+  std::unique_ptr<vb::GpuTimer> timer;
+  bool timing_failed = false;
+  if (gpu.available) {
+    vb::Nvml& nvml = vb::Nvml::instance();
+    nvml.bind(gpu.device);
+    ctx.nvml_status = nvml.status();
+    ctx.sm_clock_at_start = nvml.sm_clock_mhz();
+    ctx.mem_clock_at_start = nvml.mem_clock_mhz();
+  }
+  if (time_args.time && gpu.available) {
+    std::string error;
+    timer = vb::GpuTimer::create(gpu, &error);
+    if (!timer) {
+      std::fprintf(stderr, "verifybench: error: timing disabled: %s\n", error.c_str());
+      timing_failed = true;
+    } else {
+      if (progress) std::fprintf(stderr, "measuring ceilings ...");
+      const vb::CeilingsRun c = vb::measure_ceilings(gpu);
+      if (progress) std::fprintf(stderr, " done\n");
+      if (c.ceilings) {
+        ctx.ceilings = c.ceilings;
+      } else {
+        std::fprintf(stderr, "verifybench: warning: %s (no roofline position in the reports)\n",
+                     c.error.c_str());
+      }
+    }
+    if (ctx.nvml_status.rfind("ok", 0) != 0) {
+      std::fprintf(stderr, "verifybench: note: %s; clocks and temperature not recorded\n",
+                   ctx.nvml_status.c_str());
+    }
+  }
 
   std::size_t total = 0;
   for (const Selected& s : selected) total += s.cases.size();
@@ -227,6 +325,9 @@ int cmd_run(const std::vector<std::string>& files, const std::vector<std::string
     vb::RunOptions options;
     options.threads = threads;
     options.scenario_path = s.path_as_given;
+    options.time = time_args.time;
+    options.timing = timing;
+    options.timer = timer.get();
     std::vector<vb::CaseResult> results;
     for (const vb::CaseSpec* spec : s.cases) {
       ++index;
@@ -236,29 +337,96 @@ int cmd_run(const std::vector<std::string>& files, const std::vector<std::string
         std::fflush(stderr);
       }
       results.push_back(vb::run_case(*spec, gpu, options));
+      if (timing_failed) results.back().timing_note = "not timed: the timer could not be set up";
       if (progress) {
-        std::fprintf(stderr, " %.1f s (elapsed %.1f s)\n", seconds(case_start), seconds(start));
+        std::fprintf(stderr, " %.1f s (elapsed %.1f s, %zu left)\n", seconds(case_start),
+                     seconds(start), total - index);
       }
     }
+    vb::annotate_roofline(&results, ctx.ceilings);
     all_results.insert(all_results.end(), results.begin(), results.end());
     per_file.push_back(std::move(results));
   }
+  // Mask-tax twins may sit in another file of the same run.
+  vb::annotate_roofline(&all_results, ctx.ceilings);
 
   std::fputs(vb::format_case_table(all_results).c_str(), stdout);
+  if (time_args.time) {
+    const std::string timing_table = vb::format_timing_table(all_results);
+    if (!timing_table.empty()) std::fputs(timing_table.c_str(), stdout);
+    else std::printf("timing: %s\n", gpu.available ? "nothing timed" : ("not run: " + gpu.reason).c_str());
+  }
   std::fputs(vb::format_summary(all_results, gpu).c_str(), stdout);
   std::fflush(stdout);
 
-  if (!json_path.empty()) {
-    std::vector<std::string> paths;
-    for (const Selected& s : selected) paths.push_back(s.path_as_given);
-    write_report(json_path, paths, all_results, cmdline, gpu);
+  std::vector<std::string> paths;
+  for (const Selected& s : selected) paths.push_back(s.path_as_given);
+  if (!out_dir.empty() || selected.size() == 1) {
+    write_reports(out_dir.empty() ? default_out_dir(paths.front()) : out_dir, json_path, paths,
+                  all_results, ctx);
   } else {
     for (std::size_t i = 0; i < selected.size(); ++i) {
-      write_report(default_json_path(selected[i].path_as_given), {selected[i].path_as_given},
-                   per_file[i], cmdline, gpu);
+      write_reports(default_out_dir(paths[i]), "", {paths[i]}, per_file[i], ctx);
+    }
+    if (!json_path.empty()) {
+      make_dirs(std::filesystem::path(json_path).parent_path());
+      vb::write_result_json(json_path, provenance_for(paths, ctx), all_results, ctx.ceilings);
+      std::printf("wrote %s\n", json_path.c_str());
     }
   }
   return vb::exit_code_for(all_results);
+}
+
+// ---------------------------------------------------------------- profile
+// Materialize one case, warm the production kernel up outside any range, then run it once
+// inside the case's NVTX range; print the ncu command that profiles exactly that launch.
+int cmd_profile(const std::string& file, const std::string& case_name, const std::string& cmdline,
+                const std::string& self) {
+  const std::vector<vb::ScenarioFile> loaded = load_all({file});
+  const std::vector<Selected> selected = select_cases(loaded, {file}, {case_name});
+  const vb::CaseSpec& spec = *selected.front().cases.front();
+  const std::string range = vb::nvtx_case_range_name(file, spec.name);
+  const std::string filter = vb::nvtx_case_filter(range);
+  std::printf("ncu command for this case:\n  ncu --clock-control none --nvtx --nvtx-include %s "
+              "--set full -o %s %s profile %s --case %s\n",
+              vb::shell_quote(filter).c_str(),
+              vb::shell_quote("reports/local/ncu-" + std::filesystem::path(file).stem().string()).c_str(),
+              self.c_str(), file.c_str(), vb::shell_quote(spec.name).c_str());
+  std::fflush(stdout);
+  (void)cmdline;
+  const vb::GpuInfo gpu = vb::query_gpu();
+  if (!gpu.available) return fail(vb::kExitRuntimeFailure, "profile needs a GPU: " + gpu.reason);
+  const vb::Problem problem = [&] {
+    vb::NvtxRange r("materialize");
+    return vb::materialize(spec);
+  }();
+  std::string error;
+  const auto device = vb::DeviceProblem::upload(problem, gpu, &error);
+  if (!device) return fail(vb::kExitRuntimeFailure, "upload failed: " + error);
+  const auto run = std::find_if(vb::gpu_executor_runs().begin(), vb::gpu_executor_runs().end(),
+                                [](const vb::GpuExecutorRun& r) { return r.name == "production"; });
+  cudaStream_t stream = nullptr;
+  if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
+    return fail(vb::kExitRuntimeFailure, "cudaStreamCreate failed");
+  }
+  constexpr int kWarmup = 3;
+  cudaError_t err = cudaSuccess;
+  {
+    vb::NvtxRange r("warm-up");
+    for (int i = 0; i < kWarmup && err == cudaSuccess; ++i) err = device->launch(run->kind, run->page_kind, stream);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+  }
+  if (err == cudaSuccess) {
+    vb::CaseLaunchRange r(range);
+    err = device->launch(run->kind, run->page_kind, stream);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+  }
+  cudaStreamDestroy(stream);
+  if (err != cudaSuccess) {
+    return fail(vb::kExitRuntimeFailure, fmt::format("production launch failed: {}", cudaGetErrorString(err)));
+  }
+  std::printf("ran %s once inside NVTX range %s (domain verifybench)\n", spec.name.c_str(), range.c_str());
+  return vb::kExitOk;
 }
 
 }  // namespace
@@ -288,23 +456,55 @@ int main(int argc, char** argv) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   run->add_option("--json", json_path,
-                  "result file (default: reports/local/<file stem>-result.json per file; one "
-                  "combined file when given)");
+                  "also/instead: write the combined JSON result file here (the other reports "
+                  "still go to the report folder)");
   run->add_option("--threads", threads, "CPU reference threads, 0..4096 (0: all hardware threads)")
       ->check(CLI::Range(0, 4096));
+  std::string out_dir;
+  TimeArgs time_args;
+  run->add_option("--out-dir", out_dir,
+                  "report folder: result.json, summary.md, results.csv, roofline.svg (default: "
+                  "reports/local/<file stem>/ per file; one combined folder when given)");
+  run->add_flag("--time", time_args.time,
+                "time every executor that ran (after the checks; incorrect ones too, flagged) "
+                "and measure the device ceilings first");
+  run->add_option("--modes", time_args.modes,
+                  "timing modes, comma-separated: cold (L2 flushed before each sample), hot, "
+                  "graph (CUDA-graph replay)")
+      ->capture_default_str();
+  run->add_option("--noise", time_args.noise,
+                  "target relative noise: stop when the relative standard error of the median "
+                  "is at or below it")
+      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  run->add_option("--min-samples", time_args.min_samples, "minimum samples per measurement (>= 3)")
+      ->capture_default_str()->check(CLI::Range(3, 1000000));
+  run->add_option("--max-samples", time_args.max_samples, "maximum samples per measurement")
+      ->capture_default_str()->check(CLI::Range(3, 1000000));
+  run->add_option("--budget-s", time_args.budget_s,
+                  "time budget per measurement in seconds (never cuts below --min-samples)")
+      ->capture_default_str()->check(CLI::Range(0.0, 3600.0));
+
+  std::string profile_file, profile_case;
+  CLI::App* profile = app.add_subcommand(
+      "profile", "Warm up the production kernel on one case, run it once inside the case's NVTX "
+                 "range, and print the ncu command that profiles exactly that launch.");
+  profile->add_option("FILE", profile_file, "scenario YAML file")->required();
+  profile->add_option("--case", profile_case, "the case (exact name as `list` prints it)")->required();
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::string message = e.what();
-    if (message.find("subcommand") != std::string::npos) message += " (list or run; see --help)";
+    if (message.find("subcommand") != std::string::npos) message += " (list, run or profile; see --help)";
     return fail(vb::kExitBadInput, message);
   }
 
   try {
     if (list->parsed()) return cmd_list(list_files);
-    return cmd_run(run_files, run_cases, json_path, threads, command_line(argc, argv));
+    if (profile->parsed()) return cmd_profile(profile_file, profile_case, command_line(argc, argv), argv[0]);
+    return cmd_run(run_files, run_cases, json_path, out_dir, threads, time_args,
+                   command_line(argc, argv));
   } catch (const vb::ScenarioError& e) {
     return fail(vb::kExitBadInput, e.what());
   } catch (const UsageError& e) {

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/traffic_model.h"
+
 namespace vb {
 
 TextTable::TextTable(std::vector<std::string> header, std::vector<bool> right_aligned)
@@ -186,6 +188,41 @@ std::string format_summary(const std::vector<CaseResult>& cases, const GpuInfo& 
     if (!c.all_passed()) out += fmt::format("reproduce {}: {}\n", c.case_name, c.reproducer);
   }
   return out;
+}
+
+std::string format_timing_table(const std::vector<CaseResult>& cases) {
+  TextTable table({"case", "executor", "cold us", "hot us", "graph us", "noise", "GB/s", "TFLOP/s",
+                   "% attain", "bound", "flags"},
+                  {false, false, true, true, true, true, true, true, true, false, false});
+  bool any = false;
+  for (const CaseResult& c : cases) {
+    for (const ExecutorResult& e : c.executors) {
+      if (e.timings.empty()) continue;
+      any = true;
+      auto med = [&](const char* mode) {
+        const TimingRecord* t = find_timing(e, mode);
+        return t ? fmt::format("{:.1f}", t->median_ms * 1e3) : std::string("-");
+      };
+      const TimingRecord* pref = preferred_timing(e);
+      std::string flags;
+      for (const TimingRecord& t : e.timings) {
+        if (t.stop_reason.rfind("error", 0) == 0) flags += t.mode + " " + t.stop_reason + " ";
+        if (t.throttled) flags += t.mode + " throttled ";
+      }
+      if (e.outcome == Outcome::kIncorrect) flags += "INCORRECT ";
+      if (e.achieved && e.achieved->speed_of_light) flags += "above-ceiling ";
+      while (!flags.empty() && flags.back() == ' ') flags.pop_back();
+      table.add_row({c.case_name, e.executor, med("cold-l2"), med("hot-l2"), med("graph"),
+                     pref ? fmt::format("{:.2f}%", 100 * pref->rel_noise) : "-",
+                     e.achieved ? fmt::format("{:.0f}", e.achieved->gbps) : "-",
+                     e.achieved ? fmt::format("{:.2f}", e.achieved->tflops) : "-",
+                     e.achieved && e.achieved->pct_of_attainable
+                         ? fmt::format("{:.1f}", *e.achieved->pct_of_attainable)
+                         : "-",
+                     e.achieved && !e.achieved->bound.empty() ? e.achieved->bound : "-", flags});
+    }
+  }
+  return any ? table.render() : std::string();
 }
 
 }  // namespace vb

@@ -30,6 +30,10 @@ std::string format_case_table(const std::vector<CaseResult>& cases);
 // reproducer of every case that did not pass.
 std::string format_summary(const std::vector<CaseResult>& cases, const GpuInfo& gpu);
 
+// One line per timed executor record: median per mode (µs), noise, GB/s, TFLOP/s, % of the
+// attainable ceiling; "" when nothing was timed.
+std::string format_timing_table(const std::vector<CaseResult>& cases);
+
 // "O[request 0, node 3, head 5, channel 17] expected 0.125 got nan" (LSE: no channel).
 std::string format_worst(const char* what, const ErrorStats& stats);
 

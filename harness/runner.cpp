@@ -8,7 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "harness/nvtx.h"
 #include "harness/problem.h"
+#include "harness/traffic_model.h"
 #include "verifybench/reference.h"
 
 namespace vb {
@@ -83,8 +85,14 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
   result.source = spec.source;
   result.reproducer = reproducer_for(options.scenario_path, spec.name);
 
+  result.tags = spec.tags;
+
   // ---- set-up
-  const Problem problem = materialize(spec);
+  const Problem problem = [&] {
+    NvtxRange range("materialize");
+    return materialize(spec);
+  }();
+  result.traffic = traffic_model(traffic_input(problem));
   result.batch = problem.batch;
   result.tree_size = problem.tree_size;
   result.heads = problem.num_heads;
@@ -99,12 +107,14 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
   ReferenceOptions ref_options;
   ref_options.threads = options.threads;
   const auto ref_start = std::chrono::steady_clock::now();
+  std::optional<NvtxRange> ref_range(std::in_place, "reference");
   const ReferenceOutput ref =
       spec.check.mode == CheckMode::kFull
           ? reference_verify(host, ref_options)
           : reference_verify_rows(
                 host, sample_query_rows(host, spec.check.sampled_rows, spec.check.seed),
                 ref_options);
+  ref_range.reset();
   const double ref_ms = ms_since(ref_start);
   const std::int64_t ref_rows = static_cast<std::int64_t>(ref.rows.size());
   const bool sampled = ref_rows < all_rows;
@@ -129,6 +139,7 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
     for (const GpuExecutorRun& run : runs) {
       result.executors.push_back(gpu_record(run, Outcome::kNotRun, not_run_detail(gpu)));
     }
+    if (options.time) result.timing_note = not_run_detail(gpu);
     return result;
   }
   std::string upload_error;
@@ -145,6 +156,7 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
   // for the production kernel on every row.
   std::optional<ReferenceOutput> naive_full;
   std::string naive_missing = "naive did not run";
+  std::optional<NvtxRange> verify_range(std::in_place, "verify");
   for (const GpuExecutorRun& run : runs) {
     GpuRunOutput out = device->run(run.kind, run.page_kind);
     if (!out.ok) {
@@ -174,6 +186,53 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
       }
       result.executors.push_back(std::move(vs));
     }
+  }
+  verify_range.reset();
+
+  // ---- timing: every executor that launched, in each mode; the first record of an
+  // executor carries its timings (production's second record is the check vs naive).
+  if (options.time) {
+    if (options.timer == nullptr) {
+      result.timing_note = "not timed: no timer (internal error)";
+    } else {
+      for (const GpuExecutorRun& run : runs) {
+        ExecutorResult* record = nullptr;
+        for (ExecutorResult& e : result.executors) {
+          if (e.executor == run.name) {
+            record = &e;
+            break;
+          }
+        }
+        if (record == nullptr || record->outcome == Outcome::kLaunchFailed ||
+            record->outcome == Outcome::kNotRun || record->outcome == Outcome::kNotSupported) {
+          continue;
+        }
+        DeviceProblem* dp = device.get();
+        const LaunchFn launch = [dp, run](cudaStream_t stream) {
+          return dp->launch(run.kind, run.page_kind, stream);
+        };
+        for (TimingMode mode : options.timing.modes) {
+          record->timings.push_back(options.timer->measure(mode, launch, options.timing));
+        }
+      }
+    }
+  }
+
+  // ---- exactly one production launch inside the case's NVTX range (for ncu --nvtx),
+  // warmed up by everything above; outside every phase range.
+  for (const GpuExecutorRun& run : runs) {
+    if (run.kind != GpuExecutorKind::kProduction) continue;
+    cudaStream_t stream = options.timer != nullptr ? options.timer->stream() : nullptr;
+    cudaError_t err;
+    {
+      CaseLaunchRange range(nvtx_case_range_name(options.scenario_path, spec.name));
+      err = device->launch(run.kind, run.page_kind, stream);
+      if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+    }
+    if (err != cudaSuccess && result.timing_note.empty()) {
+      result.timing_note = std::string("profiled launch failed: ") + cudaGetErrorString(err);
+    }
+    break;
   }
   return result;
 }

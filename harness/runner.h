@@ -8,6 +8,7 @@
 #include "harness/gpu_executor.h"
 #include "harness/result.h"
 #include "harness/scenario.h"
+#include "harness/timing.h"
 
 namespace vb {
 
@@ -20,6 +21,12 @@ inline constexpr int kExitRuntimeFailure = 3;  // a CUDA call failed, report I/O
 struct RunOptions {
   int threads = 0;             // CPU reference threads; 0: all hardware threads
   std::string scenario_path;   // the file as named on the command line (reproducers)
+  // Timing (issue 4): when `time` is set and the device is there, every executor that ran
+  // (incorrect ones too: they are timed and stay flagged) is measured in each mode with
+  // `timer`. Without a device the case says timing_note = "not run: no CUDA device (...)".
+  bool time = false;
+  TimingOptions timing;
+  GpuTimer* timer = nullptr;   // required when time && gpu.available
 };
 
 // One GPU executor run of the plan: which kernel and which page-table form.
@@ -32,7 +39,10 @@ struct GpuExecutorRun {
 // sglang-adapter (SGLang's token-form inputs).
 const std::vector<GpuExecutorRun>& gpu_executor_runs();
 
-// Runs every phase of one case. Throws ScenarioError when the spec cannot be materialized;
+// Runs every phase of one case: materialize -> reference -> verify (every GPU executor)
+// -> [timing] -> one production launch inside the case's NVTX range (nvtx.h), and the
+// traffic model. Achieved rates, speedup and mask tax need the whole run:
+// annotate_roofline (traffic_model.h). Throws ScenarioError when the spec cannot be materialized;
 // CUDA failures are recorded as kLaunchFailed, never thrown.
 CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& options);
 

@@ -1,0 +1,180 @@
+// In-run ceilings: row reads (contiguous, page-1 shuffled), D2D copy, mma.sync bf16 rate.
+#include "harness/ceilings.h"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "harness/ceilings_kernels.h"
+#include "harness/nvtx.h"
+
+namespace vb {
+namespace {
+
+namespace ck = ceiling_kernels;
+
+struct Buffer {
+  void* ptr = nullptr;
+  ~Buffer() {
+    if (ptr) cudaFree(ptr);
+  }
+};
+
+struct Check {
+  std::string error;
+  bool operator()(cudaError_t err, const std::string& call) {
+    if (err != cudaSuccess && error.empty()) {
+      error = fmt::format("{} failed: {} ({})", call, cudaGetErrorString(err), cudaGetErrorName(err));
+    }
+    return err == cudaSuccess;
+  }
+};
+
+// Median over `reps` timed passes (after one warm-up) of `pass`, in ms.
+template <typename Pass>
+double median_ms(Check& check, cudaStream_t stream, int reps, Pass pass) {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
+  std::vector<double> times;
+  if (check.error.empty()) {
+    check(pass(), "warm-up pass");
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  }
+  for (int i = 0; i < reps && check.error.empty(); ++i) {
+    check(cudaEventRecord(start, stream), "cudaEventRecord");
+    check(pass(), "timed pass");
+    check(cudaEventRecord(stop, stream), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    times.push_back(ms);
+  }
+  if (start) cudaEventDestroy(start);
+  if (stop) cudaEventDestroy(stop);
+  if (times.empty()) return 0;
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+}  // namespace
+
+CeilingsRun measure_ceilings(const GpuInfo& gpu, const CeilingOptions& options) {
+  CeilingsRun run;
+  if (!gpu.available) {
+    run.error = "not run: " + gpu.reason;
+    return run;
+  }
+  NvtxRange range("ceilings");
+  Check check;
+  Ceilings c;
+  cudaStream_t stream = nullptr;
+  check(cudaSetDevice(gpu.device), "cudaSetDevice");
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+
+  // ---- 1152-byte rows through an index array, contiguous then page-size-1 shuffled.
+  std::size_t free_bytes = 0, total_bytes = 0;
+  check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  double want = options.row_read_bytes;
+  // Leave room for the index array and the copy buffers later (freed before those).
+  want = std::min(want, 0.6 * static_cast<double>(free_bytes));
+  const std::int64_t rows = static_cast<std::int64_t>(want / ck::kRowBytes);
+  const double row_bytes = static_cast<double>(rows) * ck::kRowBytes;
+  int row_blocks_per_sm = 0, mma_blocks_sm = 0;
+  check(ck::row_read_blocks_per_sm(&row_blocks_per_sm), "row-read occupancy");
+  check(ck::mma_blocks_per_sm(&mma_blocks_sm), "mma occupancy");
+  const int row_blocks = std::max(1, gpu.sm_count * std::max(1, row_blocks_per_sm));
+  {
+    Buffer pool, index, sink;
+    if (check.error.empty()) {
+      check(cudaMalloc(&pool.ptr, static_cast<std::size_t>(row_bytes)), "cudaMalloc row pool");
+      check(cudaMalloc(&index.ptr, rows * sizeof(std::int64_t)), "cudaMalloc row index");
+      check(cudaMalloc(&sink.ptr, ck::kRowReadThreads * sizeof(unsigned)), "cudaMalloc sink");
+      check(cudaMemsetAsync(pool.ptr, 0x3C, static_cast<std::size_t>(row_bytes), stream), "memset row pool");
+    }
+    std::vector<std::int64_t> host(rows);
+    std::iota(host.begin(), host.end(), std::int64_t{0});
+    auto pass = [&] {
+      return ck::launch_row_read(pool.ptr, static_cast<const std::int64_t*>(index.ptr), rows,
+                                 static_cast<unsigned*>(sink.ptr), row_blocks, stream);
+    };
+    for (bool shuffled : {false, true}) {
+      if (!check.error.empty()) break;
+      if (shuffled) std::shuffle(host.begin(), host.end(), std::mt19937_64(0x5eed));
+      check(cudaMemcpy(index.ptr, host.data(), rows * sizeof(std::int64_t), cudaMemcpyHostToDevice),
+            "upload row index");
+      const double ms = median_ms(check, stream, options.repetitions, pass);
+      (shuffled ? c.row_read_shuffled_gbps : c.row_read_contiguous_gbps) =
+          ms > 0 ? row_bytes / (ms * 1e-3) / 1e9 : 0;
+    }
+  }
+  const std::string row_method = fmt::format(
+      "{:.2f} GB of 1152-byte rows ({} rows) named by an int64 index array ({}), each warp "
+      "reading whole rows with 16-byte loads, {} rows in flight per warp, XOR-folded; grid "
+      "{} blocks x {} threads; median of {} passes after a warm-up; row bytes only",
+      row_bytes / 1e9, rows, "{}", ck::kRowsPerWarpIteration, row_blocks, ck::kRowReadThreads,
+      options.repetitions);
+  c.method.emplace_back("row_read_contiguous",
+                        fmt::format(fmt::runtime(row_method), "in order"));
+  c.method.emplace_back("row_read_shuffled",
+                        fmt::format(fmt::runtime(row_method),
+                                    "a random permutation: page size 1 shuffled"));
+
+  // ---- device-to-device copy
+  const std::size_t copy_bytes = static_cast<std::size_t>(
+      std::min(options.copy_bytes, 0.3 * static_cast<double>(free_bytes)));
+  {
+    Buffer src, dst;
+    if (check.error.empty()) {
+      check(cudaMalloc(&src.ptr, copy_bytes), "cudaMalloc copy source");
+      check(cudaMalloc(&dst.ptr, copy_bytes), "cudaMalloc copy destination");
+      check(cudaMemsetAsync(src.ptr, 1, copy_bytes, stream), "memset copy source");
+    }
+    if (check.error.empty()) {
+      const double ms = median_ms(check, stream, options.repetitions, [&] {
+        return cudaMemcpyAsync(dst.ptr, src.ptr, copy_bytes, cudaMemcpyDeviceToDevice, stream);
+      });
+      c.d2d_copy_gbps = ms > 0 ? 2.0 * static_cast<double>(copy_bytes) / (ms * 1e-3) / 1e9 : 0;
+    }
+  }
+  c.method.emplace_back(
+      "d2d_copy", fmt::format("cudaMemcpyAsync device to device of {:.2f} GB, counting read + "
+                              "write bytes (2x); median of {} passes after a warm-up",
+                              static_cast<double>(copy_bytes) / 1e9, options.repetitions));
+
+  // ---- mma.sync bf16 issue rate
+  const int mma_blocks = std::max(1, gpu.sm_count * std::max(1, mma_blocks_sm));
+  {
+    Buffer sink;
+    if (check.error.empty()) check(cudaMalloc(&sink.ptr, ck::kMmaThreads * sizeof(float)), "cudaMalloc mma sink");
+    if (check.error.empty()) {
+      const double ms = median_ms(check, stream, options.repetitions, [&] {
+        return ck::launch_mma_bf16(options.mma_iterations, static_cast<float*>(sink.ptr), mma_blocks, stream);
+      });
+      const double warps = static_cast<double>(mma_blocks) * (ck::kMmaThreads / 32);
+      const double flops = warps * options.mma_iterations * ck::kMmaChains * ck::kFlopsPerMma;
+      c.mma_bf16_tflops = ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0;
+    }
+  }
+  c.method.emplace_back(
+      "mma_bf16", fmt::format("mma.sync.aligned.m16n8k16 bf16 x bf16 -> fp32, {} independent "
+                              "accumulator chains per warp x {} iterations, {} blocks x {} "
+                              "threads ({} per SM); 4096 FLOP per mma; median of {} passes",
+                              ck::kMmaChains, options.mma_iterations, mma_blocks,
+                              ck::kMmaThreads, std::max(1, mma_blocks_sm), options.repetitions));
+  if (stream) cudaStreamDestroy(stream);
+  if (!check.error.empty()) {
+    run.error = "ceilings: " + check.error;
+    return run;
+  }
+  run.ceilings = c;
+  return run;
+}
+
+}  // namespace vb

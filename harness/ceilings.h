@@ -1,0 +1,27 @@
+// In-run ceilings (SPEC.md §4): measured once at the start of a GPU run, stored in the
+// result file, and used as the roofline of every case of that run.
+#pragma once
+#include <optional>
+#include <string>
+
+#include "harness/gpu_executor.h"
+#include "harness/result.h"
+
+namespace vb {
+
+struct CeilingOptions {
+  double row_read_bytes = 2.0 * (1ll << 30);  // >= 2 GiB of 1152-byte rows per pass
+  double copy_bytes = 1.0 * (1ll << 30);      // 1 GiB copied (2 GiB moved) per pass
+  int repetitions = 5;                        // timed passes after one warm-up; median kept
+  int mma_iterations = 8192;                  // per warp, x kMmaChains mma each
+};
+
+struct CeilingsRun {
+  std::optional<Ceilings> ceilings;  // none when a measurement failed
+  std::string error;                 // "<what>: <cuda call> failed: ..." when it failed
+};
+
+// Never throws; prints nothing.
+CeilingsRun measure_ceilings(const GpuInfo& gpu, const CeilingOptions& options = {});
+
+}  // namespace vb

@@ -1,0 +1,90 @@
+// Ceiling micro-kernels: how fast this device can read 1152-byte KV rows through an index
+// array, and how fast it issues mma.sync bf16. Harness code: kernels/ never includes it.
+#include "harness/ceilings_kernels.h"
+
+namespace vb::ceiling_kernels {
+namespace {
+
+__global__ void __launch_bounds__(kRowReadThreads)
+row_read_kernel(const uint4* __restrict__ pool, const std::int64_t* __restrict__ row_index,
+                std::int64_t rows, unsigned* __restrict__ sink) {
+  const int lane = threadIdx.x & 31;
+  const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const std::int64_t warps = (static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5;
+  constexpr int kTail = kRowChunks - 64;  // lanes that load a third chunk (8)
+  unsigned acc = 0;
+  for (std::int64_t first = warp * kRowsPerWarpIteration; first < rows;
+       first += warps * kRowsPerWarpIteration) {
+    uint4 v[kRowsPerWarpIteration][3];
+#pragma unroll
+    for (int k = 0; k < kRowsPerWarpIteration; ++k) {
+      const std::int64_t r = first + k;
+      v[k][0] = v[k][1] = v[k][2] = make_uint4(0, 0, 0, 0);
+      if (r < rows) {
+        const uint4* row = pool + row_index[r] * kRowChunks;
+        v[k][0] = row[lane];
+        v[k][1] = row[lane + 32];
+        if (lane < kTail) v[k][2] = row[lane + 64];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kRowsPerWarpIteration; ++k) {
+#pragma unroll
+      for (int c = 0; c < 3; ++c) acc ^= v[k][c].x ^ v[k][c].y ^ v[k][c].z ^ v[k][c].w;
+    }
+  }
+  if (acc == 0x9E3779B9u) sink[threadIdx.x] = acc;  // practically never; keeps loads live
+}
+
+__global__ void __launch_bounds__(kMmaThreads) mma_bf16_kernel(int iterations, float* sink) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  // Operands: small bf16 values (0x3C00 = 2^-7) so nothing overflows; the values do not
+  // change the issue rate.
+  const unsigned a0 = 0x3C003C00u + (threadIdx.x & 1), a1 = 0x3C003C00u, a2 = 0x3C003C00u,
+                 a3 = 0x3C003C00u;
+  const unsigned b0 = 0x3C003C00u, b1 = 0x3C003C00u + (threadIdx.x & 2);
+  float c[kMmaChains][4];
+#pragma unroll
+  for (int k = 0; k < kMmaChains; ++k) c[k][0] = c[k][1] = c[k][2] = c[k][3] = 0.f;
+  for (int i = 0; i < iterations; ++i) {
+#pragma unroll
+    for (int k = 0; k < kMmaChains; ++k) {
+      asm volatile(
+          "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+          "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+          : "+f"(c[k][0]), "+f"(c[k][1]), "+f"(c[k][2]), "+f"(c[k][3])
+          : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+    }
+  }
+  float s = 0.f;
+#pragma unroll
+  for (int k = 0; k < kMmaChains; ++k) s += c[k][0] + c[k][1] + c[k][2] + c[k][3];
+  if (s == -1.f) sink[threadIdx.x] = s;  // never (all terms are >= 0); keeps chains live
+#else
+  if (iterations < 0) sink[0] = 0.f;
+#endif
+}
+
+}  // namespace
+
+cudaError_t launch_row_read(const void* pool, const std::int64_t* row_index, std::int64_t rows,
+                            unsigned* sink, int blocks, cudaStream_t stream) {
+  row_read_kernel<<<blocks, kRowReadThreads, 0, stream>>>(static_cast<const uint4*>(pool),
+                                                          row_index, rows, sink);
+  return cudaGetLastError();
+}
+
+cudaError_t row_read_blocks_per_sm(int* blocks) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, row_read_kernel, kRowReadThreads, 0);
+}
+
+cudaError_t launch_mma_bf16(int iterations, float* sink, int blocks, cudaStream_t stream) {
+  mma_bf16_kernel<<<blocks, kMmaThreads, 0, stream>>>(iterations, sink);
+  return cudaGetLastError();
+}
+
+cudaError_t mma_blocks_per_sm(int* blocks) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, mma_bf16_kernel, kMmaThreads, 0);
+}
+
+}  // namespace vb::ceiling_kernels

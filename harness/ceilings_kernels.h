@@ -1,0 +1,30 @@
+// Launchers of the ceiling micro-kernels (harness/ceilings_kernels.cu), used by
+// harness/ceilings.cpp only. Asynchronous on `stream`; return the launch error.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace vb::ceiling_kernels {
+
+inline constexpr int kRowBytes = 1152;        // one MLA KV row: 576 bf16
+inline constexpr int kRowChunks = kRowBytes / 16;  // 16-byte loads per row (72)
+inline constexpr int kRowReadThreads = 256;
+inline constexpr int kRowsPerWarpIteration = 4;  // rows a warp has in flight at once
+
+// Every warp reads whole rows (lane l loads chunks l, l+32, l+64 < 72 with 16-byte loads),
+// rows named by `row_index` ([rows] int64, like kv_indices), grid-stride over rows; the
+// loaded words are XOR-folded and stored only on an impossible value, so no load is dead.
+cudaError_t launch_row_read(const void* pool, const std::int64_t* row_index, std::int64_t rows,
+                            unsigned* sink, int blocks, cudaStream_t stream);
+// Resident blocks of the row-read kernel per SM (occupancy query).
+cudaError_t row_read_blocks_per_sm(int* blocks);
+
+inline constexpr int kMmaThreads = 256;
+inline constexpr int kMmaChains = 8;  // independent accumulator chains per warp
+inline constexpr double kFlopsPerMma = 2.0 * 16 * 8 * 16;  // m16n8k16
+// Each warp issues `iterations` x kMmaChains mma.sync.m16n8k16 bf16 -> fp32.
+cudaError_t launch_mma_bf16(int iterations, float* sink, int blocks, cudaStream_t stream);
+cudaError_t mma_blocks_per_sm(int* blocks);
+
+}  // namespace vb::ceiling_kernels

@@ -1,0 +1,142 @@
+#include "harness/report_markdown.h"
+
+#include <fmt/format.h>
+
+#include "harness/traffic_model.h"
+
+namespace vb {
+namespace {
+
+std::string md(const std::string& text) {  // escape table pipes
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else out += c;
+  }
+  return out;
+}
+
+std::string us(double ms) { return fmt::format("{:.1f}", ms * 1e3); }
+std::string opt_pct(const std::optional<double>& v) { return v ? fmt::format("{:.1f}%", *v) : "-"; }
+
+}  // namespace
+
+std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& ceilings,
+                            const std::vector<CaseResult>& cases) {
+  std::string s = "# verifybench results\n\n";
+  s += fmt::format("- command: `{}`\n", p.command_line);
+  s += fmt::format("- date (UTC): {}; host: {}; {}\n", p.date_utc, p.host, p.tool_version);
+  s += fmt::format("- git: {} ({})\n", p.git_commit, p.git_state);
+  s += fmt::format("- build: {}, CUDA architectures {}, flags `{}`\n", p.build.type,
+                   p.build.cuda_architectures, p.build.flags);
+  if (p.gpu.available) {
+    s += fmt::format("- device: {} (cc {}.{}, {} SMs, L2 {} MiB), driver {}, runtime {}\n", p.gpu.name,
+                     p.gpu.cc_major, p.gpu.cc_minor, p.gpu.sm_count, p.gpu.l2_bytes >> 20,
+                     p.gpu.driver_version, p.gpu.runtime_version);
+    s += fmt::format("- clocks at start: SM {} MHz, memory {} MHz (NVML: {})\n",
+                     p.sm_clock_mhz_at_start ? fmt::format("{:.0f}", *p.sm_clock_mhz_at_start) : "?",
+                     p.mem_clock_mhz_at_start ? fmt::format("{:.0f}", *p.mem_clock_mhz_at_start) : "?",
+                     p.nvml_status.empty() ? "not queried" : p.nvml_status);
+  } else {
+    s += fmt::format("- device: none ({})\n", p.gpu.reason);
+  }
+  for (const ScenarioFileInfo& f : p.scenario_files) {
+    s += fmt::format("- scenario file: `{}` sha256 {}\n", f.path, f.sha256);
+  }
+
+  s += "\n## Ceilings (measured in this run)\n\n";
+  if (ceilings) {
+    s += "| ceiling | value | how |\n| --- | ---: | --- |\n";
+    auto method = [&](const std::string& name) {
+      for (const auto& [k, v] : ceilings->method) {
+        if (k == name) return md(v);
+      }
+      return std::string("-");
+    };
+    s += fmt::format("| 1152-byte rows, in order | {:.0f} GB/s | {} |\n", ceilings->row_read_contiguous_gbps, method("row_read_contiguous"));
+    s += fmt::format("| 1152-byte rows, page 1 shuffled | {:.0f} GB/s | {} |\n", ceilings->row_read_shuffled_gbps, method("row_read_shuffled"));
+    s += fmt::format("| device-to-device copy | {:.0f} GB/s | {} |\n", ceilings->d2d_copy_gbps, method("d2d_copy"));
+    s += fmt::format("| mma.sync bf16 | {:.0f} TFLOP/s | {} |\n", ceilings->mma_bf16_tflops, method("mma_bf16"));
+    s += "\nThe memory roof of a case is the shuffled-row ceiling for page size 1 and the in-order one otherwise.\n";
+  } else {
+    s += "Not measured in this run (no `--time`, no device, or the measurement failed).\n";
+  }
+
+  s += "\n## Timing\n\n";
+  s += "Times are medians in µs of CUDA-event samples; noise is the relative standard error of the median; "
+       "GB/s and TFLOP/s use the algorithmic bytes and FLOPs of the case and the cold-L2 median "
+       "(hot-L2, then graph, when cold was not run); `SoL!` marks a rate above its measured ceiling.\n\n";
+  s += "| case | B | T | H | page | MB | GFLOP | FLOP/B | executor | outcome | cold µs | hot µs | graph µs | noise | GB/s | TFLOP/s | % attainable | bound | clock MHz | notes |\n";
+  s += "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |\n";
+  int untimed = 0;
+  for (const CaseResult& c : cases) {
+    const std::string mb = c.traffic ? fmt::format("{:.2f}", c.traffic->algorithmic_bytes / 1e6) : "-";
+    const std::string gf = c.traffic ? fmt::format("{:.3f}", c.traffic->flops / 1e9) : "-";
+    const std::string in = c.traffic ? fmt::format("{:.1f}", c.traffic->intensity()) : "-";
+    bool any = false;
+    for (const ExecutorResult& e : c.executors) {
+      if (e.timings.empty()) continue;
+      any = true;
+      auto med = [&](const char* mode) {
+        const TimingRecord* t = find_timing(e, mode);
+        return t ? us(t->median_ms) : std::string("-");
+      };
+      const TimingRecord* pref = preferred_timing(e);
+      std::string notes;
+      bool throttled = false;
+      for (const TimingRecord& t : e.timings) {
+        throttled = throttled || t.throttled;
+        if (t.stop_reason.rfind("error", 0) == 0) notes += md(t.mode + ": " + t.stop_reason) + "; ";
+      }
+      if (throttled) notes += "throttled; ";
+      if (e.outcome == Outcome::kIncorrect) notes += "**INCORRECT output**; ";
+      if (e.achieved && e.achieved->speed_of_light) notes += "SoL! ";
+      s += fmt::format(
+          "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+          md(c.case_name), c.batch, c.tree_size, c.heads, c.page_size, mb, gf, in, md(e.executor),
+          to_string(e.outcome), med("cold-l2"), med("hot-l2"), med("graph"),
+          pref ? fmt::format("{:.2f}%", 100 * pref->rel_noise) : "-",
+          e.achieved ? fmt::format("{:.0f}", e.achieved->gbps) : "-",
+          e.achieved ? fmt::format("{:.2f}", e.achieved->tflops) : "-",
+          e.achieved ? opt_pct(e.achieved->pct_of_attainable) : "-",
+          e.achieved && !e.achieved->bound.empty() ? e.achieved->bound : "-",
+          pref && pref->sm_clock_mhz_median ? fmt::format("{:.0f}", *pref->sm_clock_mhz_median) : "-",
+          notes);
+    }
+    if (!any) ++untimed;
+  }
+  if (untimed > 0) {
+    std::string why = "not timed (run with --time)";
+    for (const CaseResult& c : cases) {
+      if (!c.timing_note.empty()) {
+        why = c.timing_note;
+        break;
+      }
+    }
+    s += fmt::format("\n{} of {} cases have no timing: {}\n", untimed, cases.size(), why);
+  }
+
+  bool header = false;
+  for (const CaseResult& c : cases) {
+    if (!c.speedup_vs_naive && !c.mask_tax) continue;
+    if (!header) {
+      s += "\n## Speedup and mask tax\n\n| case | production vs naive (cold) | mask tax |\n| --- | ---: | ---: |\n";
+      header = true;
+    }
+    s += fmt::format("| {} | {} | {} |\n", md(c.case_name),
+                     c.speedup_vs_naive ? fmt::format("{:.2f}x", *c.speedup_vs_naive) : "-",
+                     c.mask_tax ? fmt::format("{:+.1f}%", 100 * *c.mask_tax) : "-");
+  }
+
+  s += "\n## Correctness\n\n";
+  const OutcomeCounts n = count_outcomes(cases);
+  s += fmt::format("{} cases; executor checks: {} passed, {} incorrect, {} launch failed, {} not run, "
+                   "{} not verified, {} not supported.\n",
+                   n.cases, n.passed, n.incorrect, n.launch_failed, n.not_run, n.not_verified, n.not_supported);
+  for (const CaseResult& c : cases) {
+    if (!c.all_passed()) s += fmt::format("- {} failed; reproduce: `{}`\n", md(c.case_name), c.reproducer);
+  }
+  return s;
+}
+
+}  // namespace vb

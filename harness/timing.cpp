@@ -1,0 +1,372 @@
+// Measurement engine: statistics, stopping rule, NVML via dlopen, and the CUDA-event timer.
+#include "harness/timing.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "harness/nvtx.h"
+
+namespace vb {
+
+// ---------------------------------------------------------------- statistics
+double percentile_sorted(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(sorted.size() - 1);
+  const std::size_t lo = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  const double frac = pos - static_cast<double>(lo);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+
+double relative_noise(double p10, double p90, double median, int n) {
+  if (n < 3 || !(median > 0)) return std::numeric_limits<double>::infinity();
+  constexpr double kP10P90InSigmas = 2.5631;  // 2 * 1.28155
+  constexpr double kMedianSeFactor = 1.2533;  // sqrt(pi / 2)
+  const double sigma = (p90 - p10) / kP10P90InSigmas;
+  return kMedianSeFactor * sigma / std::sqrt(static_cast<double>(n)) / median;
+}
+
+SampleStats summarize(const std::vector<double>& samples) {
+  SampleStats s;
+  s.n = static_cast<int>(samples.size());
+  if (samples.empty()) {
+    s.rel_noise = std::numeric_limits<double>::infinity();
+    return s;
+  }
+  std::vector<double> sorted = samples;
+  std::sort(sorted.begin(), sorted.end());
+  s.min = sorted.front();
+  s.max = sorted.back();
+  s.median = percentile_sorted(sorted, 0.5);
+  s.p10 = percentile_sorted(sorted, 0.1);
+  s.p90 = percentile_sorted(sorted, 0.9);
+  s.rel_noise = relative_noise(s.p10, s.p90, s.median, s.n);
+  return s;
+}
+
+std::string stop_reason(const StopRule& rule, const std::vector<double>& samples, double elapsed_s) {
+  const int n = static_cast<int>(samples.size());
+  if (n >= rule.max_samples) return "max samples";
+  if (n < rule.min_samples) return "";
+  if (summarize(samples).rel_noise <= rule.target_noise) return "noise target";
+  if (elapsed_s >= rule.budget_s) return "time budget";
+  return "";
+}
+
+const char* to_string(TimingMode mode) {
+  switch (mode) {
+    case TimingMode::kColdL2: return "cold-l2";
+    case TimingMode::kHotL2: return "hot-l2";
+    case TimingMode::kGraph: return "graph";
+  }
+  return "unknown";
+}
+
+std::vector<TimingMode> parse_timing_modes(const std::string& text) {
+  std::vector<TimingMode> modes;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    TimingMode m;
+    if (item == "cold" || item == "cold-l2") m = TimingMode::kColdL2;
+    else if (item == "hot" || item == "hot-l2") m = TimingMode::kHotL2;
+    else if (item == "graph") m = TimingMode::kGraph;
+    else throw std::invalid_argument(fmt::format("unknown timing mode '{}' (cold, hot, graph)", item));
+    if (std::find(modes.begin(), modes.end(), m) == modes.end()) modes.push_back(m);
+  }
+  if (modes.empty()) throw std::invalid_argument("no timing mode given (cold, hot, graph)");
+  return modes;
+}
+
+// ---------------------------------------------------------------- NVML
+// The few NVML entry points used, declared here (nvml.h is not needed to build).
+struct Nvml::Api {
+  using Ret = int;  // nvmlReturn_t; 0 is NVML_SUCCESS
+  using Device = void*;
+  void* lib = nullptr;
+  Ret (*init)() = nullptr;
+  Ret (*by_pci)(const char*, Device*) = nullptr;
+  Ret (*by_index)(unsigned, Device*) = nullptr;
+  Ret (*clock)(Device, int, unsigned*) = nullptr;        // nvmlDeviceGetClockInfo
+  Ret (*temperature)(Device, int, unsigned*) = nullptr;  // nvmlDeviceGetTemperature
+  Ret (*reasons)(Device, unsigned long long*) = nullptr; // ...ClocksEventReasons / Throttle
+  ~Api() {
+    if (lib) dlclose(lib);
+  }
+};
+
+namespace {
+constexpr int kNvmlClockSm = 1;   // NVML_CLOCK_SM
+constexpr int kNvmlClockMem = 2;  // NVML_CLOCK_MEM
+constexpr int kNvmlTemperatureGpu = 0;
+constexpr unsigned long long kReasonGpuIdle = 0x1;
+constexpr unsigned long long kReasonAppClocks = 0x2;
+}  // namespace
+
+Nvml& Nvml::instance() {
+  static Nvml nvml;
+  return nvml;
+}
+
+Nvml::Nvml() : api_(std::make_shared<Api>()) {
+  Api& a = *api_;
+  a.lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (a.lib == nullptr) {
+    const char* why = dlerror();
+    status_ = fmt::format("nvml unavailable: {}", why ? why : "dlopen(libnvidia-ml.so.1) failed");
+    return;
+  }
+  auto sym = [&](const char* name) { return dlsym(a.lib, name); };
+  a.init = reinterpret_cast<Api::Ret (*)()>(sym("nvmlInit_v2"));
+  a.by_pci = reinterpret_cast<Api::Ret (*)(const char*, Api::Device*)>(sym("nvmlDeviceGetHandleByPciBusId_v2"));
+  a.by_index = reinterpret_cast<Api::Ret (*)(unsigned, Api::Device*)>(sym("nvmlDeviceGetHandleByIndex_v2"));
+  a.clock = reinterpret_cast<Api::Ret (*)(Api::Device, int, unsigned*)>(sym("nvmlDeviceGetClockInfo"));
+  a.temperature = reinterpret_cast<Api::Ret (*)(Api::Device, int, unsigned*)>(sym("nvmlDeviceGetTemperature"));
+  void* reasons = sym("nvmlDeviceGetCurrentClocksEventReasons");
+  if (reasons == nullptr) reasons = sym("nvmlDeviceGetCurrentClocksThrottleReasons");
+  a.reasons = reinterpret_cast<Api::Ret (*)(Api::Device, unsigned long long*)>(reasons);
+  if (a.init == nullptr || a.clock == nullptr || (a.by_pci == nullptr && a.by_index == nullptr)) {
+    status_ = "nvml unavailable: libnvidia-ml.so.1 lacks nvmlInit_v2 / nvmlDeviceGetClockInfo";
+    return;
+  }
+  if (const Api::Ret r = a.init(); r != 0) {
+    status_ = fmt::format("nvml unavailable: nvmlInit_v2 returned {}", r);
+    return;
+  }
+  status_ = "ok (not bound to a device yet)";
+}
+
+void Nvml::bind(int cuda_device) {
+  if (api_->init == nullptr || status_.rfind("nvml unavailable", 0) == 0) return;
+  Api& a = *api_;
+  char bus_id[64] = {};
+  Api::Ret r = -1;
+  if (a.by_pci != nullptr && cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, cuda_device) == cudaSuccess) {
+    r = a.by_pci(bus_id, &device_);
+  }
+  if (r != 0 && a.by_index != nullptr) r = a.by_index(static_cast<unsigned>(cuda_device), &device_);
+  if (r != 0) {
+    status_ = fmt::format("nvml unavailable: no NVML handle for CUDA device {} (bus {}, error {})",
+                          cuda_device, bus_id, r);
+    device_ = nullptr;
+    return;
+  }
+  available_ = true;
+  status_ = "ok";
+}
+
+std::optional<double> Nvml::sm_clock_mhz() {
+  unsigned v = 0;
+  if (!available_ || api_->clock(device_, kNvmlClockSm, &v) != 0) return std::nullopt;
+  return v;
+}
+
+std::optional<double> Nvml::mem_clock_mhz() {
+  unsigned v = 0;
+  if (!available_ || api_->clock(device_, kNvmlClockMem, &v) != 0) return std::nullopt;
+  return v;
+}
+
+std::optional<double> Nvml::temperature_c() {
+  unsigned v = 0;
+  if (!available_ || api_->temperature == nullptr ||
+      api_->temperature(device_, kNvmlTemperatureGpu, &v) != 0) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<unsigned long long> Nvml::throttle_reasons() {
+  unsigned long long v = 0;
+  if (!available_ || api_->reasons == nullptr || api_->reasons(device_, &v) != 0) return std::nullopt;
+  return v & ~(kReasonGpuIdle | kReasonAppClocks);
+}
+
+std::string throttle_reason_names(unsigned long long reasons) {
+  static const std::pair<unsigned long long, const char*> kNames[] = {
+      {0x4, "sw-power-cap"},          {0x8, "hw-slowdown"},
+      {0x10, "sync-boost"},           {0x20, "sw-thermal"},
+      {0x40, "hw-thermal"},           {0x80, "hw-power-brake"},
+      {0x100, "display-clock"}};
+  std::string out;
+  for (const auto& [bit, name] : kNames) {
+    if ((reasons & bit) == 0) continue;
+    if (!out.empty()) out += ',';
+    out += name;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- the timer
+struct GpuTimer::Impl {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  void* flush = nullptr;
+  std::size_t flush_bytes = 0;
+  int flush_round = 0;
+  ~Impl() {
+    if (flush) cudaFree(flush);
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+    if (stream) cudaStreamDestroy(stream);
+  }
+};
+
+namespace {
+
+std::string cuda_failure(cudaError_t err, const char* call) {
+  return fmt::format("{} failed: {} ({})", call, cudaGetErrorString(err), cudaGetErrorName(err));
+}
+
+// Records the first failing call.
+struct Check {
+  std::string error;
+  bool operator()(cudaError_t err, const char* call) {
+    if (err != cudaSuccess && error.empty()) error = cuda_failure(err, call);
+    return err == cudaSuccess;
+  }
+};
+
+// Samples NVML at most this many times per measurement (each query costs microseconds
+// of host time between samples, never inside a timed range).
+constexpr int kMaxNvmlReadings = 64;
+
+}  // namespace
+
+GpuTimer::GpuTimer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+GpuTimer::~GpuTimer() = default;
+cudaStream_t GpuTimer::stream() const { return impl_->stream; }
+std::size_t GpuTimer::flush_bytes() const { return impl_->flush_bytes; }
+
+std::unique_ptr<GpuTimer> GpuTimer::create(const GpuInfo& gpu, std::string* error) {
+  auto impl = std::make_unique<Impl>();
+  Check check;
+  check(cudaSetDevice(gpu.device), "cudaSetDevice");
+  check(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking), "cudaStreamCreate (timer)");
+  check(cudaEventCreate(&impl->start), "cudaEventCreate");
+  check(cudaEventCreate(&impl->stop), "cudaEventCreate");
+  // Cold L2: 2x the L2 size read from the device (a 64 MiB floor if the device reports 0).
+  constexpr std::int64_t kFallbackL2 = 64ll << 20;
+  impl->flush_bytes = static_cast<std::size_t>(2 * (gpu.l2_bytes > 0 ? gpu.l2_bytes : kFallbackL2));
+  check(cudaMalloc(&impl->flush, impl->flush_bytes), "cudaMalloc L2 flush buffer");
+  if (!check.error.empty()) {
+    if (error) *error = check.error;
+    return nullptr;
+  }
+  Nvml::instance().bind(gpu.device);
+  return std::unique_ptr<GpuTimer>(new GpuTimer(std::move(impl)));
+}
+
+std::optional<double> GpuTimer::time_once(const LaunchFn& launch, bool flush_l2, std::string* error) {
+  Impl& d = *impl_;
+  Check check;
+  if (flush_l2) {
+    // Outside the timed range, same stream: the flush completes before `start` records.
+    check(cudaMemsetAsync(d.flush, (++d.flush_round) & 0xFF, d.flush_bytes, d.stream), "L2 flush memset");
+  }
+  check(cudaEventRecord(d.start, d.stream), "cudaEventRecord start");
+  check(launch(d.stream), "executor launch");
+  check(cudaEventRecord(d.stop, d.stream), "cudaEventRecord stop");
+  check(cudaEventSynchronize(d.stop), "cudaEventSynchronize");
+  float ms = 0;
+  check(cudaEventElapsedTime(&ms, d.start, d.stop), "cudaEventElapsedTime");
+  if (!check.error.empty()) {
+    if (error) *error = check.error;
+    return std::nullopt;
+  }
+  return ms;
+}
+
+TimingRecord GpuTimer::measure(TimingMode mode, const LaunchFn& launch, const TimingOptions& options) {
+  Impl& d = *impl_;
+  TimingRecord rec;
+  rec.mode = to_string(mode);
+  Check check;
+
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  LaunchFn timed = launch;
+  if (mode == TimingMode::kGraph) {
+    // Capture the executor's launch once; the timed range is around cudaGraphLaunch.
+    check(cudaStreamBeginCapture(d.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+    if (check.error.empty()) {
+      const cudaError_t launched = launch(d.stream);
+      const cudaError_t ended = cudaStreamEndCapture(d.stream, &graph);
+      check(launched, "executor launch during graph capture");
+      check(ended, "cudaStreamEndCapture");
+    }
+    if (check.error.empty()) check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+    timed = [exec](cudaStream_t s) { return cudaGraphLaunch(exec, s); };
+  }
+
+  const bool flush = mode == TimingMode::kColdL2;
+  if (check.error.empty()) {
+    NvtxRange range("warm-up");
+    for (int i = 0; i < options.warmup_launches && check.error.empty(); ++i) {
+      if (flush) check(cudaMemsetAsync(d.flush, 0, d.flush_bytes, d.stream), "L2 flush memset (warm-up)");
+      check(timed(d.stream), "executor launch (warm-up)");
+    }
+    check(cudaStreamSynchronize(d.stream), "cudaStreamSynchronize after warm-up");
+  }
+
+  Nvml& nvml = Nvml::instance();
+  std::vector<double> clocks;
+  bool throttled = false;
+  auto read_nvml = [&] {
+    if (const auto c = nvml.sm_clock_mhz()) clocks.push_back(*c);
+    if (const auto t = nvml.temperature_c()) {
+      rec.temperature_c_max = std::max(rec.temperature_c_max.value_or(*t), *t);
+    }
+    if (const auto r = nvml.throttle_reasons(); r && *r != 0) throttled = true;
+  };
+  if (check.error.empty()) {
+    NvtxRange range("timed");
+    read_nvml();
+    const auto start = std::chrono::steady_clock::now();
+    int stride = 1;
+    while (true) {
+      std::string error;
+      const std::optional<double> ms = time_once(timed, flush, &error);
+      if (!ms) {
+        check.error = error;
+        break;
+      }
+      rec.samples_ms.push_back(*ms);
+      const int n = static_cast<int>(rec.samples_ms.size());
+      // Clock right after a sample: the GPU is still at its working clock.
+      if (n % stride == 0) read_nvml();
+      if (n >= kMaxNvmlReadings * stride) stride *= 2;
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      rec.stop_reason = stop_reason(options.rule, rec.samples_ms, elapsed);
+      if (!rec.stop_reason.empty()) break;
+    }
+    read_nvml();
+  }
+  if (exec) cudaGraphExecDestroy(exec);
+  if (graph) cudaGraphDestroy(graph);
+
+  const SampleStats s = summarize(rec.samples_ms);
+  rec.median_ms = s.median;
+  rec.min_ms = s.min;
+  rec.max_ms = s.max;
+  rec.p10_ms = s.p10;
+  rec.p90_ms = s.p90;
+  rec.rel_noise = s.rel_noise;
+  if (!clocks.empty()) {
+    std::sort(clocks.begin(), clocks.end());
+    rec.sm_clock_mhz_median = percentile_sorted(clocks, 0.5);
+  }
+  rec.throttled = throttled;
+  if (!check.error.empty()) rec.stop_reason = "error: " + check.error;
+  return rec;
+}
+
+}  // namespace vb
