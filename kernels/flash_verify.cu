@@ -52,8 +52,10 @@ SplitWorkspace carve_workspace(void* base, std::int64_t rows, int num_splits) {
   return {reinterpret_cast<float*>(bytes), reinterpret_cast<float*>(bytes + o_bytes)};
 }
 
+template <int kStages>
 __global__ void __launch_bounds__(kThreads, 1)
     flash_verify_kernel(const VerifyParams p, const int num_splits, const SplitWorkspace ws) {
+  static_assert(kStages >= kMinStages, "Q is staged through the last stage while tile 0 lands");
   extern __shared__ __align__(16) unsigned char smem[];
   auto* s_kv = reinterpret_cast<bf16_bits*>(smem);  // [kStages][kTokensPerTile][kKvStride]
   auto* s_partial = reinterpret_cast<float*>(smem + kStages * kStageBytes);  // [kKGroups][rows][kSStride]
@@ -107,16 +109,22 @@ __global__ void __launch_bounds__(kThreads, 1)
               s_kv + (stage * kTokensPerTile + load_row) * kKvStride);
   };
 
-  // Q tile goes through stage 1 while KV tile 0 lands in stage 0.
+  // Prologue. Commit group g < kStages-1 holds KV tile tile_begin+g in stage g; group 0
+  // also stages the Q tile through the last stage, which the main loop fills only after
+  // Q has moved to registers. Iteration i then commits exactly one group (tile
+  // i+kStages-1, possibly empty), so "tile i landed" is cp.async.wait_group(kStages-2).
   {
     const int rr = row0 + load_row;
     const bool valid = rr < rows_per_request;  // padding rows are zeros
     load_rows(valid ? p.q + (request_row0 + rr) * mla::kHeadDimQK : p.q, valid,
-              s_kv + (kTokensPerTile + load_row) * kKvStride);
+              s_kv + ((kStages - 1) * kTokensPerTile + load_row) * kKvStride);
   }
-  load_kv_tile(tile_begin, 0);
-  warp::cp_async_commit();
-  warp::cp_async_wait<0>();
+#pragma unroll
+  for (int g = 0; g < kStages - 1; ++g) {
+    if (tile_begin + g < tile_end) load_kv_tile(tile_begin + g, g);
+    warp::cp_async_commit();
+  }
+  warp::cp_async_wait<kStages - 2>();
   __syncthreads();
 
   const int kgroup = warp % kKGroups;
@@ -128,10 +136,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int ks = 0; ks < kKStepsPerGroup; ++ks) {
       const int row = mt * kMmaM + lane % 16;
       const int col = (kgroup * kKStepsPerGroup + ks) * kMmaK + (lane / 16) * 8;
-      warp::ldmatrix_x4(q_frag[mt][ks], s_kv + (kTokensPerTile + row) * kKvStride + col);
+      warp::ldmatrix_x4(q_frag[mt][ks], s_kv + ((kStages - 1) * kTokensPerTile + row) * kKvStride + col);
     }
   }
-  __syncthreads();  // stage 1 is free for the prefetch
+  __syncthreads();  // the last stage is free for the prefetch
 
   // ---- per-row softmax state, owned by kThreadsPerRow consecutive lanes ----
   const int srow = tid / kThreadsPerRow;
@@ -154,10 +162,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int tile = tile_begin; tile < tile_end; ++tile) {
     const int stage = (tile - tile_begin) % kStages;
     if (tile > tile_begin) {
-      warp::cp_async_wait<0>();
-      __syncthreads();  // this tile landed; every warp is done with the other stage
+      warp::cp_async_wait<kStages - 2>();
+      __syncthreads();  // this tile landed; every warp is done with the previous stage
     }
-    if (tile + 1 < tile_end) load_kv_tile(tile + 1, stage ^ 1);
+    // Refill the stage the previous iteration consumed.
+    const int prefetch = tile + kStages - 1;
+    if (prefetch < tile_end) load_kv_tile(prefetch, (stage + kStages - 1) % kStages);
     warp::cp_async_commit();
     const bf16_bits* kv_tile = s_kv + stage * kTokensPerTile * kKvStride;
 
@@ -220,11 +230,11 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       const float new_max = fmaxf(row_max, tile_max);
       const float exp_base = new_max == -INFINITY ? 0.f : new_max;  // nothing visible yet
-      const float rescale = exp2f(row_max - exp_base);
+      const float rescale = warp::fast_exp2(row_max - exp_base);
       float tile_sum = 0.f;
 #pragma unroll
       for (int c = 0; c < kTokensPerThread; ++c) {
-        s[c] = exp2f(s[c] - exp_base);
+        s[c] = warp::fast_exp2(s[c] - exp_base);
         tile_sum += s[c];
       }
 #pragma unroll
@@ -347,21 +357,83 @@ bool params_valid(const VerifyParams& p) {
   return p.block_table && p.page_size > 0 && p.max_pages > 0;
 }
 
-}  // namespace
+// The production kernel instance for a pipeline depth, and its dynamic shared memory.
+struct KernelVariant {
+  void (*kernel)(VerifyParams, int, SplitWorkspace);
+  int stages;
+  int smem_bytes;
+};
 
-FlashVerifyConfigInfo flash_verify_config() {
-  return {kRowsPerTile, kTokensPerTile, kThreads, kSmemBytes};
+template <int kStages>
+KernelVariant make_variant() {
+  return {flash_verify_kernel<kStages>, kStages, smem_bytes_for_stages(kStages)};
 }
 
+KernelVariant variant_for_stages(int stages) {
+  switch (stages) {
+    case 4: return make_variant<4>();
+    case 2: return make_variant<2>();
+  }
+  return {nullptr, stages, 0};
+}
+
+// The requested pipeline depth (0: the deepest whose shared memory fits the current
+// device's per-block opt-in limit), with its shared-memory limit raised.
+cudaError_t select_variant(int requested_stages, KernelVariant* out) {
+  int device = 0, optin = 0;
+  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+  if (cudaError_t err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+      err != cudaSuccess) {
+    return err;
+  }
+  for (int stages : kPipelineVariants) {
+    const KernelVariant v = variant_for_stages(stages);
+    if (requested_stages != 0 && stages != requested_stages) continue;
+    if (v.smem_bytes <= optin) {
+      *out = v;
+      return cudaFuncSetAttribute(v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem_bytes);
+    }
+  }
+  return cudaErrorInvalidConfiguration;  // unknown depth, or it does not fit this device
+}
+
+}  // namespace
+
+int flash_verify_pipeline_variants(int* stages, int capacity) {
+  int n = 0;
+  for (int v : kPipelineVariants) {
+    if (n < capacity) stages[n] = v;
+    ++n;
+  }
+  return n;
+}
+
+FlashVerifyConfigInfo flash_verify_config() {
+  return {kRowsPerTile, kTokensPerTile, kThreads, smem_bytes_for_stages(kMinStages)};
+}
+
+// Split count from a wave model: with `slots` resident blocks, B*m_tiles*s blocks run in
+// ceil(B*m_tiles*s / slots) waves, each as long as one split's tiles plus a fixed
+// prologue/epilogue cost; the combine costs about one tile per extra split per row tile.
+// The cheapest s wins (the smaller on ties), so one long request still spreads over
+// every SM and a full batch is not split for nothing.
 FlashVerifyPlan flash_verify_plan(int batch, int tree_size, int num_heads, int max_kv_len,
                                   int num_sms, int blocks_per_sm) {
   FlashVerifyPlan plan;
   plan.m_tiles = ceil_div(tree_size * num_heads, kRowsPerTile);
-  const int base_blocks = std::max(1, batch * plan.m_tiles);
-  const int slots = std::max(1, num_sms) * std::max(1, blocks_per_sm);
+  const long base_blocks = std::max(1L, static_cast<long>(batch) * plan.m_tiles);
+  const long slots = std::max(1L, static_cast<long>(num_sms) * std::max(1, blocks_per_sm));
   const int max_tiles = ceil_div(std::max(1, max_kv_len), kTokensPerTile);
   const int split_cap = std::min(kMaxSplits, std::max(1, max_tiles / kMinTilesPerSplit));
-  plan.num_splits = std::clamp(ceil_div(slots, base_blocks), 1, split_cap);
+  long best_cost = -1;
+  for (int s = 1; s <= split_cap; ++s) {
+    const long waves = (base_blocks * s + slots - 1) / slots;
+    const long cost = waves * (ceil_div(max_tiles, s) + kSplitOverheadTiles) + (s > 1 ? s : 0);
+    if (best_cost < 0 || cost < best_cost) {
+      best_cost = cost;
+      plan.num_splits = s;
+    }
+  }
   return plan;
 }
 
@@ -374,10 +446,11 @@ std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch,
 }
 
 int flash_verify_blocks_per_sm(cudaError_t* error) {
-  cudaError_t err = cudaFuncSetAttribute(flash_verify_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+  KernelVariant v{};
+  cudaError_t err = select_variant(0, &v);
   int blocks = 0;
   if (err == cudaSuccess) {
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, flash_verify_kernel, kThreads, kSmemBytes);
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.kernel, kThreads, v.smem_bytes);
   }
   if (error) *error = err;
   return err == cudaSuccess ? blocks : 0;
@@ -392,14 +465,12 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
   }
   const std::size_t needed = flash_verify_workspace_bytes(plan, params.batch, params.tree_size, params.num_heads);
   if (workspace_bytes < needed || (needed > 0 && workspace == nullptr)) return cudaErrorInvalidValue;
-  if (cudaError_t err = cudaFuncSetAttribute(flash_verify_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-      err != cudaSuccess) {
-    return err;
-  }
+  KernelVariant variant{};
+  if (cudaError_t err = select_variant(plan.pipeline_stages, &variant); err != cudaSuccess) return err;
   const std::int64_t rows = static_cast<std::int64_t>(params.batch) * params.tree_size * params.num_heads;
   const SplitWorkspace ws = needed > 0 ? carve_workspace(workspace, rows, plan.num_splits) : SplitWorkspace{nullptr, nullptr};
   const dim3 grid(plan.m_tiles, plan.num_splits, params.batch);
-  flash_verify_kernel<<<grid, kThreads, kSmemBytes, stream>>>(params, plan.num_splits, ws);
+  variant.kernel<<<grid, kThreads, variant.smem_bytes, stream>>>(params, plan.num_splits, ws);
   if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
   if (plan.num_splits > 1) {
     flash_verify_combine_kernel<<<static_cast<unsigned>(rows), kCombineThreads, 0, stream>>>(params, plan.num_splits, ws);

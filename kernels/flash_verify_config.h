@@ -11,7 +11,6 @@ inline constexpr int kRowsPerTile = 32;    // query rows (node-major, head-minor
 inline constexpr int kTokensPerTile = 32;  // KV tokens per pipeline stage
 inline constexpr int kWarps = 8;
 inline constexpr int kThreads = kWarps * 32;
-inline constexpr int kStages = 2;  // cp.async double buffer
 
 inline constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
 inline constexpr int kMTiles = kRowsPerTile / kMmaM;  // m16 tiles every warp covers
@@ -47,10 +46,21 @@ inline constexpr int kStageBytes = kTokensPerTile * kKvStride * 2;
 inline constexpr int kSPartialBytes = kKGroups * kRowsPerTile * kSStride * 4;
 inline constexpr int kPBytes = kRowsPerTile * kPStride * 2;
 inline constexpr int kRowStatBytes = 3 * kRowsPerTile * 4;  // rescale, final max, final sum
-inline constexpr int kSmemBytes = kStages * kStageBytes + kSPartialBytes + kPBytes + kRowStatBytes;
+
+// Pipeline depth is the one shape that depends on the GPU: KV tiles in flight per block
+// hide HBM latency, and each costs kStageBytes of shared memory. The launcher picks the
+// deepest variant whose shared memory fits the device's per-block opt-in limit:
+//   sm_90 (227 KB): 4 stages, 3 tiles (110 KB) in flight while one is computed;
+//   sm_120 (99 KB): 2 stages, the double buffer.
+inline constexpr int smem_bytes_for_stages(int stages) {
+  return stages * kStageBytes + kSPartialBytes + kPBytes + kRowStatBytes;
+}
+inline constexpr int kPipelineVariants[] = {4, 2};  // deepest first
+inline constexpr int kMinStages = 2;
 
 inline constexpr int kSm120SmemLimit = 99 * 1024;
-static_assert(kSmemBytes <= kSm120SmemLimit, "must fit sm_120's per-block shared memory");
+static_assert(smem_bytes_for_stages(kMinStages) <= kSm120SmemLimit,
+              "the shallowest variant must fit sm_120's per-block shared memory");
 static_assert(kRowsPerTile <= kTokensPerTile, "Q tile is staged through one KV stage");
 static_assert(kKStepsPerGroup * kKGroups * kMmaK == mla::kHeadDimQK, "K split must be exact");
 static_assert(kChunksPerThread * kLoadThreadsPerRow == kChunksPerRow, "load split must be exact");
@@ -61,5 +71,6 @@ static_assert(kNTilesS == 2 && kNTilesO % 2 == 0, "ldmatrix.x4 loads two n8 tile
 // cheap next to the main kernel; at most kMaxSplits partials per row.
 inline constexpr int kMinTilesPerSplit = 4;
 inline constexpr int kMaxSplits = 128;
+inline constexpr int kSplitOverheadTiles = 2;  // Q load, pipeline fill, epilogue, in tile-times
 
 }  // namespace vb::flash_cfg

@@ -51,4 +51,12 @@ __device__ __forceinline__ std::uint32_t pack_bf16x2(float lo, float hi) {
   return *reinterpret_cast<const std::uint32_t*>(&v);
 }
 
+// 2^x with the SFU's approximate exp2 (2 ulp; flushes denormal results to 0): softmax
+// weights are rounded to bf16 right after, so the accurate libm path buys nothing.
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
 }  // namespace vb::warp

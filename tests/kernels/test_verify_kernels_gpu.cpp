@@ -204,7 +204,7 @@ struct DeviceTokenProblem {
 
 }  // namespace
 
-TEST_CASE("production results agree across split counts and with the reference", "[gpu]") {
+TEST_CASE("production results agree across split counts, pipeline depths and the reference", "[gpu]") {
   REQUIRE(has_device());
   const CaseSpec spec = make_case("splits", 16, {5000, 77, 0}, random_tree(24, 3), 1,
                                   vb::PagePlacement::kShuffled, 21);
@@ -214,22 +214,39 @@ TEST_CASE("production results agree across split counts and with the reference",
   DeviceTokenProblem d(problem, problem);
   const int m_tiles = (problem.tree_size * problem.num_heads + vb::flash_verify_config().rows_per_tile - 1) /
                       vb::flash_verify_config().rows_per_tile;
-  for (int splits : {1, 2, 7, 40}) {
-    INFO("splits " << splits);
-    const vb::FlashVerifyPlan plan{splits, m_tiles};
-    const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, problem.batch, problem.tree_size, problem.num_heads);
-    void* ws = nullptr;
-    if (ws_bytes) REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
-    poison(d.p);
-    REQUIRE(vb::flash_verify_launch(d.p, plan, ws, ws_bytes, nullptr) == cudaSuccess);
-    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    const DeviceOutputs out = download(d.p);
-    vb::ExecutorResult result;
-    vb::compare_with_reference(ref, widen(out.o), out.lse, problem.tree_size, problem.num_heads, spec.tolerance, &result);
-    INFO("O max abs " << result.o.max_abs_error << " LSE max abs " << result.lse.max_abs_error);
-    CHECK(result.outcome == vb::Outcome::kPassed);
-    if (ws) cudaFree(ws);
+  int variants[8];
+  const int num_variants = vb::flash_verify_pipeline_variants(variants, 8);
+  REQUIRE(num_variants >= 2);
+  int device_optin = 0;
+  REQUIRE(cudaDeviceGetAttribute(&device_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) == cudaSuccess);
+  for (int v = 0; v < num_variants; ++v) {
+    for (int splits : {1, 2, 7, 40}) {
+      INFO("stages " << variants[v] << " splits " << splits);
+      const vb::FlashVerifyPlan plan{splits, m_tiles, variants[v]};
+      const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, problem.batch, problem.tree_size, problem.num_heads);
+      void* ws = nullptr;
+      if (ws_bytes) REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
+      poison(d.p);
+      const cudaError_t launched = vb::flash_verify_launch(d.p, plan, ws, ws_bytes, nullptr);
+      if (launched == cudaErrorInvalidConfiguration) {
+        // A variant deeper than this device's shared memory allows is refused, not run.
+        WARN("pipeline depth " << variants[v] << " does not fit this device (opt-in smem " << device_optin << " B)");
+        if (ws) cudaFree(ws);
+        continue;
+      }
+      REQUIRE(launched == cudaSuccess);
+      REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+      const DeviceOutputs out = download(d.p);
+      vb::ExecutorResult result;
+      vb::compare_with_reference(ref, widen(out.o), out.lse, problem.tree_size, problem.num_heads, spec.tolerance, &result);
+      INFO("O max abs " << result.o.max_abs_error << " LSE max abs " << result.lse.max_abs_error);
+      CHECK(result.outcome == vb::Outcome::kPassed);
+      if (ws) cudaFree(ws);
+    }
   }
+  // An unknown depth is refused.
+  const vb::FlashVerifyPlan bogus{1, m_tiles, 3};
+  CHECK(vb::flash_verify_launch(d.p, bogus, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
 }
 
 TEST_CASE("launchers refuse inconsistent parameters instead of running", "[gpu]") {
