@@ -1,0 +1,192 @@
+// Markdown, CSV and roofline-SVG writers over one timed result set; JSON round trip of the
+// result/2 fields. Golden files in tests/data/golden (VB_UPDATE_GOLDEN=1 rewrites them).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "harness/report_csv.h"
+#include "harness/report_json.h"
+#include "harness/report_markdown.h"
+#include "harness/report_svg.h"
+#include "harness/timing.h"
+#include "harness/traffic_model.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void check_golden(const std::string& name, const std::string& actual) {
+  const fs::path path = fs::path(VB_TEST_DATA_DIR) / "golden" / name;
+  if (const char* update = std::getenv("VB_UPDATE_GOLDEN"); update != nullptr && *update == '1') {
+    std::ofstream(path, std::ios::binary) << actual;
+    WARN("rewrote " << path.string());
+  }
+  REQUIRE(fs::exists(path));
+  CHECK(actual == read_text(path));
+}
+
+vb::TimingRecord timing(const char* mode, std::vector<double> samples) {
+  vb::TimingRecord t;
+  t.mode = mode;
+  t.samples_ms = samples;
+  const vb::SampleStats s = vb::summarize(samples);
+  t.median_ms = s.median;
+  t.min_ms = s.min;
+  t.max_ms = s.max;
+  t.p10_ms = s.p10;
+  t.p90_ms = s.p90;
+  t.rel_noise = s.rel_noise;
+  t.stop_reason = "noise target";
+  t.sm_clock_mhz_median = 1980;
+  t.temperature_c_max = 41;
+  return t;
+}
+
+vb::Ceilings sample_ceilings() {
+  vb::Ceilings c;
+  c.row_read_contiguous_gbps = 4420;
+  c.row_read_shuffled_gbps = 4300;
+  c.d2d_copy_gbps = 4270;
+  c.mma_bf16_tflops = 645;
+  c.method = {{"row_read_contiguous", "rows in order"},
+              {"row_read_shuffled", "rows shuffled"},
+              {"d2d_copy", "cudaMemcpyAsync"},
+              {"mma_bf16", "mma.sync chains"}};
+  return c;
+}
+
+std::vector<vb::CaseResult> sample_cases() {
+  std::vector<vb::CaseResult> cases;
+  auto make = [&](const std::string& name, int T, int page, double naive_ms, double prod_ms) {
+    vb::CaseResult c;
+    c.case_name = name;
+    c.scenario = name.substr(0, name.find('/'));
+    c.source = "scenarios/perf.yaml:1";
+    c.batch = 8;
+    c.tree_size = T;
+    c.heads = 16;
+    c.page_size = page;
+    c.total_kv_tokens = 8 * (4096 + T);
+    c.reproducer = "verifybench run scenarios/perf.yaml --case '" + name + "'";
+    c.tags = {"perf"};
+    c.traffic = vb::TrafficModel{8 * (4096 + T) * 1152 + 8 * T * 16 * 2180, 8 * (4096 + T) * 1152,
+                                 8 * (4096 + T) * 1152, 2.0 * 8 * (4096 + T) * 16 * T * 1088};
+    vb::ExecutorResult ref;
+    ref.executor = "reference";
+    ref.outcome = vb::Outcome::kNotVerified;
+    ref.wall_ms = 12.5;
+    vb::ExecutorResult naive;
+    naive.executor = "naive";
+    naive.outcome = vb::Outcome::kPassed;
+    naive.checked_against = "reference";
+    naive.timings = {timing("cold-l2", {naive_ms, naive_ms * 1.01, naive_ms * 0.99})};
+    vb::ExecutorResult prod;
+    prod.executor = "production";
+    prod.outcome = vb::Outcome::kPassed;
+    prod.checked_against = "reference";
+    prod.timings = {timing("cold-l2", {prod_ms, prod_ms * 1.02, prod_ms * 0.98, prod_ms}),
+                    timing("hot-l2", {prod_ms * 0.8, prod_ms * 0.8, prod_ms * 0.81}),
+                    timing("graph", {prod_ms * 0.79, prod_ms * 0.79, prod_ms * 0.8})};
+    prod.timings[1].throttled = true;
+    c.executors = {ref, naive, prod};
+    return c;
+  };
+  cases.push_back(make("eagle/batch=8", 8, 1, 0.640, 0.021));
+  cases.push_back(make("chain8/batch=8", 8, 64, 0.600, 0.020));
+  cases[0].tags.push_back("mask-tax-baseline:chain8/batch=8");
+  cases[0].executors[2].outcome = vb::Outcome::kIncorrect;  // timed and flagged
+  vb::annotate_roofline(&cases, sample_ceilings());
+  return cases;
+}
+
+vb::Provenance sample_provenance() {
+  vb::Provenance p;
+  p.tool_version = "verifybench test";
+  p.date_utc = "2025-01-01T00:00:00Z";
+  p.host = "testhost";
+  p.git_commit = "0123456789abcdef";
+  p.git_state = "clean";
+  p.command_line = "verifybench run scenarios/perf.yaml --time";
+  p.scenario_files = {{"scenarios/perf.yaml", "00ff"}};
+  p.gpu.available = true;
+  p.gpu.name = "NVIDIA H200";
+  p.gpu.cc_major = 9;
+  p.gpu.sm_count = 132;
+  p.gpu.l2_bytes = 60 << 20;
+  p.gpu.driver_version = 13000;
+  p.gpu.runtime_version = 13000;
+  p.build = {"Release", "90;120", "-O3 -DNDEBUG"};
+  p.sm_clock_mhz_at_start = 1980;
+  p.mem_clock_mhz_at_start = 3201;
+  p.nvml_status = "ok";
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("markdown summary matches its golden file", "[report]") {
+  check_golden("summary_timed.md",
+               vb::format_markdown(sample_provenance(), sample_ceilings(), sample_cases()));
+}
+
+TEST_CASE("CSV matches its golden file and every row has the header's column count", "[report]") {
+  const std::string csv = vb::format_csv(sample_cases());
+  check_golden("results.csv", csv);
+  std::stringstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  const auto columns = std::count(line.begin(), line.end(), ',');
+  while (std::getline(in, line)) CHECK(std::count(line.begin(), line.end(), ',') == columns);
+  CHECK(vb::csv_field("a,b\"c") == "\"a,b\"\"c\"");
+}
+
+TEST_CASE("roofline SVG matches its golden file; without data it says so", "[report]") {
+  const std::string svg = vb::format_roofline_svg(sample_ceilings(), sample_cases(), "test roofline");
+  check_golden("roofline.svg", svg);
+  CHECK(svg.rfind("<svg", 0) == 0);
+  const std::string empty = vb::format_roofline_svg(std::nullopt, {}, "empty");
+  CHECK(empty.find("no ceilings measured") != std::string::npos);
+  CHECK(empty.find("no timed cases") != std::string::npos);
+}
+
+TEST_CASE("result/2 fields round-trip through JSON", "[report]") {
+  const auto cases = sample_cases();
+  const auto doc = vb::result_document(sample_provenance(), cases, sample_ceilings());
+  CHECK(doc.at("schema") == "verifybench.result/2");
+  CHECK(doc.at("provenance").at("device").at("cc") == "9.0");
+  CHECK(doc.at("ceilings").at("method").at("mma_bf16") == "mma.sync chains");
+  const auto& prod = doc.at("cases").at(0).at("executors").at(2);
+  CHECK(prod.at("timings").at(0).at("mode") == "cold-l2");
+  CHECK(prod.at("achieved").at("bound") == "compute");  // H*T = 128: above the ridge
+  const vb::ResultDocument back = vb::result_document_from_json(nlohmann::ordered_json::parse(doc.dump()));
+  REQUIRE(back.ceilings);
+  CHECK(back.ceilings->mma_bf16_tflops == 645);
+  CHECK(back.ceilings->method.size() == 4);
+  REQUIRE(back.cases.size() == 2);
+  const vb::CaseResult& c = back.cases[0];
+  CHECK(c.tags == cases[0].tags);
+  REQUIRE(c.traffic);
+  CHECK(c.traffic->algorithmic_bytes == cases[0].traffic->algorithmic_bytes);
+  REQUIRE(c.mask_tax);
+  CHECK(*c.mask_tax == Approx(*cases[0].mask_tax));
+  CHECK(*c.speedup_vs_naive == Approx(*cases[0].speedup_vs_naive));
+  const vb::ExecutorResult& e = c.executors[2];
+  REQUIRE(e.timings.size() == 3);
+  CHECK(e.timings[0].samples_ms == cases[0].executors[2].timings[0].samples_ms);
+  CHECK(e.timings[1].throttled);
+  CHECK(*e.timings[0].sm_clock_mhz_median == 1980);
+  REQUIRE(e.achieved);
+  CHECK(e.achieved->gbps == Approx(cases[0].executors[2].achieved->gbps));
+  CHECK_THROWS_AS(vb::result_document_from_json({{"schema", "verifybench.result/9"}}), vb::ReportError);
+}
