@@ -19,6 +19,8 @@
 #include <fmt/format.h>
 
 #include "harness/ceilings.h"
+#include "harness/compare_cli.h"
+#include "harness/export_safetensors.h"
 #include "harness/gpu_executor.h"
 #include "harness/nvtx.h"
 #include "harness/problem.h"
@@ -429,6 +431,28 @@ int cmd_profile(const std::string& file, const std::string& case_name, const std
   return vb::kExitOk;
 }
 
+// ---------------------------------------------------------------- export
+// One case's inputs and outputs in SGLang's tensor names and dtypes (safetensors + case.json),
+// so other kernels can run on exactly the same bytes.
+int cmd_export(const std::string& file, const std::string& case_name, const std::string& dir,
+               int threads, const std::string& cmdline) {
+  const std::vector<vb::ScenarioFile> loaded = load_all({file});
+  const std::vector<Selected> selected = select_cases(loaded, {file}, {case_name});
+  const vb::CaseSpec& spec = *selected.front().cases.front();
+  vb::ExportOptions options;
+  options.scenario_path = file;
+  options.command = cmdline;
+  options.reference_threads = threads;
+  options.on_note = [](const std::string& note) { std::fprintf(stderr, "verifybench: %s\n", note.c_str()); };
+  const vb::GpuInfo gpu = vb::query_gpu();
+  if (!gpu.available) std::fprintf(stderr, "verifybench: GPU outputs not exported: %s\n", gpu.reason.c_str());
+  const vb::ExportResult result = vb::export_case_from_spec(spec, gpu, dir, options);
+  for (const std::string& f : result.files) std::printf("wrote %s\n", f.c_str());
+  std::printf("%llu bytes; GPU outputs: %zu\n", static_cast<unsigned long long>(result.bytes_written),
+              result.gpu_outputs_written.size());
+  return vb::kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -491,17 +515,36 @@ int main(int argc, char** argv) {
   profile->add_option("FILE", profile_file, "scenario YAML file")->required();
   profile->add_option("--case", profile_case, "the case (exact name as `list` prints it)")->required();
 
+  std::string export_file, export_case, export_dir;
+  CLI::App* export_cmd = app.add_subcommand(
+      "export", "Write one case's inputs and outputs (CPU reference, and every GPU executor "
+                "when a device is present) as safetensors in SGLang's tensor names and dtypes, "
+                "plus case.json describing them.");
+  export_cmd->add_option("FILE", export_file, "scenario YAML file")->required();
+  export_cmd->add_option("--case", export_case, "the case (exact name as `list` prints it)")->required();
+  export_cmd->add_option("DIR", export_dir, "output folder (created; replaced files are written atomically)")
+      ->required();
+  export_cmd->add_option("--threads", threads, "CPU reference threads, 0..4096 (0: all hardware threads)")
+      ->check(CLI::Range(0, 4096));
+
+  int compare_exit = 0;
+  CLI::App* compare = vb::add_compare_command(app, &compare_exit);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::string message = e.what();
-    if (message.find("subcommand") != std::string::npos) message += " (list, run or profile; see --help)";
+    if (message.find("subcommand") != std::string::npos) message += " (list, run, profile, export or compare; see --help)";
     return fail(vb::kExitBadInput, message);
   }
 
   try {
+    if (compare->parsed()) return compare_exit;
     if (list->parsed()) return cmd_list(list_files);
+    if (export_cmd->parsed()) {
+      return cmd_export(export_file, export_case, export_dir, threads, command_line(argc, argv));
+    }
     if (profile->parsed()) return cmd_profile(profile_file, profile_case, command_line(argc, argv), argv[0]);
     return cmd_run(run_files, run_cases, json_path, out_dir, threads, time_args,
                    command_line(argc, argv));
@@ -509,6 +552,8 @@ int main(int argc, char** argv) {
     return fail(vb::kExitBadInput, e.what());
   } catch (const UsageError& e) {
     return fail(vb::kExitBadInput, e.what());
+  } catch (const vb::ExportError& e) {
+    return fail(vb::kExitRuntimeFailure, e.what());
   } catch (const vb::ReportError& e) {
     return fail(vb::kExitRuntimeFailure, e.what());
   } catch (const std::exception& e) {

@@ -334,6 +334,7 @@ nlohmann::ordered_json to_json(const CaseResult& c) {
               {"traffic", c.traffic ? to_json(*c.traffic) : json(nullptr)},
               {"speedup_vs_naive", optional_number(c.speedup_vs_naive)},
               {"mask_tax", optional_number(c.mask_tax)},
+              {"gate_tolerance", optional_number(c.gate_tolerance)},
               {"timing_note", c.timing_note},
               {"all_passed", c.all_passed()},
               {"executors", executors}};
@@ -354,6 +355,7 @@ CaseResult case_result_from_json(const nlohmann::ordered_json& j) {
   if (j.contains("traffic") && !j.at("traffic").is_null()) c.traffic = traffic_from_json(j.at("traffic"));
   c.speedup_vs_naive = read_optional_number(j, "speedup_vs_naive");
   c.mask_tax = read_optional_number(j, "mask_tax");
+  c.gate_tolerance = read_optional_number(j, "gate_tolerance");
   if (j.contains("timing_note")) c.timing_note = j.at("timing_note").get<std::string>();
   for (const json& e : j.at("executors")) c.executors.push_back(executor_result_from_json(e));
   return c;

@@ -107,6 +107,7 @@ struct CaseResult {
   std::optional<TrafficModel> traffic;
   std::optional<double> speedup_vs_naive;  // naive / production cold-l2 medians
   std::optional<double> mask_tax;          // production time / chain twin's - 1
+  std::optional<double> gate_tolerance;    // the scenario's gate: tolerance (verifybench compare)
   std::string timing_note;                 // why not timed ("not run: no CUDA device"), or ""
   std::vector<ExecutorResult> executors;
   // True when no record is kIncorrect or kLaunchFailed: executors that could not run on

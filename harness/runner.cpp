@@ -86,6 +86,7 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
   result.reproducer = reproducer_for(options.scenario_path, spec.name);
 
   result.tags = spec.tags;
+  result.gate_tolerance = spec.gate.tolerance;
 
   // ---- set-up
   const Problem problem = [&] {

@@ -224,6 +224,17 @@ std::string as_name(const Ctx& c, const YAML::Node& n, const std::string& path) 
   return n.Scalar();
 }
 
+// A tag is a name, optionally "<key>:<name>" (e.g. mask-tax-baseline:<case name>).
+std::string as_tag(const Ctx& c, const YAML::Node& n, const std::string& path) {
+  const std::string text = n.IsScalar() ? n.Scalar() : std::string();
+  const std::size_t colon = text.find(':');
+  const bool ok = colon == std::string::npos
+                      ? valid_name(text)
+                      : valid_name(text.substr(0, colon)) && valid_name(text.substr(colon + 1));
+  if (!n.IsScalar() || !ok) fail_value(c, n, path, "[A-Za-z0-9_.-]+, optionally <key>:<value> of that form");
+  return text;
+}
+
 // ---- maps, with the sweep point's overrides applied ----
 class MapView {
  public:
@@ -594,7 +605,7 @@ CaseSpec parse_case(const Ctx& c, const YAML::Node& entry, const std::string& pa
     const YAML::Node t = m.get("tags");
     if (!t.IsSequence()) fail_value(c, t, m.child_path("tags"), "a list of tags [A-Za-z0-9_.-]");
     for (std::size_t i = 0; i < t.size(); ++i) {
-      cs.tags.push_back(as_name(c, t[i], fmt::format("{}[{}]", m.child_path("tags"), i)));
+      cs.tags.push_back(as_tag(c, t[i], fmt::format("{}[{}]", m.child_path("tags"), i)));
     }
   }
   cs.heads = req_int(c, m, "heads", 1, kMaxHeads);

@@ -328,7 +328,7 @@ TEST_CASE("ceilings normalization turns a uniform 10% machine slowdown into same
   CHECK(row_of(run(base, cur_same_machine, norm), "mem", "production").verdict == Verdict::kSlower);
 }
 
-TEST_CASE("--normalize ceilings needs ceilings in both files; auto falls back", "[compare]") {
+TEST_CASE("compare: normalizing by ceilings needs ceilings in both files; auto falls back", "[compare]") {
   const json with = doc({a_case("a", {executor("production", samples(0.02, 0.01, 20))})},
                         "NVIDIA H200", 13000, ceilings(1.0));
   const json without = doc({a_case("a", {executor("production", samples(0.02, 0.01, 20))})});

@@ -716,4 +716,19 @@ TEST_CASE("bad: entries are reported with their index", "[scenario]") {
 }
 
 }  // namespace
+TEST_CASE("tags may be key:value pairs of names, nothing else", "[scenario]") {
+  Doc good = base();
+  good.lines.push_back("    tags: [perf, \"mask-tax-baseline:twin_case.1\"]");
+  const CaseSpec spec = parse_one(good);
+  REQUIRE(spec.tags.size() == 2);
+  CHECK(spec.tags[1] == "mask-tax-baseline:twin_case.1");
+
+  for (const std::string& bad : std::vector<std::string> {"\":twin\"", "\"key:\"", "\"a:b:c\"", "\"sp ace\""}) {
+    Doc d = base();
+    d.lines.push_back("    tags: [perf, " + bad + "]");
+    INFO("tag " << bad);
+    expect_error(d, {d.at(7, bad), "scenarios[0].tags[1]", "key>:<value>"});
+  }
+}
+
 }  // namespace vb
