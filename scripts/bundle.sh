@@ -25,6 +25,7 @@ for t in build/tests/vb_test_*; do
   [ -f "$t" ] && [ -x "$t" ] && cp "$t" "$out/bin/"
 done
 [ -x build/vb_bench_reference ] && cp build/vb_bench_reference "$out/bin/"
+[ -x build/verifybench_bench ] && cp build/verifybench_bench "$out/bin/"
 cp -r scenarios "$out/scenarios"
 
 # Shared libraries: keep only what the target machine provides itself (the C runtime and the

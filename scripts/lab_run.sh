@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Runs verifybench's GPU phases on the lab machine from a bundle (scripts/bundle.sh), writing
+# every log and report under OUT. Each phase prints one summary line; full logs stay in OUT.
+#
+# Usage: scripts/lab_run.sh BUNDLE OUT PHASE...
+#   tests        GPU Catch2 tests (bin/vb_test_kernels)
+#   correctness  scenarios/correctness.yaml, every row checked against the CPU reference
+#   perf         scenarios/perf.yaml timed (cold L2 + graph replay) with in-run ceilings
+#   sanitize     compute-sanitizer memcheck/racecheck/initcheck/synccheck on the correctness set
+#   nightly      the nightly gate twice: the real build, then bin/verifybench-slow
+#                (VB_SLOW_SPLITS) against the baseline the real build just made
+#   profile      ncu through the NVTX range of one case (scripts/profile.sh)
+# Never touches clocks, power or modes (ncu runs with --clock-control none).
+set -uo pipefail
+bundle=$(cd "$1" && pwd); out=$2; shift 2
+mkdir -p "$out"
+vb() { "$bundle/run.sh" "$@"; }
+export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
+  --format=csv > "$out/nvidia-smi.txt" 2>&1
+summary() { printf '%-12s rc=%-3s %s\n' "$1" "$2" "$3" | tee -a "$out/phases.txt"; }
+
+for phase in "$@"; do
+  start=$SECONDS
+  case "$phase" in
+    tests)
+      "$bundle/bin/vb_test_kernels" > "$out/gpu-tests.log" 2>&1; rc=$?
+      summary tests $rc "$(tail -n 2 "$out/gpu-tests.log" | tr '\n' ' ')" ;;
+    correctness)
+      vb run scenarios/correctness.yaml --out-dir "$out/correctness" > "$out/correctness.log" 2>&1; rc=$?
+      summary correctness $rc "$(grep '^summary' "$out/correctness.log")" ;;
+    perf)
+      vb run scenarios/perf.yaml --time --modes cold,graph --budget-s 0.3 --max-samples 200 \
+        --out-dir "$out/perf" > "$out/perf.log" 2>&1; rc=$?
+      summary perf $rc "$(grep '^summary' "$out/perf.log")" ;;
+    sanitize)
+      for tool in memcheck racecheck initcheck synccheck; do
+        compute-sanitizer --tool "$tool" --error-exitcode 99 "$bundle/bin/verifybench" run \
+          scenarios/correctness.yaml --out-dir "$out/sanitize-$tool" > "$out/sanitize-$tool.log" 2>&1
+        rc=$?
+        summary "$tool" $rc "$(grep -E 'ERROR SUMMARY|^summary' "$out/sanitize-$tool.log" | tr '\n' ' ')"
+      done ;;
+    nightly)
+      export VB_NIGHTLY_SKIP_SETUP=1
+      VERIFYBENCH="$bundle/run.sh" VB_NIGHTLY_OUT="$out/nightly-real" \
+        VB_NIGHTLY_BASELINE="$out/baseline.json" scripts/nightly.sh > "$out/nightly-first.log" 2>&1
+      cp "$out/nightly-real/result.json" "$out/baseline.json" 2>/dev/null
+      VERIFYBENCH="$bundle/run.sh" VB_NIGHTLY_OUT="$out/nightly-real2" \
+        VB_NIGHTLY_BASELINE="$out/baseline.json" scripts/nightly.sh > "$out/nightly-real.log" 2>&1
+      rc=$?; summary nightly-real $rc "$(tail -n 1 "$out/nightly-real.log")"
+      slow_runner="$out/run-slow.sh"
+      sed 's#/bin/verifybench"#/bin/verifybench-slow"#' "$bundle/run.sh" > "$slow_runner"
+      sed -i "s#^here=.*#here=$bundle#" "$slow_runner"; chmod +x "$slow_runner"
+      VERIFYBENCH="$slow_runner" BASELINE_BIN="$bundle/run.sh" VB_NIGHTLY_OUT="$out/nightly-slow" \
+        VB_NIGHTLY_BASELINE="$out/baseline.json" scripts/nightly.sh > "$out/nightly-slow.log" 2>&1
+      rc=$?; summary nightly-slow $rc "$(tail -n 1 "$out/nightly-slow.log")" ;;
+    profile)
+      VERIFYBENCH="$bundle/run.sh" scripts/profile.sh scenarios/perf.yaml \
+        'kimi_k2_tp8_mtp/tree.nodes=4,batch.size=64' --section SpeedOfLight --section WarpStateStats \
+        --section Occupancy --section LaunchStats > "$out/ncu.log" 2>&1
+      rc=$?; summary profile $rc "$(grep -cE 'flash_verify_kernel' "$out/ncu.log") kernel lines" ;;
+    *) echo "unknown phase $phase" >&2; exit 2 ;;
+  esac
+  echo "  ($phase: $((SECONDS - start)) s)" | tee -a "$out/phases.txt"
+done
