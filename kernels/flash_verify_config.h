@@ -69,8 +69,12 @@ static_assert(kNTilesS == 2 && kNTilesO % 2 == 0, "ldmatrix.x4 loads two n8 tile
 
 // Split-KV schedule: each split covers at least this many tiles so the combine stays
 // cheap next to the main kernel; at most kMaxSplits partials per row.
-inline constexpr int kMinTilesPerSplit = 4;
+inline constexpr int kMinTilesPerSplit = 2;
 inline constexpr int kMaxSplits = 128;
 inline constexpr int kSplitOverheadTiles = 2;  // Q load, pipeline fill, epilogue, in tile-times
+// The combine reads one 2 KB partial per split and row: ~1/8 of a tile-time per split.
+// (The first model charged a whole tile per split and chose 10 splits for one 4k request,
+// whose main kernel ncu then measured at 31.6 us with 13 tiles per block: 2026-11-29.)
+inline constexpr double kCombineTilesPerSplit = 0.125;
 
 }  // namespace vb::flash_cfg

@@ -7,6 +7,9 @@
 #   correctness  scenarios/correctness.yaml, every row checked against the CPU reference
 #   perf         scenarios/perf.yaml timed (cold L2 + graph replay) with in-run ceilings
 #   sanitize     compute-sanitizer memcheck/racecheck/initcheck/synccheck on the correctness set
+#   racecheck-subset  racecheck on 12 representative correctness cases (the full set is too
+#                slow for one call)
+#   single       the single-request and small-batch perf cases, timed (split-count checks)
 #   nightly      the nightly gate twice: the real build, then bin/verifybench-slow
 #                (VB_SLOW_SPLITS) against the baseline the real build just made
 #   profile      ncu through the NVTX range of one case (scripts/profile.sh)
@@ -33,6 +36,19 @@ for phase in "$@"; do
       vb run scenarios/perf.yaml --time --modes cold,graph --budget-s 0.3 --max-samples 200 \
         --out-dir "$out/perf" > "$out/perf.log" 2>&1; rc=$?
       summary perf $rc "$(grep '^summary' "$out/perf.log")" ;;
+    racecheck-subset)
+      # racecheck over the whole correctness set outlasts a 10-minute lab call (it timed out
+      # at 110 s); this subset covers every tree kind, page size, split path and head count.
+      cases=()
+      for c in prefix0_only page16_boundaries unequal_prefixes long_prefix_page1 star8 deep_chain64 \
+               wide_kary4x3 ddtree64 'mask_word_edges/tree.nodes=65' \
+               'placements/pages.size=64,pages.placement=fragmented' shared_prefix_page16 \
+               'heads/heads=128'; do cases+=(--case "$c"); done
+      compute-sanitizer --tool racecheck --error-exitcode 99 "$bundle/bin/verifybench" run \
+        scenarios/correctness.yaml "${cases[@]}" --out-dir "$out/sanitize-racecheck" \
+        > "$out/sanitize-racecheck.log" 2>&1
+      rc=$?
+      summary racecheck $rc "$(grep -E 'ERROR SUMMARY|^summary' "$out/sanitize-racecheck.log" | tr '\n' ' ')" ;;
     sanitize)
       for tool in memcheck racecheck initcheck synccheck; do
         compute-sanitizer --tool "$tool" --error-exitcode 99 "$bundle/bin/verifybench" run \
@@ -41,7 +57,7 @@ for phase in "$@"; do
         summary "$tool" $rc "$(grep -E 'ERROR SUMMARY|^summary' "$out/sanitize-$tool.log" | tr '\n' ' ')"
       done ;;
     nightly)
-      export VB_NIGHTLY_SKIP_SETUP=1
+      export VB_NIGHTLY_SKIP_SETUP=1 VB_NIGHTLY_RUN_ARGS="--budget-s 0.4"
       VERIFYBENCH="$bundle/run.sh" VB_NIGHTLY_OUT="$out/nightly-real" \
         VB_NIGHTLY_BASELINE="$out/baseline.json" scripts/nightly.sh > "$out/nightly-first.log" 2>&1
       cp "$out/nightly-real/result.json" "$out/baseline.json" 2>/dev/null
@@ -54,6 +70,15 @@ for phase in "$@"; do
       VERIFYBENCH="$slow_runner" BASELINE_BIN="$bundle/run.sh" VB_NIGHTLY_OUT="$out/nightly-slow" \
         VB_NIGHTLY_BASELINE="$out/baseline.json" scripts/nightly.sh > "$out/nightly-slow.log" 2>&1
       rc=$?; summary nightly-slow $rc "$(tail -n 1 "$out/nightly-slow.log")" ;;
+    single)
+      vb run scenarios/perf.yaml --time --modes cold,graph --budget-s 0.3 \
+        --case 'kimi_k2_tp8_decode/batch.size=1,pages.size=1' \
+        --case 'kimi_k2_tp8_single_request/batch.prefix_lens=[4096]' \
+        --case 'kimi_k2_tp8_single_request/batch.prefix_lens=[131072]' \
+        --case 'kimi_k2_tp8_decode/batch.size=64,pages.size=1' \
+        --case 'sglang_peer_b1_h16_t4_p4k' --case 'sglang_peer_b32_h16_t4_p8k' \
+        --out-dir "$out/single" > "$out/single.log" 2>&1; rc=$?
+      summary single $rc "$(grep '^summary' "$out/single.log")" ;;
     profile)
       VERIFYBENCH="$bundle/run.sh" scripts/profile.sh scenarios/perf.yaml \
         'kimi_k2_tp8_mtp/tree.nodes=4,batch.size=64' --section SpeedOfLight --section WarpStateStats \

@@ -29,6 +29,8 @@
 #   VB_NIGHTLY_ALLOW_CROSS_DEVICE=1   compare despite device/driver/build differences
 #                            (verdicts are marked cross-device) instead of refusing
 #   VB_NIGHTLY_SKIP_SETUP=1  do not run scripts/setup.sh (packages) before building
+#   VB_NIGHTLY_RUN_ARGS      extra `verifybench run` timing arguments, e.g. "--budget-s 0.3"
+#                            (the same for every run of the night, baseline binary included)
 #
 # Exit codes:
 #   0  no confirmed regression and no correctness failure (also: a "slower" verdict that the
@@ -137,7 +139,8 @@ case "$run_help" in *--out-dir*) out_dir_arg=(--out-dir "$out") ;; esac
 
 result=$out/result.json
 log "running $scenarios (timed)"
-"$bin" run "$scenarios" --time "${out_dir_arg[@]}" --json "$result"
+read -r -a run_args <<< "${VB_NIGHTLY_RUN_ARGS:-}"
+"$bin" run "$scenarios" --time "${run_args[@]}" "${out_dir_arg[@]}" --json "$result"
 run_rc=$?
 [ -r "$result" ] || die $(( run_rc == 2 ? 2 : 3 )) "the run wrote no $result (verifybench run exit $run_rc)"
 # run: 1 incorrect, 3 CUDA/launch failure (with a result written): both correctness failures.
@@ -192,14 +195,14 @@ for k in $(seq 1 "$confirm_runs"); do
     base_help=$("$BASELINE_BIN" run --help 2>&1)
     base_dir_arg=()
     case "$base_help" in *--out-dir*) base_dir_arg=(--out-dir "$confirm/baseline-$k") ;; esac
-    "$BASELINE_BIN" run "$scenarios" "${case_args[@]}" --time "${base_dir_arg[@]}" \
+    "$BASELINE_BIN" run "$scenarios" "${case_args[@]}" --time "${run_args[@]}" "${base_dir_arg[@]}" \
       --json "$confirm/baseline-$k.json" >/dev/null
     rc=$?
     [ -r "$confirm/baseline-$k.json" ] || die 3 "baseline binary wrote no result (exit $rc)"
   fi
   cur_dir_arg=()
   [ ${#out_dir_arg[@]} -gt 0 ] && cur_dir_arg=(--out-dir "$confirm/current-$k")
-  "$bin" run "$scenarios" "${case_args[@]}" --time "${cur_dir_arg[@]}" \
+  "$bin" run "$scenarios" "${case_args[@]}" --time "${run_args[@]}" "${cur_dir_arg[@]}" \
     --json "$confirm/current-$k.json" >/dev/null
   rc=$?
   [ -r "$confirm/current-$k.json" ] || die 3 "confirmation run wrote no result (exit $rc)"
