@@ -343,6 +343,28 @@ TEST_CASE("compare: normalizing by ceilings needs ceilings in both files; auto f
 
 // ---------------------------------------------------------------- input
 
+TEST_CASE("an executor checked twice (sampled reference, then naive) is one compared record", "[compare]") {
+  // The runner writes production twice when the CPU checked sampled rows: against the
+  // reference (timed) and against naive on every row (untimed). The worse outcome wins.
+  const std::vector<double> s = {1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.0, 1.01, 0.99, 1.0};
+  const json base = doc({a_case("a", {executor("production", s), executor("production", {})})});
+  const json cur_ok = doc({a_case("a", {executor("production", s), executor("production", {})})});
+  const json cur_bad =
+      doc({a_case("a", {executor("production", s), executor("production", {}, "incorrect")})});
+  const TimedRun merged = timed_run_from_json(cur_bad, "cur.json");
+  REQUIRE(merged.cases.size() == 1);
+  int production_records = 0;
+  for (const TimedRecord& r : merged.cases[0].executors) {
+    if (r.executor != "production") continue;
+    ++production_records;
+    CHECK(r.outcome == "incorrect");
+    CHECK(r.samples_ms.at("cold-l2").size() == s.size());
+  }
+  CHECK(production_records == 1);
+  CHECK(row_of(run(base, cur_ok, {}), "a", "production").verdict == Verdict::kSame);
+  CHECK(run(base, cur_bad, {}).correctness_failures() == 1);
+}
+
 TEST_CASE("bad input is a CompareInputError naming the file", "[compare]") {
   json v1 = doc({});
   v1["schema"] = "verifybench.result/1";
@@ -353,6 +375,8 @@ TEST_CASE("bad input is a CompareInputError naming the file", "[compare]") {
   CHECK_THROWS_WITH(timed_run_from_json(no_cases, "x.json"), Contains("missing \"cases\""));
   json twice = doc({a_case("a", {}), a_case("a", {})});
   CHECK_THROWS_WITH(timed_run_from_json(twice, "x.json"), Contains("case \"a\" appears twice"));
+  json timed_twice = doc({a_case("a", {executor("production", {0.1}), executor("production", {0.2})})});
+  CHECK_THROWS_WITH(timed_run_from_json(timed_twice, "x.json"), Contains("\"production\" is timed twice"));
   json bad_sample = doc({a_case("a", {executor("production", {0.1})})});
   bad_sample["cases"][0]["executors"][1]["timings"][0]["samples_ms"][0] = "fast";
   CHECK_THROWS_WITH(timed_run_from_json(bad_sample, "x.json"), Contains("not a number"));
