@@ -3,8 +3,8 @@
 // L2 flushed before each launch outside the timed range unless --hot), counters
 // bytes_per_second (algorithmic bytes) and FLOPs (both kIsRate), SkipWithError when there is
 // no device or a launch fails. Every --benchmark_* flag works, e.g.
-//   verifybench_bench --scenarios scenarios/perf.yaml --case kimi_k2_tp8_mtp/... \
-//       --benchmark_format=json --benchmark_out=bench.json
+//   verifybench_bench --scenarios scenarios/perf.yaml --case <case name>
+//       --benchmark_format=json --benchmark_out=bench.json  (one command line)
 #include <benchmark/benchmark.h>
 
 #include <cstdio>

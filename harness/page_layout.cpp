@@ -19,16 +19,11 @@
 #include <vector>
 
 #include "harness/problem.h"
+#include "harness/seeded_hash.h"
 
 namespace vb {
 namespace {
 
-std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 // Small seeded generator for shuffles (sequential use only; determinism is per seed).
 struct SplitMix {

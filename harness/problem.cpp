@@ -12,22 +12,13 @@
 #include <vector>
 
 #include "harness/problem.h"
+#include "harness/seeded_hash.h"
 
 namespace vb {
 namespace {
 
-std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
-std::uint64_t hash3(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
-  return mix64(mix64(mix64(seed) ^ stream) ^ index);
-}
 
-double unit(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
 
 constexpr std::uint64_t kStreamQ = 0x7100'0000'0000'0001ull;
 constexpr std::uint64_t kStreamKv = 0x6b76'0000'0000'0002ull;
@@ -114,8 +105,8 @@ std::vector<std::int32_t> prefix_lengths(const BatchSpec& batch, const std::stri
       }
       for (int b = 0; b < batch.size; ++b) {
         // Box-Muller on two counter-based uniforms; u1 in (0, 1].
-        const double u1 = 1.0 - unit(hash3(batch.seed, kStreamPrefixNormal, 2ull * b));
-        const double u2 = unit(hash3(batch.seed, kStreamPrefixNormal, 2ull * b + 1));
+        const double u1 = 1.0 - unit_interval(hash3(batch.seed, kStreamPrefixNormal, 2ull * b));
+        const double u2 = unit_interval(hash3(batch.seed, kStreamPrefixNormal, 2ull * b + 1));
         const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
         const double v = std::round(batch.median * std::exp(batch.sigma * z));
         lens.push_back(static_cast<std::int32_t>(

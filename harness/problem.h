@@ -24,6 +24,9 @@ Tree build_tree(const TreeSpec& spec, int request);
 int tree_size(const TreeSpec& spec);
 std::vector<int> tree_depths(const Tree& tree);
 int mask_words_for(int tree_size);
+// Nodes of a full k-ary tree of `depth` levels below the root, (k^(d+1)-1)/(k-1), or -1
+// once it exceeds `cap` (no overflow for any int input). Shared with the YAML validation.
+std::int64_t full_tree_nodes(int k, int depth, std::int64_t cap);
 // [T, mask_words]: bit j of node i set iff j == i or j is an ancestor of i.
 std::vector<std::uint64_t> ancestor_masks(const Tree& tree);
 

@@ -30,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/problem.h"
 #include "harness/scenario.h"
 #include "verifybench/verify_params.h"
 
@@ -353,16 +354,6 @@ std::uint64_t opt_seed(const Ctx& c, const MapView& m, const std::string& key) {
   return m.has(key) ? as_seed(c, m.get(key), m.child_path(key)) : 0;
 }
 
-// (k^(d+1) - 1) / (k - 1), or -1 once it exceeds `cap`.
-std::int64_t full_tree_nodes(std::int64_t k, int depth, std::int64_t cap) {
-  std::int64_t total = 1, level = 1;
-  for (int d = 1; d <= depth; ++d) {
-    level *= k;
-    total += level;
-    if (level > cap || total > cap) return -1;
-  }
-  return total;
-}
 
 const std::vector<std::string> kTreeKinds = {"chain", "kary", "eagle", "ddtree", "random", "explicit"};
 

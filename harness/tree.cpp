@@ -11,24 +11,13 @@
 #include <vector>
 
 #include "harness/problem.h"
+#include "harness/seeded_hash.h"
 
 namespace vb {
 namespace {
 
-// splitmix64 finalizer: the counter-based hash behind every synthetic score here.
-std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
-std::uint64_t hash3(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
-  return mix64(mix64(mix64(seed) ^ stream) ^ index);
-}
 
-// Uniform in [0, 1) from the top 53 bits.
-double unit(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
 
 // Streams keep the synthetic quantities of one seed independent of each other.
 constexpr std::uint64_t kStreamRandomParent = 0x7261'6e64'0000'0001ull;
@@ -49,16 +38,6 @@ void check_node_count(const char* kind, std::int64_t nodes, const char* field) {
   }
 }
 
-// (k^(d+1) - 1) / (k - 1), or -1 once it exceeds `cap` (no overflow for any int input).
-std::int64_t full_tree_nodes(int k, int depth, std::int64_t cap) {
-  std::int64_t total = 1, level = 1;
-  for (int d = 1; d <= depth; ++d) {
-    level *= k;
-    total += level;
-    if (level > cap || total > cap) return -1;
-  }
-  return total;
-}
 
 int validated_size(const TreeSpec& spec) {
   switch (spec.kind) {
@@ -209,10 +188,10 @@ Tree eagle_tree(const TreeSpec& spec) {
       std::vector<double> logits(k);
       double denom = 0;
       for (int r = 0; r < k; ++r) {
-        logits[r] = 4.0 * unit(hash3(spec.seed, kStreamEagleLogit, key * 4096 + r));
+        logits[r] = 4.0 * unit_interval(hash3(spec.seed, kStreamEagleLogit, key * 4096 + r));
         denom += std::exp(logits[r]);
       }
-      const double mass = 0.5 + 0.45 * unit(hash3(spec.seed, kStreamEagleMass, key));
+      const double mass = 0.5 + 0.45 * unit_interval(hash3(spec.seed, kStreamEagleMass, key));
       for (int r = 0; r < k; ++r) {
         const double p = mass * std::exp(logits[r]) / denom;
         next.push_back(static_cast<int>(c.size()));
@@ -232,15 +211,15 @@ Tree ddtree_tree(const TreeSpec& spec) {
   const int max_depth = spec.max_depth > 0 ? spec.max_depth : spec.budget - 1;
   std::vector<std::vector<double>> probs(max_depth + 1);
   for (int d = 1; d <= max_depth; ++d) {
-    const double decay = 0.4 + 1.2 * unit(hash3(spec.seed, kStreamDDTreeDecay, d));
+    const double decay = 0.4 + 1.2 * unit_interval(hash3(spec.seed, kStreamDDTreeDecay, d));
     std::vector<double> w(k);
     double sum = 0;
     for (int r = 0; r < k; ++r) {
-      const double jitter = 0.3 * (unit(hash3(spec.seed, kStreamDDTreeJitter, d * 4096ull + r)) - 0.5);
+      const double jitter = 0.3 * (unit_interval(hash3(spec.seed, kStreamDDTreeJitter, d * 4096ull + r)) - 0.5);
       w[r] = std::exp(-decay * r + jitter);
       sum += w[r];
     }
-    const double mass = 0.6 + 0.35 * unit(hash3(spec.seed, kStreamDDTreeMass, d));
+    const double mass = 0.6 + 0.35 * unit_interval(hash3(spec.seed, kStreamDDTreeMass, d));
     for (int r = 0; r < k; ++r) w[r] = mass * w[r] / sum;
     std::sort(w.begin(), w.end(), std::greater<double>());  // jitter may reorder ranks
     probs[d] = std::move(w);
@@ -276,6 +255,17 @@ Tree ddtree_tree(const TreeSpec& spec) {
 }
 
 }  // namespace
+
+// (k^(d+1) - 1) / (k - 1), or -1 once it exceeds `cap` (no overflow for any int input).
+std::int64_t full_tree_nodes(int k, int depth, std::int64_t cap) {
+  std::int64_t total = 1, level = 1;
+  for (int d = 1; d <= depth; ++d) {
+    level *= k;
+    total += level;
+    if (level > cap || total > cap) return -1;
+  }
+  return total;
+}
 
 int tree_size(const TreeSpec& spec) { return validated_size(spec); }
 

@@ -33,4 +33,13 @@ cmake --build build -j "$(nproc)"
 if command -v ccache >/dev/null 2>&1; then ccache --show-stats 2>/dev/null | grep -iE "hit|miss" | head -4 || true; fi
 
 phase test
-ctest --test-dir build -j2 --output-on-failure "$@"
+rc=0
+ctest --test-dir build -j2 --output-on-failure "$@" || rc=$?
+# Skipped tests (the [gpu] ones without a device) print their reason into the CTest log
+# only; show it here so a skip is never silent.
+log=build/Testing/Temporary/LastTest.log
+if [ -r "$log" ] && grep -q "^SKIPPED:" "$log"; then
+  echo "test.sh: skipped tests, with the reason each gave:"
+  grep "^SKIPPED:" "$log" | sort | uniq -c | sed 's/^/  /'
+fi
+[ "$rc" -eq 0 ] || exit "$rc"
