@@ -32,6 +32,8 @@ struct Point {
 };
 
 constexpr int kWidth = 960, kHeight = 640;
+constexpr int kKeyRowHeight = 14;  // the numbered case key under the plot
+constexpr std::size_t kKeyMaxChars = 64;
 constexpr int kLeft = 80, kRight = 200, kTop = 50, kBottom = 60;  // plot margins (legend right)
 
 const char* colour_for(const std::string& executor) {
@@ -70,12 +72,21 @@ std::string format_roofline_svg(const std::optional<Ceilings>& ceilings,
   auto X = [&](double x) { return kLeft + (std::log10(x) - lx0) / (lx1 - lx0) * pw; };
   auto Y = [&](double y) { return kTop + ph - (std::log10(y) - ly0) / (ly1 - ly0) * ph; };
 
+  // Production points carry a number; the key under the plot names each case once, so
+  // dozens of cases stay readable (full names next to the points overlapped).
+  std::vector<std::string> key;
+  for (const Point& p : points) {
+    if (p.executor == "production") key.push_back(p.label);
+  }
+  const int key_rows = static_cast<int>((key.size() + 1) / 2);
+  const int total_height = kHeight + (key.empty() ? 0 : 10 + key_rows * kKeyRowHeight);
+
   std::string s = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
       "font-family=\"sans-serif\" font-size=\"12\">\n"
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       "<text x=\"{}\" y=\"28\" font-size=\"16\" font-weight=\"bold\">{}</text>\n",
-      kWidth, kHeight, kWidth, kHeight, kLeft, escape_xml(title));
+      kWidth, total_height, kWidth, total_height, kLeft, escape_xml(title));
   // grid and decade labels
   for (double d = lx0; d <= lx1; d += 1) {
     const double x = X(std::pow(10, d));
@@ -95,19 +106,21 @@ std::string format_roofline_svg(const std::optional<Ceilings>& ceilings,
 
   if (ceilings) {
     // Memory roofs: y = bw * x / 1e3 (GB/s * FLOP/B -> TFLOP/s), clipped at the mma roof.
-    auto roof = [&](double gbps, const char* colour, const char* dash, const std::string& name) {
+    // `label_dy` moves a roof's label off its neighbour's (the two memory roofs nearly meet).
+    auto roof = [&](double gbps, const char* colour, const char* dash, const std::string& name, double label_dy) {
       if (gbps <= 0) return;
       const double xa = std::pow(10, lx0), ridge = ceilings->mma_bf16_tflops * 1e3 / gbps;
       const double xb = std::min(std::pow(10, lx1), ridge);
       s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"2\" stroke-dasharray=\"{}\"/>\n",
                        X(xa), Y(std::max(gbps * xa / 1e3, std::pow(10, ly0))), X(xb), Y(gbps * xb / 1e3), colour, dash);
       s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"{}\" transform=\"rotate(-30 {:.1f} {:.1f})\">{}</text>\n",
-                       X(xb) - 190, Y(gbps * xb / 1e3) + 70, colour, X(xb) - 190, Y(gbps * xb / 1e3) + 70, escape_xml(name));
+                       X(xb) - 190, Y(gbps * xb / 1e3) + 70 + label_dy, colour, X(xb) - 190,
+                       Y(gbps * xb / 1e3) + 70 + label_dy, escape_xml(name));
     };
     roof(ceilings->row_read_contiguous_gbps, "#444", "0",
-         fmt::format("rows in order {:.0f} GB/s", ceilings->row_read_contiguous_gbps));
+         fmt::format("rows in order {:.0f} GB/s", ceilings->row_read_contiguous_gbps), -14.0);
     roof(ceilings->row_read_shuffled_gbps, "#888", "6 4",
-         fmt::format("rows page 1 shuffled {:.0f} GB/s", ceilings->row_read_shuffled_gbps));
+         fmt::format("rows page 1 shuffled {:.0f} GB/s", ceilings->row_read_shuffled_gbps), 14.0);
     const double yc = Y(ceilings->mma_bf16_tflops);
     const double ridge = ceilings->mma_bf16_tflops * 1e3 / std::max(1.0, ceilings->row_read_contiguous_gbps);
     s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#444\" stroke-width=\"2\"/>\n",
@@ -122,6 +135,7 @@ std::string format_roofline_svg(const std::optional<Ceilings>& ceilings,
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"#a00\">no timed cases (run with --time on a GPU)</text>\n",
                      kLeft + pw / 2, kTop + ph / 2);
   }
+  int number = 0;
   for (const Point& p : points) {
     const double x = X(p.x), y = Y(p.y);
     s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"{}><title>{} ({}): {:.3g} TFLOP/s at {:.3g} FLOP/B</title></circle>\n",
@@ -129,8 +143,18 @@ std::string format_roofline_svg(const std::optional<Ceilings>& ceilings,
                      escape_xml(p.label), escape_xml(p.executor), p.y, p.x);
     if (p.executor == "production") {
       s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\">{}{}</text>\n", x + 6, y - 4,
-                       escape_xml(p.label), p.sol ? " (above ceiling!)" : "");
+                       ++number, p.sol ? " (above ceiling!)" : "");
     }
+  }
+  // numbered key of the production points, two columns under the plot
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    const int column = static_cast<int>(i) / std::max(1, key_rows);
+    const int row = static_cast<int>(i) % std::max(1, key_rows);
+    std::string name = key[i];
+    if (name.size() > kKeyMaxChars) name = name.substr(0, kKeyMaxChars - 3) + "...";
+    s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\">{:>3}  {}</text>\n",
+                     kLeft + column * (kWidth - kLeft) / 2, kHeight + 10 + row * kKeyRowHeight, i + 1,
+                     escape_xml(name));
   }
   // legend
   int ly = kTop + 10;
@@ -139,7 +163,7 @@ std::string format_roofline_svg(const std::optional<Ceilings>& ceilings,
                      kLeft + pw + 20, ly, colour_for(name), kLeft + pw + 30, ly + 4, name);
     ly += 20;
   }
-  s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\">labels: production points</text>\n", kLeft + pw + 14, ly + 6);
+  s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\">numbers: production (key below)</text>\n", kLeft + pw + 14, ly + 6);
   s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\">red ring: above a ceiling</text>\n", kLeft + pw + 14, ly + 22);
   s += "</svg>\n";
   return s;

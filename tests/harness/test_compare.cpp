@@ -113,7 +113,7 @@ TEST_CASE("identical runs are the same", "[compare]") {
   CHECK(r.slower_cases().empty());
 }
 
-TEST_CASE("a 10% slowdown beyond the noise is slower; a 10% speedup faster", "[compare]") {
+TEST_CASE("a 10% slowdown beyond the noise is slower, a 10% speedup faster", "[compare]") {
   const json base = doc({a_case("a", {executor("production", samples(0.020, 0.02, 30))})});
   const json slow = doc({a_case("a", {executor("production", samples(0.022, 0.02, 30, 0.3))})});
   const json fast = doc({a_case("a", {executor("production", samples(0.018, 0.02, 30, 0.3))})});
@@ -328,7 +328,7 @@ TEST_CASE("ceilings normalization turns a uniform 10% machine slowdown into same
   CHECK(row_of(run(base, cur_same_machine, norm), "mem", "production").verdict == Verdict::kSlower);
 }
 
-TEST_CASE("compare: normalizing by ceilings needs ceilings in both files; auto falls back", "[compare]") {
+TEST_CASE("compare: normalizing by ceilings needs ceilings in both files, auto falls back", "[compare]") {
   const json with = doc({a_case("a", {executor("production", samples(0.02, 0.01, 20))})},
                         "NVIDIA H200", 13000, ceilings(1.0));
   const json without = doc({a_case("a", {executor("production", samples(0.02, 0.01, 20))})});
@@ -386,7 +386,7 @@ TEST_CASE("bad input is a CompareInputError naming the file", "[compare]") {
   CHECK_THROWS_WITH(load_timed_run("/nonexistent/result.json"), Contains("cannot read"));
 }
 
-TEST_CASE("non-finite samples are left out; no-device files have no timings", "[compare]") {
+TEST_CASE("non-finite samples are left out and no-device files have no timings", "[compare]") {
   json d = doc({a_case("a", {executor("production", {0.02, 0.02, 0.02})})});
   d["cases"][0]["executors"][1]["timings"][0]["samples_ms"].push_back("nan");
   const TimedRun run = timed_run_from_json(d, "x.json");

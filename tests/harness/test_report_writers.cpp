@@ -151,7 +151,7 @@ TEST_CASE("CSV matches its golden file and every row has the header's column cou
   CHECK(vb::csv_field("a,b\"c") == "\"a,b\"\"c\"");
 }
 
-TEST_CASE("roofline SVG matches its golden file; without data it says so", "[report]") {
+TEST_CASE("roofline SVG matches its golden file, and without data it says so", "[report]") {
   const std::string svg = vb::format_roofline_svg(sample_ceilings(), sample_cases(), "test roofline");
   check_golden("roofline.svg", svg);
   CHECK(svg.rfind("<svg", 0) == 0);

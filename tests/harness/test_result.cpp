@@ -135,7 +135,7 @@ TEST_CASE("a finite value where the reference is NaN is incorrect", "[result]") 
   CHECK(r.lse.worst.channel == -1);
 }
 
-TEST_CASE("matching NaN and same-signed Inf positions pass; opposite Inf does not",
+TEST_CASE("matching NaN and same-signed Inf positions pass, opposite Inf does not",
           "[result]") {
   Fixture f = make_fixture();
   const std::size_t a = o_index(0, 0, 1, 5), b = o_index(1, 1, 0, 6);
