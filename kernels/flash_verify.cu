@@ -23,6 +23,7 @@
 #include <cuda_bf16.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "flash_verify_config.h"
@@ -377,6 +378,15 @@ KernelVariant variant_for_stages(int stages) {
   return {nullptr, stages, 0};
 }
 
+// Per device and variant, whether the kernel's shared-memory limit has been raised there.
+// cudaFuncSetAttribute is a driver call costing microseconds of host time; launched outside
+// a CUDA graph the kernel pays it once per device, not per launch. Two threads racing on
+// the first launch both set the same attribute, which is harmless. (cudaDeviceReset would
+// drop the attribute behind the cache's back; nothing in verifybench resets a device.)
+constexpr int kMaxCachedDevices = 64;
+constexpr int kNumVariants = static_cast<int>(sizeof(kPipelineVariants) / sizeof(kPipelineVariants[0]));
+std::atomic<bool> g_smem_limit_raised[kMaxCachedDevices][kNumVariants];
+
 // The requested pipeline depth (0: the deepest whose shared memory fits the current
 // device's per-block opt-in limit), with its shared-memory limit raised.
 cudaError_t select_variant(int requested_stages, KernelVariant* out) {
@@ -386,13 +396,17 @@ cudaError_t select_variant(int requested_stages, KernelVariant* out) {
       err != cudaSuccess) {
     return err;
   }
-  for (int stages : kPipelineVariants) {
+  for (int i = 0; i < kNumVariants; ++i) {
+    const int stages = kPipelineVariants[i];
     const KernelVariant v = variant_for_stages(stages);
     if (requested_stages != 0 && stages != requested_stages) continue;
-    if (v.smem_bytes <= optin) {
-      *out = v;
-      return cudaFuncSetAttribute(v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem_bytes);
-    }
+    if (v.smem_bytes > optin) continue;
+    *out = v;
+    const bool cacheable = device >= 0 && device < kMaxCachedDevices;
+    if (cacheable && g_smem_limit_raised[device][i].load(std::memory_order_acquire)) return cudaSuccess;
+    const cudaError_t err = cudaFuncSetAttribute(v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem_bytes);
+    if (err == cudaSuccess && cacheable) g_smem_limit_raised[device][i].store(true, std::memory_order_release);
+    return err;
   }
   return cudaErrorInvalidConfiguration;  // unknown depth, or it does not fit this device
 }
