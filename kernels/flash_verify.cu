@@ -379,8 +379,9 @@ KernelVariant variant_for_stages(int stages) {
 }
 
 // Per device and variant, whether the kernel's shared-memory limit has been raised there.
-// cudaFuncSetAttribute is a driver call costing microseconds of host time; launched outside
-// a CUDA graph the kernel pays it once per device, not per launch. Two threads racing on
+// cudaFuncSetAttribute is a driver call; launched outside a CUDA graph the kernel now makes
+// it once per device, not per launch (no host-time change was measurable through
+// verifybench_bench, whose CPU time per iteration is dominated by the L2 flush and sync). Two threads racing on
 // the first launch both set the same attribute, which is harmless. (cudaDeviceReset would
 // drop the attribute behind the cache's back; nothing in verifybench resets a device.)
 constexpr int kMaxCachedDevices = 64;
