@@ -112,15 +112,6 @@ std::string capture(const std::string& command) {
   return out;
 }
 
-std::string quote_for_sh(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
-  }
-  return out + "'";
-}
-
 std::string read_file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ReportError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
@@ -166,7 +157,7 @@ BuildInfo compiled_build_info() {
 
 std::string git_commit_of(const std::string& dir) {
   const std::string commit =
-      capture("git -C " + quote_for_sh(dir) + " rev-parse HEAD 2>/dev/null");
+      capture("git -C " + shell_quote(dir) + " rev-parse HEAD 2>/dev/null");
   return commit.empty() ? "unknown" : commit;
 }
 
@@ -194,7 +185,7 @@ Provenance collect_provenance(const std::vector<std::string>& scenario_files,
                       : "unknown";
   } else {
     // --untracked-files=no: build folders and local reports do not make a tree dirty.
-    const std::string status = capture("git -C " + quote_for_sh(source_dir) +
+    const std::string status = capture("git -C " + shell_quote(source_dir) +
                                        " status --porcelain --untracked-files=no 2>/dev/null");
     p.git_state = status.empty() ? "clean" : "dirty";
   }

@@ -187,4 +187,13 @@ ReferenceOutput reference_from_full_output(const std::vector<float>& o,
   return out;
 }
 
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
 }  // namespace vb

@@ -141,4 +141,7 @@ struct OutcomeCounts {
 };
 OutcomeCounts count_outcomes(const std::vector<CaseResult>& cases);
 
+// POSIX-shell single quoting: abc -> 'abc', it's -> 'it'\''s'.
+std::string shell_quote(const std::string& text);
+
 }  // namespace vb

@@ -25,15 +25,6 @@ const std::vector<GpuExecutorRun>& gpu_executor_runs() {
   return runs;
 }
 
-std::string shell_quote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
-  }
-  return out + "'";
-}
-
 std::string reproducer_for(const std::string& scenario_path, const std::string& case_name) {
   // The path is quoted only when it needs it, so the common case reads naturally.
   const bool plain = !scenario_path.empty() &&

@@ -46,8 +46,6 @@ const std::vector<GpuExecutorRun>& gpu_executor_runs();
 // CUDA failures are recorded as kLaunchFailed, never thrown.
 CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& options);
 
-// POSIX-shell single quoting: abc -> 'abc', it's -> 'it'\''s'.
-std::string shell_quote(const std::string& text);
 // verifybench run <file> --case '<case name>'
 std::string reproducer_for(const std::string& scenario_path, const std::string& case_name);
 

@@ -22,11 +22,9 @@ static_assert(kPairsPerLaneK * 2 * kLanes == mla::kHeadDimQK, "576 must split ov
 static_assert(kPairsPerLaneV * 2 * kLanes == mla::kHeadDimV, "512 must split over a warp");
 
 __global__ void __launch_bounds__(kLanes) naive_verify_kernel(const VerifyParams p) {
-  const std::int64_t row = blockIdx.x;  // (b*T + node)*H + head
-  const int head = static_cast<int>(row % p.num_heads);
+  const std::int64_t row = blockIdx.x;  // (b*T + node)*H + head; the head only picks q
   const int node = static_cast<int>((row / p.num_heads) % p.tree_size);
   const int b = static_cast<int>(row / (static_cast<std::int64_t>(p.num_heads) * p.tree_size));
-  (void)head;
   const int lane = threadIdx.x;
 
   const auto* q2 = reinterpret_cast<const __nv_bfloat162*>(p.q + row * mla::kHeadDimQK);
