@@ -420,7 +420,7 @@ TEST_CASE("export_case into an unwritable place fails clearly and leaves no part
 
   SECTION("a read-only directory (skipped as root, which ignores permissions)") {
     if (::geteuid() == 0) {
-      SUCCEED("running as root: permission bits do not stop writes");
+      WARN("not checked: running as root, permission bits do not stop writes");
       return;
     }
     const fs::path dir = tmp.path / "readonly";

@@ -322,7 +322,7 @@ TEST_CASE("an unwritable target leaves no partial file behind", "[report]") {
   }
   SECTION("a read-only directory (skipped when running as root, who may write anyway)") {
     if (::geteuid() == 0) {
-      SUCCEED("running as root: permission bits do not stop writes");
+      WARN("not checked: running as root, permission bits do not stop writes");
     } else {
       const fs::path ro = dir.path / "ro";
       fs::create_directories(ro);
