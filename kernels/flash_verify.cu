@@ -6,7 +6,9 @@
 // one contiguous range of the request's logical tokens (split blockIdx.y of num_splits;
 // the range covers prefix and tree tokens alike, the tree mask applies past the prefix).
 //
-// Per KV tile of kTokensPerTile tokens (cp.async double-buffered in shared memory):
+// Per KV tile of kTokensPerTile tokens (kStages-deep ring in shared memory, filled by one
+// loader warp through the bulk copy engine, one 1152-byte copy per token row, with one
+// mbarrier per stage counting the bytes in):
 //   S  = Q K^T   warps split the 576-wide contraction (kKGroups) and the tokens
 //                (kNGroups); Q lives in registers as mma A fragments for the whole
 //                kernel; partial S is summed through shared memory.
@@ -64,6 +66,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto* s_rescale = reinterpret_cast<float*>(smem + kStages * kStageBytes + kSPartialBytes + kPBytes);
   float* s_final_max = s_rescale + kRowsPerTile;
   float* s_final_sum = s_final_max + kRowsPerTile;
+  auto* s_full = reinterpret_cast<std::uint64_t*>(smem + kStages * kStageBytes + kSPartialBytes + kPBytes +
+                                                  kRowStatBytes);  // [kStages] "stage landed" barriers
 
   const int m_tile = blockIdx.x;
   const int split = blockIdx.y;
@@ -93,39 +97,74 @@ __global__ void __launch_bounds__(kThreads, 1)
     return;
   }
 
-  // ---- loaders: kLoadThreadsPerRow threads per 576-wide row, kChunksPerThread x 16 B ----
-  const int load_row = tid / kLoadThreadsPerRow;
-  const int load_chunk0 = tid % kLoadThreadsPerRow;
-  auto load_rows = [&](const bf16_bits* src, bool valid, bf16_bits* dst_row) {
-#pragma unroll
-    for (int j = 0; j < kChunksPerThread; ++j) {
-      const int chunk = load_chunk0 + j * kLoadThreadsPerRow;
-      warp::cp_async_16(dst_row + chunk * 8, src + chunk * 8, valid);
+  // ---- KV loads: every warp copies kRowsLoadedPerWarp rows of each tile ----
+  // One bulk copy per 1152-byte row (lane l < kRowsLoadedPerWarp of warp w owns token
+  // w*kRowsLoadedPerWarp + l of every tile); each warp announces its rows' bytes on the
+  // stage's mbarrier, which completes when all kWarps have arrived and every byte landed.
+  // The copy instruction takes uniform operands, so a warp issues its rows one at a time:
+  // spread over all warps this costs each a few issues per tile (all 32 rows from one warp
+  // made that warp ~1k cycles late to every barrier: ncu, 46 % of stall samples).
+  // Rows past kv_len re-read the last row (finite data, masked out below), so every stage
+  // always receives exactly kTokensPerTile rows. The page-table word of the tile issued
+  // next is loaded one tile ahead (`pending_entry`) and only turned into an address when
+  // issued, so its latency hides behind a whole tile of math (ncu on v1: 36 % of all warp
+  // stall samples sat on that dependent load and the 9 cp.async per thread behind it).
+  const bool is_copy_lane = lane < kRowsLoadedPerWarp;
+  const bf16_bits* tree_rows = p.tree_kv ? p.tree_kv + static_cast<std::int64_t>(b) * p.tree_size * mla::kHeadDimQK : nullptr;
+  auto token_of = [&](int tile) {
+    return min(tile * kTokensPerTile + warp * kRowsLoadedPerWarp + lane, kv_len - 1);
+  };
+  // The page-table word of token t: its pool row, its page id, or its dense tree row.
+  const bool block_form = p.page_kind == PageTableKind::kBlockTable;
+  auto table_entry = [&](int t) -> std::int64_t {
+    if (tree_rows != nullptr && t >= prefix) return t - prefix;
+    if (!block_form) return p.kv_indices[p.kv_indptr[b] + t];
+    return p.block_table[static_cast<std::int64_t>(b) * p.max_pages + t / p.page_size];
+  };
+  auto issue_tile = [&](int tile, int stage, std::int64_t entry) {
+    if (lane == 0) warp::mbarrier_arrive_expect_tx(&s_full[stage], kRowsLoadedPerWarp * kKvRowBytes);
+    __syncwarp();
+    if (is_copy_lane) {
+      const int t = token_of(tile);
+      const bool from_tree = tree_rows != nullptr && t >= prefix;
+      const std::int64_t row = from_tree || !block_form ? entry : entry * p.page_size + t % p.page_size;
+      const bf16_bits* src = (from_tree ? tree_rows : p.kv_pool) + row * mla::kHeadDimQK;
+      warp::bulk_copy_g2s(s_kv + (stage * kTokensPerTile + warp * kRowsLoadedPerWarp + lane) * kKvStride, src,
+                          kKvRowBytes, &s_full[stage]);
     }
   };
-  auto load_kv_tile = [&](int tile, int stage) {
-    const int t = tile * kTokensPerTile + load_row;
-    const bool valid = t < kv_len;  // rows past kv_len are zero-filled, never read
-    load_rows(valid ? p.kv_row_ptr(b, t) : p.q, valid,
-              s_kv + (stage * kTokensPerTile + load_row) * kKvStride);
-  };
 
-  // Prologue. Commit group g < kStages-1 holds KV tile tile_begin+g in stage g; group 0
-  // also stages the Q tile through the last stage, which the main loop fills only after
-  // Q has moved to registers. Iteration i then commits exactly one group (tile
-  // i+kStages-1, possibly empty), so "tile i landed" is cp.async.wait_group(kStages-2).
-  {
-    const int rr = row0 + load_row;
-    const bool valid = rr < rows_per_request;  // padding rows are zeros
-    load_rows(valid ? p.q + (request_row0 + rr) * mla::kHeadDimQK : p.q, valid,
-              s_kv + ((kStages - 1) * kTokensPerTile + load_row) * kKvStride);
-  }
+  // Prologue: barriers, then the Q tile through the last stage (cp.async), then KV tiles
+  // tile_begin .. tile_begin+kStages-2 into stages 0 .. kStages-2.
+  if (tid == 0) {
 #pragma unroll
-  for (int g = 0; g < kStages - 1; ++g) {
-    if (tile_begin + g < tile_end) load_kv_tile(tile_begin + g, g);
+    for (int s = 0; s < kStages; ++s) warp::mbarrier_init(&s_full[s], kWarps);
+    warp::fence_mbarrier_init();
+  }
+  {
+    const int q_row = tid / kLoadThreadsPerRow;
+    const int q_chunk0 = tid % kLoadThreadsPerRow;
+    const int rr = row0 + q_row;
+    const bool valid = rr < rows_per_request;  // padding rows are zeros
+    const bf16_bits* src = valid ? p.q + (request_row0 + rr) * mla::kHeadDimQK : p.q;
+    bf16_bits* dst = s_kv + ((kStages - 1) * kTokensPerTile + q_row) * kKvStride;
+#pragma unroll
+    for (int j = 0; j < kChunksPerThread; ++j) {
+      const int chunk = q_chunk0 + j * kLoadThreadsPerRow;
+      warp::cp_async_16(dst + chunk * 8, src + chunk * 8, valid);
+    }
     warp::cp_async_commit();
   }
-  warp::cp_async_wait<kStages - 2>();
+  __syncthreads();  // barriers initialised before anyone uses them
+  std::int64_t pending_entry = 0;  // page-table word of this lane's row of the next tile issued
+#pragma unroll
+  for (int g = 0; g < kStages - 1; ++g) {
+    if (tile_begin + g < tile_end) issue_tile(tile_begin + g, g, is_copy_lane ? table_entry(token_of(tile_begin + g)) : 0);
+  }
+  if (is_copy_lane && tile_begin + kStages - 1 < tile_end) {
+    pending_entry = table_entry(token_of(tile_begin + kStages - 1));
+  }
+  warp::cp_async_wait<0>();
   __syncthreads();
 
   const int kgroup = warp % kKGroups;
@@ -140,7 +179,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       warp::ldmatrix_x4(q_frag[mt][ks], s_kv + ((kStages - 1) * kTokensPerTile + row) * kKvStride + col);
     }
   }
-  __syncthreads();  // the last stage is free for the prefetch
+  __syncthreads();  // the last stage is free for the loader
 
   // ---- per-row softmax state, owned by kThreadsPerRow consecutive lanes ----
   const int srow = tid / kThreadsPerRow;
@@ -160,16 +199,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
       for (int e = 0; e < 4; ++e) o_acc[mt][nt][e] = 0.f;
 
+  // Two block barriers per tile: (1) partial S is complete, and every warp is past the
+  // previous tile's PV, so its stage may be refilled; (2) P and the rescale factors are
+  // complete. "Tile landed" is the stage's mbarrier, not a block barrier.
   for (int tile = tile_begin; tile < tile_end; ++tile) {
-    const int stage = (tile - tile_begin) % kStages;
-    if (tile > tile_begin) {
-      warp::cp_async_wait<kStages - 2>();
-      __syncthreads();  // this tile landed; every warp is done with the previous stage
-    }
-    // Refill the stage the previous iteration consumed.
-    const int prefetch = tile + kStages - 1;
-    if (prefetch < tile_end) load_kv_tile(prefetch, (stage + kStages - 1) % kStages);
-    warp::cp_async_commit();
+    const int iter = tile - tile_begin;
+    const int stage = iter % kStages;
+    warp::mbarrier_wait_parity(&s_full[stage], (iter / kStages) & 1);
     const bf16_bits* kv_tile = s_kv + stage * kTokensPerTile * kKvStride;
 
     // ---- S partial over this warp's K slice and token half ----
@@ -203,7 +239,16 @@ __global__ void __launch_bounds__(kThreads, 1)
         *reinterpret_cast<float2*>(partial + (r + 8) * kSStride + c) = make_float2(s_acc[mt][nt][2], s_acc[mt][nt][3]);
       }
     }
-    __syncthreads();
+    __syncthreads();  // (1)
+
+    // Refill the stage the previous tile used (every warp is past its PV now).
+    {
+      const int next = tile + kStages - 1;
+      if (next < tile_end) {
+        issue_tile(next, (stage + kStages - 1) % kStages, pending_entry);
+        if (is_copy_lane && next + 1 < tile_end) pending_entry = table_entry(token_of(next + 1));
+      }
+    }
 
     // ---- masked online softmax of this tile, one row per kThreadsPerRow lanes ----
     {
@@ -216,14 +261,22 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       s[0] = sum.x; s[1] = sum.y; s[2] = sum.z; s[3] = sum.w;
       float tile_max = -INFINITY;
+      if ((tile + 1) * kTokensPerTile <= prefix) {  // block-uniform: all prefix, all visible
 #pragma unroll
-      for (int c = 0; c < kTokensPerThread; ++c) {
-        const int t = tile * kTokensPerTile + scol0 + c;
-        // Padding rows (zero Q) see everything: finite, never stored.
-        const bool visible = !srow_valid || t < prefix ||
-                             (t < kv_len && tree_node_visible(srow_mask, t - prefix));
-        s[c] = visible ? s[c] * scale_log2 : -INFINITY;
-        tile_max = fmaxf(tile_max, s[c]);
+        for (int c = 0; c < kTokensPerThread; ++c) {
+          s[c] *= scale_log2;
+          tile_max = fmaxf(tile_max, s[c]);
+        }
+      } else {
+#pragma unroll
+        for (int c = 0; c < kTokensPerThread; ++c) {
+          const int t = tile * kTokensPerTile + scol0 + c;
+          // Padding rows (zero Q) see everything: finite, never stored.
+          const bool visible = !srow_valid || t < prefix ||
+                               (t < kv_len && tree_node_visible(srow_mask, t - prefix));
+          s[c] = visible ? s[c] * scale_log2 : -INFINITY;
+          tile_max = fmaxf(tile_max, s[c]);
+        }
       }
 #pragma unroll
       for (int offset = 1; offset < kThreadsPerRow; offset *= 2) {
@@ -248,17 +301,27 @@ __global__ void __launch_bounds__(kThreads, 1)
           make_uint2(warp::pack_bf16x2(s[0], s[1]), warp::pack_bf16x2(s[2], s[3]));
       if (tid % kThreadsPerRow == 0) s_rescale[srow] = rescale;
     }
-    __syncthreads();
+    __syncthreads();  // (2)
 
     // ---- O = O * rescale + P V over this warp's 64 channels ----
+    // Once the running maxima settle most tiles rescale by exactly 1: skip the multiplies
+    // when no row of this warp's fragments moved.
+    float a_lo[kMTiles], a_hi[kMTiles];
+    bool any_rescale = false;
 #pragma unroll
     for (int mt = 0; mt < kMTiles; ++mt) {
-      const float a_lo = s_rescale[mt * kMmaM + lane / 4];
-      const float a_hi = s_rescale[mt * kMmaM + lane / 4 + 8];
+      a_lo[mt] = s_rescale[mt * kMmaM + lane / 4];
+      a_hi[mt] = s_rescale[mt * kMmaM + lane / 4 + 8];
+      any_rescale |= a_lo[mt] != 1.f || a_hi[mt] != 1.f;
+    }
+    if (__any_sync(0xffffffffu, any_rescale)) {
 #pragma unroll
-      for (int nt = 0; nt < kNTilesO; ++nt) {
-        o_acc[mt][nt][0] *= a_lo; o_acc[mt][nt][1] *= a_lo;
-        o_acc[mt][nt][2] *= a_hi; o_acc[mt][nt][3] *= a_hi;
+      for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+        for (int nt = 0; nt < kNTilesO; ++nt) {
+          o_acc[mt][nt][0] *= a_lo[mt]; o_acc[mt][nt][1] *= a_lo[mt];
+          o_acc[mt][nt][2] *= a_hi[mt]; o_acc[mt][nt][3] *= a_hi[mt];
+        }
       }
     }
 #pragma unroll

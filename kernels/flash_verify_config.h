@@ -38,14 +38,20 @@ inline constexpr int kKvStride = mla::kHeadDimQK + 8;  // bf16: 1168 B, 292 word
 inline constexpr int kPStride = kTokensPerTile + 8;    // bf16: 80 B = 20 words
 inline constexpr int kSStride = kTokensPerTile + 8;    // fp32: 40 words
 
-inline constexpr int kChunksPerRow = mla::kHeadDimQK * 2 / 16;  // 72 x 16 B per K row
-inline constexpr int kLoadThreadsPerRow = kThreads / kTokensPerTile;  // 8
+// The Q tile is staged with cp.async: kLoadThreadsPerRow threads per row, 16 B chunks.
+inline constexpr int kChunksPerRow = mla::kHeadDimQK * 2 / 16;  // 72 x 16 B per row
+inline constexpr int kLoadThreadsPerRow = kThreads / kRowsPerTile;  // 8
 inline constexpr int kChunksPerThread = kChunksPerRow / kLoadThreadsPerRow;  // 9
+// KV tiles come through the bulk copy engine: one 1152-byte copy per row, each warp
+// copying kRowsLoadedPerWarp rows of every tile, counted on the stage's mbarrier.
+inline constexpr int kKvRowBytes = mla::kHeadDimQK * 2;
+inline constexpr int kRowsLoadedPerWarp = kTokensPerTile / kWarps;  // 4
 
 inline constexpr int kStageBytes = kTokensPerTile * kKvStride * 2;
 inline constexpr int kSPartialBytes = kKGroups * kRowsPerTile * kSStride * 4;
 inline constexpr int kPBytes = kRowsPerTile * kPStride * 2;
 inline constexpr int kRowStatBytes = 3 * kRowsPerTile * 4;  // rescale, final max, final sum
+inline constexpr int kBarrierBytesPerStage = 8;             // one mbarrier ("stage full")
 
 // Pipeline depth is the one shape that depends on the GPU: KV tiles in flight per block
 // hide HBM latency, and each costs kStageBytes of shared memory. The launcher picks the
@@ -53,7 +59,7 @@ inline constexpr int kRowStatBytes = 3 * kRowsPerTile * 4;  // rescale, final ma
 //   sm_90 (227 KB): 4 stages, 3 tiles (110 KB) in flight while one is computed;
 //   sm_120 (99 KB): 2 stages, the double buffer.
 inline constexpr int smem_bytes_for_stages(int stages) {
-  return stages * kStageBytes + kSPartialBytes + kPBytes + kRowStatBytes;
+  return stages * (kStageBytes + kBarrierBytesPerStage) + kSPartialBytes + kPBytes + kRowStatBytes;
 }
 inline constexpr int kPipelineVariants[] = {4, 2};  // deepest first
 inline constexpr int kMinStages = 2;
@@ -62,6 +68,11 @@ inline constexpr int kSm120SmemLimit = 99 * 1024;
 static_assert(smem_bytes_for_stages(kMinStages) <= kSm120SmemLimit,
               "the shallowest variant must fit sm_120's per-block shared memory");
 static_assert(kRowsPerTile <= kTokensPerTile, "Q tile is staged through one KV stage");
+static_assert(kRowsLoadedPerWarp * kWarps == kTokensPerTile && kRowsLoadedPerWarp <= 32,
+              "every row of a tile is copied by exactly one lane");
+static_assert(kKvStride * 2 % 16 == 0 && kKvRowBytes % 16 == 0, "bulk copies need 16-byte rows");
+static_assert(kStageBytes % 8 == 0 && (kSPartialBytes + kPBytes + kRowStatBytes) % 8 == 0,
+              "the stage mbarriers after the row statistics must be 8-byte aligned");
 static_assert(kKStepsPerGroup * kKGroups * kMmaK == mla::kHeadDimQK, "K split must be exact");
 static_assert(kChunksPerThread * kLoadThreadsPerRow == kChunksPerRow, "load split must be exact");
 static_assert(kTokensPerThread * kThreadsPerRow == kTokensPerTile, "softmax split must be exact");

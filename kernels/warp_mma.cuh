@@ -1,6 +1,7 @@
-// Thin wrappers over the sm_80+ warp-level instructions the production kernel is built
-// from: cp.async (global -> shared, 16 B, zero-fill), ldmatrix (shared -> mma fragments)
-// and mma.sync m16n8k16 bf16 -> fp32. Available on sm_90 and sm_120 alike.
+// Thin wrappers over the warp-level instructions the production kernel is built from:
+// cp.async (global -> shared, 16 B, zero-fill), ldmatrix (shared -> mma fragments),
+// mma.sync m16n8k16 bf16 -> fp32 (sm_80+), and the sm_90+ bulk copy engine with its
+// shared-memory mbarriers (cp.async.bulk, no tensor map). All exist on sm_90 and sm_120.
 #pragma once
 #include <cstdint>
 
@@ -57,6 +58,44 @@ __device__ __forceinline__ float fast_exp2(float x) {
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
   return y;
+}
+
+// ---- mbarrier + bulk copy (sm_90+, also sm_120) ----
+// One 64-bit barrier in shared memory per pipeline stage: the producer announces the bytes
+// a stage will receive (expect_tx) and the copy engine counts them down as they land.
+__device__ __forceinline__ void mbarrier_init(std::uint64_t* bar, std::uint32_t arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(arrivals) : "memory");
+}
+// Makes initialised barriers visible to the copy engine (the async proxy).
+__device__ __forceinline__ void fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes)
+               : "memory");
+}
+// Spins until the barrier's phase with the given parity has completed.
+__device__ __forceinline__ void mbarrier_wait_parity(std::uint64_t* bar, std::uint32_t parity) {
+  std::uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        " selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(smem_addr(bar)), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+// Global -> shared copy of `bytes` (multiple of 16, both addresses 16-byte aligned) by the
+// bulk copy engine; completion is counted on `bar`. One instruction per row instead of
+// one cp.async per 16 bytes.
+__device__ __forceinline__ void bulk_copy_g2s(void* smem_dst, const void* gmem_src, std::uint32_t bytes,
+                                              std::uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+          smem_addr(smem_dst)),
+      "l"(gmem_src), "r"(bytes), "r"(smem_addr(bar))
+      : "memory");
 }
 
 }  // namespace vb::warp

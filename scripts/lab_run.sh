@@ -13,6 +13,8 @@
 #   nightly      the nightly gate twice: the real build, then bin/verifybench-slow
 #                (VB_SLOW_SPLITS) against the baseline the real build just made
 #   profile      ncu through the NVTX range of one case (scripts/profile.sh)
+#   stalls       ncu source counters of one case (VB_STALLS_CASE): stall samples per SASS
+#                instruction, stall-reason totals, and the cuobjdump SASS for sm_90/sm_120
 # Never touches clocks, power or modes (ncu runs with --clock-control none).
 set -uo pipefail
 bundle=$(cd "$1" && pwd); out=$2; shift 2
@@ -84,6 +86,23 @@ for phase in "$@"; do
         'kimi_k2_tp8_mtp/tree.nodes=4,batch.size=64' --section SpeedOfLight --section WarpStateStats \
         --section Occupancy --section LaunchStats > "$out/ncu.log" 2>&1
       rc=$?; summary profile $rc "$(grep -cE 'flash_verify_kernel' "$out/ncu.log") kernel lines" ;;
+    stalls)
+      # Where the production kernel's warps wait: per-SASS-instruction stall samples and the
+      # stall-reason totals of one launch (ncu source counters), plus the SASS itself.
+      case_name=${VB_STALLS_CASE:-'kimi_k2_tp8_mtp/tree.nodes=4,batch.size=64'}
+      VERIFYBENCH="$bundle/run.sh" scripts/profile.sh scenarios/perf.yaml "$case_name" \
+        --section SourceCounters --section WarpStateStats --section SpeedOfLight \
+        > "$out/stalls-ncu.log" 2>&1
+      rc=$?
+      rep=$(ls -t reports/local/ncu-*.ncu-rep | head -n 1)
+      cp "$rep" "$out/" 2>/dev/null
+      ncu --import "$rep" --page raw --csv > "$out/stalls-raw.csv" 2>&1
+      ncu --import "$rep" --page details --print-details all > "$out/stalls-details.txt" 2>&1
+      ncu --import "$rep" --page source --print-source sass --csv \
+        --kernel-name regex:flash_verify_kernel > "$out/stalls-source-sass.csv" 2>&1
+      cuobjdump -sass -arch sm_90 "$bundle/bin/verifybench" > "$out/sass-sm_90.txt" 2>&1
+      cuobjdump -sass -arch sm_120 "$bundle/bin/verifybench" > "$out/sass-sm_120.txt" 2>&1
+      summary stalls $rc "$(wc -l < "$out/stalls-source-sass.csv") source lines" ;;
     *) echo "unknown phase $phase" >&2; exit 2 ;;
   esac
   echo "  ($phase: $((SECONDS - start)) s)" | tee -a "$out/phases.txt"
