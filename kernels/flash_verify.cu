@@ -103,35 +103,35 @@ __global__ void __launch_bounds__(kThreads, 1)
   // stage's mbarrier, which completes when all kWarps have arrived and every byte landed.
   // The copy instruction takes uniform operands, so a warp issues its rows one at a time:
   // spread over all warps this costs each a few issues per tile (all 32 rows from one warp
-  // made that warp ~1k cycles late to every barrier: ncu, 46 % of stall samples).
+  // made that warp ~1k cycles late to every barrier: ncu, 46 % of stall samples; 16-byte
+  // cp.async by every thread, tracked by the same mbarriers, measured 5-9 % slower).
   // Rows past kv_len re-read the last row (finite data, masked out below), so every stage
   // always receives exactly kTokensPerTile rows. The page-table word of the tile issued
   // next is loaded one tile ahead (`pending_entry`) and only turned into an address when
   // issued, so its latency hides behind a whole tile of math (ncu on v1: 36 % of all warp
   // stall samples sat on that dependent load and the 9 cp.async per thread behind it).
   const bool is_copy_lane = lane < kRowsLoadedPerWarp;
+  const int copy_row_in_tile = warp * kRowsLoadedPerWarp + lane;
   const bf16_bits* tree_rows = p.tree_kv ? p.tree_kv + static_cast<std::int64_t>(b) * p.tree_size * mla::kHeadDimQK : nullptr;
-  auto token_of = [&](int tile) {
-    return min(tile * kTokensPerTile + warp * kRowsLoadedPerWarp + lane, kv_len - 1);
-  };
+  auto token_of = [&](int tile) { return min(tile * kTokensPerTile + copy_row_in_tile, kv_len - 1); };
   // The page-table word of token t: its pool row, its page id, or its dense tree row.
   const bool block_form = p.page_kind == PageTableKind::kBlockTable;
+  const std::int64_t* token_rows = block_form ? nullptr : p.kv_indices + p.kv_indptr[b];
+  const std::int32_t* request_pages = block_form ? p.block_table + static_cast<std::int64_t>(b) * p.max_pages : nullptr;
   auto table_entry = [&](int t) -> std::int64_t {
     if (tree_rows != nullptr && t >= prefix) return t - prefix;
-    if (!block_form) return p.kv_indices[p.kv_indptr[b] + t];
-    return p.block_table[static_cast<std::int64_t>(b) * p.max_pages + t / p.page_size];
+    if (!block_form) return token_rows[t];
+    return request_pages[t / p.page_size];
   };
   auto issue_tile = [&](int tile, int stage, std::int64_t entry) {
+    const int t = token_of(tile);
+    const bool from_tree = tree_rows != nullptr && t >= prefix;
+    const std::int64_t row = from_tree || !block_form ? entry : entry * p.page_size + t % p.page_size;
+    const bf16_bits* src = (from_tree ? tree_rows : p.kv_pool) + row * mla::kHeadDimQK;
+    bf16_bits* dst = s_kv + (stage * kTokensPerTile + copy_row_in_tile) * kKvStride;
     if (lane == 0) warp::mbarrier_arrive_expect_tx(&s_full[stage], kRowsLoadedPerWarp * kKvRowBytes);
     __syncwarp();
-    if (is_copy_lane) {
-      const int t = token_of(tile);
-      const bool from_tree = tree_rows != nullptr && t >= prefix;
-      const std::int64_t row = from_tree || !block_form ? entry : entry * p.page_size + t % p.page_size;
-      const bf16_bits* src = (from_tree ? tree_rows : p.kv_pool) + row * mla::kHeadDimQK;
-      warp::bulk_copy_g2s(s_kv + (stage * kTokensPerTile + warp * kRowsLoadedPerWarp + lane) * kKvStride, src,
-                          kKvRowBytes, &s_full[stage]);
-    }
+    if (is_copy_lane) warp::bulk_copy_g2s(dst, src, kKvRowBytes, &s_full[stage]);
   };
 
   // Prologue: barriers, then the Q tile through the last stage (cp.async), then KV tiles
