@@ -385,25 +385,44 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 }
 
-// One block per query row: LSE-weighted sum of the row's split partials.
-constexpr int kCombineThreads = mla::kHeadDimV / 4;
+// One block per query row: LSE-weighted sum of the row's split partials. Thread (x, y)
+// owns channels 4x..4x+3 and splits y, y+Y, ... (Y = blockDim.y = min(num_splits,
+// kCombineSplitLanes)), so a row with many splits (one long request: up to kMaxSplits)
+// keeps Y times more loads in flight; the Y partial sums meet in shared memory.
+constexpr int kCombineThreadsX = mla::kHeadDimV / 4;
+constexpr int kCombineSplitLanes = 4;
 
-__global__ void __launch_bounds__(kCombineThreads)
+__global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
     flash_verify_combine_kernel(const VerifyParams p, const int num_splits, const SplitWorkspace ws) {
+  __shared__ float4 s_acc[kCombineSplitLanes - 1][kCombineThreadsX];
+  __shared__ float s_weight[kCombineSplitLanes - 1];
   const std::int64_t qrow = blockIdx.x;
+  const int lanes = blockDim.y;
+  const int y = threadIdx.y;
   const float* lse_part = ws.lse_partial + qrow * num_splits;
   float max_lse = -INFINITY;
   for (int s = 0; s < num_splits; ++s) max_lse = fmaxf(max_lse, lse_part[s]);
   const int c = threadIdx.x * 4;
   float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
   float weight_sum = 0.f;
-  for (int s = 0; s < num_splits; ++s) {
-    const float lse = lse_part[s];
-    if (lse == -INFINITY) continue;  // empty split: weight 0, partial O is zeros anyway
-    const float w = expf(lse - max_lse);
+  // An empty split has lse -inf (weight exactly 0) and a zero partial O.
+#pragma unroll 4
+  for (int s = y; s < num_splits; s += lanes) {
+    const float w = expf(lse_part[s] - max_lse);
     weight_sum += w;
     const float4 v = *reinterpret_cast<const float4*>(ws.o_partial + (qrow * num_splits + s) * mla::kHeadDimV + c);
     acc.x += w * v.x; acc.y += w * v.y; acc.z += w * v.z; acc.w += w * v.w;
+  }
+  if (y > 0) {
+    s_acc[y - 1][threadIdx.x] = acc;
+    if (threadIdx.x == 0) s_weight[y - 1] = weight_sum;
+  }
+  __syncthreads();
+  if (y > 0) return;
+  for (int l = 1; l < lanes; ++l) {
+    const float4 v = s_acc[l - 1][threadIdx.x];
+    acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
+    weight_sum += s_weight[l - 1];
   }
   // weight_sum > 0 always: every node sees itself in exactly one split.
   const float inv = 1.f / weight_sum;
@@ -557,7 +576,8 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
   variant.kernel<<<grid, kThreads, variant.smem_bytes, stream>>>(params, plan.num_splits, ws);
   if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
   if (plan.num_splits > 1) {
-    flash_verify_combine_kernel<<<static_cast<unsigned>(rows), kCombineThreads, 0, stream>>>(params, plan.num_splits, ws);
+    const dim3 combine_block(kCombineThreadsX, std::min(plan.num_splits, kCombineSplitLanes));
+    flash_verify_combine_kernel<<<static_cast<unsigned>(rows), combine_block, 0, stream>>>(params, plan.num_splits, ws);
     return cudaGetLastError();
   }
   return cudaSuccess;
