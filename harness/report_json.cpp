@@ -173,21 +173,25 @@ Provenance collect_provenance(const std::vector<std::string>& scenario_files,
 #else
   const std::string source_dir = ".";
 #endif
-  p.git_commit = git_commit_of(source_dir);
-  if (p.git_commit == "unknown") {
-    // Away from the source tree (the lab bundle), bundle/run.sh passes the commit it was
-    // built from.
-    const char* env_commit = std::getenv("VB_GIT_COMMIT");
-    const char* env_state = std::getenv("VB_GIT_STATE");
-    if (env_commit != nullptr && *env_commit != '\0') p.git_commit = env_commit;
-    p.git_state = env_state != nullptr && *env_state != '\0' && p.git_commit != "unknown"
-                      ? env_state
-                      : "unknown";
+  // A bundle's run.sh names the commit its binaries were built from (VB_GIT_COMMIT /
+  // VB_GIT_STATE); that wins over whatever checkout happens to sit at the compiled-in source
+  // path on the machine that runs it (on the lab machine that copy's git state was stale:
+  // it named an older commit for a run of a newer bundle).
+  const char* env_commit = std::getenv("VB_GIT_COMMIT");
+  const char* env_state = std::getenv("VB_GIT_STATE");
+  if (env_commit != nullptr && *env_commit != '\0') {
+    p.git_commit = env_commit;
+    p.git_state = env_state != nullptr && *env_state != '\0' ? env_state : "unknown";
   } else {
-    // --untracked-files=no: build folders and local reports do not make a tree dirty.
-    const std::string status = capture("git -C " + shell_quote(source_dir) +
-                                       " status --porcelain --untracked-files=no 2>/dev/null");
-    p.git_state = status.empty() ? "clean" : "dirty";
+    p.git_commit = git_commit_of(source_dir);
+    if (p.git_commit == "unknown") {
+      p.git_state = "unknown";
+    } else {
+      // --untracked-files=no: build folders and local reports do not make a tree dirty.
+      const std::string status = capture("git -C " + shell_quote(source_dir) +
+                                         " status --porcelain --untracked-files=no 2>/dev/null");
+      p.git_state = status.empty() ? "clean" : "dirty";
+    }
   }
   p.command_line = command_line;
   for (const std::string& path : scenario_files) {

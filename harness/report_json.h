@@ -50,9 +50,9 @@ struct Provenance {
   std::string nvml_status;   // "ok" or why not ("nvml unavailable: ...")
 };
 
-// Fills date, host, git commit/state (git -C VB_SOURCE_DIR; when that is not a checkout,
-// the environment variables VB_GIT_COMMIT / VB_GIT_STATE set by the bundle's run.sh) and
-// hashes the scenario files.
+// Fills date, host, git commit/state (the environment variables VB_GIT_COMMIT /
+// VB_GIT_STATE when set, as the bundle's run.sh does with the commit it was built from;
+// otherwise git -C VB_SOURCE_DIR) and hashes the scenario files.
 // Throws ReportError when a scenario file cannot be read.
 Provenance collect_provenance(const std::vector<std::string>& scenario_files,
                               const std::string& command_line, const GpuInfo& gpu,

@@ -118,15 +118,20 @@ __global__ void __launch_bounds__(kThreads, 1)
   const bool block_form = p.page_kind == PageTableKind::kBlockTable;
   const std::int64_t* token_rows = block_form ? nullptr : p.kv_indices + p.kv_indptr[b];
   const std::int32_t* request_pages = block_form ? p.block_table + static_cast<std::int64_t>(b) * p.max_pages : nullptr;
+  // Page sizes are powers of two in practice (16, 64): shifts instead of the ~20-instruction
+  // integer division, which made the block-table form no faster than v1 (nightly, H200).
+  const int page_shift = (p.page_size & (p.page_size - 1)) == 0 ? __ffs(p.page_size) - 1 : -1;
+  auto page_of = [&](int t) { return page_shift >= 0 ? t >> page_shift : t / p.page_size; };
+  auto offset_in_page = [&](int t) { return page_shift >= 0 ? t & (p.page_size - 1) : t % p.page_size; };
   auto table_entry = [&](int t) -> std::int64_t {
     if (tree_rows != nullptr && t >= prefix) return t - prefix;
     if (!block_form) return token_rows[t];
-    return request_pages[t / p.page_size];
+    return request_pages[page_of(t)];
   };
   auto issue_tile = [&](int tile, int stage, std::int64_t entry) {
     const int t = token_of(tile);
     const bool from_tree = tree_rows != nullptr && t >= prefix;
-    const std::int64_t row = from_tree || !block_form ? entry : entry * p.page_size + t % p.page_size;
+    const std::int64_t row = from_tree || !block_form ? entry : entry * p.page_size + offset_in_page(t);
     const bf16_bits* src = (from_tree ? tree_rows : p.kv_pool) + row * mla::kHeadDimQK;
     bf16_bits* dst = s_kv + (stage * kTokensPerTile + copy_row_in_tile) * kKvStride;
     if (lane == 0) warp::mbarrier_arrive_expect_tx(&s_full[stage], kRowsLoadedPerWarp * kKvRowBytes);

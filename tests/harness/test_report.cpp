@@ -359,3 +359,18 @@ TEST_CASE("TextTable pads columns and trims trailing spaces", "[report]") {
   t.add_row({"long-name", "1234"});
   CHECK(t.render() == "name          n\na             1\nlong-name  1234\n");
 }
+
+TEST_CASE("a bundle's build commit (VB_GIT_COMMIT) wins over the checkout at the source path", "[report]") {
+  // The lab machine carries a copy of the source tree whose git state can be stale; the
+  // bundle's run.sh exports the commit its binaries were built from.
+  const std::string fake = "0123456789abcdef0123456789abcdef01234567";
+  REQUIRE(setenv("VB_GIT_COMMIT", fake.c_str(), 1) == 0);
+  REQUIRE(setenv("VB_GIT_STATE", "clean", 1) == 0);
+  const vb::Provenance with_env = vb::collect_provenance({}, "verifybench run x.yaml", vb::GpuInfo{}, "test");
+  CHECK(with_env.git_commit == fake);
+  CHECK(with_env.git_state == "clean");
+  REQUIRE(unsetenv("VB_GIT_COMMIT") == 0);
+  REQUIRE(unsetenv("VB_GIT_STATE") == 0);
+  const vb::Provenance without_env = vb::collect_provenance({}, "verifybench run x.yaml", vb::GpuInfo{}, "test");
+  CHECK(without_env.git_commit != fake);
+}

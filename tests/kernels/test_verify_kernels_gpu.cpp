@@ -70,6 +70,9 @@ std::vector<CaseSpec> gpu_cases() {
       make_case("kary-t15-h128-page64-fragmented", 128, {1000, 63}, kary(2, 3), 64, P::kFragmented, 14),
       make_case("random100-two-mask-words", 8, {33, 2}, random_tree(100, 9), 1, P::kReversed, 15),
       make_case("chain16-long-prefix", 8, {20000}, chain(16), 64, P::kShuffled, 16),
+      // Not a scenario page size (YAML allows 1, 16, 64), but the kernel API takes any: the
+      // production kernel's division path (powers of two use shifts).
+      make_case("eagle-page24-not-power-of-two", 8, {1000, 47}, random_tree(8, 21), 24, P::kShuffled, 17),
   };
 }
 
