@@ -6,6 +6,7 @@
 #   tests        GPU Catch2 tests (bin/vb_test_kernels)
 #   correctness  scenarios/correctness.yaml, every row checked against the CPU reference
 #   perf         scenarios/perf.yaml timed (cold L2 + graph replay) with in-run ceilings
+#                (VB_PERF_ARGS: timing arguments, default "--budget-s 0.3 --max-samples 200")
 #   sanitize     compute-sanitizer memcheck/racecheck/initcheck/synccheck on the correctness set
 #   racecheck-subset  racecheck on 12 representative correctness cases (the full set is too
 #                slow for one call)
@@ -35,7 +36,8 @@ for phase in "$@"; do
       vb run scenarios/correctness.yaml --out-dir "$out/correctness" > "$out/correctness.log" 2>&1; rc=$?
       summary correctness $rc "$(grep '^summary' "$out/correctness.log")" ;;
     perf)
-      vb run scenarios/perf.yaml --time --modes cold,graph --budget-s 0.3 --max-samples 200 \
+      # shellcheck disable=SC2086  # VB_PERF_ARGS is a list of arguments
+      vb run scenarios/perf.yaml --time --modes cold,graph ${VB_PERF_ARGS:---budget-s 0.3 --max-samples 200} \
         --out-dir "$out/perf" > "$out/perf.log" 2>&1; rc=$?
       summary perf $rc "$(grep '^summary' "$out/perf.log")" ;;
     racecheck-subset)
