@@ -382,18 +382,25 @@ int cmd_run(const std::vector<std::string>& files, const std::vector<std::string
 // ---------------------------------------------------------------- profile
 // Materialize one case, warm the production kernel up outside any range, then run it once
 // inside the case's NVTX range; print the ncu command that profiles exactly that launch.
-int cmd_profile(const std::string& file, const std::string& case_name, const std::string& cmdline,
-                const std::string& self) {
+int cmd_profile(const std::string& file, const std::string& case_name, const std::string& executor,
+                const std::string& cmdline, const std::string& self) {
+  const auto run = std::find_if(vb::gpu_executor_runs().begin(), vb::gpu_executor_runs().end(),
+                                [&](const vb::GpuExecutorRun& r) { return r.name == executor; });
+  if (run == vb::gpu_executor_runs().end()) {
+    std::string allowed;
+    for (const vb::GpuExecutorRun& r : vb::gpu_executor_runs()) allowed += (allowed.empty() ? "" : ", ") + r.name;
+    return fail(vb::kExitBadInput, fmt::format("--executor {}: unknown executor (allowed: {})", executor, allowed));
+  }
   const std::vector<vb::ScenarioFile> loaded = load_all({file});
   const std::vector<Selected> selected = select_cases(loaded, {file}, {case_name});
   const vb::CaseSpec& spec = *selected.front().cases.front();
   const std::string range = vb::nvtx_case_range_name(file, spec.name);
   const std::string filter = vb::nvtx_case_filter(range);
   std::printf("ncu command for this case:\n  ncu --clock-control none --nvtx --nvtx-include %s "
-              "--set full -o %s %s profile %s --case %s\n",
+              "--set full -o %s %s profile %s --case %s --executor %s\n",
               vb::shell_quote(filter).c_str(),
               vb::shell_quote("reports/local/ncu-" + std::filesystem::path(file).stem().string()).c_str(),
-              self.c_str(), file.c_str(), vb::shell_quote(spec.name).c_str());
+              self.c_str(), file.c_str(), vb::shell_quote(spec.name).c_str(), vb::shell_quote(executor).c_str());
   std::fflush(stdout);
   (void)cmdline;
   const vb::GpuInfo gpu = vb::query_gpu();
@@ -405,8 +412,6 @@ int cmd_profile(const std::string& file, const std::string& case_name, const std
   std::string error;
   const auto device = vb::DeviceProblem::upload(problem, gpu, &error);
   if (!device) return fail(vb::kExitRuntimeFailure, "upload failed: " + error);
-  const auto run = std::find_if(vb::gpu_executor_runs().begin(), vb::gpu_executor_runs().end(),
-                                [](const vb::GpuExecutorRun& r) { return r.name == "production"; });
   cudaStream_t stream = nullptr;
   if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
     return fail(vb::kExitRuntimeFailure, "cudaStreamCreate failed");
@@ -425,9 +430,10 @@ int cmd_profile(const std::string& file, const std::string& case_name, const std
   }
   cudaStreamDestroy(stream);
   if (err != cudaSuccess) {
-    return fail(vb::kExitRuntimeFailure, fmt::format("production launch failed: {}", cudaGetErrorString(err)));
+    return fail(vb::kExitRuntimeFailure, fmt::format("{} launch failed: {}", executor, cudaGetErrorString(err)));
   }
-  std::printf("ran %s once inside NVTX range %s (domain verifybench)\n", spec.name.c_str(), range.c_str());
+  std::printf("ran %s (%s) once inside NVTX range %s (domain verifybench)\n", spec.name.c_str(), executor.c_str(),
+              range.c_str());
   return vb::kExitOk;
 }
 
@@ -508,12 +514,15 @@ int main(int argc, char** argv) {
                   "time budget per measurement in seconds (never cuts below --min-samples)")
       ->capture_default_str()->check(CLI::Range(0.0, 3600.0));
 
-  std::string profile_file, profile_case;
+  std::string profile_file, profile_case, profile_executor = "production";
   CLI::App* profile = app.add_subcommand(
-      "profile", "Warm up the production kernel on one case, run it once inside the case's NVTX "
-                 "range, and print the ncu command that profiles exactly that launch.");
+      "profile", "Warm up one GPU executor (default: the production kernel) on one case, run it once "
+                 "inside the case's NVTX range, and print the ncu command that profiles exactly that launch.");
   profile->add_option("FILE", profile_file, "scenario YAML file")->required();
   profile->add_option("--case", profile_case, "the case (exact name as `list` prints it)")->required();
+  profile->add_option("--executor", profile_executor,
+                      "GPU executor to run (production, production/block-table, naive, sglang-adapter)")
+      ->capture_default_str();
 
   std::string export_file, export_case, export_dir;
   CLI::App* export_cmd = app.add_subcommand(
@@ -545,7 +554,7 @@ int main(int argc, char** argv) {
     if (export_cmd->parsed()) {
       return cmd_export(export_file, export_case, export_dir, threads, command_line(argc, argv));
     }
-    if (profile->parsed()) return cmd_profile(profile_file, profile_case, command_line(argc, argv), argv[0]);
+    if (profile->parsed()) return cmd_profile(profile_file, profile_case, profile_executor, command_line(argc, argv), argv[0]);
     return cmd_run(run_files, run_cases, json_path, out_dir, threads, time_args,
                    command_line(argc, argv));
   } catch (const vb::ScenarioError& e) {

@@ -14,7 +14,7 @@
 #   nightly      the nightly gate twice: the real build, then bin/verifybench-slow
 #                (VB_SLOW_SPLITS) against the baseline the real build just made
 #   profile      ncu through the NVTX range of one case (scripts/profile.sh)
-#   stalls       ncu source counters of one case (VB_STALLS_CASE): stall samples per SASS
+#   stalls       ncu source counters of one case (VB_STALLS_CASE, executor VB_PROFILE_EXECUTOR): stall samples per SASS
 #                instruction, stall-reason totals, and the cuobjdump SASS for sm_90/sm_120
 # Never touches clocks, power or modes (ncu runs with --clock-control none).
 set -uo pipefail

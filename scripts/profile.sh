@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Profiles exactly one production launch of one case with Nsight Compute, selected by its
+# Profiles exactly one launch of one GPU executor (default: production) on one case with Nsight Compute, selected by its
 # NVTX range in the "verifybench" domain (harness/nvtx.h):
 #   scripts/profile.sh SCENARIO_FILE CASE_NAME [extra ncu args...]
+#   VB_PROFILE_EXECUTOR=production/block-table scripts/profile.sh ...   (default: production)
 # Writes reports/local/ncu-<file stem>-<case>.ncu-rep and prints the summary.
 # `verifybench profile` warms the kernel up outside the range and runs it once inside.
 # --clock-control none: on the lab machine ncu cannot lock clocks (and we measure at the
@@ -36,5 +37,5 @@ mkdir -p "$out_dir"
 report="$out_dir/ncu-${stem}-${safe}"
 set -x
 "$ncu" --clock-control none --nvtx --nvtx-include "$filter" --set full -f -o "$report" "$@" \
-  "$bin" profile "$file" --case "$case_name"
+  "$bin" profile "$file" --case "$case_name" --executor "${VB_PROFILE_EXECUTOR:-production}"
 "$ncu" --import "$report.ncu-rep" --print-summary per-kernel
