@@ -20,6 +20,7 @@
 
 #include "harness/ceilings.h"
 #include "harness/compare_cli.h"
+#include "harness/device_models.h"
 #include "harness/export_safetensors.h"
 #include "harness/gpu_executor.h"
 #include "harness/nvtx.h"
@@ -130,6 +131,57 @@ int cmd_list(const std::vector<std::string>& files) {
   }
   std::fputs("(KV tokens = sum over requests of prefix + tree; ~ marks the expected value of a "
              "drawn prefix distribution)\n",
+             stdout);
+  return vb::kExitOk;
+}
+
+// ---------------------------------------------------------------- plan
+// The production launch each case gets on each modelled device (harness/device_models.h):
+// pipeline depth, shared memory, query-row tiles, KV splits, waves, and the memory and mma
+// floors at that device's roofs. Pure arithmetic: no GPU, no materialized KV pool.
+int cmd_plan(const std::vector<std::string>& files, const std::vector<std::string>& device_slugs) {
+  std::vector<const vb::DeviceModel*> devices;
+  for (const std::string& slug : device_slugs) {
+    const vb::DeviceModel* d = vb::find_device_model(slug);
+    if (d == nullptr) {
+      return fail(vb::kExitBadInput,
+                  fmt::format("--device {}: unknown device (allowed: {})", slug, vb::device_model_slugs()));
+    }
+    devices.push_back(d);
+  }
+  if (devices.empty()) {
+    for (const vb::DeviceModel& d : vb::device_models()) devices.push_back(&d);
+  }
+  const std::vector<vb::ScenarioFile> loaded = load_all(files);
+  for (std::size_t i = 0; i < loaded.size(); ++i) {
+    const vb::ScenarioFile& file = loaded[i];
+    if (i > 0) std::printf("\n");
+    std::printf("%s: %zu cases\n", file.path.c_str(), file.cases.size());
+    vb::TextTable table({"case", "device", "stages", "smem B", "m-tiles", "splits", "blocks", "waves",
+                         "KV tokens", "MB", "GFLOP", "mem floor us", "mma floor us", "bound"},
+                        {false, false, true, true, true, true, true, true, true, true, true, true, true, false});
+    for (const vb::CaseSpec& c : file.cases) {
+      for (const vb::DeviceModel* d : devices) {
+        const vb::PlannedLaunch p = vb::plan_launch(c, *d);
+        table.add_row({c.name, d->slug, p.stages > 0 ? fmt::format("{}", p.stages) : "none fits",
+                       fmt::format("{}", p.smem_bytes), fmt::format("{}", p.m_tiles),
+                       fmt::format("{}", p.num_splits), fmt::format("{}", p.blocks),
+                       fmt::format("{:.2f}", p.waves), fmt::format("{}", p.kv_tokens),
+                       fmt::format("{:.1f}", p.bytes / 1e6), fmt::format("{:.2f}", p.flops / 1e9),
+                       fmt::format("{:.1f}", p.memory_floor_us), fmt::format("{:.1f}", p.mma_floor_us),
+                       p.memory_floor_us >= p.mma_floor_us ? "memory" : "compute"});
+      }
+    }
+    std::fputs(table.render().c_str(), stdout);
+  }
+  std::printf("\ndevices (harness/device_models.cpp):\n");
+  for (const vb::DeviceModel* d : devices) {
+    std::printf("  %-13s %s, sm_%d, %d SMs, %d B shared memory per block, %d block(s) per SM, %.0f GB/s, %.1f TFLOP/s: %s\n",
+                d->slug.c_str(), d->name.c_str(), d->sm_arch, d->num_sms, d->smem_optin_bytes, d->blocks_per_sm,
+                d->memory_gbps, d->mma_tflops, d->source.c_str());
+  }
+  std::fputs("(floors: KV rows once + q + o + lse at the memory roof; 2*(P+T)*H*T*1088 FLOP at the mma roof; "
+             "the kernel's own split model and pipeline-depth rule)\n",
              stdout);
   return vb::kExitOk;
 }
@@ -474,6 +526,14 @@ int main(int argc, char** argv) {
       "list", "Show the scenarios of each file and the cases their sweeps expand to.");
   list->add_option("FILE", list_files, "scenario YAML files")->required();
 
+  std::vector<std::string> plan_files, plan_devices;
+  CLI::App* plan = app.add_subcommand(
+      "plan", "Show the production launch each case gets on each modelled GPU (pipeline depth, "
+              "shared memory, tiles, KV splits, waves) and its memory and mma floors. No GPU needed.");
+  plan->add_option("FILE", plan_files, "scenario YAML files")->required();
+  plan->add_option("--device", plan_devices, "modelled GPU, repeatable (default: every one: " +
+                                                 vb::device_model_slugs() + ")");
+
   std::vector<std::string> run_files, run_cases;
   std::string json_path;
   int threads = 0;
@@ -544,13 +604,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::string message = e.what();
-    if (message.find("subcommand") != std::string::npos) message += " (list, run, profile, export or compare; see --help)";
+    if (message.find("subcommand") != std::string::npos) message += " (list, plan, run, profile, export or compare; see --help)";
     return fail(vb::kExitBadInput, message);
   }
 
   try {
     if (compare->parsed()) return compare_exit;
     if (list->parsed()) return cmd_list(list_files);
+    if (plan->parsed()) return cmd_plan(plan_files, plan_devices);
     if (export_cmd->parsed()) {
       return cmd_export(export_file, export_case, export_dir, threads, command_line(argc, argv));
     }

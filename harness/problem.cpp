@@ -126,6 +126,10 @@ std::vector<std::int32_t> prefix_lengths(const BatchSpec& batch, const std::stri
 
 }  // namespace
 
+std::vector<std::int32_t> case_prefix_lengths(const CaseSpec& spec) {
+  return prefix_lengths(spec.batch, case_label(spec));
+}
+
 void build_sglang_mask(const std::vector<std::int32_t>& prefix_len, const std::vector<Tree>& trees,
                        std::vector<std::uint8_t>* custom_mask,
                        std::vector<std::int64_t>* mask_indptr) {

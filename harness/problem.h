@@ -72,6 +72,8 @@ struct Problem {
 // Builds the problem a spec describes. Throws ScenarioError on impossible specs (e.g. a
 // shared prefix longer than a request's prefix).
 Problem materialize(const CaseSpec& spec);
+// The prefix lengths materialize() draws for a case (same seeds), without building anything.
+std::vector<std::int32_t> case_prefix_lengths(const CaseSpec& spec);
 
 // Params over the problem's host buffers (for the CPU reference); outputs are the
 // caller's [B*T, H, 512] and [B*T, H] host arrays.

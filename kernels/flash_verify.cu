@@ -513,6 +513,15 @@ int flash_verify_pipeline_variants(int* stages, int capacity) {
   return n;
 }
 
+int flash_verify_smem_bytes(int stages) { return variant_for_stages(stages).smem_bytes; }
+
+int flash_verify_stages_for_smem_optin(int optin_bytes) {
+  for (int stages : kPipelineVariants) {
+    if (smem_bytes_for_stages(stages) <= optin_bytes) return stages;
+  }
+  return 0;
+}
+
 FlashVerifyConfigInfo flash_verify_config() {
   return {kRowsPerTile, kTokensPerTile, kThreads, smem_bytes_for_stages(kMinStages)};
 }

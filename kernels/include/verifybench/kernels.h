@@ -28,6 +28,11 @@ struct FlashVerifyPlan {
 
 // Pipeline depths the production kernel is built with, deepest first.
 int flash_verify_pipeline_variants(int* stages, int capacity);
+// Dynamic shared memory of the variant with `stages` stages (0: not a built variant), and
+// the depth the launcher picks for a device whose per-block opt-in limit is `optin_bytes`
+// (0: no variant fits). Host-only arithmetic: the same choice select_variant makes.
+int flash_verify_smem_bytes(int stages);
+int flash_verify_stages_for_smem_optin(int optin_bytes);
 
 // Chooses the split count so that B * m_tiles * splits blocks fill `num_sms` several
 // times over for the longest expected request. Host-only arithmetic, no device calls.

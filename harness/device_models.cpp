@@ -1,0 +1,66 @@
+#include "harness/device_models.h"
+
+#include <algorithm>
+
+#include "harness/problem.h"
+#include "verifybench/kernels.h"
+#include "verifybench/verify_params.h"
+
+namespace vb {
+
+// Resident blocks per SM: the production kernel is register-bound to one 256-thread block
+// on both architectures (ptxas: 230-232 registers on sm_90, 220-226 on sm_120,
+// reports/build/ptxas-flash_verify.txt; 65,536 registers per SM); the H200's occupancy query
+// (flash_verify_blocks_per_sm) returns 1, measured 2026-11-29.
+const std::vector<DeviceModel>& device_models() {
+  static const std::vector<DeviceModel> models = {
+      {"h200", "NVIDIA H200", 90, 132, 227 * 1024, 1, 4435.0, 634.0,
+       "measured by verifybench on the lab H200, 2026-11-29 (reports/h200/2026-11-29-v2/perf: "
+       "page-1 shuffled 1152-byte rows 4435 GB/s, mma.sync bf16 634 TFLOP/s)"},
+      {"rtx-pro-6000", "NVIDIA RTX PRO 6000 Blackwell", 120, 188, 99 * 1024, 1, 1792.0, 503.8,
+       "datasheet (1792 GB/s GDDR7, 503.8 TFLOP/s dense bf16 with fp32 accumulate); not measured: "
+       "no sm_120 device has run verifybench"},
+  };
+  return models;
+}
+
+const DeviceModel* find_device_model(const std::string& slug) {
+  for (const DeviceModel& m : device_models()) {
+    if (m.slug == slug) return &m;
+  }
+  return nullptr;
+}
+
+std::string device_model_slugs() {
+  std::string out;
+  for (const DeviceModel& m : device_models()) out += (out.empty() ? "" : ", ") + m.slug;
+  return out;
+}
+
+PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
+  PlannedLaunch plan;
+  const std::vector<std::int32_t> prefix = case_prefix_lengths(spec);
+  const int batch = static_cast<int>(prefix.size());
+  const int tree = tree_size(spec.tree);
+  int max_kv_len = 0;
+  for (std::int32_t p : prefix) {
+    max_kv_len = std::max(max_kv_len, p + tree);
+    plan.kv_tokens += p + tree;
+  }
+  plan.stages = flash_verify_stages_for_smem_optin(device.smem_optin_bytes);
+  plan.smem_bytes = plan.stages > 0 ? flash_verify_smem_bytes(plan.stages) : 0;
+  const FlashVerifyPlan fp =
+      flash_verify_plan(batch, tree, spec.heads, max_kv_len, device.num_sms, device.blocks_per_sm);
+  plan.m_tiles = fp.m_tiles;
+  plan.num_splits = fp.num_splits;
+  plan.blocks = static_cast<std::int64_t>(batch) * fp.m_tiles * fp.num_splits;
+  plan.waves = static_cast<double>(plan.blocks) / (static_cast<double>(device.num_sms) * device.blocks_per_sm);
+  const double rows = static_cast<double>(batch) * tree * spec.heads;
+  plan.bytes = 1152.0 * static_cast<double>(plan.kv_tokens) + rows * (1152.0 + 1024.0 + 4.0);
+  plan.flops = 2.0 * static_cast<double>(plan.kv_tokens) * spec.heads * tree * (mla::kHeadDimQK + mla::kHeadDimV);
+  plan.memory_floor_us = plan.bytes / (device.memory_gbps * 1e9) * 1e6;
+  plan.mma_floor_us = plan.flops / (device.mma_tflops * 1e12) * 1e6;
+  return plan;
+}
+
+}  // namespace vb

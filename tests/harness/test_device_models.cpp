@@ -1,0 +1,98 @@
+// The modelled GPUs and the launch plan `verifybench plan` prints: the kernel's own
+// pipeline-depth rule and split model, evaluated without a device.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+
+#include "harness/device_models.h"
+#include "harness/scenario.h"
+#include "verifybench/kernels.h"
+
+namespace {
+
+vb::CaseSpec fixed_chain_case(int batch, int prefix, int nodes, int heads) {
+  vb::CaseSpec spec;
+  spec.name = "model-test";
+  spec.heads = heads;
+  spec.batch.dist = vb::PrefixDist::kFixed;
+  spec.batch.size = batch;
+  spec.batch.value = prefix;
+  spec.tree.kind = vb::TreeKind::kChain;
+  spec.tree.nodes = nodes;
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("one row per modelled GPU, with the figures the issue names", "[plan]") {
+  std::set<std::string> slugs;
+  for (const vb::DeviceModel& d : vb::device_models()) {
+    CHECK(slugs.insert(d.slug).second);
+    CHECK(d.num_sms > 0);
+    CHECK(d.blocks_per_sm >= 1);
+    CHECK(d.memory_gbps > 0);
+    CHECK(d.mma_tflops > 0);
+    CHECK_FALSE(d.source.empty());
+  }
+  const vb::DeviceModel* h200 = vb::find_device_model("h200");
+  const vb::DeviceModel* rtx = vb::find_device_model("rtx-pro-6000");
+  REQUIRE(h200 != nullptr);
+  REQUIRE(rtx != nullptr);
+  CHECK(h200->sm_arch == 90);
+  CHECK(h200->num_sms == 132);
+  CHECK(rtx->sm_arch == 120);
+  CHECK(rtx->num_sms == 188);
+  CHECK(rtx->smem_optin_bytes == 99 * 1024);
+  CHECK(rtx->memory_gbps == Approx(1792));
+  CHECK(vb::find_device_model("h100") == nullptr);
+  CHECK(vb::device_model_slugs() == "h200, rtx-pro-6000");
+}
+
+TEST_CASE("the pipeline depth follows the device's shared memory, as the launcher chooses it", "[plan]") {
+  const vb::DeviceModel& rtx = *vb::find_device_model("rtx-pro-6000");
+  const vb::DeviceModel& h200 = *vb::find_device_model("h200");
+  CHECK(vb::flash_verify_stages_for_smem_optin(rtx.smem_optin_bytes) == 2);
+  CHECK(vb::flash_verify_smem_bytes(2) <= rtx.smem_optin_bytes);
+  CHECK(vb::flash_verify_stages_for_smem_optin(h200.smem_optin_bytes) == 4);
+  CHECK(vb::flash_verify_smem_bytes(4) <= h200.smem_optin_bytes);
+  CHECK(vb::flash_verify_smem_bytes(4) > rtx.smem_optin_bytes);  // why sm_120 gets 2 stages
+  CHECK(vb::flash_verify_stages_for_smem_optin(vb::flash_verify_smem_bytes(2) - 1) == 0);
+  CHECK(vb::flash_verify_smem_bytes(3) == 0);  // not a built variant
+}
+
+TEST_CASE("plan_launch: the H200 grid ncu measured, and sm_120's plan from the same model", "[plan]") {
+  // kimi_k2_tp8_mtp T=4, B=64, H=8, P=16k: ncu on the H200 saw grid (1, 2, 64), i.e. one
+  // row tile, two splits, 128 blocks (reports/h200/2026-11-29-ncu-kimi_k2_tp8_mtp-t4-b64.txt).
+  const vb::CaseSpec spec = fixed_chain_case(64, 16384, 4, 8);
+  const vb::PlannedLaunch h200 = vb::plan_launch(spec, *vb::find_device_model("h200"));
+  CHECK(h200.stages == 4);
+  CHECK(h200.m_tiles == 1);
+  CHECK(h200.num_splits == 2);
+  CHECK(h200.blocks == 128);
+  CHECK(h200.waves == Approx(128.0 / 132.0));
+  CHECK(h200.kv_tokens == 64 * (16384 + 4));
+  // Floors: 1152 B per KV row + q/o/lse per query row; 2 * 1088 FLOP per (row, token).
+  const double bytes = 1152.0 * 64 * 16388 + 64.0 * 4 * 8 * (1152 + 1024 + 4);
+  CHECK(h200.bytes == Approx(bytes));
+  CHECK(h200.flops == Approx(2.0 * 64 * 16388 * 8 * 4 * 1088));
+  CHECK(h200.memory_floor_us == Approx(bytes / 4435e9 * 1e6));
+
+  const vb::DeviceModel& rtx_model = *vb::find_device_model("rtx-pro-6000");
+  const vb::PlannedLaunch rtx = vb::plan_launch(spec, rtx_model);
+  CHECK(rtx.stages == 2);
+  CHECK(rtx.smem_bytes <= 99 * 1024);
+  CHECK(rtx.m_tiles == 1);
+  CHECK(rtx.blocks == 64LL * rtx.num_splits);
+  // The same split model with 188 SMs: at least as many blocks as SMs.
+  CHECK(rtx.blocks >= rtx_model.num_sms);
+  CHECK(rtx.memory_floor_us > h200.memory_floor_us * 2.4);  // 1792 vs 4435 GB/s
+}
+
+TEST_CASE("plan_launch: H*T rows above one tile use several row tiles", "[plan]") {
+  const vb::CaseSpec spec = fixed_chain_case(8, 8192, 4, 128);  // 512 rows
+  const vb::PlannedLaunch p = vb::plan_launch(spec, *vb::find_device_model("h200"));
+  CHECK(p.m_tiles == 512 / vb::flash_verify_config().rows_per_tile);
+  CHECK(p.blocks == 8LL * p.m_tiles * p.num_splits);
+  CHECK(p.mma_floor_us > p.memory_floor_us);  // H*T = 512: compute-bound
+}
