@@ -6,9 +6,10 @@
 // one contiguous range of the request's logical tokens (split blockIdx.y of num_splits;
 // the range covers prefix and tree tokens alike, the tree mask applies past the prefix).
 //
-// Per KV tile of kTokensPerTile tokens (kStages-deep ring in shared memory, filled by one
-// loader warp through the bulk copy engine, one 1152-byte copy per token row, with one
-// mbarrier per stage counting the bytes in):
+// Per KV tile of kTokensPerTile tokens (kStages-deep ring in shared memory, filled through
+// the bulk copy engine, one 1152-byte copy per token row, every warp copying
+// kRowsLoadedPerWarp rows, one mbarrier per stage counting the bytes in; two block
+// barriers per tile):
 //   S  = Q K^T   warps split the 576-wide contraction (kKGroups) and the tokens
 //                (kNGroups); Q lives in registers as mma A fragments for the whole
 //                kernel; partial S is summed through shared memory.

@@ -20,7 +20,7 @@ cudaError_t naive_verify_launch(const VerifyParams& params, cudaStream_t stream)
 struct FlashVerifyPlan {
   int num_splits = 1;  // KV splits per request; fixed for a captured graph
   int m_tiles = 1;     // query-row tiles per request (H*T rows / rows per tile)
-  // cp.async pipeline depth: 0 picks the deepest variant whose shared memory fits the
+  // KV pipeline depth (stages): 0 picks the deepest variant whose shared memory fits the
   // device (4 on sm_90, 2 on sm_120); a listed depth (flash_verify_pipeline_variants)
   // forces it, e.g. to test sm_120's variant on a Hopper.
   int pipeline_stages = 0;
