@@ -128,7 +128,10 @@ out=${VB_NIGHTLY_OUT:-reports/nightly/$(date -u +%Y-%m-%d)}
 [ -z "${VB_NIGHTLY_OUT:-}" ] && [ -e "$out" ] && out=reports/nightly/$(date -u +%Y-%m-%dT%H%M%SZ)
 mkdir -p "$out" || die 3 "cannot create $out"
 exec > >(tee -a "$out/nightly.log") 2>&1
-log "reports in $out; commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+# A bundle's run.sh names the commit its binaries were built from; the checkout here may be
+# a stale copy (on the lab machine it named an older commit than the bundle's).
+built_from=$(sed -n 's/^export VB_GIT_COMMIT="\${VB_GIT_COMMIT:-\([0-9a-f]*\)}"$/\1/p' "$bin" 2>/dev/null | cut -c1-7)
+log "reports in $out; commit ${built_from:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}${built_from:+ (the bundle build)}"
 
 run_help=$("$bin" run --help 2>&1)
 case "$run_help" in *--time*) ;; *) die 3 "$bin run has no --time option: this build cannot measure" ;; esac
