@@ -441,10 +441,17 @@ __global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
   if (threadIdx.x == 0) p.lse[qrow] = max_lse + logf(weight_sum);
 }
 
+bool aligned_to(const void* ptr, std::uintptr_t bytes) { return reinterpret_cast<std::uintptr_t>(ptr) % bytes == 0; }
+
 bool params_valid(const VerifyParams& p) {
   if (p.batch <= 0 || p.num_heads <= 0 || p.tree_size <= 0 || p.tree_size > mla::kMaxTreeNodes) return false;
   if (p.mask_words != ceil_div(p.tree_size, mla::kMaskWordBits)) return false;
   if (!p.q || !p.kv_pool || !p.prefix_len || !p.tree_mask || !p.o || !p.lse) return false;
+  // Q (cp.async) and KV rows (bulk copies) move in 16-byte units from 16-byte aligned
+  // addresses; O is written as bf16 pairs, LSE as floats. A misaligned tensor would fault
+  // on the device: refuse it here instead.
+  if (!aligned_to(p.q, 16) || !aligned_to(p.kv_pool, 16) || !aligned_to(p.tree_kv, 16)) return false;
+  if (!aligned_to(p.o, 4) || !aligned_to(p.lse, 4)) return false;
   if (p.page_kind == PageTableKind::kTokenIndices) return p.kv_indptr && p.kv_indices;
   return p.block_table && p.page_size > 0 && p.max_pages > 0;
 }

@@ -48,7 +48,9 @@ std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch,
 int flash_verify_blocks_per_sm(cudaError_t* error);
 
 // Runs the verify: main kernel, then the LSE combine when plan.num_splits > 1.
-// `workspace` must hold flash_verify_workspace_bytes(plan, ...) bytes.
+// `workspace` must hold flash_verify_workspace_bytes(plan, ...) bytes. q, kv_pool and
+// tree_kv must be 16-byte aligned, o and lse 4-byte aligned (cudaErrorInvalidValue
+// otherwise, before any device call).
 cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPlan& plan,
                                 void* workspace, std::size_t workspace_bytes,
                                 cudaStream_t stream);

@@ -1,0 +1,79 @@
+// The production launcher's host-side refusals, which happen before any CUDA call and so
+// run (and must hold) on a machine without a GPU. The device-side refusals (shared memory,
+// pipeline depth) are in tests/kernels.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+
+#include "verifybench/kernels.h"
+
+namespace {
+
+// Fake device pointers: never dereferenced, because every call below is refused on the
+// host first. `offset` misaligns one of them.
+template <typename T>
+T* fake(std::uintptr_t address) { return reinterpret_cast<T*>(address); }
+
+vb::VerifyParams aligned_params() {
+  vb::VerifyParams p;
+  p.batch = 1;
+  p.tree_size = 3;
+  p.num_heads = 8;
+  p.sm_scale = 0.1f;
+  p.q = fake<const vb::bf16_bits>(0x10000);
+  p.kv_pool = fake<const vb::bf16_bits>(0x20000);
+  p.pool_rows = 100;
+  p.prefix_len = fake<const std::int32_t>(0x30000);
+  p.kv_indptr = fake<const std::int32_t>(0x40000);
+  p.kv_indices = fake<const std::int64_t>(0x50000);
+  p.tree_mask = fake<const std::uint64_t>(0x60000);
+  p.mask_words = 1;
+  p.o = fake<vb::bf16_bits>(0x70000);
+  p.lse = fake<float>(0x80000);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("the launcher refuses misaligned tensors before touching the device", "[launcher]") {
+  const vb::FlashVerifyPlan plan = vb::flash_verify_plan(1, 3, 8, 13, 132, 1);
+  // Aligned parameters pass the parameter check: a plan with the wrong tile count is then
+  // what stops the call (also on the host), which shows the alignment is what the other
+  // calls are refused for.
+  vb::FlashVerifyPlan wrong_tiles = plan;
+  wrong_tiles.m_tiles += 1;
+  CHECK(vb::flash_verify_launch(aligned_params(), wrong_tiles, nullptr, 0, nullptr) ==
+        cudaErrorInvalidConfiguration);
+
+  vb::VerifyParams p = aligned_params();
+  p.kv_pool = fake<const vb::bf16_bits>(0x20008);  // 8-byte aligned only
+  CHECK(vb::flash_verify_launch(p, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  p = aligned_params();
+  p.q = fake<const vb::bf16_bits>(0x10002);
+  CHECK(vb::flash_verify_launch(p, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  p = aligned_params();
+  p.tree_kv = fake<const vb::bf16_bits>(0x90004);  // SGLang's dense tree rows
+  CHECK(vb::flash_verify_launch(p, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  p = aligned_params();
+  p.o = fake<vb::bf16_bits>(0x70002);
+  CHECK(vb::flash_verify_launch(p, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  p = aligned_params();
+  p.lse = fake<float>(0x80001);
+  CHECK(vb::flash_verify_launch(p, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+}
+
+TEST_CASE("the launcher refuses inconsistent shapes before touching the device", "[launcher]") {
+  const vb::FlashVerifyPlan plan = vb::flash_verify_plan(1, 3, 8, 13, 132, 1);
+  vb::VerifyParams p = aligned_params();
+  p.mask_words = 2;  // T = 3 needs exactly one word
+  CHECK(vb::flash_verify_launch(p, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  p = aligned_params();
+  p.tree_size = vb::mla::kMaxTreeNodes + 1;
+  CHECK(vb::flash_verify_launch(p, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  p = aligned_params();
+  p.page_kind = vb::PageTableKind::kBlockTable;  // without a block table
+  CHECK(vb::flash_verify_launch(p, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  vb::FlashVerifyPlan split_plan{4, plan.m_tiles};
+  CHECK(vb::flash_verify_launch(aligned_params(), split_plan, nullptr, 0, nullptr) ==
+        cudaErrorInvalidValue);  // splits need a workspace
+}
