@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // The copy instruction takes uniform operands, so a warp issues its rows one at a time:
   // spread over all warps this costs each a few issues per tile (all 32 rows from one warp
   // made that warp ~1k cycles late to every barrier: ncu, 46 % of stall samples; 16-byte
-  // cp.async by every thread, tracked by the same mbarriers, measured 5-9 % slower).
+  // cp.async by every thread, tracked by the same mbarriers, measured 6-9 % slower).
   // Rows past kv_len re-read the last row (finite data, masked out below), so every stage
   // always receives exactly kTokensPerTile rows. The page-table word of the tile issued
   // next is loaded one tile ahead (`pending_entry`) and only turned into an address when
@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       warp::ldmatrix_x4(q_frag[mt][ks], s_kv + ((kStages - 1) * kTokensPerTile + row) * kKvStride + col);
     }
   }
-  __syncthreads();  // the last stage is free for the loader
+  __syncthreads();  // the last stage is free for the KV copies
 
   // ---- per-row softmax state, owned by kThreadsPerRow consecutive lanes ----
   const int srow = tid / kThreadsPerRow;
