@@ -514,6 +514,9 @@ int cmd_export(const std::string& file, const std::string& case_name, const std:
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Line-buffered even into a file or pipe: a run killed by a time limit (a sanitizer on the
+  // lab machine) still leaves every finished case's lines in its log.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   CLI::App app{"verifybench: validates and benchmarks the MLA tree-verify attention kernels "
                "against a CPU reference, case by case from YAML scenario files.",
                "verifybench"};

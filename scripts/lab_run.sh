@@ -10,6 +10,8 @@
 #   sanitize     compute-sanitizer memcheck/racecheck/initcheck/synccheck on the correctness set
 #   racecheck-subset  racecheck on 12 representative correctness cases (the full set is too
 #                slow for one call)
+#   racecheck-each  racecheck on every correctness case, one process per case with its own
+#                time limit (VB_RACECHECK_CASE_LIMIT, default 60 s); verdicts in racecheck-each.txt
 #   single       the single-request and small-batch perf cases, timed (split-count checks)
 #   nightly      the nightly gate twice: the real build, then bin/verifybench-slow
 #                (VB_SLOW_SPLITS) against the baseline the real build just made
@@ -53,6 +55,21 @@ for phase in "$@"; do
         > "$out/sanitize-racecheck.log" 2>&1
       rc=$?
       summary racecheck $rc "$(grep -E 'ERROR SUMMARY|^summary' "$out/sanitize-racecheck.log" | tr '\n' ' ')" ;;
+    racecheck-each)
+      # racecheck one correctness case per process (VB_RACECHECK_CASE_LIMIT seconds each,
+      # default 60): a time limit then costs one case's verdict, not the whole set's.
+      mkdir -p "$out/racecheck-each"
+      : > "$out/racecheck-each.txt"
+      "$bundle/bin/verifybench" list scenarios/correctness.yaml | awk 'NR > 2 && /scenarios\/correctness.yaml:/ {print $1}' |
+        while read -r c; do
+          safe=$(printf '%s' "$c" | tr -c 'A-Za-z0-9_.=-' '_')
+          timeout "${VB_RACECHECK_CASE_LIMIT:-60}" compute-sanitizer --tool racecheck --error-exitcode 99 \
+            "$bundle/bin/verifybench" run scenarios/correctness.yaml --case "$c" --out-dir "$out/racecheck-each/$safe" \
+            > "$out/racecheck-each/$safe.log" 2>&1
+          printf '%s rc=%s %s\n' "$c" $? "$(grep -E 'RACECHECK SUMMARY' "$out/racecheck-each/$safe.log" | tr '\n' ' ')" >> "$out/racecheck-each.txt"
+        done
+      rc=0; grep -qv ' rc=0 ' "$out/racecheck-each.txt" && rc=1
+      summary racecheck-each $rc "$(grep -c ' rc=0 ' "$out/racecheck-each.txt") of $(wc -l < "$out/racecheck-each.txt") cases clean" ;;
     sanitize)
       for tool in memcheck racecheck initcheck synccheck; do
         compute-sanitizer --tool "$tool" --error-exitcode 99 "$bundle/bin/verifybench" run \
