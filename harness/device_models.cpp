@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "harness/problem.h"
+#include "harness/traffic_model.h"
 #include "verifybench/kernels.h"
-#include "verifybench/verify_params.h"
 
 namespace vb {
 
@@ -16,10 +16,10 @@ const std::vector<DeviceModel>& device_models() {
   static const std::vector<DeviceModel> models = {
       {"h200", "NVIDIA H200", 90, 132, 227 * 1024, 1, 4435.0, 634.0,
        "measured by verifybench on the lab H200, 2026-11-29 (reports/h200/2026-11-29-v2/perf: "
-       "page-1 shuffled 1152-byte rows 4435 GB/s, mma.sync bf16 634 TFLOP/s)"},
+       "page-1 shuffled 1152-byte row reads, mma.sync bf16 issue rate)"},
       {"rtx-pro-6000", "NVIDIA RTX PRO 6000 Blackwell", 120, 188, 99 * 1024, 1, 1792.0, 503.8,
-       "datasheet (1792 GB/s GDDR7, 503.8 TFLOP/s dense bf16 with fp32 accumulate); not measured: "
-       "no sm_120 device has run verifybench"},
+       "datasheet (GDDR7 bandwidth, dense bf16 with fp32 accumulate); not measured: no sm_120 "
+       "device has run verifybench"},
   };
   return models;
 }
@@ -56,8 +56,9 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
   plan.blocks = static_cast<std::int64_t>(batch) * fp.m_tiles * fp.num_splits;
   plan.waves = static_cast<double>(plan.blocks) / (static_cast<double>(device.num_sms) * device.blocks_per_sm);
   const double rows = static_cast<double>(batch) * tree * spec.heads;
-  plan.bytes = 1152.0 * static_cast<double>(plan.kv_tokens) + rows * (1152.0 + 1024.0 + 4.0);
-  plan.flops = 2.0 * static_cast<double>(plan.kv_tokens) * spec.heads * tree * (mla::kHeadDimQK + mla::kHeadDimV);
+  plan.bytes = static_cast<double>(kKvRowBytes) * static_cast<double>(plan.kv_tokens) +
+               rows * static_cast<double>(kQRowBytes + kORowBytes + kLseBytes);
+  plan.flops = kFlopsPerVisiblePair * static_cast<double>(plan.kv_tokens) * spec.heads * tree;
   plan.memory_floor_us = plan.bytes / (device.memory_gbps * 1e9) * 1e6;
   plan.mma_floor_us = plan.flops / (device.mma_tflops * 1e12) * 1e6;
   return plan;

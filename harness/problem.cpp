@@ -17,9 +17,6 @@
 namespace vb {
 namespace {
 
-
-
-
 constexpr std::uint64_t kStreamQ = 0x7100'0000'0000'0001ull;
 constexpr std::uint64_t kStreamKv = 0x6b76'0000'0000'0002ull;
 constexpr std::uint64_t kStreamPrefixUniform = 0x7066'0000'0000'0003ull;

@@ -16,9 +16,6 @@
 namespace vb {
 namespace {
 
-
-
-
 // Streams keep the synthetic quantities of one seed independent of each other.
 constexpr std::uint64_t kStreamRandomParent = 0x7261'6e64'0000'0001ull;
 constexpr std::uint64_t kStreamEagleLogit = 0x6561'676c'0000'0002ull;

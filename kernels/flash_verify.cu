@@ -488,6 +488,15 @@ std::atomic<bool> g_smem_limit_raised[kMaxCachedDevices][kNumVariants];
 
 // The requested pipeline depth (0: the deepest whose shared memory fits the current
 // device's per-block opt-in limit), with its shared-memory limit raised.
+// The deepest built depth whose shared memory fits a per-block opt-in limit (0: none fits):
+// the one rule behind the launcher's choice and flash_verify_stages_for_smem_optin.
+int deepest_stages_fitting(int optin_bytes) {
+  for (int stages : kPipelineVariants) {
+    if (smem_bytes_for_stages(stages) <= optin_bytes) return stages;
+  }
+  return 0;
+}
+
 cudaError_t select_variant(int requested_stages, KernelVariant* out) {
   int device = 0, optin = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
@@ -495,11 +504,11 @@ cudaError_t select_variant(int requested_stages, KernelVariant* out) {
       err != cudaSuccess) {
     return err;
   }
+  const int stages = requested_stages != 0 ? requested_stages : deepest_stages_fitting(optin);
   for (int i = 0; i < kNumVariants; ++i) {
-    const int stages = kPipelineVariants[i];
+    if (kPipelineVariants[i] != stages) continue;
     const KernelVariant v = variant_for_stages(stages);
-    if (requested_stages != 0 && stages != requested_stages) continue;
-    if (v.smem_bytes > optin) continue;
+    if (v.smem_bytes > optin) break;
     *out = v;
     const bool cacheable = device >= 0 && device < kMaxCachedDevices;
     if (cacheable && g_smem_limit_raised[device][i].load(std::memory_order_acquire)) return cudaSuccess;
@@ -523,12 +532,7 @@ int flash_verify_pipeline_variants(int* stages, int capacity) {
 
 int flash_verify_smem_bytes(int stages) { return variant_for_stages(stages).smem_bytes; }
 
-int flash_verify_stages_for_smem_optin(int optin_bytes) {
-  for (int stages : kPipelineVariants) {
-    if (smem_bytes_for_stages(stages) <= optin_bytes) return stages;
-  }
-  return 0;
-}
+int flash_verify_stages_for_smem_optin(int optin_bytes) { return deepest_stages_fitting(optin_bytes); }
 
 FlashVerifyConfigInfo flash_verify_config() {
   return {kRowsPerTile, kTokensPerTile, kThreads, smem_bytes_for_stages(kMinStages)};
