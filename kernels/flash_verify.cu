@@ -6,10 +6,11 @@
 // one contiguous range of the request's logical tokens (split blockIdx.y of num_splits;
 // the range covers prefix and tree tokens alike, the tree mask applies past the prefix).
 //
-// Per KV tile of kTokensPerTile tokens (kStages-deep ring in shared memory, filled through
-// the bulk copy engine, one 1152-byte copy per token row, every warp copying
-// kRowsLoadedPerWarp rows, one mbarrier per stage counting the bytes in; two block
-// barriers per tile):
+// Warp roles: kWarps compute warps and one producer warp. The producer fills a kStages-deep
+// ring of KV tiles (kTokensPerTile tokens each) in shared memory through the bulk copy
+// engine, one 1152-byte copy per token row; per stage a "full" mbarrier counts the bytes in
+// and an "empty" mbarrier counts the compute warps done with it. Per tile the compute
+// warps meet at two named barriers:
 //   S  = Q K^T   warps split the 576-wide contraction (kKGroups) and the tokens
 //                (kNGroups); Q lives in registers as mma A fragments for the whole
 //                kernel; partial S is summed through shared memory.
@@ -57,7 +58,7 @@ SplitWorkspace carve_workspace(void* base, std::int64_t rows, int num_splits) {
 }
 
 template <int kStages>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(kBlockThreads, 1)
     flash_verify_kernel(const VerifyParams p, const int num_splits, const SplitWorkspace ws) {
   static_assert(kStages >= kMinStages, "Q is staged through the last stage while tile 0 lands");
   extern __shared__ __align__(16) unsigned char smem[];
@@ -68,7 +69,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   float* s_final_max = s_rescale + kRowsPerTile;
   float* s_final_sum = s_final_max + kRowsPerTile;
   auto* s_full = reinterpret_cast<std::uint64_t*>(smem + kStages * kStageBytes + kSPartialBytes + kPBytes +
-                                                  kRowStatBytes);  // [kStages] "stage landed" barriers
+                                                  kRowStatBytes);  // [kStages] "stage landed"
+  std::uint64_t* s_empty = s_full + kStages;                        // [kStages] "stage read"
 
   const int m_tile = blockIdx.x;
   const int split = blockIdx.y;
@@ -88,7 +90,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int tile_end = min(num_tiles, tile_begin + tiles_per_split);
 
   if (tile_begin >= tile_end) {  // a short request leaves this split empty
-    for (int i = tid; i < kRowsPerTile * mla::kHeadDimV; i += kThreads) {
+    for (int i = tid; i < kRowsPerTile * mla::kHeadDimV; i += kBlockThreads) {
       const int rr = row0 + i / mla::kHeadDimV;
       if (rr >= rows_per_request) continue;
       const std::int64_t qrow = request_row0 + rr;
@@ -98,58 +100,68 @@ __global__ void __launch_bounds__(kThreads, 1)
     return;
   }
 
-  // ---- KV loads: every warp copies kRowsLoadedPerWarp rows of each tile ----
-  // One bulk copy per 1152-byte row (lane l < kRowsLoadedPerWarp of warp w owns token
-  // w*kRowsLoadedPerWarp + l of every tile); each warp announces its rows' bytes on the
-  // stage's mbarrier, which completes when all kWarps have arrived and every byte landed.
-  // The copy instruction takes uniform operands, so a warp issues its rows one at a time:
-  // spread over all warps this costs each a few issues per tile (all 32 rows from one warp
-  // made that warp ~1k cycles late to every barrier: ncu, 46 % of stall samples; 16-byte
-  // cp.async by every thread, tracked by the same mbarriers, measured 6-9 % slower).
-  // Rows past kv_len re-read the last row (finite data, masked out below), so every stage
-  // always receives exactly kTokensPerTile rows. The page-table word of the tile issued
-  // next is loaded one tile ahead (`pending_entry`) and only turned into an address when
-  // issued, so its latency hides behind a whole tile of math (ncu on v1: 36 % of all warp
-  // stall samples sat on that dependent load and the 9 cp.async per thread behind it).
-  const bool is_copy_lane = lane < kRowsLoadedPerWarp;
-  const int copy_row_in_tile = warp * kRowsLoadedPerWarp + lane;
-  const bf16_bits* tree_rows = p.tree_kv ? p.tree_kv + static_cast<std::int64_t>(b) * p.tree_size * mla::kHeadDimQK : nullptr;
-  auto token_of = [&](int tile) { return min(tile * kTokensPerTile + copy_row_in_tile, kv_len - 1); };
-  // The page-table word of token t: its pool row, its page id, or its dense tree row.
-  const bool block_form = p.page_kind == PageTableKind::kBlockTable;
-  const std::int64_t* token_rows = block_form ? nullptr : p.kv_indices + p.kv_indptr[b];
-  const std::int32_t* request_pages = block_form ? p.block_table + static_cast<std::int64_t>(b) * p.max_pages : nullptr;
-  // Page sizes are powers of two in practice (16, 64): shifts instead of the ~20-instruction
-  // integer division, which made the block-table form no faster than v1 (nightly, H200).
-  const int page_shift = (p.page_size & (p.page_size - 1)) == 0 ? __ffs(p.page_size) - 1 : -1;
-  auto page_of = [&](int t) { return page_shift >= 0 ? t >> page_shift : t / p.page_size; };
-  auto offset_in_page = [&](int t) { return page_shift >= 0 ? t & (p.page_size - 1) : t % p.page_size; };
-  auto table_entry = [&](int t) -> std::int64_t {
-    if (tree_rows != nullptr && t >= prefix) return t - prefix;
-    if (!block_form) return token_rows[t];
-    // Zero-extended, not sign-extended: a sign extension reads the loaded word, so the warp
-    // waited on the load right here instead of at the next tile's copy (ncu: 18 % of the
-    // block-table form's stall samples). Page ids are never negative.
-    return static_cast<std::int64_t>(static_cast<std::uint32_t>(request_pages[page_of(t)]));
-  };
-  auto issue_tile = [&](int tile, int stage, std::int64_t entry) {
-    const int t = token_of(tile);
-    const bool from_tree = tree_rows != nullptr && t >= prefix;
-    const std::int64_t row = from_tree || !block_form ? entry : entry * p.page_size + offset_in_page(t);
-    const bf16_bits* src = (from_tree ? tree_rows : p.kv_pool) + row * mla::kHeadDimQK;
-    bf16_bits* dst = s_kv + (stage * kTokensPerTile + copy_row_in_tile) * kKvStride;
-    if (lane == 0) warp::mbarrier_arrive_expect_tx(&s_full[stage], kRowsLoadedPerWarp * kKvRowBytes);
-    __syncwarp();
-    if (is_copy_lane) warp::bulk_copy_g2s(dst, src, kKvRowBytes, &s_full[stage]);
-  };
-
-  // Prologue: barriers, then the Q tile through the last stage (cp.async), then KV tiles
-  // tile_begin .. tile_begin+kStages-2 into stages 0 .. kStages-2.
+  // Stage barriers: "full" completes when the producer has announced a tile's bytes and
+  // they all landed; "empty" completes when every compute warp has finished reading the
+  // stage (after its PV). The last stage first holds the Q tile, so its first "empty"
+  // phase is the compute warps releasing Q, and its tiles wait one phase later.
   if (tid == 0) {
 #pragma unroll
-    for (int s = 0; s < kStages; ++s) warp::mbarrier_init(&s_full[s], kWarps);
+    for (int s = 0; s < kStages; ++s) {
+      warp::mbarrier_init(&s_full[s], 1);
+      warp::mbarrier_init(&s_empty[s], kWarps);
+    }
     warp::fence_mbarrier_init();
   }
+  __syncthreads();  // barriers initialised before anyone uses them; the only block-wide barrier
+
+  if (warp == kProducerWarp) {
+    // ---- producer: lane l copies token row l of every tile ----
+    // One bulk copy per 1152-byte row. The copy takes uniform operands, so the warp issues
+    // its 32 rows one after another (~1k cycles a tile): here that runs beside the math
+    // instead of in front of it. Rows past kv_len re-read the last row (finite data, masked
+    // out), so a stage always receives exactly kTokensPerTile rows. The page-table word of
+    // the next tile is loaded while this tile's stage is awaited (ncu on v1: 36 % of all
+    // warp stall samples sat on that dependent load when it was made at use).
+    const bf16_bits* tree_rows =
+        p.tree_kv ? p.tree_kv + static_cast<std::int64_t>(b) * p.tree_size * mla::kHeadDimQK : nullptr;
+    auto token_of = [&](int tile) { return min(tile * kTokensPerTile + lane, kv_len - 1); };
+    const bool block_form = p.page_kind == PageTableKind::kBlockTable;
+    const std::int64_t* token_rows = block_form ? nullptr : p.kv_indices + p.kv_indptr[b];
+    const std::int32_t* request_pages =
+        block_form ? p.block_table + static_cast<std::int64_t>(b) * p.max_pages : nullptr;
+    // Page sizes are powers of two in practice (16, 64): shifts instead of the
+    // ~20-instruction integer division (nightly, H200: the block form was 8 % slower).
+    const int page_shift = (p.page_size & (p.page_size - 1)) == 0 ? __ffs(p.page_size) - 1 : -1;
+    auto page_of = [&](int t) { return page_shift >= 0 ? t >> page_shift : t / p.page_size; };
+    auto offset_in_page = [&](int t) { return page_shift >= 0 ? t & (p.page_size - 1) : t % p.page_size; };
+    // The page-table word of token t: its pool row, its page id, or its dense tree row.
+    auto table_entry = [&](int t) -> std::int64_t {
+      if (tree_rows != nullptr && t >= prefix) return t - prefix;
+      if (!block_form) return token_rows[t];
+      // Zero-extended: page ids are never negative, and a sign extension would wait on the
+      // load right here (ncu: 18 % of the block-table form's stall samples in v2's draft).
+      return static_cast<std::int64_t>(static_cast<std::uint32_t>(request_pages[page_of(t)]));
+    };
+    std::int64_t entry = table_entry(token_of(tile_begin));
+    for (int tile = tile_begin; tile < tile_end; ++tile) {
+      const int iter = tile - tile_begin;
+      const int stage = iter % kStages;
+      const int round = iter / kStages + (stage == kStages - 1 ? 1 : 0);  // Q's phase first
+      if (round > 0) warp::mbarrier_wait_parity(&s_empty[stage], (round - 1) & 1);
+      const int t = token_of(tile);
+      const bool from_tree = tree_rows != nullptr && t >= prefix;
+      const std::int64_t row = from_tree || !block_form ? entry : entry * p.page_size + offset_in_page(t);
+      const bf16_bits* src = (from_tree ? tree_rows : p.kv_pool) + row * mla::kHeadDimQK;
+      bf16_bits* dst = s_kv + (stage * kTokensPerTile + lane) * kKvStride;
+      if (tile + 1 < tile_end) entry = table_entry(token_of(tile + 1));
+      if (lane == 0) warp::mbarrier_arrive_expect_tx(&s_full[stage], kTokensPerTile * kKvRowBytes);
+      __syncwarp();
+      warp::bulk_copy_g2s(dst, src, kKvRowBytes, &s_full[stage]);
+    }
+    return;  // the compute warps synchronise among themselves from here on
+  }
+
+  // ---- compute warps: Q tile through the last stage (cp.async), into registers ----
   {
     const int q_row = tid / kLoadThreadsPerRow;
     const int q_chunk0 = tid % kLoadThreadsPerRow;
@@ -164,17 +176,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     warp::cp_async_commit();
   }
-  __syncthreads();  // barriers initialised before anyone uses them
-  std::int64_t pending_entry = 0;  // page-table word of this lane's row of the next tile issued
-#pragma unroll
-  for (int g = 0; g < kStages - 1; ++g) {
-    if (tile_begin + g < tile_end) issue_tile(tile_begin + g, g, is_copy_lane ? table_entry(token_of(tile_begin + g)) : 0);
-  }
-  if (is_copy_lane && tile_begin + kStages - 1 < tile_end) {
-    pending_entry = table_entry(token_of(tile_begin + kStages - 1));
-  }
   warp::cp_async_wait<0>();
-  __syncthreads();
+  warp::fence_proxy_async_shared();  // Q's bytes in the last stage are later overwritten by bulk copies
+  warp::named_barrier_sync(kComputeBarrier, kThreads);
 
   const int kgroup = warp % kKGroups;
   const int ngroup = warp / kKGroups;
@@ -188,7 +192,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       warp::ldmatrix_x4(q_frag[mt][ks], s_kv + ((kStages - 1) * kTokensPerTile + row) * kKvStride + col);
     }
   }
-  __syncthreads();  // the last stage is free for the KV copies
+  __syncwarp();
+  if (lane == 0) warp::mbarrier_arrive(&s_empty[kStages - 1]);  // the last stage is free for KV
 
   // ---- per-row softmax state, owned by kThreadsPerRow consecutive lanes ----
   const int srow = tid / kThreadsPerRow;
@@ -208,9 +213,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
       for (int e = 0; e < 4; ++e) o_acc[mt][nt][e] = 0.f;
 
-  // Two block barriers per tile: (1) partial S is complete, and every warp is past the
-  // previous tile's PV, so its stage may be refilled; (2) P and the rescale factors are
-  // complete. "Tile landed" is the stage's mbarrier, not a block barrier.
+  // Two compute-warp barriers per tile: (1) partial S is complete; (2) P and the rescale
+  // factors are complete. "Tile landed" is the stage's "full" mbarrier; each warp releases
+  // the stage on its "empty" mbarrier after its PV, and the producer refills it from there.
   for (int tile = tile_begin; tile < tile_end; ++tile) {
     const int iter = tile - tile_begin;
     const int stage = iter % kStages;
@@ -248,16 +253,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         *reinterpret_cast<float2*>(partial + (r + 8) * kSStride + c) = make_float2(s_acc[mt][nt][2], s_acc[mt][nt][3]);
       }
     }
-    __syncthreads();  // (1)
-
-    // Refill the stage the previous tile used (every warp is past its PV now).
-    {
-      const int next = tile + kStages - 1;
-      if (next < tile_end) {
-        issue_tile(next, (stage + kStages - 1) % kStages, pending_entry);
-        if (is_copy_lane && next + 1 < tile_end) pending_entry = table_entry(token_of(next + 1));
-      }
-    }
+    warp::named_barrier_sync(kComputeBarrier, kThreads);  // (1)
 
     // ---- masked online softmax of this tile, one row per kThreadsPerRow lanes ----
     {
@@ -310,7 +306,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           make_uint2(warp::pack_bf16x2(s[0], s[1]), warp::pack_bf16x2(s[2], s[3]));
       if (tid % kThreadsPerRow == 0) s_rescale[srow] = rescale;
     }
-    __syncthreads();  // (2)
+    warp::named_barrier_sync(kComputeBarrier, kThreads);  // (2)
 
     // ---- O = O * rescale + P V over this warp's 64 channels ----
     // Once the running maxima settle most tiles rescale by exactly 1: skip the multiplies
@@ -353,6 +349,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
     }
+    __syncwarp();
+    if (lane == 0) warp::mbarrier_arrive(&s_empty[stage]);  // this warp is done with the stage
   }
 
   // ---- epilogue: normalise, write final O/LSE or this split's partials ----
@@ -360,7 +358,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     s_final_max[srow] = row_max;
     s_final_sum[srow] = row_sum;
   }
-  __syncthreads();
+  warp::named_barrier_sync(kComputeBarrier, kThreads);
 #pragma unroll
   for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
@@ -535,7 +533,7 @@ int flash_verify_smem_bytes(int stages) { return variant_for_stages(stages).smem
 int flash_verify_stages_for_smem_optin(int optin_bytes) { return deepest_stages_fitting(optin_bytes); }
 
 FlashVerifyConfigInfo flash_verify_config() {
-  return {kRowsPerTile, kTokensPerTile, kThreads, smem_bytes_for_stages(kMinStages)};
+  return {kRowsPerTile, kTokensPerTile, kBlockThreads, smem_bytes_for_stages(kMinStages)};
 }
 
 // Split count from a wave model: with `slots` resident blocks, B*m_tiles*s blocks run in
@@ -582,7 +580,7 @@ int flash_verify_blocks_per_sm(cudaError_t* error) {
   cudaError_t err = select_variant(0, &v);
   int blocks = 0;
   if (err == cudaSuccess) {
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.kernel, kThreads, v.smem_bytes);
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.kernel, kBlockThreads, v.smem_bytes);
   }
   if (error) *error = err;
   return err == cudaSuccess ? blocks : 0;
@@ -602,7 +600,7 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
   const std::int64_t rows = static_cast<std::int64_t>(params.batch) * params.tree_size * params.num_heads;
   const SplitWorkspace ws = needed > 0 ? carve_workspace(workspace, rows, plan.num_splits) : SplitWorkspace{nullptr, nullptr};
   const dim3 grid(plan.m_tiles, plan.num_splits, params.batch);
-  variant.kernel<<<grid, kThreads, variant.smem_bytes, stream>>>(params, plan.num_splits, ws);
+  variant.kernel<<<grid, kBlockThreads, variant.smem_bytes, stream>>>(params, plan.num_splits, ws);
   if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
   if (plan.num_splits > 1) {
     const dim3 combine_block(kCombineThreadsX, std::min(plan.num_splits, kCombineSplitLanes));

@@ -9,8 +9,15 @@ namespace vb::flash_cfg {
 
 inline constexpr int kRowsPerTile = 32;    // query rows (node-major, head-minor) per block
 inline constexpr int kTokensPerTile = 32;  // KV tokens per pipeline stage
+// kWarps compute warps do the math; one more warp (the producer) does nothing but look up
+// page-table words and issue the KV row copies, so the copies' serial issue (uniform
+// operands: one lane at a time) and their address loads leave the math warps' critical
+// path (ncu on v2: 12 % of stall samples on the math warps' copy loop).
 inline constexpr int kWarps = 8;
-inline constexpr int kThreads = kWarps * 32;
+inline constexpr int kThreads = kWarps * 32;         // compute threads
+inline constexpr int kProducerWarp = kWarps;         // warp index of the producer
+inline constexpr int kBlockThreads = kThreads + 32;  // launch size: compute warps + producer
+inline constexpr int kComputeBarrier = 1;            // named barrier of the compute warps
 
 inline constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
 inline constexpr int kMTiles = kRowsPerTile / kMmaM;  // m16 tiles every warp covers
@@ -42,16 +49,15 @@ inline constexpr int kSStride = kTokensPerTile + 8;    // fp32: 40 words
 inline constexpr int kChunksPerRow = mla::kHeadDimQK * 2 / 16;  // 72 x 16 B per row
 inline constexpr int kLoadThreadsPerRow = kThreads / kRowsPerTile;  // 8
 inline constexpr int kChunksPerThread = kChunksPerRow / kLoadThreadsPerRow;  // 9
-// KV tiles come through the bulk copy engine: one 1152-byte copy per row, each warp
-// copying kRowsLoadedPerWarp rows of every tile, counted on the stage's mbarrier.
+// KV tiles come through the bulk copy engine: one 1152-byte copy per row, lane l of the
+// producer warp copying row l of every tile, counted on the stage's "full" mbarrier.
 inline constexpr int kKvRowBytes = mla::kHeadDimQK * 2;
-inline constexpr int kRowsLoadedPerWarp = kTokensPerTile / kWarps;  // 4
 
 inline constexpr int kStageBytes = kTokensPerTile * kKvStride * 2;
 inline constexpr int kSPartialBytes = kKGroups * kRowsPerTile * kSStride * 4;
 inline constexpr int kPBytes = kRowsPerTile * kPStride * 2;
 inline constexpr int kRowStatBytes = 3 * kRowsPerTile * 4;  // rescale, final max, final sum
-inline constexpr int kBarrierBytesPerStage = 8;             // one mbarrier ("stage full")
+inline constexpr int kBarrierBytesPerStage = 16;  // mbarriers "stage full" and "stage empty"
 
 // Pipeline depth is the one shape that depends on the GPU: KV tiles in flight per block
 // hide HBM latency, and each costs kStageBytes of shared memory. The launcher picks the
@@ -68,8 +74,7 @@ inline constexpr int kSm120SmemLimit = 99 * 1024;
 static_assert(smem_bytes_for_stages(kMinStages) <= kSm120SmemLimit,
               "the shallowest variant must fit sm_120's per-block shared memory");
 static_assert(kRowsPerTile <= kTokensPerTile, "Q tile is staged through one KV stage");
-static_assert(kRowsLoadedPerWarp * kWarps == kTokensPerTile && kRowsLoadedPerWarp <= 32,
-              "every row of a tile is copied by exactly one lane");
+static_assert(kTokensPerTile == 32, "every row of a tile is copied by one lane of the producer warp");
 static_assert(kKvStride * 2 % 16 == 0 && kKvRowBytes % 16 == 0, "bulk copies need 16-byte rows");
 static_assert(kStageBytes % 8 == 0 && (kSPartialBytes + kPBytes + kRowStatBytes) % 8 == 0,
               "the stage mbarriers after the row statistics must be 8-byte aligned");

@@ -60,6 +60,12 @@ __device__ __forceinline__ float fast_exp2(float x) {
   return y;
 }
 
+// Barrier over the first `threads` threads of the block that use hardware barrier `id`
+// (1..15; __syncthreads is 0): lets a subset of warps synchronise without the others.
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 // ---- mbarrier + bulk copy (sm_90+, also sm_120) ----
 // One 64-bit barrier in shared memory per pipeline stage: the producer announces the bytes
 // a stage will receive (expect_tx) and the copy engine counts them down as they land.
@@ -73,6 +79,14 @@ __device__ __forceinline__ void fence_mbarrier_init() {
 __device__ __forceinline__ void mbarrier_arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes)
                : "memory");
+}
+// Orders this thread's earlier generic-proxy shared-memory accesses before later async-proxy
+// (bulk copy) accesses to the same bytes.
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+__device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_addr(bar)) : "memory");
 }
 // Spins until the barrier's phase with the given parity has completed.
 __device__ __forceinline__ void mbarrier_wait_parity(std::uint64_t* bar, std::uint32_t parity) {
