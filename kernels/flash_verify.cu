@@ -200,7 +200,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   const int scol0 = (tid % kThreadsPerRow) * kTokensPerThread;
   const int srow_global = row0 + srow;
   const bool srow_valid = srow_global < rows_per_request;
-  const std::uint64_t* srow_mask = p.node_mask(b, srow_valid ? srow_global / p.num_heads : 0);
+  const int srow_node = srow_valid ? srow_global / p.num_heads : 0;  // its mask row is found per tree tile
   const float scale_log2 = p.sm_scale * kLog2e;
   float row_max = -INFINITY;  // log2 domain
   float row_sum = 0.f;
@@ -278,7 +278,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
           const int t = tile * kTokensPerTile + scol0 + c;
           // Padding rows (zero Q) see everything: finite, never stored.
           const bool visible = !srow_valid || t < prefix ||
-                               (t < kv_len && tree_node_visible(srow_mask, t - prefix));
+                               (t < kv_len && tree_node_visible(p.node_mask(b, srow_node), t - prefix));
           s[c] = visible ? s[c] * scale_log2 : -INFINITY;
           tile_max = fmaxf(tile_max, s[c]);
         }
@@ -392,30 +392,43 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   }
 }
 
-// One block per query row: LSE-weighted sum of the row's split partials. Thread (x, y)
-// owns channels 4x..4x+3 and splits y, y+Y, ... (Y = blockDim.y = min(num_splits,
-// kCombineSplitLanes)), so a row with many splits (one long request: up to kMaxSplits)
-// keeps Y times more loads in flight; the Y partial sums meet in shared memory.
-constexpr int kCombineThreadsX = mla::kHeadDimV / 4;
-constexpr int kCombineSplitLanes = 4;
+// LSE-weighted sum of every row's split partials. Block (row, chunk) owns 128 of the
+// row's 512 channels: thread (x, y) owns channels chunk*128 + 4x .. +3 and splits y, y+Y,
+// ... (Y = blockDim.y = min(num_splits, kCombineSplitLanes)); the Y partial sums meet in
+// shared memory. Four blocks per row put one long request's few rows (32 for 8 heads x
+// T = 4) on 128 SMs instead of 32, each with Y loads in flight per thread.
+constexpr int kCombineChunks = 4;
+constexpr int kCombineThreadsX = mla::kHeadDimV / kCombineChunks / 4;  // 32: 4 channels each
+constexpr int kCombineSplitLanes = 8;
 
 __global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
     flash_verify_combine_kernel(const VerifyParams p, const int num_splits, const SplitWorkspace ws) {
+  __shared__ float s_lse[kMaxSplits];
+  __shared__ float s_warp_max[kCombineSplitLanes];
   __shared__ float4 s_acc[kCombineSplitLanes - 1][kCombineThreadsX];
   __shared__ float s_weight[kCombineSplitLanes - 1];
   const std::int64_t qrow = blockIdx.x;
+  const int c = blockIdx.y * (mla::kHeadDimV / kCombineChunks) + threadIdx.x * 4;
   const int lanes = blockDim.y;
   const int y = threadIdx.y;
+  // The row's split LSEs, once, into shared memory; their maximum by a warp reduction.
   const float* lse_part = ws.lse_partial + qrow * num_splits;
   float max_lse = -INFINITY;
-  for (int s = 0; s < num_splits; ++s) max_lse = fmaxf(max_lse, lse_part[s]);
-  const int c = threadIdx.x * 4;
+  for (int s = y * kCombineThreadsX + threadIdx.x; s < num_splits; s += lanes * kCombineThreadsX) {
+    s_lse[s] = lse_part[s];
+    max_lse = fmaxf(max_lse, s_lse[s]);
+  }
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) max_lse = fmaxf(max_lse, __shfl_xor_sync(0xffffffffu, max_lse, offset));
+  if (threadIdx.x == 0) s_warp_max[y] = max_lse;
+  __syncthreads();
+  for (int l = 0; l < lanes; ++l) max_lse = fmaxf(max_lse, s_warp_max[l]);
   float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
   float weight_sum = 0.f;
   // An empty split has lse -inf (weight exactly 0) and a zero partial O.
 #pragma unroll 4
   for (int s = y; s < num_splits; s += lanes) {
-    const float w = expf(lse_part[s] - max_lse);
+    const float w = expf(s_lse[s] - max_lse);
     weight_sum += w;
     const float4 v = *reinterpret_cast<const float4*>(ws.o_partial + (qrow * num_splits + s) * mla::kHeadDimV + c);
     acc.x += w * v.x; acc.y += w * v.y; acc.z += w * v.z; acc.w += w * v.w;
@@ -436,7 +449,7 @@ __global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
   auto* o2 = reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + c);
   o2[0] = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
   o2[1] = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
-  if (threadIdx.x == 0) p.lse[qrow] = max_lse + logf(weight_sum);
+  if (blockIdx.y == 0 && threadIdx.x == 0) p.lse[qrow] = max_lse + logf(weight_sum);
 }
 
 bool aligned_to(const void* ptr, std::uintptr_t bytes) { return reinterpret_cast<std::uintptr_t>(ptr) % bytes == 0; }
@@ -603,8 +616,9 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
   variant.kernel<<<grid, kBlockThreads, variant.smem_bytes, stream>>>(params, plan.num_splits, ws);
   if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
   if (plan.num_splits > 1) {
+    const dim3 combine_grid(static_cast<unsigned>(rows), kCombineChunks);
     const dim3 combine_block(kCombineThreadsX, std::min(plan.num_splits, kCombineSplitLanes));
-    flash_verify_combine_kernel<<<static_cast<unsigned>(rows), combine_block, 0, stream>>>(params, plan.num_splits, ws);
+    flash_verify_combine_kernel<<<combine_grid, combine_block, 0, stream>>>(params, plan.num_splits, ws);
     return cudaGetLastError();
   }
   return cudaSuccess;
