@@ -11,9 +11,9 @@
 // engine, one 1152-byte copy per token row; per stage a "full" mbarrier counts the bytes in
 // and an "empty" mbarrier counts the compute warps done with it. Per tile the compute
 // warps meet at two named barriers:
-//   S  = Q K^T   warps split the 576-wide contraction (kKGroups) and the tokens
-//                (kNGroups); Q lives in registers as mma A fragments for the whole
-//                kernel; partial S is summed through shared memory.
+//   S  = Q K^T   warps split the 576-wide contraction (kKGroups) and the rows
+//                (kMGroups m16 tiles); Q lives in registers as mma A fragments for the
+//                whole kernel; partial S is summed through shared memory.
 //   softmax      kThreadsPerRow threads per row apply the tree mask (ancestor bitmask),
 //                keep the running max and sum in the log2 domain, write P as bf16.
 //   O += P V     warps split the 512 output channels; V is the first 512 columns of the
@@ -113,6 +113,10 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     warp::fence_mbarrier_init();
   }
   __syncthreads();  // barriers initialised before anyone uses them; the only block-wide barrier
+  // Programmatic dependent launch: once every block of this grid is running, the combine
+  // kernel may be scheduled into the room they leave; it waits (griddepcontrol.wait) for
+  // this grid to finish before reading a byte, so its launch latency overlaps our tiles.
+  warp::launch_dependents();
 
   if (warp == kProducerWarp) {
     // ---- producer: lane l copies token row l of every tile ----
@@ -181,16 +185,13 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   warp::named_barrier_sync(kComputeBarrier, kThreads);
 
   const int kgroup = warp % kKGroups;
-  const int ngroup = warp / kKGroups;
-  std::uint32_t q_frag[kMTiles][kKStepsPerGroup][4];
+  const int mgroup = warp / kKGroups;  // this warp's m16 tile of S
+  std::uint32_t q_frag[kKStepsPerGroup][4];
 #pragma unroll
-  for (int mt = 0; mt < kMTiles; ++mt) {
-#pragma unroll
-    for (int ks = 0; ks < kKStepsPerGroup; ++ks) {
-      const int row = mt * kMmaM + lane % 16;
-      const int col = (kgroup * kKStepsPerGroup + ks) * kMmaK + (lane / 16) * 8;
-      warp::ldmatrix_x4(q_frag[mt][ks], s_kv + ((kStages - 1) * kTokensPerTile + row) * kKvStride + col);
-    }
+  for (int ks = 0; ks < kKStepsPerGroup; ++ks) {
+    const int row = mgroup * kMmaM + lane % 16;
+    const int col = (kgroup * kKStepsPerGroup + ks) * kMmaK + (lane / 16) * 8;
+    warp::ldmatrix_x4(q_frag[ks], s_kv + ((kStages - 1) * kTokensPerTile + row) * kKvStride + col);
   }
   __syncwarp();
   if (lane == 0) warp::mbarrier_arrive(&s_empty[kStages - 1]);  // the last stage is free for KV
@@ -222,36 +223,31 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     warp::mbarrier_wait_parity(&s_full[stage], (iter / kStages) & 1);
     const bf16_bits* kv_tile = s_kv + stage * kTokensPerTile * kKvStride;
 
-    // ---- S partial over this warp's K slice and token half ----
-    float s_acc[kMTiles][kNTilesS][4];
+    // ---- S partial over this warp's K slice and m16 tile, all tokens ----
+    float s_acc[kNTilesS][4];
 #pragma unroll
-    for (int mt = 0; mt < kMTiles; ++mt)
+    for (int nt = 0; nt < kNTilesS; ++nt)
 #pragma unroll
-      for (int nt = 0; nt < kNTilesS; ++nt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) s_acc[mt][nt][e] = 0.f;
+      for (int e = 0; e < 4; ++e) s_acc[nt][e] = 0.f;
 #pragma unroll
     for (int ks = 0; ks < kKStepsPerGroup; ++ks) {
-      std::uint32_t k_frag[4];
-      const int token = ngroup * kTokensPerNGroup + (lane & 7) + ((lane >> 4) << 3);
       const int col = (kgroup * kKStepsPerGroup + ks) * kMmaK + ((lane >> 3) & 1) * 8;
-      warp::ldmatrix_x4(k_frag, kv_tile + token * kKvStride + col);
 #pragma unroll
-      for (int mt = 0; mt < kMTiles; ++mt) {
-        warp::mma_bf16_16816(s_acc[mt][0], q_frag[mt][ks], k_frag[0], k_frag[1]);
-        warp::mma_bf16_16816(s_acc[mt][1], q_frag[mt][ks], k_frag[2], k_frag[3]);
+      for (int np = 0; np < kNTilesS / 2; ++np) {
+        std::uint32_t k_frag[4];
+        const int token = np * 2 * kMmaN + (lane & 7) + ((lane >> 4) << 3);
+        warp::ldmatrix_x4(k_frag, kv_tile + token * kKvStride + col);
+        warp::mma_bf16_16816(s_acc[2 * np], q_frag[ks], k_frag[0], k_frag[1]);
+        warp::mma_bf16_16816(s_acc[2 * np + 1], q_frag[ks], k_frag[2], k_frag[3]);
       }
     }
     float* partial = s_partial + kgroup * kRowsPerTile * kSStride;
 #pragma unroll
-    for (int mt = 0; mt < kMTiles; ++mt) {
-#pragma unroll
-      for (int nt = 0; nt < kNTilesS; ++nt) {
-        const int r = mt * kMmaM + lane / 4;
-        const int c = ngroup * kTokensPerNGroup + nt * kMmaN + (lane % 4) * 2;
-        *reinterpret_cast<float2*>(partial + r * kSStride + c) = make_float2(s_acc[mt][nt][0], s_acc[mt][nt][1]);
-        *reinterpret_cast<float2*>(partial + (r + 8) * kSStride + c) = make_float2(s_acc[mt][nt][2], s_acc[mt][nt][3]);
-      }
+    for (int nt = 0; nt < kNTilesS; ++nt) {
+      const int r = mgroup * kMmaM + lane / 4;
+      const int c = nt * kMmaN + (lane % 4) * 2;
+      *reinterpret_cast<float2*>(partial + r * kSStride + c) = make_float2(s_acc[nt][0], s_acc[nt][1]);
+      *reinterpret_cast<float2*>(partial + (r + 8) * kSStride + c) = make_float2(s_acc[nt][2], s_acc[nt][3]);
     }
     warp::named_barrier_sync(kComputeBarrier, kThreads);  // (1)
 
@@ -403,6 +399,7 @@ constexpr int kCombineSplitLanes = 8;
 
 __global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
     flash_verify_combine_kernel(const VerifyParams p, const int num_splits, const SplitWorkspace ws) {
+  warp::wait_for_prerequisite_grid();  // launched early (programmatic dependent launch)
   __shared__ float s_lse[kMaxSplits];
   __shared__ float s_warp_max[kCombineSplitLanes];
   __shared__ float4 s_acc[kCombineSplitLanes - 1][kCombineThreadsX];
@@ -618,8 +615,19 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
   if (plan.num_splits > 1) {
     const dim3 combine_grid(static_cast<unsigned>(rows), kCombineChunks);
     const dim3 combine_block(kCombineThreadsX, std::min(plan.num_splits, kCombineSplitLanes));
-    flash_verify_combine_kernel<<<combine_grid, combine_block, 0, stream>>>(params, plan.num_splits, ws);
-    return cudaGetLastError();
+    // Programmatic dependent launch (sm_90+): the combine is scheduled while the main
+    // kernel's last blocks run and waits on the device for its results.
+    cudaLaunchConfig_t config{};
+    config.gridDim = combine_grid;
+    config.blockDim = combine_block;
+    config.dynamicSmemBytes = 0;
+    config.stream = stream;
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    return cudaLaunchKernelEx(&config, flash_verify_combine_kernel, params, plan.num_splits, ws);
   }
   return cudaSuccess;
 }

@@ -23,12 +23,16 @@ inline constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
 inline constexpr int kMTiles = kRowsPerTile / kMmaM;  // m16 tiles every warp covers
 
 // S = Q K^T: warps split the 576-wide contraction into kKGroups slices and the tile's
-// tokens into kNGroups halves; partial S goes through shared memory to be summed.
+// rows into kMGroups m16 tiles; each warp covers all the tile's tokens. Partial S goes
+// through shared memory to be summed. Splitting rows (not tokens) halves the Q fragments a
+// warp holds (36 registers instead of 72) for twice the K fragment reads: with 168
+// registers per thread in a 9-warp block, the token split left ptxas no room to keep
+// more than one accumulator chain in flight (ncu: S-phase HMMAs serialised on one
+// accumulator, each waiting on its own ldmatrix).
 inline constexpr int kKGroups = 4;
-inline constexpr int kNGroups = kWarps / kKGroups;
+inline constexpr int kMGroups = kWarps / kKGroups;                          // 2
 inline constexpr int kKStepsPerGroup = mla::kHeadDimQK / kMmaK / kKGroups;  // 9
-inline constexpr int kTokensPerNGroup = kTokensPerTile / kNGroups;          // 16
-inline constexpr int kNTilesS = kTokensPerNGroup / kMmaN;                   // 2
+inline constexpr int kNTilesS = kTokensPerTile / kMmaN;                     // 4
 
 // O += P V: warps split the 512 output channels.
 inline constexpr int kChannelsPerWarp = mla::kHeadDimV / kWarps;  // 64
@@ -81,7 +85,8 @@ static_assert(kStageBytes % 8 == 0 && (kSPartialBytes + kPBytes + kRowStatBytes)
 static_assert(kKStepsPerGroup * kKGroups * kMmaK == mla::kHeadDimQK, "K split must be exact");
 static_assert(kChunksPerThread * kLoadThreadsPerRow == kChunksPerRow, "load split must be exact");
 static_assert(kTokensPerThread * kThreadsPerRow == kTokensPerTile, "softmax split must be exact");
-static_assert(kNTilesS == 2 && kNTilesO % 2 == 0, "ldmatrix.x4 loads two n8 tiles at a time");
+static_assert(kNTilesS % 2 == 0 && kNTilesO % 2 == 0, "ldmatrix.x4 loads two n8 tiles at a time");
+static_assert(kMGroups == kMTiles, "each warp of a K slice owns one m16 tile of S");
 
 // Split-KV schedule: each split covers at least this many tiles so the combine stays
 // cheap next to the main kernel; at most kMaxSplits partials per row.

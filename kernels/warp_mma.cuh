@@ -66,6 +66,13 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
+// ---- programmatic dependent launch (sm_90+) ----
+// Lets the grid launched after this one (with the programmatic-serialization attribute)
+// be scheduled once every block of this grid has signalled or exited.
+__device__ __forceinline__ void launch_dependents() { asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory"); }
+// Waits until the grids this one depends on have completed and their writes are visible.
+__device__ __forceinline__ void wait_for_prerequisite_grid() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
+
 // ---- mbarrier + bulk copy (sm_90+, also sm_120) ----
 // One 64-bit barrier in shared memory per pipeline stage: the producer announces the bytes
 // a stage will receive (expect_tx) and the copy engine counts them down as they land.

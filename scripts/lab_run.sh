@@ -121,7 +121,8 @@ for phase in "$@"; do
         --kernel-name regex:flash_verify_kernel > "$out/stalls-source-sass.csv" 2>&1
       cuobjdump -sass -arch sm_90 "$bundle/bin/verifybench" > "$out/sass-sm_90.txt" 2>&1
       cuobjdump -sass -arch sm_120 "$bundle/bin/verifybench" > "$out/sass-sm_120.txt" 2>&1
-      summary stalls $rc "$(wc -l < "$out/stalls-source-sass.csv") source lines" ;;
+      python3 scripts/stalls_top.py "$out/stalls-source-sass.csv" 40 > "$out/stalls-top.txt" 2>&1
+      summary stalls $rc "$(wc -l < "$out/stalls-source-sass.csv") source lines; $(sed -n 2p "$out/stalls-top.txt")" ;;
     *) echo "unknown phase $phase" >&2; exit 2 ;;
   esac
   echo "  ($phase: $((SECONDS - start)) s)" | tee -a "$out/phases.txt"
