@@ -6,9 +6,9 @@
 // one contiguous range of the request's logical tokens (split blockIdx.y of num_splits;
 // the range covers prefix and tree tokens alike, the tree mask applies past the prefix).
 //
-// Warp roles: kWarps compute warps and one producer warp. The producer fills a kStages-deep
-// ring of KV tiles (kTokensPerTile tokens each) in shared memory through the bulk copy
-// engine, one 1152-byte copy per token row; per stage a "full" mbarrier counts the bytes in
+// Warp roles: kWarps compute warps and kProducerWarps producer warps. The producers fill a
+// kStages-deep ring of KV tiles (kTokensPerTile tokens each) in shared memory through the
+// bulk copy engine, one 1152-byte copy per token row; per stage a "full" mbarrier counts the bytes in
 // and an "empty" mbarrier counts the compute warps done with it. Per tile the compute
 // warps meet at two named barriers:
 //   S  = Q K^T   warps split the 576-wide contraction (kKGroups) and the rows
@@ -100,14 +100,14 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     return;
   }
 
-  // Stage barriers: "full" completes when the producer has announced a tile's bytes and
+  // Stage barriers: "full" completes when every producer warp has announced its rows' bytes and
   // they all landed; "empty" completes when every compute warp has finished reading the
   // stage (after its PV). The last stage first holds the Q tile, so its first "empty"
   // phase is the compute warps releasing Q, and its tiles wait one phase later.
   if (tid == 0) {
 #pragma unroll
     for (int s = 0; s < kStages; ++s) {
-      warp::mbarrier_init(&s_full[s], 1);
+      warp::mbarrier_init(&s_full[s], kProducerWarps);
       warp::mbarrier_init(&s_empty[s], kWarps);
     }
     warp::fence_mbarrier_init();
@@ -118,17 +118,19 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // this grid to finish before reading a byte, so its launch latency overlaps our tiles.
   warp::launch_dependents();
 
-  if (warp == kProducerWarp) {
-    // ---- producer: lane l copies token row l of every tile ----
-    // One bulk copy per 1152-byte row. The copy takes uniform operands, so the warp issues
-    // its 32 rows one after another (~1k cycles a tile): here that runs beside the math
+  if (warp >= kWarps) {
+    // ---- producers: lane l of producer warp w copies token row w*kRowsPerProducer + l ----
+    // One bulk copy per 1152-byte row. The copy takes uniform operands, so a warp issues
+    // its rows one after another (~40 cycles each): here that runs beside the math
     // instead of in front of it. Rows past kv_len re-read the last row (finite data, masked
     // out), so a stage always receives exactly kTokensPerTile rows. The page-table word of
     // the next tile is loaded while this tile's stage is awaited (ncu on v1: 36 % of all
     // warp stall samples sat on that dependent load when it was made at use).
     const bf16_bits* tree_rows =
         p.tree_kv ? p.tree_kv + static_cast<std::int64_t>(b) * p.tree_size * mla::kHeadDimQK : nullptr;
-    auto token_of = [&](int tile) { return min(tile * kTokensPerTile + lane, kv_len - 1); };
+    const int row_in_tile = (warp - kWarps) * kRowsPerProducer + lane;
+    const bool is_copy_lane = lane < kRowsPerProducer;
+    auto token_of = [&](int tile) { return min(tile * kTokensPerTile + row_in_tile, kv_len - 1); };
     const bool block_form = p.page_kind == PageTableKind::kBlockTable;
     const std::int64_t* token_rows = block_form ? nullptr : p.kv_indices + p.kv_indptr[b];
     const std::int32_t* request_pages =
@@ -146,7 +148,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       // load right here (ncu: 18 % of the block-table form's stall samples in v2's draft).
       return static_cast<std::int64_t>(static_cast<std::uint32_t>(request_pages[page_of(t)]));
     };
-    std::int64_t entry = table_entry(token_of(tile_begin));
+    std::int64_t entry = is_copy_lane ? table_entry(token_of(tile_begin)) : 0;
     for (int tile = tile_begin; tile < tile_end; ++tile) {
       const int iter = tile - tile_begin;
       const int stage = iter % kStages;
@@ -156,11 +158,11 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       const bool from_tree = tree_rows != nullptr && t >= prefix;
       const std::int64_t row = from_tree || !block_form ? entry : entry * p.page_size + offset_in_page(t);
       const bf16_bits* src = (from_tree ? tree_rows : p.kv_pool) + row * mla::kHeadDimQK;
-      bf16_bits* dst = s_kv + (stage * kTokensPerTile + lane) * kKvStride;
-      if (tile + 1 < tile_end) entry = table_entry(token_of(tile + 1));
-      if (lane == 0) warp::mbarrier_arrive_expect_tx(&s_full[stage], kTokensPerTile * kKvRowBytes);
+      bf16_bits* dst = s_kv + (stage * kTokensPerTile + row_in_tile) * kKvStride;
+      if (is_copy_lane && tile + 1 < tile_end) entry = table_entry(token_of(tile + 1));
+      if (lane == 0) warp::mbarrier_arrive_expect_tx(&s_full[stage], kRowsPerProducer * kKvRowBytes);
       __syncwarp();
-      warp::bulk_copy_g2s(dst, src, kKvRowBytes, &s_full[stage]);
+      if (is_copy_lane) warp::bulk_copy_g2s(dst, src, kKvRowBytes, &s_full[stage]);
     }
     return;  // the compute warps synchronise among themselves from here on
   }

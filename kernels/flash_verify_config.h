@@ -5,18 +5,29 @@
 
 #include "verifybench/verify_params.h"
 
+#ifndef VB_PRODUCER_WARPS
+#define VB_PRODUCER_WARPS 4
+#endif
+
 namespace vb::flash_cfg {
 
 inline constexpr int kRowsPerTile = 32;    // query rows (node-major, head-minor) per block
 inline constexpr int kTokensPerTile = 32;  // KV tokens per pipeline stage
-// kWarps compute warps do the math; one more warp (the producer) does nothing but look up
-// page-table words and issue the KV row copies, so the copies' serial issue (uniform
-// operands: one lane at a time) and their address loads leave the math warps' critical
-// path (ncu on v2: 12 % of stall samples on the math warps' copy loop).
+// kWarps compute warps do the math; kProducerWarps more warps (the producers) do nothing
+// but look up page-table words and issue the KV row copies, so the copies' serial issue
+// (uniform operands: one lane at a time) and their address loads leave the math warps'
+// critical path (ncu on v2: 12 % of stall samples on the math warps' copy loop).
 inline constexpr int kWarps = 8;
-inline constexpr int kThreads = kWarps * 32;         // compute threads
-inline constexpr int kProducerWarp = kWarps;         // warp index of the producer
-inline constexpr int kBlockThreads = kThreads + 32;  // launch size: compute warps + producer
+inline constexpr int kThreads = kWarps * 32;  // compute threads
+// Four producer warps, 8 rows each: one producer's 32 serial copies per tile could not
+// keep the ring full (H200 A/B: consumers waited on "full" 15 % of their stall samples;
+// 4 producers: mtp T4 B64 348 -> 325 us, ddtree-256 B8 -12 %). Twelve warps keep every
+// SM sub-partition at 3 warps, so the per-thread register budget stays 168; 16 would cut
+// it to 128. VB_PRODUCER_WARPS overrides the count for A/B builds.
+inline constexpr int kProducerWarps = VB_PRODUCER_WARPS;
+inline constexpr int kBlockThreads = kThreads + kProducerWarps * 32;  // launch size
+// Each producer warp copies kRowsPerProducer rows of every tile (lane l < kRowsPerProducer).
+inline constexpr int kRowsPerProducer = 32 / kProducerWarps;
 inline constexpr int kComputeBarrier = 1;            // named barrier of the compute warps
 
 inline constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
@@ -78,7 +89,8 @@ inline constexpr int kSm120SmemLimit = 99 * 1024;
 static_assert(smem_bytes_for_stages(kMinStages) <= kSm120SmemLimit,
               "the shallowest variant must fit sm_120's per-block shared memory");
 static_assert(kRowsPerTile <= kTokensPerTile, "Q tile is staged through one KV stage");
-static_assert(kTokensPerTile == 32, "every row of a tile is copied by one lane of the producer warp");
+static_assert(kTokensPerTile == 32 && kRowsPerProducer * kProducerWarps == kTokensPerTile,
+              "every row of a tile is copied by one lane of one producer warp");
 static_assert(kKvStride * 2 % 16 == 0 && kKvRowBytes % 16 == 0, "bulk copies need 16-byte rows");
 static_assert(kStageBytes % 8 == 0 && (kSPartialBytes + kPBytes + kRowStatBytes) % 8 == 0,
               "the stage mbarriers after the row statistics must be 8-byte aligned");
