@@ -10,8 +10,11 @@
 #   sanitize     compute-sanitizer memcheck/racecheck/initcheck/synccheck on the correctness set
 #   racecheck-subset  racecheck on 12 representative correctness cases (the full set is too
 #                slow for one call)
+#   sanitize-fast  the same without racecheck
 #   racecheck-each  racecheck on every correctness case, one process per case with its own
-#                time limit (VB_RACECHECK_CASE_LIMIT, default 60 s); verdicts in racecheck-each.txt
+#                time limit (VB_RACECHECK_CASE_LIMIT, default 60 s; VB_RACECHECK_TOTAL_S caps the
+#                phase; VB_SANITIZE_KERNELS=SUBSTRING checks only matching kernels); verdicts in
+#                racecheck-each.txt
 #   single       the single-request and small-batch perf cases, timed (split-count checks)
 #   nightly      the nightly gate twice: the real build, then bin/verifybench-slow
 #                (VB_SLOW_SPLITS) against the baseline the real build just made
@@ -58,20 +61,33 @@ for phase in "$@"; do
     racecheck-each)
       # racecheck one correctness case per process (VB_RACECHECK_CASE_LIMIT seconds each,
       # default 60): a time limit then costs one case's verdict, not the whole set's.
+      # VB_SANITIZE_KERNELS=SUBSTRING checks only kernels whose name contains it (e.g.
+      # flash_verify: the production kernels, not the naive baseline); VB_RACECHECK_TOTAL_S
+      # stops starting new cases after that many seconds (the rest are listed "not run").
       mkdir -p "$out/racecheck-each"
       : > "$out/racecheck-each.txt"
+      filter=()
+      [[ -n ${VB_SANITIZE_KERNELS:-} ]] && filter=(--filter "kernel_substring=$VB_SANITIZE_KERNELS")
+      each_start=$SECONDS
       "$bundle/bin/verifybench" list scenarios/correctness.yaml | awk 'NR > 2 && /scenarios\/correctness.yaml:/ {print $1}' |
         while read -r c; do
+          if (( SECONDS - each_start >= ${VB_RACECHECK_TOTAL_S:-100000} )); then
+            printf '%s not run (VB_RACECHECK_TOTAL_S)\n' "$c" >> "$out/racecheck-each.txt"; continue
+          fi
           safe=$(printf '%s' "$c" | tr -c 'A-Za-z0-9_.=-' '_')
-          timeout "${VB_RACECHECK_CASE_LIMIT:-60}" compute-sanitizer --tool racecheck --error-exitcode 99 \
+          timeout "${VB_RACECHECK_CASE_LIMIT:-60}" compute-sanitizer --tool racecheck "${filter[@]}" --error-exitcode 99 \
             "$bundle/bin/verifybench" run scenarios/correctness.yaml --case "$c" --out-dir "$out/racecheck-each/$safe" \
             > "$out/racecheck-each/$safe.log" 2>&1
           printf '%s rc=%s %s\n' "$c" $? "$(grep -E 'RACECHECK SUMMARY' "$out/racecheck-each/$safe.log" | tr '\n' ' ')" >> "$out/racecheck-each.txt"
         done
       rc=0; grep -qv ' rc=0 ' "$out/racecheck-each.txt" && rc=1
       summary racecheck-each $rc "$(grep -c ' rc=0 ' "$out/racecheck-each.txt") of $(wc -l < "$out/racecheck-each.txt") cases clean" ;;
-    sanitize)
-      for tool in memcheck racecheck initcheck synccheck; do
+    sanitize|sanitize-fast)
+      # sanitize-fast: all but racecheck, which alone outlasts a lab call over the whole set
+      # (racecheck-each runs it case by case).
+      tools=(memcheck racecheck initcheck synccheck)
+      [[ $phase == sanitize-fast ]] && tools=(memcheck initcheck synccheck)
+      for tool in "${tools[@]}"; do
         compute-sanitizer --tool "$tool" --error-exitcode 99 "$bundle/bin/verifybench" run \
           scenarios/correctness.yaml --out-dir "$out/sanitize-$tool" > "$out/sanitize-$tool.log" 2>&1
         rc=$?
