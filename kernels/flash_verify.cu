@@ -8,16 +8,17 @@
 //
 // Warp roles: kWarps compute warps and kProducerWarps producer warps. The producers fill a
 // kStages-deep ring of KV tiles (kTokensPerTile tokens each) in shared memory through the
-// bulk copy engine, one 1152-byte copy per token row; per stage a "full" mbarrier counts the bytes in
-// and an "empty" mbarrier counts the compute warps done with it. Per tile the compute
-// warps meet at two named barriers:
-//   S  = Q K^T   warps split the 576-wide contraction (kKGroups) and the rows
-//                (kMGroups m16 tiles); Q lives in registers as mma A fragments for the
-//                whole kernel; partial S is summed through shared memory.
+// bulk copy engine, one 1152-byte copy per token row; per stage a "full" mbarrier counts
+// the bytes in and an "empty" mbarrier counts the compute warps done with it. The compute
+// warps form two independent row groups (16 rows each, 4 warps each) that share only the
+// stages; per tile a group meets at two barriers of its own:
+//   S  = Q K^T   the group's warps split the 576-wide contraction (kKGroups); Q lives in
+//                registers as mma A fragments for the whole kernel; partial S is summed
+//                through shared memory.
 //   softmax      kThreadsPerRow threads per row apply the tree mask (ancestor bitmask),
 //                keep the running max and sum in the log2 domain, write P as bf16.
-//   O += P V     warps split the 512 output channels; V is the first 512 columns of the
-//                same shared-memory K rows (ldmatrix.trans), no second copy.
+//   O += P V     the group's warps split the 512 output channels; V is the first 512
+//                columns of the same shared-memory K rows (ldmatrix.trans), no second copy.
 //
 // Split/combine contract: with num_splits == 1 the block writes final O (bf16) and LSE.
 // Otherwise it writes its split's normalised O (fp32) and natural-log LSE to the
@@ -104,11 +105,13 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // they all landed; "empty" completes when every compute warp has finished reading the
   // stage (after its PV). The last stage first holds the Q tile, so its first "empty"
   // phase is the compute warps releasing Q, and its tiles wait one phase later.
+  // Compute warps of row groups that hold only padding rows exit at once (H*T <= 16).
+  const int live_compute_warps = kKGroups * min(kMGroups, ceil_div(rows_per_request - row0, kMmaM));
   if (tid == 0) {
 #pragma unroll
     for (int s = 0; s < kStages; ++s) {
       warp::mbarrier_init(&s_full[s], kProducerWarps);
-      warp::mbarrier_init(&s_empty[s], kWarps);
+      warp::mbarrier_init(&s_empty[s], live_compute_warps);
     }
     warp::fence_mbarrier_init();
   }
@@ -167,9 +170,20 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     return;  // the compute warps synchronise among themselves from here on
   }
 
-  // ---- compute warps: Q tile through the last stage (cp.async), into registers ----
+  // ---- compute warps: two independent row groups ----
+  // Row group g (warps 4g..4g+3) owns rows 16g..16g+15 of the tile end to end: their S (the
+  // 4 warps split the 576-wide contraction), their softmax, and their O (the 4 warps split
+  // the 512 channels). The groups share only the KV stages, so each meets the other at no
+  // barrier and their phases drift apart: one group's softmax runs beside the other's mma.
+  // A group of padding rows only (H*T <= 16) does not run at all.
+  const int kgroup = warp % kKGroups;  // K slice of S, channel quarter of O
+  const int mgroup = warp / kKGroups;  // row group
+  const int group_barrier = kComputeBarrier + mgroup;
+  if (row0 + mgroup * kMmaM >= rows_per_request) return;  // s_empty counts live warps only
+
+  // Q rows of this group through the last stage (cp.async), into registers.
   {
-    const int q_row = tid / kLoadThreadsPerRow;
+    const int q_row = tid / kLoadThreadsPerRow;  // 16g .. 16g+15 for the threads of group g
     const int q_chunk0 = tid % kLoadThreadsPerRow;
     const int rr = row0 + q_row;
     const bool valid = rr < rows_per_request;  // padding rows are zeros
@@ -184,10 +198,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   }
   warp::cp_async_wait<0>();
   warp::fence_proxy_async_shared();  // Q's bytes in the last stage are later overwritten by bulk copies
-  warp::named_barrier_sync(kComputeBarrier, kThreads);
+  warp::named_barrier_sync(group_barrier, kGroupThreads);
 
-  const int kgroup = warp % kKGroups;
-  const int mgroup = warp / kKGroups;  // this warp's m16 tile of S
   std::uint32_t q_frag[kKStepsPerGroup][4];
 #pragma unroll
   for (int ks = 0; ks < kKStepsPerGroup; ++ks) {
@@ -199,7 +211,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   if (lane == 0) warp::mbarrier_arrive(&s_empty[kStages - 1]);  // the last stage is free for KV
 
   // ---- per-row softmax state, owned by kThreadsPerRow consecutive lanes ----
-  const int srow = tid / kThreadsPerRow;
+  const int srow = tid / kThreadsPerRow;  // a row of this group
   const int scol0 = (tid % kThreadsPerRow) * kTokensPerThread;
   const int srow_global = row0 + srow;
   const bool srow_valid = srow_global < rows_per_request;
@@ -208,24 +220,22 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   float row_max = -INFINITY;  // log2 domain
   float row_sum = 0.f;
 
-  float o_acc[kMTiles][kNTilesO][4];
+  float o_acc[kNTilesO][4];
 #pragma unroll
-  for (int mt = 0; mt < kMTiles; ++mt)
+  for (int nt = 0; nt < kNTilesO; ++nt)
 #pragma unroll
-    for (int nt = 0; nt < kNTilesO; ++nt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) o_acc[mt][nt][e] = 0.f;
+    for (int e = 0; e < 4; ++e) o_acc[nt][e] = 0.f;
 
-  // Two compute-warp barriers per tile: (1) partial S is complete; (2) P and the rescale
-  // factors are complete. "Tile landed" is the stage's "full" mbarrier; each warp releases
-  // the stage on its "empty" mbarrier after its PV, and the producer refills it from there.
+  // Two group barriers per tile: (1) the group's partial S is complete; (2) its P and
+  // rescale factors are complete. "Tile landed" is the stage's "full" mbarrier; each warp
+  // releases the stage on its "empty" mbarrier after its PV, and the producers refill it.
   for (int tile = tile_begin; tile < tile_end; ++tile) {
     const int iter = tile - tile_begin;
     const int stage = iter % kStages;
     warp::mbarrier_wait_parity(&s_full[stage], (iter / kStages) & 1);
     const bf16_bits* kv_tile = s_kv + stage * kTokensPerTile * kKvStride;
 
-    // ---- S partial over this warp's K slice and m16 tile, all tokens ----
+    // ---- S partial over this warp's K slice, the group's 16 rows, all tokens ----
     float s_acc[kNTilesS][4];
 #pragma unroll
     for (int nt = 0; nt < kNTilesS; ++nt)
@@ -251,8 +261,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       *reinterpret_cast<float2*>(partial + r * kSStride + c) = make_float2(s_acc[nt][0], s_acc[nt][1]);
       *reinterpret_cast<float2*>(partial + (r + 8) * kSStride + c) = make_float2(s_acc[nt][2], s_acc[nt][3]);
     }
-    warp::named_barrier_sync(kComputeBarrier, kThreads);  // (1)
-
+    warp::named_barrier_sync(group_barrier, kGroupThreads);  // (1)
     // ---- masked online softmax of this tile, one row per kThreadsPerRow lanes ----
     {
       float s[kTokensPerThread];
@@ -304,47 +313,32 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
           make_uint2(warp::pack_bf16x2(s[0], s[1]), warp::pack_bf16x2(s[2], s[3]));
       if (tid % kThreadsPerRow == 0) s_rescale[srow] = rescale;
     }
-    warp::named_barrier_sync(kComputeBarrier, kThreads);  // (2)
+    warp::named_barrier_sync(group_barrier, kGroupThreads);  // (2)
 
-    // ---- O = O * rescale + P V over this warp's 64 channels ----
+    // ---- O = O * rescale + P V over the group's 16 rows and this warp's 128 channels ----
     // Once the running maxima settle most tiles rescale by exactly 1: skip the multiplies
     // when no row of this warp's fragments moved.
-    float a_lo[kMTiles], a_hi[kMTiles];
-    bool any_rescale = false;
+    const float a_lo = s_rescale[mgroup * kMmaM + lane / 4];
+    const float a_hi = s_rescale[mgroup * kMmaM + lane / 4 + 8];
+    if (__any_sync(0xffffffffu, a_lo != 1.f || a_hi != 1.f)) {
 #pragma unroll
-    for (int mt = 0; mt < kMTiles; ++mt) {
-      a_lo[mt] = s_rescale[mt * kMmaM + lane / 4];
-      a_hi[mt] = s_rescale[mt * kMmaM + lane / 4 + 8];
-      any_rescale |= a_lo[mt] != 1.f || a_hi[mt] != 1.f;
-    }
-    if (__any_sync(0xffffffffu, any_rescale)) {
-#pragma unroll
-      for (int mt = 0; mt < kMTiles; ++mt) {
-#pragma unroll
-        for (int nt = 0; nt < kNTilesO; ++nt) {
-          o_acc[mt][nt][0] *= a_lo[mt]; o_acc[mt][nt][1] *= a_lo[mt];
-          o_acc[mt][nt][2] *= a_hi[mt]; o_acc[mt][nt][3] *= a_hi[mt];
-        }
+      for (int nt = 0; nt < kNTilesO; ++nt) {
+        o_acc[nt][0] *= a_lo; o_acc[nt][1] *= a_lo;
+        o_acc[nt][2] *= a_hi; o_acc[nt][3] *= a_hi;
       }
     }
 #pragma unroll
     for (int ks = 0; ks < kKStepsPV; ++ks) {
-      std::uint32_t p_frag[kMTiles][4];
-#pragma unroll
-      for (int mt = 0; mt < kMTiles; ++mt) {
-        warp::ldmatrix_x4(p_frag[mt], s_p + (mt * kMmaM + lane % 16) * kPStride + ks * kMmaK + (lane / 16) * 8);
-      }
+      std::uint32_t p_frag[4];
+      warp::ldmatrix_x4(p_frag, s_p + (mgroup * kMmaM + lane % 16) * kPStride + ks * kMmaK + (lane / 16) * 8);
 #pragma unroll
       for (int np = 0; np < kNTilesO / 2; ++np) {
         std::uint32_t v_frag[4];
         const int token = ks * kMmaK + (lane & 7) + ((lane >> 3) & 1) * 8;
-        const int col = warp * kChannelsPerWarp + np * 2 * kMmaN + (lane >> 4) * 8;
+        const int col = kgroup * kChannelsPerWarp + np * 2 * kMmaN + (lane >> 4) * 8;
         warp::ldmatrix_x4_trans(v_frag, kv_tile + token * kKvStride + col);
-#pragma unroll
-        for (int mt = 0; mt < kMTiles; ++mt) {
-          warp::mma_bf16_16816(o_acc[mt][2 * np], p_frag[mt], v_frag[0], v_frag[1]);
-          warp::mma_bf16_16816(o_acc[mt][2 * np + 1], p_frag[mt], v_frag[2], v_frag[3]);
-        }
+        warp::mma_bf16_16816(o_acc[2 * np], p_frag, v_frag[0], v_frag[1]);
+        warp::mma_bf16_16816(o_acc[2 * np + 1], p_frag, v_frag[2], v_frag[3]);
       }
     }
     __syncwarp();
@@ -356,26 +350,23 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     s_final_max[srow] = row_max;
     s_final_sum[srow] = row_sum;
   }
-  warp::named_barrier_sync(kComputeBarrier, kThreads);
+  warp::named_barrier_sync(group_barrier, kGroupThreads);
 #pragma unroll
-  for (int mt = 0; mt < kMTiles; ++mt) {
+  for (int half = 0; half < 2; ++half) {
+    const int r = mgroup * kMmaM + lane / 4 + half * 8;
+    if (row0 + r >= rows_per_request) continue;
+    const std::int64_t qrow = request_row0 + row0 + r;
+    const float sum = s_final_sum[r];
+    const float inv = sum > 0.f ? 1.f / sum : 0.f;
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int r = mt * kMmaM + lane / 4 + half * 8;
-      if (row0 + r >= rows_per_request) continue;
-      const std::int64_t qrow = request_row0 + row0 + r;
-      const float sum = s_final_sum[r];
-      const float inv = sum > 0.f ? 1.f / sum : 0.f;
-#pragma unroll
-      for (int nt = 0; nt < kNTilesO; ++nt) {
-        const int col = warp * kChannelsPerWarp + nt * kMmaN + (lane % 4) * 2;
-        const float x = o_acc[mt][nt][2 * half] * inv;
-        const float y = o_acc[mt][nt][2 * half + 1] * inv;
-        if (num_splits == 1) {
-          *reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + col) = __floats2bfloat162_rn(x, y);
-        } else {
-          *reinterpret_cast<float2*>(ws.o_partial + (qrow * num_splits + split) * mla::kHeadDimV + col) = make_float2(x, y);
-        }
+    for (int nt = 0; nt < kNTilesO; ++nt) {
+      const int col = kgroup * kChannelsPerWarp + nt * kMmaN + (lane % 4) * 2;
+      const float x = o_acc[nt][2 * half] * inv;
+      const float y = o_acc[nt][2 * half + 1] * inv;
+      if (num_splits == 1) {
+        *reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + col) = __floats2bfloat162_rn(x, y);
+      } else {
+        *reinterpret_cast<float2*>(ws.o_partial + (qrow * num_splits + split) * mla::kHeadDimV + col) = make_float2(x, y);
       }
     }
   }

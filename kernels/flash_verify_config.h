@@ -28,10 +28,10 @@ inline constexpr int kProducerWarps = VB_PRODUCER_WARPS;
 inline constexpr int kBlockThreads = kThreads + kProducerWarps * 32;  // launch size
 // Each producer warp copies kRowsPerProducer rows of every tile (lane l < kRowsPerProducer).
 inline constexpr int kRowsPerProducer = 32 / kProducerWarps;
-inline constexpr int kComputeBarrier = 1;            // named barrier of the compute warps
+inline constexpr int kComputeBarrier = 1;  // named barriers 1, 2: one per row group
 
 inline constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
-inline constexpr int kMTiles = kRowsPerTile / kMmaM;  // m16 tiles every warp covers
+inline constexpr int kMTiles = kRowsPerTile / kMmaM;  // m16 tiles per block tile: one per row group
 
 // S = Q K^T: warps split the 576-wide contraction into kKGroups slices and the tile's
 // rows into kMGroups m16 tiles; each warp covers all the tile's tokens. Partial S goes
@@ -45,10 +45,11 @@ inline constexpr int kMGroups = kWarps / kKGroups;                          // 2
 inline constexpr int kKStepsPerGroup = mla::kHeadDimQK / kMmaK / kKGroups;  // 9
 inline constexpr int kNTilesS = kTokensPerTile / kMmaN;                     // 4
 
-// O += P V: warps split the 512 output channels.
-inline constexpr int kChannelsPerWarp = mla::kHeadDimV / kWarps;  // 64
-inline constexpr int kNTilesO = kChannelsPerWarp / kMmaN;         // 8
-inline constexpr int kKStepsPV = kTokensPerTile / kMmaK;          // 2
+// O += P V: each row group's 16 rows, its kKGroups warps splitting the 512 channels.
+inline constexpr int kGroupThreads = kKGroups * 32;                   // threads of a row group
+inline constexpr int kChannelsPerWarp = mla::kHeadDimV / kKGroups;    // 128
+inline constexpr int kNTilesO = kChannelsPerWarp / kMmaN;             // 16
+inline constexpr int kKStepsPV = kTokensPerTile / kMmaK;              // 2
 
 // Softmax: kThreadsPerRow threads own one row's statistics, each kTokensPerThread tokens.
 inline constexpr int kThreadsPerRow = kThreads / kRowsPerTile;           // 8
