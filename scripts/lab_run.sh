@@ -67,7 +67,7 @@ for phase in "$@"; do
       mkdir -p "$out/racecheck-each"
       : > "$out/racecheck-each.txt"
       filter=()
-      [[ -n ${VB_SANITIZE_KERNELS:-} ]] && filter=(--filter "kernel_substring=$VB_SANITIZE_KERNELS")
+      [[ -n ${VB_SANITIZE_KERNELS:-} ]] && filter=(--kernel-name "kns=$VB_SANITIZE_KERNELS")
       each_start=$SECONDS
       "$bundle/bin/verifybench" list scenarios/correctness.yaml | awk 'NR > 2 && /scenarios\/correctness.yaml:/ {print $1}' |
         while read -r c; do
