@@ -37,7 +37,7 @@ inline constexpr int kMTiles = kRowsPerTile / kMmaM;  // m16 tiles per block til
 // rows into kMGroups m16 tiles; each warp covers all the tile's tokens. Partial S goes
 // through shared memory to be summed. Splitting rows (not tokens) halves the Q fragments a
 // warp holds (36 registers instead of 72) for twice the K fragment reads: with 168
-// registers per thread in a 9-warp block, the token split left ptxas no room to keep
+// registers per thread (12 warps per block), the token split left ptxas no room to keep
 // more than one accumulator chain in flight (ncu: S-phase HMMAs serialised on one
 // accumulator, each waiting on its own ldmatrix).
 inline constexpr int kKGroups = 4;
