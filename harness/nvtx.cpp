@@ -5,7 +5,17 @@
 namespace vb {
 
 std::string nvtx_case_range_name(const std::string& scenario_path, const std::string& case_name) {
-  return std::filesystem::path(scenario_path).stem().string() + "/" + case_name;
+  // Only characters that Nsight Compute's --nvtx-include has been seen to match are kept;
+  // any other becomes '_'. On the lab H200 (2026-11-29) a filter for the case
+  // "kimi_k2_tp8_single_request/batch.prefix_lens=[4096]" matched no range, while names
+  // made of letters, digits and "_.,=-/" did (e.g. "kimi_k2_tp8_mtp/tree.nodes=4,batch.size=64").
+  std::string name = std::filesystem::path(scenario_path).stem().string() + "/" + case_name;
+  for (char& c : name) {
+    const bool kept = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '_' || c == '.' || c == ',' || c == '=' || c == '-' || c == '/';
+    if (!kept) c = '_';
+  }
+  return name;
 }
 
 std::string nvtx_case_filter(const std::string& range_name) {

@@ -26,7 +26,8 @@ class NvtxRange {
   nvtx3::scoped_range_in<NvtxDomain> range_;
 };
 
-// "<scenario file stem>/<case name>"
+// "<scenario file stem>/<case name>", every character other than letters, digits and
+// "_.,=-/" replaced by '_' (scripts/profile.sh builds the same name).
 std::string nvtx_case_range_name(const std::string& scenario_path, const std::string& case_name);
 // The --nvtx-include expression matching CaseLaunchRange(name): "verifybench@<name>/".
 std::string nvtx_case_filter(const std::string& range_name);

@@ -30,7 +30,10 @@ ncu=${NCU:-$(command -v ncu || true)}
 stem=$(basename "${file%.*}")
 # Range name "<file stem>/<case>", pushed as nested push/pop ranges; ncu's push/pop filter
 # uses '/' as the nesting delimiter and a trailing '/' for push/pop ranges.
-filter="verifybench@${stem}/${case_name}/"
+# The same name as nvtx_case_range_name (harness/nvtx.cpp): characters other than letters,
+# digits and "_.,=-/" become '_' (ncu matched no range for a case name with '[').
+range_case=$(printf '%s' "$case_name" | tr -c 'A-Za-z0-9_.,=/-' '_')
+filter="verifybench@${stem}/${range_case}/"
 safe=$(printf '%s' "$case_name" | tr -c 'A-Za-z0-9_.=-' '_')
 out_dir="$here/reports/local"
 mkdir -p "$out_dir"
