@@ -173,9 +173,10 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // ---- compute warps: two independent row groups ----
   // Row group g (warps 4g..4g+3) owns rows 16g..16g+15 of the tile end to end: their S (the
   // 4 warps split the 576-wide contraction), their softmax, and their O (the 4 warps split
-  // the 512 channels). The groups share only the KV stages, so each meets the other at no
-  // barrier and their phases drift apart: one group's softmax runs beside the other's mma.
-  // A group of padding rows only (H*T <= 16) does not run at all.
+  // the 512 channels). The groups share only the KV stages and meet at no barrier, so one
+  // group's softmax may run beside the other's mma (measured: 1.3 % faster than one 8-warp
+  // group on the A/B geomean, decode 3-6 %). A group of padding rows only (H*T <= 16) does
+  // not run at all.
   const int kgroup = warp % kKGroups;  // K slice of S, channel quarter of O
   const int mgroup = warp / kKGroups;  // row group
   const int group_barrier = kComputeBarrier + mgroup;
