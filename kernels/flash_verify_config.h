@@ -31,7 +31,6 @@ inline constexpr int kRowsPerProducer = 32 / kProducerWarps;
 inline constexpr int kComputeBarrier = 1;  // named barriers 1, 2: one per row group
 
 inline constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
-inline constexpr int kMTiles = kRowsPerTile / kMmaM;  // m16 tiles per block tile: one per row group
 
 // S = Q K^T: warps split the 576-wide contraction into kKGroups slices and the tile's
 // rows into kMGroups m16 tiles; each warp covers all the tile's tokens. Partial S goes
@@ -99,7 +98,7 @@ static_assert(kKStepsPerGroup * kKGroups * kMmaK == mla::kHeadDimQK, "K split mu
 static_assert(kChunksPerThread * kLoadThreadsPerRow == kChunksPerRow, "load split must be exact");
 static_assert(kTokensPerThread * kThreadsPerRow == kTokensPerTile, "softmax split must be exact");
 static_assert(kNTilesS % 2 == 0 && kNTilesO % 2 == 0, "ldmatrix.x4 loads two n8 tiles at a time");
-static_assert(kMGroups == kMTiles, "each warp of a K slice owns one m16 tile of S");
+static_assert(kMGroups * kMmaM == kRowsPerTile, "each row group owns one m16 tile of the block's rows");
 
 // Split-KV schedule: each split covers at least this many tiles so the combine stays
 // cheap next to the main kernel; at most kMaxSplits partials per row.
