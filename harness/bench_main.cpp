@@ -78,6 +78,10 @@ void run_benchmark(benchmark::State& state, Shared* shared, CaseState* c, vb::Gp
     return;
   }
   vb::DeviceProblem* dp = c->device.get();
+  if (std::string why_not; !dp->executor_applies(run.kind, &why_not)) {
+    state.SkipWithError(why_not.c_str());
+    return;
+  }
   const vb::LaunchFn launch = [dp, run](cudaStream_t s) { return dp->launch(run.kind, run.page_kind, s); };
   // Warm-up outside the timed iterations.
   std::string error;

@@ -14,10 +14,10 @@ namespace vb {
 // (flash_verify_blocks_per_sm) returns 1, measured 2026-11-29.
 const std::vector<DeviceModel>& device_models() {
   static const std::vector<DeviceModel> models = {
-      {"h200", "NVIDIA H200", 90, 132, 227 * 1024, 1, 4435.0, 634.0,
+      {"h200", "NVIDIA H200", 90, 132, 227 * 1024, 1, 4435.0, 634.0, true,
        "measured by verifybench on the lab H200, 2026-11-29 (reports/h200/2026-11-29-v2/perf: "
        "page-1 shuffled 1152-byte row reads, mma.sync bf16 issue rate)"},
-      {"rtx-pro-6000", "NVIDIA RTX PRO 6000 Blackwell", 120, 188, 99 * 1024, 1, 1792.0, 503.8,
+      {"rtx-pro-6000", "NVIDIA RTX PRO 6000 Blackwell", 120, 188, 99 * 1024, 1, 1792.0, 503.8, false,
        "datasheet (GDDR7 bandwidth, dense bf16 with fp32 accumulate); not measured: no sm_120 "
        "device has run verifybench"},
   };
@@ -47,10 +47,16 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
     max_kv_len = std::max(max_kv_len, p + tree);
     plan.kv_tokens += p + tree;
   }
-  plan.stages = flash_verify_stages_for_smem_optin(device.smem_optin_bytes);
-  plan.smem_bytes = plan.stages > 0 ? flash_verify_smem_bytes(plan.stages) : 0;
   const FlashVerifyPlan fp =
-      flash_verify_plan(batch, tree, spec.heads, max_kv_len, device.num_sms, device.blocks_per_sm);
+      flash_verify_plan(batch, tree, spec.heads, max_kv_len, device.num_sms, device.blocks_per_sm, device.wgmma);
+  plan.path = fp.path;
+  if (fp.path == FlashVerifyPath::kWgmma) {
+    plan.stages = 2;
+    plan.smem_bytes = flash_verify_path_config(fp.path).smem_bytes;
+  } else {
+    plan.stages = flash_verify_stages_for_smem_optin(device.smem_optin_bytes);
+    plan.smem_bytes = plan.stages > 0 ? flash_verify_smem_bytes(plan.stages) : 0;
+  }
   plan.m_tiles = fp.m_tiles;
   plan.num_splits = fp.num_splits;
   plan.blocks = static_cast<std::int64_t>(batch) * fp.m_tiles * fp.num_splits;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/scenario.h"
+#include "verifybench/kernels.h"
 
 namespace vb {
 
@@ -21,6 +22,7 @@ struct DeviceModel {
   int blocks_per_sm = 0;     // resident production blocks per SM (see device_models.cpp)
   double memory_gbps = 0;    // memory roof for the floors: 1152-byte row reads where measured
   double mma_tflops = 0;     // mma.sync bf16 -> fp32 roof
+  bool wgmma = false;        // the production planner may pick the sm_90a wgmma path here
   std::string source;        // where the figures come from: measured (which run) or datasheet
 };
 
@@ -32,6 +34,7 @@ std::string device_model_slugs();
 
 // The production launch a case gets on a device, and the two floors it is judged against.
 struct PlannedLaunch {
+  FlashVerifyPath path = FlashVerifyPath::kMmaSync;  // the engine the planner picks
   int stages = 0;       // pipeline depth; 0: no variant fits the device's shared memory
   int smem_bytes = 0;   // dynamic shared memory of that variant
   int m_tiles = 0;      // query-row tiles per request

@@ -595,6 +595,7 @@ ExportResult export_case_from_spec(const CaseSpec& spec, const GpuInfo& gpu, con
       note("GPU outputs omitted: upload failed: " + upload_error, true);
     } else {
       for (const GpuExecutorRun& run : gpu_executor_runs()) {
+        if (!device->executor_applies(run.kind, nullptr)) continue;
         gpu_outputs.emplace_back(run.name, device->run(run.kind, run.page_kind));
       }
     }

@@ -15,6 +15,7 @@ const char* executor_name(GpuExecutorKind kind) {
   switch (kind) {
     case GpuExecutorKind::kNaive: return "naive";
     case GpuExecutorKind::kProduction: return "production";
+    case GpuExecutorKind::kProductionMmaSync: return "production/mma.sync";
     case GpuExecutorKind::kSglangAdapter: return "sglang-adapter";
   }
   return "unknown";
@@ -104,7 +105,8 @@ void upload_vector(CallChecker& check, DeviceBuffer& buffer, const std::vector<T
 struct DeviceProblem::Impl {
   const Problem* problem = nullptr;
   cudaStream_t stream = nullptr;
-  FlashVerifyPlan plan;
+  FlashVerifyPlan plan;           // what production runs (the wgmma path where it applies)
+  FlashVerifyPlan plan_mma_sync;  // the mma.sync path, forced (production/mma.sync)
   // native inputs
   DeviceBuffer q, kv_pool, prefix_len, kv_indptr, kv_indices, block_table, tree_mask;
   // SGLang-form inputs derived from the same problem
@@ -202,8 +204,13 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
   check(occupancy_error, "flash_verify_blocks_per_sm");
   int max_kv_len = 0;
   for (int b = 0; b < B; ++b) max_kv_len = std::max(max_kv_len, problem.prefix_len[b] + T);
-  impl->plan = flash_verify_plan(B, T, problem.num_heads, max_kv_len, gpu.sm_count, blocks_per_sm);
-  check(impl->workspace.allocate(flash_verify_workspace_bytes(impl->plan, B, T, problem.num_heads)),
+  cudaError_t wgmma_error = cudaSuccess;
+  const bool wgmma = flash_verify_wgmma_supported(&wgmma_error);
+  check(wgmma_error, "flash_verify_wgmma_supported");
+  impl->plan = flash_verify_plan(B, T, problem.num_heads, max_kv_len, gpu.sm_count, blocks_per_sm, wgmma);
+  impl->plan_mma_sync = flash_verify_plan(B, T, problem.num_heads, max_kv_len, gpu.sm_count, blocks_per_sm);
+  check(impl->workspace.allocate(std::max(flash_verify_workspace_bytes(impl->plan, B, T, problem.num_heads),
+                                          flash_verify_workspace_bytes(impl->plan_mma_sync, B, T, problem.num_heads))),
         "cudaMalloc workspace");
 
   if (!check.ok()) {
@@ -222,6 +229,9 @@ cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind,
     case GpuExecutorKind::kProduction:
       return flash_verify_launch(d.params(page_kind), d.plan, d.workspace.get(),
                                  d.workspace.bytes(), stream);
+    case GpuExecutorKind::kProductionMmaSync:
+      return flash_verify_launch(d.params(page_kind), d.plan_mma_sync, d.workspace.get(),
+                                 d.workspace.bytes(), stream);
     case GpuExecutorKind::kSglangAdapter:
       return sglang_verify_launch(d.sglang_inputs(), d.plan, d.sg_scratch.get(),
                                   d.sg_scratch.bytes(), d.workspace.get(), d.workspace.bytes(),
@@ -233,7 +243,8 @@ cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind,
 GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
   Impl& d = *impl_;
   GpuRunOutput out;
-  out.plan = fmt::format("splits={} m_tiles={}", d.plan.num_splits, d.plan.m_tiles);
+  const FlashVerifyPlan& plan = kind == GpuExecutorKind::kProductionMmaSync ? d.plan_mma_sync : d.plan;
+  out.plan = fmt::format("path={} splits={} m_tiles={}", to_string(plan.path), plan.num_splits, plan.m_tiles);
   CallChecker check;
   // Poison: 0xFFFF is a bf16 NaN and 0xFFFFFFFF an fp32 NaN, so anything not written shows.
   check(cudaMemsetAsync(d.o.get(), 0xFF, d.o.bytes(), d.stream), "poison o");
@@ -242,9 +253,9 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
     check(cudaMemsetAsync(d.workspace.get(), 0xFF, d.workspace.bytes(), d.stream), "poison workspace");
   }
   check(launch(kind, page_kind, d.stream),
-        kind == GpuExecutorKind::kNaive        ? "naive_verify_launch"
-        : kind == GpuExecutorKind::kProduction ? "flash_verify_launch"
-                                               : "sglang_verify_launch");
+        kind == GpuExecutorKind::kNaive            ? "naive_verify_launch"
+        : kind == GpuExecutorKind::kSglangAdapter ? "sglang_verify_launch"
+                                                  : "flash_verify_launch");
   check(cudaStreamSynchronize(d.stream), "cudaStreamSynchronize after the executor");
   std::vector<bf16_bits> o_bits(d.o.bytes() / sizeof(bf16_bits));
   out.lse.resize(d.lse.bytes() / sizeof(float));
@@ -260,6 +271,14 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
   std::transform(o_bits.begin(), o_bits.end(), out.o.begin(), bf16_to_float);
   out.ok = true;
   return out;
+}
+
+bool DeviceProblem::executor_applies(GpuExecutorKind kind, std::string* why_not) const {
+  if (kind == GpuExecutorKind::kProductionMmaSync && impl_->plan.path == FlashVerifyPath::kMmaSync) {
+    if (why_not) *why_not = "not run: production already runs the mma.sync path on this case and device";
+    return false;
+  }
+  return true;
 }
 
 }  // namespace vb

@@ -12,8 +12,12 @@
 
 namespace vb {
 
-enum class GpuExecutorKind { kNaive, kProduction, kSglangAdapter };
-const char* executor_name(GpuExecutorKind kind);  // "naive", "production", "sglang-adapter"
+// kProduction runs the launch the production planner picks (on an H200, the wgmma path for
+// H*T >= 64); kProductionMmaSync forces the portable mma.sync path, so the two paths are
+// measured side by side in one run wherever they differ.
+enum class GpuExecutorKind { kNaive, kProduction, kProductionMmaSync, kSglangAdapter };
+// "naive", "production", "production/mma.sync", "sglang-adapter"
+const char* executor_name(GpuExecutorKind kind);
 
 struct GpuInfo {
   bool available = false;
@@ -34,7 +38,7 @@ struct GpuRunOutput {
   std::string error;       // "<cuda call> failed: <error string>" when !ok
   std::vector<float> o;    // [B*T, H, 512], bf16 values widened to float
   std::vector<float> lse;  // [B*T, H]
-  std::string plan;        // e.g. "splits=8 m_tiles=1" for the production kernel
+  std::string plan;        // e.g. "path=mma.sync splits=8 m_tiles=1" for the production kernel
 };
 
 // Device copy of a Problem: every input buffer plus output buffers and workspace sized
@@ -56,6 +60,10 @@ class DeviceProblem {
   // error. No poison, no synchronisation, no allocation: capturable in a CUDA graph. The
   // outputs are overwritten on every call (inputs are never written).
   cudaError_t launch(GpuExecutorKind kind, PageTableKind page_kind, cudaStream_t stream);
+
+  // False (with the reason) when the executor would repeat another one's launch exactly:
+  // kProductionMmaSync where the production plan already is the mma.sync path.
+  bool executor_applies(GpuExecutorKind kind, std::string* why_not) const;
 
   struct Impl;
 

@@ -115,7 +115,7 @@ int cmd_list(const std::vector<std::string>& files) {
                 file.cases.size());
     vb::TextTable table({"case", "tree", "B", "T", "H", "page", "placement", "KV tokens", "check",
                          "source"},
-                        {false, false, true, true, true, true, false, true, false, false});
+                        {false, false, false, true, true, true, true, false, true, false, false});
     for (const vb::CaseSpec& c : file.cases) {
       const int t = vb::tree_size(c.tree);
       const std::string check =
@@ -157,13 +157,13 @@ int cmd_plan(const std::vector<std::string>& files, const std::vector<std::strin
     const vb::ScenarioFile& file = loaded[i];
     if (i > 0) std::printf("\n");
     std::printf("%s: %zu cases\n", file.path.c_str(), file.cases.size());
-    vb::TextTable table({"case", "device", "stages", "smem B", "m-tiles", "splits", "blocks", "waves",
+    vb::TextTable table({"case", "device", "path", "stages", "smem B", "m-tiles", "splits", "blocks", "waves",
                          "KV tokens", "MB", "GFLOP", "mem floor us", "mma floor us", "bound"},
                         {false, false, true, true, true, true, true, true, true, true, true, true, true, false});
     for (const vb::CaseSpec& c : file.cases) {
       for (const vb::DeviceModel* d : devices) {
         const vb::PlannedLaunch p = vb::plan_launch(c, *d);
-        table.add_row({c.name, d->slug, p.stages > 0 ? fmt::format("{}", p.stages) : "none fits",
+        table.add_row({c.name, d->slug, vb::to_string(p.path), p.stages > 0 ? fmt::format("{}", p.stages) : "none fits",
                        fmt::format("{}", p.smem_bytes), fmt::format("{}", p.m_tiles),
                        fmt::format("{}", p.num_splits), fmt::format("{}", p.blocks),
                        fmt::format("{:.2f}", p.waves), fmt::format("{}", p.kv_tokens),
@@ -176,9 +176,10 @@ int cmd_plan(const std::vector<std::string>& files, const std::vector<std::strin
   }
   std::printf("\ndevices (harness/device_models.cpp):\n");
   for (const vb::DeviceModel* d : devices) {
-    std::printf("  %-13s %s, sm_%d, %d SMs, %d B shared memory per block, %d block(s) per SM, %.0f GB/s, %.1f TFLOP/s: %s\n",
+    std::printf("  %-13s %s, sm_%d, %d SMs, %d B shared memory per block, %d block(s) per SM, %.0f GB/s, %.1f TFLOP/s, %s: %s\n",
                 d->slug.c_str(), d->name.c_str(), d->sm_arch, d->num_sms, d->smem_optin_bytes, d->blocks_per_sm,
-                d->memory_gbps, d->mma_tflops, d->source.c_str());
+                d->memory_gbps, d->mma_tflops, d->wgmma ? "wgmma path for H*T >= 64" : "mma.sync path only",
+                d->source.c_str());
   }
   std::fputs("(floors: KV rows once + q + o + lse at the memory roof; 2*(P+T)*H*T*1088 FLOP at the mma roof; "
              "the kernel's own split model and pipeline-depth rule)\n",

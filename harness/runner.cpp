@@ -20,6 +20,7 @@ const std::vector<GpuExecutorRun>& gpu_executor_runs() {
       {"naive", GpuExecutorKind::kNaive, PageTableKind::kBlockTable},
       {"production", GpuExecutorKind::kProduction, PageTableKind::kTokenIndices},
       {"production/block-table", GpuExecutorKind::kProduction, PageTableKind::kBlockTable},
+      {"production/mma.sync", GpuExecutorKind::kProductionMmaSync, PageTableKind::kTokenIndices},
       {"sglang-adapter", GpuExecutorKind::kSglangAdapter, PageTableKind::kTokenIndices},
   };
   return runs;
@@ -150,6 +151,10 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
   std::string naive_missing = "naive did not run";
   std::optional<NvtxRange> verify_range(std::in_place, "verify");
   for (const GpuExecutorRun& run : runs) {
+    if (std::string why_not; !device->executor_applies(run.kind, &why_not)) {
+      result.executors.push_back(gpu_record(run, Outcome::kNotSupported, why_not));
+      continue;
+    }
     GpuRunOutput out = device->run(run.kind, run.page_kind);
     if (!out.ok) {
       result.executors.push_back(gpu_record(run, Outcome::kLaunchFailed, out.error));
@@ -168,7 +173,7 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
     if (run.kind == GpuExecutorKind::kNaive) {
       naive_full = reference_from_full_output(out.o, out.lse, problem.batch, problem.tree_size,
                                               problem.num_heads);
-    } else if (run.kind == GpuExecutorKind::kProduction) {
+    } else if (run.kind == GpuExecutorKind::kProduction || run.kind == GpuExecutorKind::kProductionMmaSync) {
       ExecutorResult vs = gpu_record(run, Outcome::kNotVerified, naive_missing);
       if (naive_full) {
         vs.detail = out.plan;

@@ -36,6 +36,7 @@ struct GpuExecutorRun {
   PageTableKind page_kind;
 };
 // naive (block table), production (token indices), production/block-table,
+// production/mma.sync (the portable path forced, where production picks wgmma),
 // sglang-adapter (SGLang's token-form inputs).
 const std::vector<GpuExecutorRun>& gpu_executor_runs();
 

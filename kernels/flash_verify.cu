@@ -32,6 +32,7 @@
 #include <cmath>
 
 #include "flash_verify_config.h"
+#include "flash_verify_split.h"
 #include "verifybench/kernels.h"
 #include "warp_mma.cuh"
 
@@ -45,10 +46,7 @@ constexpr float kLn2 = 0.6931471805599453f;
 
 __host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
-struct SplitWorkspace {
-  float* o_partial;    // [B*T*H rows, num_splits, 512] normalised per split
-  float* lse_partial;  // [B*T*H rows, num_splits] natural log, -inf for an empty split
-};
+using detail::SplitWorkspace;
 
 std::size_t align_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
 
@@ -540,6 +538,13 @@ FlashVerifyConfigInfo flash_verify_config() {
   return {kRowsPerTile, kTokensPerTile, kBlockThreads, smem_bytes_for_stages(kMinStages)};
 }
 
+FlashVerifyConfigInfo flash_verify_path_config(FlashVerifyPath path) {
+  if (path == FlashVerifyPath::kWgmma) {
+    return {wgmma_cfg::kRowsPerTile, wgmma_cfg::kTokensPerTile, wgmma_cfg::kThreads, wgmma_cfg::kSmemBytes};
+  }
+  return {kRowsPerTile, kTokensPerTile, kBlockThreads, smem_bytes_for_stages(kPipelineVariants[0])};
+}
+
 // Split count from a wave model: with `slots` resident blocks, B*m_tiles*s blocks run in
 // ceil(B*m_tiles*s / slots) waves, each as long as one split's tiles plus a fixed
 // prologue/epilogue cost (kSplitOverheadTiles); the combine adds a small cost per split
@@ -547,13 +552,20 @@ FlashVerifyConfigInfo flash_verify_config() {
 // still spreads over every SM and a full batch is not split for nothing. Measured on the
 // H200: a block spends about the same time per tile whatever the load (the tile loop is a
 // serial latency chain), so the model counts tiles, not bytes.
+// The wgmma path uses the same model with its own tile (64 rows x 64 tokens) and one block
+// per SM.
 FlashVerifyPlan flash_verify_plan(int batch, int tree_size, int num_heads, int max_kv_len,
-                                  int num_sms, int blocks_per_sm) {
+                                  int num_sms, int blocks_per_sm, bool wgmma_available) {
   FlashVerifyPlan plan;
-  plan.m_tiles = ceil_div(tree_size * num_heads, kRowsPerTile);
+  const bool wgmma = wgmma_available && tree_size * num_heads >= wgmma_cfg::kMinRows;
+  plan.path = wgmma ? FlashVerifyPath::kWgmma : FlashVerifyPath::kMmaSync;
+  const int rows_per_tile = wgmma ? wgmma_cfg::kRowsPerTile : kRowsPerTile;
+  const int tokens_per_tile = wgmma ? wgmma_cfg::kTokensPerTile : kTokensPerTile;
+  if (wgmma) blocks_per_sm = 1;
+  plan.m_tiles = ceil_div(tree_size * num_heads, rows_per_tile);
   const long base_blocks = std::max(1L, static_cast<long>(batch) * plan.m_tiles);
   const long slots = std::max(1L, static_cast<long>(num_sms) * std::max(1, blocks_per_sm));
-  const int max_tiles = ceil_div(std::max(1, max_kv_len), kTokensPerTile);
+  const int max_tiles = ceil_div(std::max(1, max_kv_len), tokens_per_tile);
   const int split_cap = std::min(kMaxSplits, std::max(1, max_tiles / kMinTilesPerSplit));
   double best_cost = -1;
   for (int s = 1; s <= split_cap; ++s) {
@@ -590,25 +602,55 @@ int flash_verify_blocks_per_sm(cudaError_t* error) {
   return err == cudaSuccess ? blocks : 0;
 }
 
+bool flash_verify_wgmma_supported(cudaError_t* error) {
+  bool supported = false;
+  const cudaError_t err = detail::wgmma_path_supported(&supported);
+  if (error) *error = err;
+  return err == cudaSuccess && supported;
+}
+
+const char* to_string(FlashVerifyPath path) {
+  return path == FlashVerifyPath::kWgmma ? "wgmma" : "mma.sync";
+}
+
 cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPlan& plan,
                                 void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
   if (!params_valid(params)) return cudaErrorInvalidValue;
+  const bool wgmma = plan.path == FlashVerifyPath::kWgmma;
+  const int rows_per_tile = wgmma ? wgmma_cfg::kRowsPerTile : kRowsPerTile;
   if (plan.num_splits < 1 || plan.num_splits > kMaxSplits || plan.num_splits > 65535 ||
-      plan.m_tiles != ceil_div(params.tree_size * params.num_heads, kRowsPerTile) || params.batch > 65535) {
+      plan.m_tiles != ceil_div(params.tree_size * params.num_heads, rows_per_tile) || params.batch > 65535 ||
+      (wgmma && plan.pipeline_stages != 0) ||
+      (plan.path != FlashVerifyPath::kMmaSync && plan.path != FlashVerifyPath::kWgmma)) {
     return cudaErrorInvalidConfiguration;
   }
   const std::size_t needed = flash_verify_workspace_bytes(plan, params.batch, params.tree_size, params.num_heads);
   if (workspace_bytes < needed || (needed > 0 && workspace == nullptr)) return cudaErrorInvalidValue;
-  KernelVariant variant{};
-  if (cudaError_t err = select_variant(plan.pipeline_stages, &variant); err != cudaSuccess) return err;
   const std::int64_t rows = static_cast<std::int64_t>(params.batch) * params.tree_size * params.num_heads;
   const SplitWorkspace ws = needed > 0 ? carve_workspace(workspace, rows, plan.num_splits) : SplitWorkspace{nullptr, nullptr};
-  const dim3 grid(plan.m_tiles, plan.num_splits, params.batch);
-  variant.kernel<<<grid, kBlockThreads, variant.smem_bytes, stream>>>(params, plan.num_splits, ws);
-  if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
-  if (plan.num_splits > 1) {
+  if (wgmma) {
+    bool supported = false;
+    if (cudaError_t err = detail::wgmma_path_supported(&supported); err != cudaSuccess) return err;
+    if (!supported) return cudaErrorInvalidConfiguration;  // not a compute capability 9.0 device
+    if (cudaError_t err = detail::launch_wgmma_main(params, plan, ws, stream); err != cudaSuccess) return err;
+  } else {
+    KernelVariant variant{};
+    if (cudaError_t err = select_variant(plan.pipeline_stages, &variant); err != cudaSuccess) return err;
+    const dim3 grid(plan.m_tiles, plan.num_splits, params.batch);
+    variant.kernel<<<grid, kBlockThreads, variant.smem_bytes, stream>>>(params, plan.num_splits, ws);
+    if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
+  }
+  return plan.num_splits > 1 ? detail::launch_split_combine(params, plan.num_splits, ws, stream) : cudaSuccess;
+}
+
+namespace detail {
+
+cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, const SplitWorkspace& ws,
+                                 cudaStream_t stream) {
+  const std::int64_t rows = static_cast<std::int64_t>(params.batch) * params.tree_size * params.num_heads;
+  {
     const dim3 combine_grid(static_cast<unsigned>(rows), kCombineChunks);
-    const dim3 combine_block(kCombineThreadsX, std::min(plan.num_splits, kCombineSplitLanes));
+    const dim3 combine_block(kCombineThreadsX, std::min(num_splits, kCombineSplitLanes));
     // Programmatic dependent launch (sm_90+): the combine is scheduled while the main
     // kernel's last blocks run and waits on the device for its results.
     cudaLaunchConfig_t config{};
@@ -621,9 +663,10 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
     attribute.val.programmaticStreamSerializationAllowed = 1;
     config.attrs = &attribute;
     config.numAttrs = 1;
-    return cudaLaunchKernelEx(&config, flash_verify_combine_kernel, params, plan.num_splits, ws);
+    return cudaLaunchKernelEx(&config, flash_verify_combine_kernel, params, num_splits, ws);
   }
-  return cudaSuccess;
 }
+
+}  // namespace detail
 
 }  // namespace vb

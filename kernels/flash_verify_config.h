@@ -111,3 +111,37 @@ inline constexpr int kSplitOverheadTiles = 2;  // Q load, pipeline fill, epilogu
 inline constexpr double kCombineTilesPerSplit = 0.125;
 
 }  // namespace vb::flash_cfg
+
+// ---- the Hopper wgmma path (kernels/flash_verify_wgmma_sm90a.cu, sm_90a only) ----
+// Chosen at run time on sm_90 devices for requests with H*T >= kMinRows query rows, where
+// the mma.sync path is bound by its issue rate (H200: 38-41 % of the mma.sync ceiling).
+// One block = 64 query rows (one wgmma M) x one split; three warpgroups: a producer
+// (cp.async gathers of KV rows into the 128-byte-swizzled layout wgmma reads), a softmax
+// warpgroup (S = Q K^T for all 64 rows, the masked online softmax, O for channels
+// 0-255) and a second PV warpgroup (O for channels 256-511 from the same P).
+namespace vb::wgmma_cfg {
+inline constexpr int kMinRows = 64;
+inline constexpr int kRowsPerTile = 64;
+inline constexpr int kTokensPerTile = 64;
+inline constexpr int kStages = 2;                       // Q (72 KB) + 2 x 72 KB of KV fill 227 KB
+inline constexpr int kThreads = 3 * 128;
+inline constexpr int kDimBlocks = mla::kHeadDimQK / 64;  // 9 swizzled 128-byte rows per 576-wide row
+inline constexpr int kBlockBytes = kTokensPerTile * 128;  // one 64-dim column block of a tile
+inline constexpr int kTileBytes = kDimBlocks * kBlockBytes;
+inline constexpr int kQBytes = kDimBlocks * kRowsPerTile * 128;
+inline constexpr int kPRegs = 16;                        // bf16x2 A fragments of P per thread
+inline constexpr int kPExchangeBytes = kPRegs * 128 * 4;
+inline constexpr int kOffQ = 0;
+inline constexpr int kOffKv = kOffQ + kQBytes;
+inline constexpr int kOffPExchange = kOffKv + kStages * kTileBytes;
+inline constexpr int kOffRescale = kOffPExchange + kPExchangeBytes;  // [64] floats
+inline constexpr int kOffFinalSum = kOffRescale + kRowsPerTile * 4;  // [64] floats
+inline constexpr int kOffBarriers = kOffFinalSum + kRowsPerTile * 4;  // full[2], empty[2], q_full
+inline constexpr int kBarrierCount = 2 * kStages + 1;
+// +1024: the dynamic shared-memory base is aligned up to 1024 B (128-byte swizzle atoms).
+inline constexpr int kSmemBytes = kOffBarriers + kBarrierCount * 8 + 1024;
+inline constexpr int kHopperSmemLimit = 227 * 1024;
+static_assert(kSmemBytes <= kHopperSmemLimit, "the wgmma path must fit one block per H100/H200 SM");
+static_assert(kOffKv % 1024 == 0 && kTileBytes % 1024 == 0 && kBlockBytes % 1024 == 0,
+              "swizzle atoms start at 1024-byte boundaries");
+}  // namespace vb::wgmma_cfg

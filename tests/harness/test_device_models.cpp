@@ -91,8 +91,30 @@ TEST_CASE("plan_launch: the H200 grid ncu measured, and sm_120's plan from the s
 
 TEST_CASE("plan_launch: H*T rows above one tile use several row tiles", "[plan]") {
   const vb::CaseSpec spec = fixed_chain_case(8, 8192, 4, 128);  // 512 rows
+  // The H200 takes the wgmma path (64-row tiles) at H*T >= 64; sm_120 has only mma.sync.
   const vb::PlannedLaunch p = vb::plan_launch(spec, *vb::find_device_model("h200"));
-  CHECK(p.m_tiles == 512 / vb::flash_verify_config().rows_per_tile);
+  CHECK(p.path == vb::FlashVerifyPath::kWgmma);
+  CHECK(p.m_tiles == 512 / 64);
+  CHECK(p.m_tiles == 512 / vb::flash_verify_path_config(p.path).rows_per_tile);
   CHECK(p.blocks == 8LL * p.m_tiles * p.num_splits);
+  CHECK(p.stages == 2);
+  CHECK(p.smem_bytes <= 227 * 1024);
   CHECK(p.mma_floor_us > p.memory_floor_us);  // H*T = 512: compute-bound
+  const vb::PlannedLaunch rtx = vb::plan_launch(spec, *vb::find_device_model("rtx-pro-6000"));
+  CHECK(rtx.path == vb::FlashVerifyPath::kMmaSync);
+  CHECK(rtx.m_tiles == 512 / vb::flash_verify_config().rows_per_tile);
+}
+
+TEST_CASE("flash_verify_plan: the wgmma path only where it is available and H*T >= 64", "[plan]") {
+  using vb::FlashVerifyPath;
+  CHECK(vb::flash_verify_plan(8, 4, 8, 8192, 132, 1, true).path == FlashVerifyPath::kMmaSync);   // 32 rows
+  CHECK(vb::flash_verify_plan(8, 4, 16, 8192, 132, 1, true).path == FlashVerifyPath::kWgmma);    // 64 rows
+  CHECK(vb::flash_verify_plan(8, 4, 16, 8192, 132, 1, false).path == FlashVerifyPath::kMmaSync);
+  CHECK(vb::flash_verify_plan(8, 4, 16, 8192, 132, 1).path == FlashVerifyPath::kMmaSync);
+  const vb::FlashVerifyPlan w = vb::flash_verify_plan(1, 2, 128, 16384, 132, 1, true);  // 256 rows
+  CHECK(w.m_tiles == 4);
+  CHECK(w.num_splits * w.m_tiles <= 132);  // one wave of 64-row blocks
+  CHECK(w.num_splits * w.m_tiles > 100);
+  CHECK(std::string(vb::to_string(FlashVerifyPath::kWgmma)) == "wgmma");
+  CHECK(std::string(vb::to_string(FlashVerifyPath::kMmaSync)) == "mma.sync");
 }

@@ -77,3 +77,17 @@ TEST_CASE("the launcher refuses inconsistent shapes before touching the device",
   CHECK(vb::flash_verify_launch(aligned_params(), split_plan, nullptr, 0, nullptr) ==
         cudaErrorInvalidValue);  // splits need a workspace
 }
+
+TEST_CASE("the launcher refuses wgmma plans that do not match the wgmma path's tiles", "[launcher]") {
+  // aligned_params(): T = 3, H = 8 (24 rows): one 64-row tile on the wgmma path.
+  vb::FlashVerifyPlan plan;
+  plan.path = vb::FlashVerifyPath::kWgmma;
+  plan.m_tiles = 2;  // the mma.sync path would want 1 as well; 2 fits neither
+  CHECK(vb::flash_verify_launch(aligned_params(), plan, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+  plan.m_tiles = 1;
+  plan.pipeline_stages = 4;  // a depth of the mma.sync path only
+  CHECK(vb::flash_verify_launch(aligned_params(), plan, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+  plan.pipeline_stages = 0;
+  plan.path = static_cast<vb::FlashVerifyPath>(7);
+  CHECK(vb::flash_verify_launch(aligned_params(), plan, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+}

@@ -100,6 +100,8 @@ TEST_CASE("every GPU executor matches the CPU reference on random problems", "[g
         {GpuExecutorKind::kNaive, PageTableKind::kTokenIndices},
         {GpuExecutorKind::kProduction, PageTableKind::kTokenIndices},
         {GpuExecutorKind::kProduction, PageTableKind::kBlockTable},
+        {GpuExecutorKind::kProductionMmaSync, PageTableKind::kTokenIndices},
+        {GpuExecutorKind::kProductionMmaSync, PageTableKind::kBlockTable},
         {GpuExecutorKind::kSglangAdapter, PageTableKind::kTokenIndices},
     };
     for (const auto& [kind, page_kind] : runs) {
@@ -207,7 +209,7 @@ struct DeviceTokenProblem {
 
 }  // namespace
 
-TEST_CASE("production results agree across split counts, pipeline depths and the reference", "[gpu]") {
+TEST_CASE("production results agree across split counts, pipeline depths, paths and the reference", "[gpu]") {
   REQUIRE(has_device());
   const CaseSpec spec = make_case("splits", 16, {5000, 77, 0}, random_tree(24, 3), 1,
                                   vb::PagePlacement::kShuffled, 21);
@@ -250,6 +252,35 @@ TEST_CASE("production results agree across split counts, pipeline depths and the
   // An unknown depth is refused.
   const vb::FlashVerifyPlan bogus{1, m_tiles, 3};
   CHECK(vb::flash_verify_launch(d.p, bogus, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+
+  // The wgmma path (H*T = 384 rows: six 64-row tiles) over the same split counts.
+  cudaError_t wgmma_error = cudaSuccess;
+  const bool wgmma = vb::flash_verify_wgmma_supported(&wgmma_error);
+  REQUIRE(wgmma_error == cudaSuccess);
+  const int wgmma_rows = vb::flash_verify_path_config(vb::FlashVerifyPath::kWgmma).rows_per_tile;
+  const int wgmma_tiles = (problem.tree_size * problem.num_heads + wgmma_rows - 1) / wgmma_rows;
+  if (!wgmma) {
+    WARN("the wgmma path needs compute capability 9.0: its checks are skipped on this device");
+    vb::FlashVerifyPlan plan{1, wgmma_tiles, 0, vb::FlashVerifyPath::kWgmma};
+    CHECK(vb::flash_verify_launch(d.p, plan, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+  }
+  for (int splits : {1, 2, 7, 40}) {
+    if (!wgmma) break;
+    INFO("wgmma path, splits " << splits);
+    const vb::FlashVerifyPlan plan{splits, wgmma_tiles, 0, vb::FlashVerifyPath::kWgmma};
+    const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, problem.batch, problem.tree_size, problem.num_heads);
+    void* ws = nullptr;
+    if (ws_bytes) REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
+    poison(d.p);
+    REQUIRE(vb::flash_verify_launch(d.p, plan, ws, ws_bytes, nullptr) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const DeviceOutputs out = download(d.p);
+    vb::ExecutorResult result;
+    vb::compare_with_reference(ref, widen(out.o), out.lse, problem.tree_size, problem.num_heads, spec.tolerance, &result);
+    INFO("O max abs " << result.o.max_abs_error << " LSE max abs " << result.lse.max_abs_error);
+    CHECK(result.outcome == vb::Outcome::kPassed);
+    if (ws) cudaFree(ws);
+  }
 }
 
 TEST_CASE("launchers refuse inconsistent parameters instead of running", "[gpu]") {

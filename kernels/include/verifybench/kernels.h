@@ -17,13 +17,20 @@ namespace vb {
 cudaError_t naive_verify_launch(const VerifyParams& params, cudaStream_t stream);
 
 // ---- production split-KV flash-decode verify kernel (kernels/flash_verify.cu) ----
+// Which engine runs the main kernel: the portable mma.sync path (sm_90 and sm_120), or the
+// Hopper wgmma path (sm_90a machine code, compute capability 9.0 only; 64-row tiles).
+enum class FlashVerifyPath : int { kMmaSync = 0, kWgmma = 1 };
+const char* to_string(FlashVerifyPath path);  // "mma.sync", "wgmma"
+
 struct FlashVerifyPlan {
   int num_splits = 1;  // KV splits per request; fixed for a captured graph
-  int m_tiles = 1;     // query-row tiles per request (H*T rows / rows per tile)
-  // KV pipeline depth (stages): 0 picks the deepest variant whose shared memory fits the
-  // device (4 on sm_90, 2 on sm_120); a listed depth (flash_verify_pipeline_variants)
-  // forces it, e.g. to test sm_120's variant on a Hopper.
+  int m_tiles = 1;     // query-row tiles per request (H*T rows / the path's rows per tile)
+  // KV pipeline depth (stages) of the mma.sync path: 0 picks the deepest variant whose
+  // shared memory fits the device (4 on sm_90, 2 on sm_120); a listed depth
+  // (flash_verify_pipeline_variants) forces it, e.g. to test sm_120's variant on a Hopper.
+  // The wgmma path has one depth (2) and takes 0 only.
   int pipeline_stages = 0;
+  FlashVerifyPath path = FlashVerifyPath::kMmaSync;
 };
 
 // Pipeline depths the production kernel is built with, deepest first.
@@ -34,10 +41,16 @@ int flash_verify_pipeline_variants(int* stages, int capacity);
 int flash_verify_smem_bytes(int stages);
 int flash_verify_stages_for_smem_optin(int optin_bytes);
 
-// Chooses the split count so that B * m_tiles * splits blocks fill `num_sms` several
-// times over for the longest expected request. Host-only arithmetic, no device calls.
+// Chooses the path and the split count so that B * m_tiles * splits blocks fill `num_sms`
+// several times over for the longest expected request. With `wgmma_available` (see
+// flash_verify_wgmma_supported), requests of H*T >= 64 rows take the wgmma path.
+// Host-only arithmetic, no device calls.
 FlashVerifyPlan flash_verify_plan(int batch, int tree_size, int num_heads, int max_kv_len,
-                                  int num_sms, int blocks_per_sm);
+                                  int num_sms, int blocks_per_sm, bool wgmma_available = false);
+
+// Whether the current device runs the wgmma path (compute capability 9.0 with 227 KB of
+// shared memory per block). Every build carries its sm_90a machine code.
+bool flash_verify_wgmma_supported(cudaError_t* error);
 
 // Bytes of device workspace (split partial O and LSE) a plan needs; 0 when num_splits==1.
 std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch, int tree_size,
@@ -62,7 +75,10 @@ struct FlashVerifyConfigInfo {
   int threads;
   int smem_bytes;
 };
-FlashVerifyConfigInfo flash_verify_config();
+FlashVerifyConfigInfo flash_verify_config();  // the mma.sync path (shallowest pipeline)
+// Either path: rows_per_tile, tokens_per_tile, threads, and smem_bytes of its deepest
+// pipeline (mma.sync: 4 stages; wgmma: its single 2-stage variant).
+FlashVerifyConfigInfo flash_verify_path_config(FlashVerifyPath path);
 
 // ---- SGLang Triton verify interface adapter (kernels/sglang_adapter.cu) ----
 // SGLang's extend-attention inputs for tree verify (SPEC.md §2). All pointers are device.

@@ -1,0 +1,464 @@
+// Production MLA tree-verify kernel, Hopper path (sm_90a: wgmma + warp specialisation).
+//
+// Same contract as the mma.sync path in flash_verify.cu (split-KV flash decode, one block
+// per request x row tile x token range, node-major head-minor rows, the tree mask past the
+// prefix, the same split workspace and combine), with a different engine, for requests
+// with H*T >= 64 rows where the mma.sync path is bound by its issue rate:
+//
+// One block = 64 query rows (one wgmma M) and 64-token tiles, three warpgroups:
+//   producer   (warpgroup 0, 72 registers) loads Q once and every KV tile with 16-byte
+//              cp.async gathers straight into the 128-byte-swizzled layout wgmma reads
+//              (a row of 576 values becomes 9 swizzled 128-byte rows, one per 64-value
+//              column block); completion is counted on the stage's "full" mbarrier with
+//              cp.async.mbarrier.arrive.noinc. Page size 1 rules out TMA tiles: every row
+//              can live anywhere.
+//   softmax    (warpgroup 1, 216 registers) S = Q K^T (36 wgmma m64n64k16, both operands
+//              from shared memory), the masked online softmax on the accumulators (each
+//              thread owns 2 rows x 16 tokens: row max and sum need 2 quad shuffles),
+//              P as bf16 A fragments in registers, O[:, 0:256] += P V (wgmma m64n256k16,
+//              A from registers, V from the same shared-memory rows, MN-major).
+//   second PV  (warpgroup 2, 216 registers) O[:, 256:512] += P V with P and the rescale
+//              factors handed over through shared memory (named barriers 1 and 2).
+// Each stage is released on its "empty" mbarrier by all 8 consumer warps once their
+// wgmma reads of it have completed. PV of tile i-1 and S of tile i are in flight
+// together on the softmax warpgroup.
+#include <cuda_bf16.h>
+
+#include <atomic>
+#include <cmath>
+
+#include "flash_verify_config.h"
+#include "flash_verify_split.h"
+#include "verifybench/kernels.h"
+#include "warp_mma.cuh"
+#include "wgmma.cuh"
+
+namespace vb {
+namespace {
+
+using namespace wgmma_cfg;
+
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kLn2 = 0.6931471805599453f;
+constexpr int kProducerRegs = 72;   // 72 + 2 x 216 = 3 x 168: the launch budget of 384 threads (56 spilled)
+constexpr int kConsumerRegs = 216;
+constexpr int kBarPFull = 1;        // softmax warpgroup -> second PV warpgroup: P(i) is in smem
+constexpr int kBarPEmpty = 2;       // second PV warpgroup -> softmax warpgroup: P(i) was read
+constexpr int kBarEpilogue = 3;     // final row sums are in smem
+constexpr int kConsumerThreads = 256;
+constexpr int kSTiles = kTokensPerTile / 8;   // n8 column chunks of S per thread: 8
+constexpr int kSRegs = kTokensPerTile / 2;    // S accumulators per thread: 32
+constexpr int kORegs = 128;                   // O accumulators per thread (64 x 256 / 128)
+constexpr int kKSteps = mla::kHeadDimQK / 16;  // 36 k16 steps of S
+constexpr int kPvSteps = kTokensPerTile / 16;  // 4 k16 steps of PV
+
+__host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define VB_WGMMA_DEVICE_CODE 1
+#endif
+
+// Byte offset of 16-byte chunk `chunk` (0..71) of row `row` in a [9][rows][128 B] block
+// set with the 128-byte swizzle (chunk index within its 128-byte row XOR row mod 8).
+__device__ __forceinline__ int swizzled_offset(int row, int chunk, int block_bytes) {
+  return (chunk >> 3) * block_bytes + row * 128 + (((chunk & 7) ^ (row & 7)) << 4);
+}
+
+__global__ void __launch_bounds__(kThreads, 1)
+    flash_verify_wgmma_kernel(const VerifyParams p, const int num_splits, const detail::SplitWorkspace ws) {
+#if defined(VB_WGMMA_DEVICE_CODE)
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  unsigned char* smem = smem_raw + ((1024 - (warp::smem_addr(smem_raw) & 1023)) & 1023);
+  const std::uint32_t smem_base = warp::smem_addr(smem);
+  auto* s_pexchange = reinterpret_cast<std::uint32_t*>(smem + kOffPExchange);  // [kPRegs][128]
+  auto* s_rescale = reinterpret_cast<float*>(smem + kOffRescale);
+  auto* s_final_sum = reinterpret_cast<float*>(smem + kOffFinalSum);
+  auto* s_full = reinterpret_cast<std::uint64_t*>(smem + kOffBarriers);  // [kStages]
+  std::uint64_t* s_empty = s_full + kStages;                             // [kStages]
+  std::uint64_t* s_q_full = s_empty + kStages;
+
+  const int m_tile = blockIdx.x;
+  const int split = blockIdx.y;
+  const int b = blockIdx.z;
+  const int tid = threadIdx.x;
+  const int warpgroup = tid / 128;
+  const int wg_tid = tid % 128;
+  const int wg_warp = wg_tid / 32;
+  const int lane = tid % 32;
+
+  const int rows_per_request = p.query_rows_per_request();
+  const int row0 = m_tile * kRowsPerTile;
+  const std::int64_t request_row0 = static_cast<std::int64_t>(b) * rows_per_request;
+  const int prefix = p.prefix_len[b];
+  const int kv_len = p.kv_len(b);
+  const int num_tiles = ceil_div(kv_len, kTokensPerTile);
+  const int tiles_per_split = ceil_div(num_tiles, num_splits);
+  const int tile_begin = split * tiles_per_split;
+  const int tile_end = min(num_tiles, tile_begin + tiles_per_split);
+
+  if (tile_begin >= tile_end) {  // a short request leaves this split empty
+    for (int i = tid; i < kRowsPerTile * mla::kHeadDimV; i += kThreads) {
+      const int rr = row0 + i / mla::kHeadDimV;
+      if (rr >= rows_per_request) continue;
+      const std::int64_t qrow = request_row0 + rr;
+      ws.o_partial[(qrow * num_splits + split) * mla::kHeadDimV + i % mla::kHeadDimV] = 0.f;
+      if (i % mla::kHeadDimV == 0) ws.lse_partial[qrow * num_splits + split] = -INFINITY;
+    }
+    return;
+  }
+
+  if (tid == 0) {
+#pragma unroll
+    for (int s = 0; s < kStages; ++s) {
+      warp::mbarrier_init(&s_full[s], 128);  // one cp.async completion per producer thread
+      warp::mbarrier_init(&s_empty[s], 8);   // one arrival per consumer warp
+    }
+    warp::mbarrier_init(s_q_full, 128);
+    warp::fence_mbarrier_init();
+  }
+  __syncthreads();
+  warp::launch_dependents();  // the combine may be scheduled; it waits for this grid
+
+  if (warpgroup == 0) {
+    // ---------------- producer ----------------
+    wg::setmaxnreg_dec<kProducerRegs>();
+    // Lane l copies 16-byte chunk (l % 8) of each 128-byte column block of 4 rows per
+    // pass; a warp covers 4 rows per pass, the warpgroup 16, four passes a 64-row tile.
+    // Eight lanes read 128 contiguous bytes of one row per instruction.
+    const int chunk_in_block = lane & 7;
+    const int row_in_pass = wg_warp * 4 + (lane >> 3);
+    // Q rows of this tile (zeros past the request's rows).
+#pragma unroll
+    for (int pass = 0; pass < 4; ++pass) {
+      const int r = pass * 16 + row_in_pass;
+      const bool valid = row0 + r < rows_per_request;
+      const bf16_bits* src = valid ? p.q + (request_row0 + row0 + r) * mla::kHeadDimQK : p.q;
+#pragma unroll
+      for (int blk = 0; blk < kDimBlocks; ++blk) {
+        const int chunk = blk * 8 + chunk_in_block;
+        warp::cp_async_16(smem + kOffQ + swizzled_offset(r, chunk, kRowsPerTile * 128), src + chunk * 8, valid);
+      }
+    }
+    wg::cp_async_mbarrier_arrive_noinc(s_q_full);
+
+    const bf16_bits* tree_rows =
+        p.tree_kv ? p.tree_kv + static_cast<std::int64_t>(b) * p.tree_size * mla::kHeadDimQK : nullptr;
+    const bool block_form = p.page_kind == PageTableKind::kBlockTable;
+    const std::int64_t* token_rows = block_form ? nullptr : p.kv_indices + p.kv_indptr[b];
+    const std::int32_t* request_pages =
+        block_form ? p.block_table + static_cast<std::int64_t>(b) * p.max_pages : nullptr;
+    const int page_shift = (p.page_size & (p.page_size - 1)) == 0 ? __ffs(p.page_size) - 1 : -1;
+    auto page_of = [&](int t) { return page_shift >= 0 ? t >> page_shift : t / p.page_size; };
+    auto offset_in_page = [&](int t) { return page_shift >= 0 ? t & (p.page_size - 1) : t % p.page_size; };
+    // Rows past kv_len re-read the last row (finite, masked out by the softmax).
+    auto token_of = [&](int tile, int pass) {
+      return min(tile * kTokensPerTile + pass * 16 + row_in_pass, kv_len - 1);
+    };
+    // The page-table word of token t: its dense tree row, pool row, or page id.
+    auto table_entry = [&](int t) -> std::int64_t {
+      if (tree_rows != nullptr && t >= prefix) return t - prefix;
+      if (!block_form) return token_rows[t];
+      return static_cast<std::int64_t>(static_cast<std::uint32_t>(request_pages[page_of(t)]));
+    };
+    std::int64_t entry[4];
+#pragma unroll
+    for (int pass = 0; pass < 4; ++pass) entry[pass] = table_entry(token_of(tile_begin, pass));
+    for (int tile = tile_begin; tile < tile_end; ++tile) {
+      const int iter = tile - tile_begin;
+      const int stage = iter % kStages;
+      if (iter >= kStages) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
+      unsigned char* stage_base = smem + kOffKv + stage * kTileBytes;
+#pragma unroll
+      for (int pass = 0; pass < 4; ++pass) {
+        const int t = token_of(tile, pass);
+        const bool from_tree = tree_rows != nullptr && t >= prefix;
+        const std::int64_t row = from_tree || !block_form ? entry[pass] : entry[pass] * p.page_size + offset_in_page(t);
+        const bf16_bits* src = (from_tree ? tree_rows : p.kv_pool) + row * mla::kHeadDimQK;
+        const int r = pass * 16 + row_in_pass;
+#pragma unroll
+        for (int blk = 0; blk < kDimBlocks; ++blk) {
+          const int chunk = blk * 8 + chunk_in_block;
+          warp::cp_async_16(stage_base + swizzled_offset(r, chunk, kBlockBytes), src + chunk * 8, true);
+        }
+      }
+      if (tile + 1 < tile_end) {
+#pragma unroll
+        for (int pass = 0; pass < 4; ++pass) entry[pass] = table_entry(token_of(tile + 1, pass));
+      }
+      wg::cp_async_mbarrier_arrive_noinc(&s_full[stage]);
+    }
+    return;
+  }
+
+  // ---------------- consumers ----------------
+  wg::setmaxnreg_inc<kConsumerRegs>();
+  // Accumulator layout of a wgmma m64nN tile: warp w of the warpgroup owns rows 16w..16w+15;
+  // lane (g = lane/4, q = lane%4) holds, for each 8-column chunk j, columns 8j+2q, 8j+2q+1
+  // of rows 16w+g (registers 4j, 4j+1) and 16w+g+8 (4j+2, 4j+3).
+  const int quad_row = lane / 4;
+  const int quad_col = lane % 4;
+  const int row_lo = wg_warp * 16 + quad_row;  // block-local rows this thread owns
+  const int row_hi = row_lo + 8;
+  const int half = warpgroup - 1;  // channel half of O: 0 (softmax warpgroup) or 1
+  const std::uint32_t kv_base = smem_base + kOffKv;
+  const int n_iters = tile_end - tile_begin;
+
+  float o_acc[kORegs];
+#pragma unroll
+  for (int i = 0; i < kORegs; ++i) o_acc[i] = 0.f;
+  std::uint32_t p_frag[kPvSteps][4];
+
+  // V of stage s for k16 step kk: MN-major, channel blocks 8192 B apart, 8-token groups 1024 B.
+  auto v_desc = [&](int stage, int kk) {
+    return wg::smem_desc_sw128(kv_base + stage * kTileBytes + half * 4 * kBlockBytes + kk * 16 * 128,
+                               kBlockBytes, 1024);
+  };
+  auto issue_pv = [&](int stage) {
+    wg::fence();
+#pragma unroll
+    for (int kk = 0; kk < kPvSteps; ++kk) wg::wgmma_m64n256k16_rs(o_acc, p_frag[kk], v_desc(stage, kk), 1);
+    wg::commit_group();
+  };
+  auto rescale_o = [&](float a_lo, float a_hi) {
+    if (a_lo == 1.f && a_hi == 1.f) return;
+#pragma unroll
+    for (int j = 0; j < kORegs / 4; ++j) {
+      o_acc[4 * j] *= a_lo; o_acc[4 * j + 1] *= a_lo;
+      o_acc[4 * j + 2] *= a_hi; o_acc[4 * j + 3] *= a_hi;
+    }
+  };
+  auto release_stage = [&](int stage) {
+    __syncwarp();
+    if (lane == 0) warp::mbarrier_arrive(&s_empty[stage]);
+  };
+
+  float row_sum_lo = 0.f, row_sum_hi = 0.f;  // this thread's partial sums (16 of 64 columns)
+  float row_max_lo = -INFINITY, row_max_hi = -INFINITY;  // log2 domain, quad-uniform
+
+  if (warpgroup == 1) {
+    // ---------------- softmax warpgroup ----------------
+    const bool valid_lo = row0 + row_lo < rows_per_request;
+    const bool valid_hi = row0 + row_hi < rows_per_request;
+    const std::uint64_t* mask_lo = p.node_mask(b, valid_lo ? (row0 + row_lo) / p.num_heads : 0);
+    const std::uint64_t* mask_hi = p.node_mask(b, valid_hi ? (row0 + row_hi) / p.num_heads : 0);
+    const float scale_log2 = p.sm_scale * kLog2e;
+    const std::uint64_t q_desc = wg::smem_desc_sw128(smem_base + kOffQ, 16, 1024);
+    float s_acc[kSRegs];
+#pragma unroll
+    for (int i = 0; i < kSRegs; ++i) s_acc[i] = 0.f;  // overwritten by the first k step (scale-d 0)
+
+    warp::mbarrier_wait_parity(s_q_full, 0);
+    for (int iter = 0; iter < n_iters; ++iter) {
+      const int tile = tile_begin + iter;
+      const int stage = iter % kStages;
+      warp::mbarrier_wait_parity(&s_full[stage], (iter / kStages) & 1);
+      warp::fence_proxy_async_shared();  // cp.async (generic proxy) bytes read by wgmma (async proxy)
+
+      // S = Q K^T: k step ks reads column block ks/4 at byte 32*(ks%4) of its 128-byte rows.
+      const std::uint64_t k_desc = wg::smem_desc_sw128(kv_base + stage * kTileBytes, 16, 1024);
+      wg::fence();
+#pragma unroll
+      for (int ks = 0; ks < kKSteps; ++ks) {
+        const std::uint32_t step = ((ks / 4) * kRowsPerTile * 128 + (ks % 4) * 32) >> 4;
+        const std::uint32_t kstep = ((ks / 4) * kBlockBytes + (ks % 4) * 32) >> 4;
+        wg::wgmma_m64n64k16_ss(s_acc, q_desc + step, k_desc + kstep, ks > 0 ? 1 : 0);
+      }
+      wg::commit_group();
+      if (iter > 0) {
+        wg::wait_group<1>();  // PV of the previous tile is done: its stage is free
+        wg::fence_operands(o_acc);
+        release_stage((iter - 1) % kStages);
+      }
+      wg::wait_group<0>();
+      wg::fence_operands(s_acc);
+
+      // ---- masked online softmax on the accumulators (log2 domain) ----
+      float max_lo = -INFINITY, max_hi = -INFINITY;
+      const bool all_prefix = (tile + 1) * kTokensPerTile <= prefix;  // block-uniform
+#pragma unroll
+      for (int j = 0; j < kSTiles; ++j) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          float v = s_acc[4 * j + e] * scale_log2;
+          const bool hi = e >= 2;
+          if (!all_prefix) {
+            const int t = tile * kTokensPerTile + 8 * j + 2 * quad_col + (e & 1);
+            const bool valid = hi ? valid_hi : valid_lo;
+            // Padding rows (zero Q) see everything: finite, never stored.
+            const bool visible = !valid || t < prefix ||
+                                 (t < kv_len && tree_node_visible(hi ? mask_hi : mask_lo, t - prefix));
+            if (!visible) v = -INFINITY;
+          }
+          s_acc[4 * j + e] = v;
+          if (hi) max_hi = fmaxf(max_hi, v); else max_lo = fmaxf(max_lo, v);
+        }
+      }
+#pragma unroll
+      for (int offset = 1; offset < 4; offset *= 2) {
+        max_lo = fmaxf(max_lo, __shfl_xor_sync(0xffffffffu, max_lo, offset));
+        max_hi = fmaxf(max_hi, __shfl_xor_sync(0xffffffffu, max_hi, offset));
+      }
+      const float new_lo = fmaxf(row_max_lo, max_lo);
+      const float new_hi = fmaxf(row_max_hi, max_hi);
+      const float base_lo = new_lo == -INFINITY ? 0.f : new_lo;  // nothing visible yet
+      const float base_hi = new_hi == -INFINITY ? 0.f : new_hi;
+      const float a_lo = warp::fast_exp2(row_max_lo - base_lo);
+      const float a_hi = warp::fast_exp2(row_max_hi - base_hi);
+      row_max_lo = new_lo;
+      row_max_hi = new_hi;
+      row_sum_lo *= a_lo;
+      row_sum_hi *= a_hi;
+#pragma unroll
+      for (int j = 0; j < kSTiles; ++j) {
+        s_acc[4 * j] = warp::fast_exp2(s_acc[4 * j] - base_lo);
+        s_acc[4 * j + 1] = warp::fast_exp2(s_acc[4 * j + 1] - base_lo);
+        s_acc[4 * j + 2] = warp::fast_exp2(s_acc[4 * j + 2] - base_hi);
+        s_acc[4 * j + 3] = warp::fast_exp2(s_acc[4 * j + 3] - base_hi);
+        row_sum_lo += s_acc[4 * j] + s_acc[4 * j + 1];
+        row_sum_hi += s_acc[4 * j + 2] + s_acc[4 * j + 3];
+      }
+      // P as wgmma A fragments: k16 step kk covers S chunks 2kk (a0: row lo, a1: row hi)
+      // and 2kk+1 (a2: row lo, a3: row hi).
+#pragma unroll
+      for (int kk = 0; kk < kPvSteps; ++kk) {
+        p_frag[kk][0] = warp::pack_bf16x2(s_acc[8 * kk], s_acc[8 * kk + 1]);
+        p_frag[kk][1] = warp::pack_bf16x2(s_acc[8 * kk + 2], s_acc[8 * kk + 3]);
+        p_frag[kk][2] = warp::pack_bf16x2(s_acc[8 * kk + 4], s_acc[8 * kk + 5]);
+        p_frag[kk][3] = warp::pack_bf16x2(s_acc[8 * kk + 6], s_acc[8 * kk + 7]);
+      }
+      rescale_o(a_lo, a_hi);
+
+      // Hand P and the rescale factors to the second PV warpgroup (same thread index,
+      // same rows), once it has read the previous tile's.
+      if (iter > 0) warp::named_barrier_sync(kBarPEmpty, kConsumerThreads);
+#pragma unroll
+      for (int kk = 0; kk < kPvSteps; ++kk)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) s_pexchange[(kk * 4 + r) * 128 + wg_tid] = p_frag[kk][r];
+      if (quad_col == 0) {
+        s_rescale[row_lo] = a_lo;
+        s_rescale[row_hi] = a_hi;
+      }
+      wg::named_barrier_arrive(kBarPFull, kConsumerThreads);
+
+      issue_pv(stage);
+    }
+    wg::wait_group<0>();
+    wg::fence_operands(o_acc);
+
+    // Final statistics: the quad's partial sums, to shared memory for the other warpgroup.
+#pragma unroll
+    for (int offset = 1; offset < 4; offset *= 2) {
+      row_sum_lo += __shfl_xor_sync(0xffffffffu, row_sum_lo, offset);
+      row_sum_hi += __shfl_xor_sync(0xffffffffu, row_sum_hi, offset);
+    }
+    if (quad_col == 0) {
+      s_final_sum[row_lo] = row_sum_lo;
+      s_final_sum[row_hi] = row_sum_hi;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = h ? row_hi : row_lo;
+        if (row0 + r >= rows_per_request) continue;
+        const float sum = h ? row_sum_hi : row_sum_lo;
+        const float mx = h ? row_max_hi : row_max_lo;
+        const std::int64_t qrow = request_row0 + row0 + r;
+        const float lse = sum > 0.f ? mx * kLn2 + logf(sum) : -INFINITY;
+        if (num_splits == 1) {
+          p.lse[qrow] = lse;
+        } else {
+          ws.lse_partial[qrow * num_splits + split] = lse;
+        }
+      }
+    }
+    wg::named_barrier_arrive(kBarEpilogue, kConsumerThreads);
+  } else {
+    // ---------------- second PV warpgroup ----------------
+    for (int iter = 0; iter < n_iters; ++iter) {
+      const int stage = iter % kStages;
+      warp::named_barrier_sync(kBarPFull, kConsumerThreads);
+      warp::mbarrier_wait_parity(&s_full[stage], (iter / kStages) & 1);  // landed (already observed by warpgroup 1)
+      warp::fence_proxy_async_shared();
+#pragma unroll
+      for (int kk = 0; kk < kPvSteps; ++kk)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) p_frag[kk][r] = s_pexchange[(kk * 4 + r) * 128 + wg_tid];
+      const float a_lo = s_rescale[row_lo];
+      const float a_hi = s_rescale[row_hi];
+      if (iter + 1 < n_iters) wg::named_barrier_arrive(kBarPEmpty, kConsumerThreads);
+      rescale_o(a_lo, a_hi);
+      issue_pv(stage);
+      wg::wait_group<0>();
+      wg::fence_operands(o_acc);
+      release_stage(stage);
+    }
+    warp::named_barrier_sync(kBarEpilogue, kConsumerThreads);
+    row_sum_lo = s_final_sum[row_lo];
+    row_sum_hi = s_final_sum[row_hi];
+  }
+
+  // ---------------- epilogue: this warpgroup's 256 channels of the 64 rows ----------------
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int r = h ? row_hi : row_lo;
+    if (row0 + r >= rows_per_request) continue;
+    const std::int64_t qrow = request_row0 + row0 + r;
+    const float sum = h ? row_sum_hi : row_sum_lo;
+    const float inv = sum > 0.f ? 1.f / sum : 0.f;
+#pragma unroll
+    for (int j = 0; j < kORegs / 4; ++j) {
+      const int col = half * 256 + 8 * j + 2 * quad_col;
+      const float x = o_acc[4 * j + 2 * h] * inv;
+      const float y = o_acc[4 * j + 2 * h + 1] * inv;
+      if (num_splits == 1) {
+        *reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + col) = __floats2bfloat162_rn(x, y);
+      } else {
+        *reinterpret_cast<float2*>(ws.o_partial + (qrow * num_splits + split) * mla::kHeadDimV + col) =
+            make_float2(x, y);
+      }
+    }
+  }
+#else
+  __trap();  // built only for sm_90a; the launcher never selects it elsewhere
+#endif
+}
+
+constexpr int kMaxCachedDevices = 64;
+std::atomic<bool> g_smem_limit_raised[kMaxCachedDevices];
+
+}  // namespace
+
+namespace detail {
+
+cudaError_t wgmma_path_supported(bool* supported) {
+  *supported = false;
+  int device = 0, major = 0, minor = 0, optin = 0;
+  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+  if (cudaError_t err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device); err != cudaSuccess) return err;
+  if (cudaError_t err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device); err != cudaSuccess) return err;
+  if (cudaError_t err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+      err != cudaSuccess) {
+    return err;
+  }
+  // sm_90a machine code runs on compute capability 9.0 only.
+  *supported = major == 9 && minor == 0 && optin >= kSmemBytes;
+  return cudaSuccess;
+}
+
+cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan& plan, const SplitWorkspace& ws,
+                              cudaStream_t stream) {
+  int device = 0;
+  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+  const bool cacheable = device >= 0 && device < kMaxCachedDevices;
+  if (!cacheable || !g_smem_limit_raised[device].load(std::memory_order_acquire)) {
+    const cudaError_t err =
+        cudaFuncSetAttribute(flash_verify_wgmma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+    if (err != cudaSuccess) return err;
+    if (cacheable) g_smem_limit_raised[device].store(true, std::memory_order_release);
+  }
+  const dim3 grid(plan.m_tiles, plan.num_splits, params.batch);
+  flash_verify_wgmma_kernel<<<grid, kThreads, kSmemBytes, stream>>>(params, plan.num_splits, ws);
+  return cudaGetLastError();
+}
+
+}  // namespace detail
+}  // namespace vb
