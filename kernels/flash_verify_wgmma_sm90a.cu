@@ -6,18 +6,18 @@
 // with H*T >= 64 rows where the mma.sync path is bound by its issue rate:
 //
 // One block = 64 query rows (one wgmma M) and 64-token tiles, three warpgroups:
-//   producer   (warpgroup 0, 72 registers) loads Q once and every KV tile with 16-byte
+//   producer   (warpgroup 0, 88 registers) loads Q once and every KV tile with 16-byte
 //              cp.async gathers straight into the 128-byte-swizzled layout wgmma reads
 //              (a row of 576 values becomes 9 swizzled 128-byte rows, one per 64-value
 //              column block); completion is counted on the stage's "full" mbarrier with
 //              cp.async.mbarrier.arrive.noinc. Page size 1 rules out TMA tiles: every row
 //              can live anywhere.
-//   softmax    (warpgroup 1, 216 registers) S = Q K^T (36 wgmma m64n64k16, both operands
+//   softmax    (warpgroup 1, 240 registers) S = Q K^T (36 wgmma m64n64k16, both operands
 //              from shared memory), the masked online softmax on the accumulators (each
 //              thread owns 2 rows x 16 tokens: row max and sum need 2 quad shuffles),
 //              P as bf16 A fragments in registers, O[:, 0:256] += P V (wgmma m64n256k16,
 //              A from registers, V from the same shared-memory rows, MN-major).
-//   second PV  (warpgroup 2, 216 registers) O[:, 256:512] += P V with P and the rescale
+//   second PV  (warpgroup 2, 176 registers) O[:, 256:512] += P V with P and the rescale
 //              factors handed over through shared memory (named barriers 1 and 2).
 // Each stage is released on its "empty" mbarrier by all 8 consumer warps once their
 // wgmma reads of it have completed. PV of tile i-1 and S of tile i are in flight
@@ -40,8 +40,13 @@ using namespace wgmma_cfg;
 
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
-constexpr int kProducerRegs = 72;   // 72 + 2 x 216 = 3 x 168: the launch budget of 384 threads (56 spilled)
-constexpr int kConsumerRegs = 216;
+// Registers per thread after setmaxnreg: 88 + 240 + 176 = 3 x 168, the launch budget of 384
+// threads. The producer spilled at 56; the softmax warpgroup (O half, S, P, row state,
+// visibility words) spilled at 216; the second PV warpgroup holds O half and P only.
+constexpr int kProducerRegs = 88;
+constexpr int kSoftmaxRegs = 240;
+constexpr int kSecondPvRegs = 176;
+static_assert(kProducerRegs + kSoftmaxRegs + kSecondPvRegs == 3 * 168, "the block's register budget");
 constexpr int kBarPFull = 1;        // softmax warpgroup -> second PV warpgroup: P(i) is in smem
 constexpr int kBarPEmpty = 2;       // second PV warpgroup -> softmax warpgroup: P(i) was read
 constexpr int kBarEpilogue = 3;     // final row sums are in smem
@@ -62,6 +67,28 @@ __host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / 
 // set with the 128-byte swizzle (chunk index within its 128-byte row XOR row mod 8).
 __device__ __forceinline__ int swizzled_offset(int row, int chunk, int block_bytes) {
   return (chunk >> 3) * block_bytes + row * 128 + (((chunk & 7) ^ (row & 7)) << 4);
+}
+
+// Bit c: is token tile*64 + c visible to the node whose ancestor mask is `mask`? Prefix
+// tokens are, tree node j is when bit j of the mask is set, tokens past kv_len are not.
+// Only called for tiles that reach past the prefix (so fewer than 64 prefix columns).
+__device__ __forceinline__ std::uint64_t tile_visibility(const std::uint64_t* mask, int tile, int prefix,
+                                                         int kv_len) {
+  const int j0 = tile * kTokensPerTile - prefix;  // tree index of column 0
+  std::uint64_t vis;
+  if (j0 >= 0) {  // the words holding tree indices j0 .. j0 + 63 (j0 < T: this tile is not empty)
+    const int word = j0 >> 6, shift = j0 & 63;
+    const std::uint64_t lo = mask[word];
+    const int tree_size = kv_len - prefix;
+    const std::uint64_t hi = shift != 0 && (word + 1) * 64 < tree_size ? mask[word + 1] : 0;
+    vis = shift != 0 ? (lo >> shift) | (hi << (64 - shift)) : lo;
+  } else {  // columns 0 .. -j0-1 are prefix tokens, then tree nodes 0 ..
+    const int n = -j0;  // 1 .. 63
+    vis = (mask[0] << n) | ((1ull << n) - 1);
+  }
+  const int valid_columns = kv_len - tile * kTokensPerTile;
+  if (valid_columns < 64) vis &= (1ull << valid_columns) - 1;
+  return vis;
 }
 
 __global__ void __launch_bounds__(kThreads, 1)
@@ -191,7 +218,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 
   // ---------------- consumers ----------------
-  wg::setmaxnreg_inc<kConsumerRegs>();
+  // Each warpgroup raises its register budget at the top of its own branch below: code
+  // that both run after a shared setmaxnreg would be held to the smaller budget.
   // Accumulator layout of a wgmma m64nN tile: warp w of the warpgroup owns rows 16w..16w+15;
   // lane (g = lane/4, q = lane%4) holds, for each 8-column chunk j, columns 8j+2q, 8j+2q+1
   // of rows 16w+g (registers 4j, 4j+1) and 16w+g+8 (4j+2, 4j+3).
@@ -203,10 +231,12 @@ __global__ void __launch_bounds__(kThreads, 1)
   const std::uint32_t kv_base = smem_base + kOffKv;
   const int n_iters = tile_end - tile_begin;
 
-  float o_acc[kORegs];
-#pragma unroll
-  for (int i = 0; i < kORegs; ++i) o_acc[i] = 0.f;
+  float o_acc[kORegs];  // zeroed by each warpgroup after its setmaxnreg
   std::uint32_t p_frag[kPvSteps][4];
+  auto zero_o = [&] {
+#pragma unroll
+    for (int i = 0; i < kORegs; ++i) o_acc[i] = 0.f;
+  };
 
   // V of stage s for k16 step kk: MN-major, channel blocks 8192 B apart, 8-token groups 1024 B.
   auto v_desc = [&](int stage, int kk) {
@@ -232,13 +262,42 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (lane == 0) warp::mbarrier_arrive(&s_empty[stage]);
   };
 
+  // Epilogue: this warpgroup's 256 channels of the 64 rows, normalised. A lambda called at
+  // the end of each warpgroup's branch, so no code is shared between the two register
+  // budgets (a shared tail made ptxas fit both in the smaller one).
+  auto store_o = [&](float sum_lo, float sum_hi) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = h ? row_hi : row_lo;
+      if (row0 + r >= rows_per_request) continue;
+      const std::int64_t qrow = request_row0 + row0 + r;
+      const float sum = h ? sum_hi : sum_lo;
+      const float inv = sum > 0.f ? 1.f / sum : 0.f;
+  #pragma unroll
+      for (int j = 0; j < kORegs / 4; ++j) {
+        const int col = half * 256 + 8 * j + 2 * quad_col;
+        const float x = o_acc[4 * j + 2 * h] * inv;
+        const float y = o_acc[4 * j + 2 * h + 1] * inv;
+        if (num_splits == 1) {
+          *reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + col) = __floats2bfloat162_rn(x, y);
+        } else {
+          *reinterpret_cast<float2*>(ws.o_partial + (qrow * num_splits + split) * mla::kHeadDimV + col) =
+              make_float2(x, y);
+        }
+      }
+    }
+  };
+
   float row_sum_lo = 0.f, row_sum_hi = 0.f;  // this thread's partial sums (16 of 64 columns)
   float row_max_lo = -INFINITY, row_max_hi = -INFINITY;  // log2 domain, quad-uniform
 
   if (warpgroup == 1) {
     // ---------------- softmax warpgroup ----------------
+    wg::setmaxnreg_inc<kSoftmaxRegs>();
+    zero_o();
     const bool valid_lo = row0 + row_lo < rows_per_request;
     const bool valid_hi = row0 + row_hi < rows_per_request;
+    // Padding rows (zero Q) see everything: finite, never stored.
     const std::uint64_t* mask_lo = p.node_mask(b, valid_lo ? (row0 + row_lo) / p.num_heads : 0);
     const std::uint64_t* mask_hi = p.node_mask(b, valid_hi ? (row0 + row_hi) / p.num_heads : 0);
     const float scale_log2 = p.sm_scale * kLog2e;
@@ -273,22 +332,25 @@ __global__ void __launch_bounds__(kThreads, 1)
       wg::fence_operands(s_acc);
 
       // ---- masked online softmax on the accumulators (log2 domain) ----
+      // Visibility of the tile's 64 tokens for each of the thread's rows as one 64-bit word
+      // (all ones for prefix-only tiles), shifted so bit 8j + e&1 is this thread's column:
+      // the per-element test is a shift and a select, with no branch (per-element branches
+      // cost ~11 % of all stall samples in the first version, on unmasked tiles too).
+      std::uint64_t vis_lo = ~0ull, vis_hi = ~0ull;
+      if ((tile + 1) * kTokensPerTile > prefix) {  // block-uniform: the tile holds tree tokens
+        vis_lo = valid_lo ? tile_visibility(mask_lo, tile, prefix, kv_len) : ~0ull;
+        vis_hi = valid_hi ? tile_visibility(mask_hi, tile, prefix, kv_len) : ~0ull;
+      }
+      vis_lo >>= 2 * quad_col;
+      vis_hi >>= 2 * quad_col;
       float max_lo = -INFINITY, max_hi = -INFINITY;
-      const bool all_prefix = (tile + 1) * kTokensPerTile <= prefix;  // block-uniform
 #pragma unroll
       for (int j = 0; j < kSTiles; ++j) {
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-          float v = s_acc[4 * j + e] * scale_log2;
           const bool hi = e >= 2;
-          if (!all_prefix) {
-            const int t = tile * kTokensPerTile + 8 * j + 2 * quad_col + (e & 1);
-            const bool valid = hi ? valid_hi : valid_lo;
-            // Padding rows (zero Q) see everything: finite, never stored.
-            const bool visible = !valid || t < prefix ||
-                                 (t < kv_len && tree_node_visible(hi ? mask_hi : mask_lo, t - prefix));
-            if (!visible) v = -INFINITY;
-          }
+          const bool visible = (((hi ? vis_hi : vis_lo) >> (8 * j + (e & 1))) & 1u) != 0;
+          const float v = visible ? s_acc[4 * j + e] * scale_log2 : -INFINITY;
           s_acc[4 * j + e] = v;
           if (hi) max_hi = fmaxf(max_hi, v); else max_lo = fmaxf(max_lo, v);
         }
@@ -371,8 +433,11 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     }
     wg::named_barrier_arrive(kBarEpilogue, kConsumerThreads);
+    store_o(row_sum_lo, row_sum_hi);
   } else {
     // ---------------- second PV warpgroup ----------------
+    wg::setmaxnreg_inc<kSecondPvRegs>();
+    zero_o();
     for (int iter = 0; iter < n_iters; ++iter) {
       const int stage = iter % kStages;
       warp::named_barrier_sync(kBarPFull, kConsumerThreads);
@@ -392,31 +457,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       release_stage(stage);
     }
     warp::named_barrier_sync(kBarEpilogue, kConsumerThreads);
-    row_sum_lo = s_final_sum[row_lo];
-    row_sum_hi = s_final_sum[row_hi];
+    store_o(s_final_sum[row_lo], s_final_sum[row_hi]);
   }
 
-  // ---------------- epilogue: this warpgroup's 256 channels of the 64 rows ----------------
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int r = h ? row_hi : row_lo;
-    if (row0 + r >= rows_per_request) continue;
-    const std::int64_t qrow = request_row0 + row0 + r;
-    const float sum = h ? row_sum_hi : row_sum_lo;
-    const float inv = sum > 0.f ? 1.f / sum : 0.f;
-#pragma unroll
-    for (int j = 0; j < kORegs / 4; ++j) {
-      const int col = half * 256 + 8 * j + 2 * quad_col;
-      const float x = o_acc[4 * j + 2 * h] * inv;
-      const float y = o_acc[4 * j + 2 * h + 1] * inv;
-      if (num_splits == 1) {
-        *reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + col) = __floats2bfloat162_rn(x, y);
-      } else {
-        *reinterpret_cast<float2*>(ws.o_partial + (qrow * num_splits + split) * mla::kHeadDimV + col) =
-            make_float2(x, y);
-      }
-    }
-  }
 #else
   __trap();  // built only for sm_90a; the launcher never selects it elsewhere
 #endif

@@ -134,8 +134,9 @@ for phase in "$@"; do
       ncu --import "$rep" --page raw --csv > "$out/stalls-raw.csv" 2>&1
       ncu --import "$rep" --page details --print-details all > "$out/stalls-details.txt" 2>&1
       ncu --import "$rep" --page source --print-source sass --csv \
-        --kernel-name regex:flash_verify_kernel > "$out/stalls-source-sass.csv" 2>&1
+        --kernel-name regex:'flash_verify_(wgmma_)?kernel' > "$out/stalls-source-sass.csv" 2>&1
       cuobjdump -sass -arch sm_90 "$bundle/bin/verifybench" > "$out/sass-sm_90.txt" 2>&1
+      cuobjdump -sass -arch sm_90a "$bundle/bin/verifybench" > "$out/sass-sm_90a.txt" 2>&1
       cuobjdump -sass -arch sm_120 "$bundle/bin/verifybench" > "$out/sass-sm_120.txt" 2>&1
       python3 scripts/stalls_top.py "$out/stalls-source-sass.csv" 40 > "$out/stalls-top.txt" 2>&1
       summary stalls $rc "$(wc -l < "$out/stalls-source-sass.csv") source lines; $(sed -n 2p "$out/stalls-top.txt")" ;;
