@@ -36,6 +36,19 @@ row_read_kernel(const uint4* __restrict__ pool, const std::int64_t* __restrict__
   if (acc == 0x9E3779B9u) sink[threadIdx.x] = acc;  // practically never; keeps loads live
 }
 
+// Reads `words` 16-byte words grid-stride (the cold-L2 flush: L2 ends up holding clean lines
+// of this buffer only), folded like the row reads so no load is dead.
+__global__ void __launch_bounds__(kStreamReadThreads)
+    stream_read_kernel(const uint4* __restrict__ buf, std::int64_t words, unsigned* __restrict__ sink) {
+  unsigned acc = 0;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < words;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const uint4 v = __ldcg(buf + i);
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x9E3779B9u) sink[threadIdx.x] = acc;  // practically never; keeps loads live
+}
+
 __global__ void __launch_bounds__(kMmaThreads) mma_bf16_kernel(int iterations, float* sink) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   // Operands: small bf16 values (0x3C00 = 2^-7) so nothing overflows; the values do not
@@ -85,6 +98,13 @@ cudaError_t launch_mma_bf16(int iterations, float* sink, int blocks, cudaStream_
 
 cudaError_t mma_blocks_per_sm(int* blocks) {
   return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, mma_bf16_kernel, kMmaThreads, 0);
+}
+
+cudaError_t launch_stream_read(const void* buf, std::size_t bytes, unsigned* sink, int blocks,
+                               cudaStream_t stream) {
+  stream_read_kernel<<<blocks, kStreamReadThreads, 0, stream>>>(static_cast<const uint4*>(buf),
+                                                               static_cast<std::int64_t>(bytes / 16), sink);
+  return cudaGetLastError();
 }
 
 }  // namespace vb::ceiling_kernels

@@ -3,6 +3,7 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace vb::ceiling_kernels {
@@ -19,6 +20,12 @@ cudaError_t launch_row_read(const void* pool, const std::int64_t* row_index, std
                             unsigned* sink, int blocks, cudaStream_t stream);
 // Resident blocks of the row-read kernel per SM (occupancy query).
 cudaError_t row_read_blocks_per_sm(int* blocks);
+
+// Reads `bytes` (a multiple of 16) of `buf` once, grid-stride, and discards them: the
+// timer's cold-L2 flush (harness/timing.cpp).
+inline constexpr int kStreamReadThreads = 256;
+cudaError_t launch_stream_read(const void* buf, std::size_t bytes, unsigned* sink, int blocks,
+                               cudaStream_t stream);
 
 inline constexpr int kMmaThreads = 256;
 inline constexpr int kMmaChains = 8;  // independent accumulator chains per warp

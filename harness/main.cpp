@@ -269,6 +269,7 @@ struct RunContext {
   std::optional<vb::Ceilings> ceilings;
   std::optional<double> sm_clock_at_start, mem_clock_at_start;
   std::string nvml_status;
+  std::string l2_flush;  // cold-L2 flush method of this run's timer ("" when not timed)
 };
 
 vb::Provenance provenance_for(const std::vector<std::string>& scenario_paths, const RunContext& ctx) {
@@ -276,6 +277,7 @@ vb::Provenance provenance_for(const std::vector<std::string>& scenario_paths, co
   prov.sm_clock_mhz_at_start = ctx.sm_clock_at_start;
   prov.mem_clock_mhz_at_start = ctx.mem_clock_at_start;
   prov.nvml_status = ctx.nvml_status;
+  prov.l2_flush = ctx.l2_flush;
   return prov;
 }
 
@@ -302,6 +304,7 @@ void write_reports(const std::string& dir, const std::string& json_path,
 struct TimeArgs {
   bool time = false;
   std::string modes = "cold,hot,graph";
+  std::string l2_flush = "read";
   double noise = 0.01;
   int min_samples = 10, max_samples = 1000;
   double budget_s = 1.0;
@@ -328,6 +331,12 @@ int cmd_run(const std::vector<std::string>& files, const std::vector<std::string
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--modes: ") + e.what());
   }
+  vb::L2Flush l2_flush = vb::L2Flush::kRead;
+  try {
+    l2_flush = vb::parse_l2_flush(time_args.l2_flush);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--l2-flush: ") + e.what());
+  }
   if (timing.rule.max_samples < timing.rule.min_samples) {
     throw UsageError(fmt::format("--max-samples {} is below --min-samples {}",
                                  timing.rule.max_samples, timing.rule.min_samples));
@@ -345,7 +354,8 @@ int cmd_run(const std::vector<std::string>& files, const std::vector<std::string
   }
   if (time_args.time && gpu.available) {
     std::string error;
-    timer = vb::GpuTimer::create(gpu, &error);
+    timer = vb::GpuTimer::create(gpu, &error, l2_flush);
+    if (timer) ctx.l2_flush = vb::to_string(l2_flush);
     if (!timer) {
       std::fprintf(stderr, "verifybench: error: timing disabled: %s\n", error.c_str());
       timing_failed = true;
@@ -566,6 +576,11 @@ int main(int argc, char** argv) {
                   "timing modes, comma-separated: cold (L2 flushed before each sample), hot, "
                   "graph (CUDA-graph replay)")
       ->capture_default_str();
+  run->add_option("--l2-flush", time_args.l2_flush,
+                  "how a cold sample empties the L2 first: read (a read pass over 2x the L2: clean "
+                  "lines) or write (a memset, as reports before 2026-11-29 'wgmma' did: its dirty "
+                  "lines are written back inside the timed launch)")
+      ->capture_default_str()->check(CLI::IsMember({"read", "write"}));
   run->add_option("--noise", time_args.noise,
                   "target relative noise: stop when the relative standard error of the median "
                   "is at or below it")

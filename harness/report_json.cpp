@@ -388,6 +388,7 @@ nlohmann::ordered_json to_json(const Provenance& p) {
            {"cuda_architectures", p.build.cuda_architectures},
            {"flags", p.build.flags}}}};
   if (!p.gpu.available) j["device_unavailable_reason"] = p.gpu.reason;
+  if (!p.l2_flush.empty()) j["l2_flush"] = p.l2_flush;
   return j;
 }
 

@@ -48,6 +48,7 @@ struct Provenance {
   // NVML clocks when the run started (none: NVML unavailable or no device).
   std::optional<double> sm_clock_mhz_at_start, mem_clock_mhz_at_start;
   std::string nvml_status;   // "ok" or why not ("nvml unavailable: ...")
+  std::string l2_flush;      // cold-L2 flush method when timed ("read", "write"), else ""
 };
 
 // Fills date, host, git commit/state (the environment variables VB_GIT_COMMIT /

@@ -43,6 +43,12 @@ std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& 
   for (const ScenarioFileInfo& f : p.scenario_files) {
     s += fmt::format("- scenario file: `{}` sha256 {}\n", f.path, f.sha256);
   }
+  if (!p.l2_flush.empty()) {
+    s += fmt::format("- cold-L2 flush: {}\n", p.l2_flush == "write"
+                                                  ? "write (a memset of 2x the L2: its dirty lines are "
+                                                    "written back inside the timed launch)"
+                                                  : "read (one read pass over 2x the L2: clean lines)");
+  }
 
   s += "\n## Ceilings (measured in this run)\n\n";
   if (ceilings) {

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/ceilings_kernels.h"
 #include "harness/nvtx.h"
 
 namespace vb {
@@ -212,8 +213,12 @@ struct GpuTimer::Impl {
   void* flush = nullptr;
   std::size_t flush_bytes = 0;
   int flush_round = 0;
+  L2Flush flush_method = L2Flush::kRead;
+  unsigned* flush_sink = nullptr;
+  int flush_blocks = 0;
   ~Impl() {
     if (flush) cudaFree(flush);
+    if (flush_sink) cudaFree(flush_sink);
     if (start) cudaEventDestroy(start);
     if (stop) cudaEventDestroy(stop);
     if (stream) cudaStreamDestroy(stream);
@@ -246,7 +251,23 @@ GpuTimer::~GpuTimer() = default;
 cudaStream_t GpuTimer::stream() const { return impl_->stream; }
 std::size_t GpuTimer::flush_bytes() const { return impl_->flush_bytes; }
 
-std::unique_ptr<GpuTimer> GpuTimer::create(const GpuInfo& gpu, std::string* error) {
+const char* to_string(L2Flush flush) { return flush == L2Flush::kWrite ? "write" : "read"; }
+
+L2Flush parse_l2_flush(const std::string& text) {
+  if (text == "read") return L2Flush::kRead;
+  if (text == "write") return L2Flush::kWrite;
+  throw std::invalid_argument(fmt::format("'{}' is not an L2 flush method (allowed: read, write)", text));
+}
+
+// Empties the L2 before a cold sample, on the timer's stream (see L2Flush).
+cudaError_t empty_l2(GpuTimer::Impl& d) {
+  if (d.flush_method == L2Flush::kWrite) {
+    return cudaMemsetAsync(d.flush, (++d.flush_round) & 0xFF, d.flush_bytes, d.stream);
+  }
+  return ceiling_kernels::launch_stream_read(d.flush, d.flush_bytes, d.flush_sink, d.flush_blocks, d.stream);
+}
+
+std::unique_ptr<GpuTimer> GpuTimer::create(const GpuInfo& gpu, std::string* error, L2Flush flush) {
   auto impl = std::make_unique<Impl>();
   Check check;
   check(cudaSetDevice(gpu.device), "cudaSetDevice");
@@ -257,6 +278,13 @@ std::unique_ptr<GpuTimer> GpuTimer::create(const GpuInfo& gpu, std::string* erro
   constexpr std::int64_t kFallbackL2 = 64ll << 20;
   impl->flush_bytes = static_cast<std::size_t>(2 * (gpu.l2_bytes > 0 ? gpu.l2_bytes : kFallbackL2));
   check(cudaMalloc(&impl->flush, impl->flush_bytes), "cudaMalloc L2 flush buffer");
+  check(cudaMalloc(reinterpret_cast<void**>(&impl->flush_sink), ceiling_kernels::kStreamReadThreads * sizeof(unsigned)),
+        "cudaMalloc flush sink");
+  // Defined contents once (the read flush reads them), written back before any timing.
+  check(cudaMemset(impl->flush, 0x5A, impl->flush_bytes), "L2 flush buffer init");
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize after the flush buffer init");
+  impl->flush_method = flush;
+  impl->flush_blocks = 4 * std::max(1, gpu.sm_count);
   if (!check.error.empty()) {
     if (error) *error = check.error;
     return nullptr;
@@ -270,7 +298,7 @@ std::optional<double> GpuTimer::time_once(const LaunchFn& launch, bool flush_l2,
   Check check;
   if (flush_l2) {
     // Outside the timed range, same stream: the flush completes before `start` records.
-    check(cudaMemsetAsync(d.flush, (++d.flush_round) & 0xFF, d.flush_bytes, d.stream), "L2 flush memset");
+    check(empty_l2(d), "L2 flush");
   }
   check(cudaEventRecord(d.start, d.stream), "cudaEventRecord start");
   check(launch(d.stream), "executor launch");
@@ -311,7 +339,7 @@ TimingRecord GpuTimer::measure(TimingMode mode, const LaunchFn& launch, const Ti
   if (check.error.empty()) {
     NvtxRange range("warm-up");
     for (int i = 0; i < options.warmup_launches && check.error.empty(); ++i) {
-      if (flush) check(cudaMemsetAsync(d.flush, 0, d.flush_bytes, d.stream), "L2 flush memset (warm-up)");
+      if (flush) check(empty_l2(d), "L2 flush (warm-up)");
       check(timed(d.stream), "executor launch (warm-up)");
     }
     check(cudaStreamSynchronize(d.stream), "cudaStreamSynchronize after warm-up");

@@ -91,6 +91,18 @@ std::string throttle_reason_names(unsigned long long reasons);
 // in a CUDA graph (no sync, no allocation), as every executor launcher is.
 using LaunchFn = std::function<cudaError_t(cudaStream_t)>;
 
+// How a cold-L2 sample empties the L2 before its launch (outside the timed range).
+//   kRead:  one read pass over 2x the L2 size. The L2 is left holding clean lines of an
+//           unrelated buffer, so the timed launch pays nothing but its own misses.
+//   kWrite: a memset of 2x the L2 size (reports before 2026-11-29 "wgmma"). It leaves the
+//           L2 full of dirty lines whose write-back (up to the whole L2, 60 MiB on an
+//           H200) lands inside the timed launch: measured on the H200, ... (see
+//           reports/h200/2026-11-29-wgmma/README.md).
+enum class L2Flush { kRead, kWrite };
+const char* to_string(L2Flush flush);  // "read", "write"
+// "read" or "write"; throws std::invalid_argument otherwise.
+L2Flush parse_l2_flush(const std::string& text);
+
 struct TimingOptions {
   StopRule rule;
   int warmup_launches = 3;   // launches before the measurement, outside the timed range
@@ -101,7 +113,8 @@ class GpuTimer {
  public:
   // Creates the dedicated stream, events and the L2 flush buffer (2x the device's L2).
   // Returns nullptr and sets *error naming the failing call.
-  static std::unique_ptr<GpuTimer> create(const GpuInfo& gpu, std::string* error);
+  static std::unique_ptr<GpuTimer> create(const GpuInfo& gpu, std::string* error,
+                                          L2Flush flush = L2Flush::kRead);
   ~GpuTimer();
   GpuTimer(const GpuTimer&) = delete;
   GpuTimer& operator=(const GpuTimer&) = delete;

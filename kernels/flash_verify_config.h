@@ -119,8 +119,11 @@ inline constexpr double kCombineTilesPerSplit = 0.125;
 // (cp.async gathers of KV rows into the 128-byte-swizzled layout wgmma reads), a softmax
 // warpgroup (S = Q K^T for all 64 rows, the masked online softmax, O for channels
 // 0-255) and a second PV warpgroup (O for channels 256-511 from the same P).
+#ifndef VB_WGMMA_MIN_ROWS
+#define VB_WGMMA_MIN_ROWS 64  // A/B builds override it (-DVB_WGMMA_MIN_ROWS=...)
+#endif
 namespace vb::wgmma_cfg {
-inline constexpr int kMinRows = 64;
+inline constexpr int kMinRows = VB_WGMMA_MIN_ROWS;
 inline constexpr int kRowsPerTile = 64;
 inline constexpr int kTokensPerTile = 64;
 inline constexpr int kStages = 2;                       // Q (72 KB) + 2 x 72 KB of KV fill 227 KB

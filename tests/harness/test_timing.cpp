@@ -71,3 +71,12 @@ TEST_CASE("NVML is optional: without libnvidia-ml the engine says so", "[timing]
   }
   CHECK(vb::throttle_reason_names(0x4 | 0x40) == "sw-power-cap,hw-thermal");
 }
+
+TEST_CASE("L2 flush methods parse by name and nothing else", "[timing]") {
+  CHECK(vb::parse_l2_flush("read") == vb::L2Flush::kRead);
+  CHECK(vb::parse_l2_flush("write") == vb::L2Flush::kWrite);
+  CHECK(std::string(vb::to_string(vb::L2Flush::kRead)) == "read");
+  CHECK(std::string(vb::to_string(vb::L2Flush::kWrite)) == "write");
+  CHECK_THROWS_AS(vb::parse_l2_flush("memset"), std::invalid_argument);
+  CHECK_THROWS_AS(vb::parse_l2_flush(""), std::invalid_argument);
+}
