@@ -557,7 +557,10 @@ FlashVerifyConfigInfo flash_verify_path_config(FlashVerifyPath path) {
 FlashVerifyPlan flash_verify_plan(int batch, int tree_size, int num_heads, int max_kv_len,
                                   int num_sms, int blocks_per_sm, bool wgmma_available) {
   FlashVerifyPlan plan;
-  const bool wgmma = wgmma_available && tree_size * num_heads >= wgmma_cfg::kMinRows;
+  const long wgmma_tiles = static_cast<long>(batch) * ceil_div(tree_size * num_heads, wgmma_cfg::kRowsPerTile) *
+                           ceil_div(std::max(1, max_kv_len), wgmma_cfg::kTokensPerTile);
+  const bool wgmma = wgmma_available && tree_size * num_heads >= wgmma_cfg::kMinRows &&
+                     wgmma_tiles >= static_cast<long>(wgmma_cfg::kMinTilesPerSm) * std::max(1, num_sms);
   plan.path = wgmma ? FlashVerifyPath::kWgmma : FlashVerifyPath::kMmaSync;
   const int rows_per_tile = wgmma ? wgmma_cfg::kRowsPerTile : kRowsPerTile;
   const int tokens_per_tile = wgmma ? wgmma_cfg::kTokensPerTile : kTokensPerTile;

@@ -124,6 +124,11 @@ inline constexpr double kCombineTilesPerSplit = 0.125;
 #endif
 namespace vb::wgmma_cfg {
 inline constexpr int kMinRows = VB_WGMMA_MIN_ROWS;
+// ... and only with at least this many 64-row x 64-token tiles of work per SM: on four
+// one-request cases of 65-130 such tiles (4k-8k tokens) the wgmma path was 0.82-0.91x the
+// mma.sync path (its larger per-block prologue: 72 KB of Q, a 72 KB first tile), from 514
+// tiles up it was 1.11-2.39x (H200, reports/h200/2026-11-29-wgmma/final-605f51a).
+inline constexpr int kMinTilesPerSm = 2;
 inline constexpr int kRowsPerTile = 64;
 inline constexpr int kTokensPerTile = 64;
 inline constexpr int kStages = 2;                       // Q (72 KB) + 2 x 72 KB of KV fill 227 KB

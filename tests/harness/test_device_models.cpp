@@ -111,6 +111,12 @@ TEST_CASE("flash_verify_plan: the wgmma path only where it is available and H*T 
   CHECK(vb::flash_verify_plan(8, 4, 16, 8192, 132, 1, true).path == FlashVerifyPath::kWgmma);    // 64 rows
   CHECK(vb::flash_verify_plan(8, 4, 16, 8192, 132, 1, false).path == FlashVerifyPath::kMmaSync);
   CHECK(vb::flash_verify_plan(8, 4, 16, 8192, 132, 1).path == FlashVerifyPath::kMmaSync);
+  // Too little work for the wgmma path's larger prologue: one 4k request is 65 tiles of
+  // 64 x 64, under 2 per SM; eight are 520.
+  CHECK(vb::flash_verify_plan(1, 4, 16, 4100, 132, 1, true).path == FlashVerifyPath::kMmaSync);
+  CHECK(vb::flash_verify_plan(1, 1, 128, 4097, 132, 1, true).path == FlashVerifyPath::kMmaSync);
+  CHECK(vb::flash_verify_plan(8, 4, 16, 4100, 132, 1, true).path == FlashVerifyPath::kWgmma);
+  CHECK(vb::flash_verify_plan(1, 16, 8, 16400, 132, 1, true).path == FlashVerifyPath::kWgmma);
   const vb::FlashVerifyPlan w = vb::flash_verify_plan(1, 2, 128, 16384, 132, 1, true);  // 256 rows
   CHECK(w.m_tiles == 4);
   CHECK(w.num_splits * w.m_tiles <= 132);  // one wave of 64-row blocks

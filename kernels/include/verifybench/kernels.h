@@ -43,7 +43,8 @@ int flash_verify_stages_for_smem_optin(int optin_bytes);
 
 // Chooses the path and the split count so that B * m_tiles * splits blocks fill `num_sms`
 // several times over for the longest expected request. With `wgmma_available` (see
-// flash_verify_wgmma_supported), requests of H*T >= 64 rows take the wgmma path.
+// flash_verify_wgmma_supported), requests of H*T >= 64 rows take the wgmma path when the
+// batch holds at least 2 of its 64-row x 64-token tiles per SM.
 // Host-only arithmetic, no device calls.
 FlashVerifyPlan flash_verify_plan(int batch, int tree_size, int num_heads, int max_kv_len,
                                   int num_sms, int blocks_per_sm, bool wgmma_available = false);
