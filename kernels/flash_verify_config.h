@@ -144,8 +144,16 @@ inline constexpr int kOffKv = kOffQ + kQBytes;
 inline constexpr int kOffPExchange = kOffKv + kStages * kTileBytes;
 inline constexpr int kOffRescale = kOffPExchange + kPExchangeBytes;  // [64] floats
 inline constexpr int kOffFinalSum = kOffRescale + kRowsPerTile * 4;  // [64] floats
-inline constexpr int kOffBarriers = kOffFinalSum + kRowsPerTile * 4;  // full[2], empty[2], q_full
-inline constexpr int kBarrierCount = 2 * kStages + 1;
+// A stage lands in kLoadParts parts of column blocks (dims 0-191, 192-383, 384-575 with 3),
+// each with its own "full" mbarrier, so S starts on the first 192 dims while the rest lands.
+#ifndef VB_WGMMA_LOAD_PARTS
+#define VB_WGMMA_LOAD_PARTS 3  // A/B builds override it
+#endif
+inline constexpr int kLoadParts = VB_WGMMA_LOAD_PARTS;
+inline constexpr int kBlocksPerPart = kDimBlocks / kLoadParts;
+static_assert(kBlocksPerPart * kLoadParts == kDimBlocks, "load parts split the 9 column blocks evenly");
+inline constexpr int kOffBarriers = kOffFinalSum + kRowsPerTile * 4;  // full[2][parts], empty[2], q_full
+inline constexpr int kBarrierCount = kStages * kLoadParts + kStages + 1;
 // +1024: the dynamic shared-memory base is aligned up to 1024 B (128-byte swizzle atoms).
 inline constexpr int kSmemBytes = kOffBarriers + kBarrierCount * 8 + 1024;
 inline constexpr int kHopperSmemLimit = 227 * 1024;

@@ -100,8 +100,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto* s_pexchange = reinterpret_cast<std::uint32_t*>(smem + kOffPExchange);  // [kPRegs][128]
   auto* s_rescale = reinterpret_cast<float*>(smem + kOffRescale);
   auto* s_final_sum = reinterpret_cast<float*>(smem + kOffFinalSum);
-  auto* s_full = reinterpret_cast<std::uint64_t*>(smem + kOffBarriers);  // [kStages]
-  std::uint64_t* s_empty = s_full + kStages;                             // [kStages]
+  auto* s_full = reinterpret_cast<std::uint64_t*>(smem + kOffBarriers);  // [kStages][kLoadParts]
+  std::uint64_t* s_empty = s_full + kStages * kLoadParts;                // [kStages]
   std::uint64_t* s_q_full = s_empty + kStages;
 
   const int m_tile = blockIdx.x;
@@ -137,8 +137,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (tid == 0) {
 #pragma unroll
     for (int s = 0; s < kStages; ++s) {
-      warp::mbarrier_init(&s_full[s], 128);  // one cp.async completion per producer thread
-      warp::mbarrier_init(&s_empty[s], 8);   // one arrival per consumer warp
+#pragma unroll
+      for (int part = 0; part < kLoadParts; ++part) {
+        warp::mbarrier_init(&s_full[s * kLoadParts + part], 128);  // one cp.async completion per producer thread
+      }
+      warp::mbarrier_init(&s_empty[s], 8);  // one arrival per consumer warp
     }
     warp::mbarrier_init(s_q_full, 128);
     warp::fence_mbarrier_init();
@@ -195,24 +198,33 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int stage = iter % kStages;
       if (iter >= kStages) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
       unsigned char* stage_base = smem + kOffKv + stage * kTileBytes;
+      const bf16_bits* src[4];
 #pragma unroll
       for (int pass = 0; pass < 4; ++pass) {
         const int t = token_of(tile, pass);
         const bool from_tree = tree_rows != nullptr && t >= prefix;
         const std::int64_t row = from_tree || !block_form ? entry[pass] : entry[pass] * p.page_size + offset_in_page(t);
-        const bf16_bits* src = (from_tree ? tree_rows : p.kv_pool) + row * mla::kHeadDimQK;
-        const int r = pass * 16 + row_in_pass;
-#pragma unroll
-        for (int blk = 0; blk < kDimBlocks; ++blk) {
-          const int chunk = blk * 8 + chunk_in_block;
-          warp::cp_async_16(stage_base + swizzled_offset(r, chunk, kBlockBytes), src + chunk * 8, true);
-        }
+        src[pass] = (from_tree ? tree_rows : p.kv_pool) + row * mla::kHeadDimQK;
       }
       if (tile + 1 < tile_end) {
 #pragma unroll
         for (int pass = 0; pass < 4; ++pass) entry[pass] = table_entry(token_of(tile + 1, pass));
       }
-      wg::cp_async_mbarrier_arrive_noinc(&s_full[stage]);
+      // Column-block parts in the order S reads them; each part's arrival fires once all
+      // of this thread's copies so far (that part and the earlier ones) have landed.
+#pragma unroll
+      for (int part = 0; part < kLoadParts; ++part) {
+#pragma unroll
+        for (int pass = 0; pass < 4; ++pass) {
+          const int r = pass * 16 + row_in_pass;
+#pragma unroll
+          for (int blk = part * kBlocksPerPart; blk < (part + 1) * kBlocksPerPart; ++blk) {
+            const int chunk = blk * 8 + chunk_in_block;
+            warp::cp_async_16(stage_base + swizzled_offset(r, chunk, kBlockBytes), src[pass] + chunk * 8, true);
+          }
+        }
+        wg::cp_async_mbarrier_arrive_noinc(&s_full[stage * kLoadParts + part]);
+      }
     }
     return;
   }
@@ -310,17 +322,21 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int iter = 0; iter < n_iters; ++iter) {
       const int tile = tile_begin + iter;
       const int stage = iter % kStages;
-      warp::mbarrier_wait_parity(&s_full[stage], (iter / kStages) & 1);
-      warp::fence_proxy_async_shared();  // cp.async (generic proxy) bytes read by wgmma (async proxy)
-
-      // S = Q K^T: k step ks reads column block ks/4 at byte 32*(ks%4) of its 128-byte rows.
+      // S = Q K^T: k step ks reads column block ks/4 at byte 32*(ks%4) of its 128-byte rows;
+      // each load part's k steps are issued once that part has landed.
       const std::uint64_t k_desc = wg::smem_desc_sw128(kv_base + stage * kTileBytes, 16, 1024);
-      wg::fence();
+      constexpr int kStepsPerPart = kKSteps / kLoadParts;
 #pragma unroll
-      for (int ks = 0; ks < kKSteps; ++ks) {
-        const std::uint32_t step = ((ks / 4) * kRowsPerTile * 128 + (ks % 4) * 32) >> 4;
-        const std::uint32_t kstep = ((ks / 4) * kBlockBytes + (ks % 4) * 32) >> 4;
-        wg::wgmma_m64n64k16_ss(s_acc, q_desc + step, k_desc + kstep, ks > 0 ? 1 : 0);
+      for (int part = 0; part < kLoadParts; ++part) {
+        warp::mbarrier_wait_parity(&s_full[stage * kLoadParts + part], (iter / kStages) & 1);
+        warp::fence_proxy_async_shared();  // cp.async (generic proxy) bytes read by wgmma (async proxy)
+        if (part == 0) wg::fence();
+#pragma unroll
+        for (int ks = part * kStepsPerPart; ks < (part + 1) * kStepsPerPart; ++ks) {
+          const std::uint32_t step = ((ks / 4) * kRowsPerTile * 128 + (ks % 4) * 32) >> 4;
+          const std::uint32_t kstep = ((ks / 4) * kBlockBytes + (ks % 4) * 32) >> 4;
+          wg::wgmma_m64n64k16_ss(s_acc, q_desc + step, k_desc + kstep, ks > 0 ? 1 : 0);
+        }
       }
       wg::commit_group();
       if (iter > 0) {
@@ -441,7 +457,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int iter = 0; iter < n_iters; ++iter) {
       const int stage = iter % kStages;
       warp::named_barrier_sync(kBarPFull, kConsumerThreads);
-      warp::mbarrier_wait_parity(&s_full[stage], (iter / kStages) & 1);  // landed (already observed by warpgroup 1)
+      // Landed (already observed by warpgroup 1); the last part's arrival covers all parts.
+      warp::mbarrier_wait_parity(&s_full[stage * kLoadParts + kLoadParts - 1], (iter / kStages) & 1);
       warp::fence_proxy_async_shared();
 #pragma unroll
       for (int kk = 0; kk < kPvSteps; ++kk)
