@@ -16,6 +16,7 @@ const char* executor_name(GpuExecutorKind kind) {
     case GpuExecutorKind::kNaive: return "naive";
     case GpuExecutorKind::kProduction: return "production";
     case GpuExecutorKind::kProductionMmaSync: return "production/mma.sync";
+    case GpuExecutorKind::kProductionWgmma: return "production/wgmma";
     case GpuExecutorKind::kSglangAdapter: return "sglang-adapter";
   }
   return "unknown";
@@ -107,6 +108,8 @@ struct DeviceProblem::Impl {
   cudaStream_t stream = nullptr;
   FlashVerifyPlan plan;           // what production runs (the wgmma path where it applies)
   FlashVerifyPlan plan_mma_sync;  // the mma.sync path, forced (production/mma.sync)
+  FlashVerifyPlan plan_wgmma;     // the wgmma path, forced (production/wgmma), when supported
+  bool wgmma_supported = false;
   // native inputs
   DeviceBuffer q, kv_pool, prefix_len, kv_indptr, kv_indices, block_table, tree_mask;
   // SGLang-form inputs derived from the same problem
@@ -209,9 +212,14 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
   check(wgmma_error, "flash_verify_wgmma_supported");
   impl->plan = flash_verify_plan(B, T, problem.num_heads, max_kv_len, gpu.sm_count, blocks_per_sm, wgmma);
   impl->plan_mma_sync = flash_verify_plan(B, T, problem.num_heads, max_kv_len, gpu.sm_count, blocks_per_sm);
-  check(impl->workspace.allocate(std::max(flash_verify_workspace_bytes(impl->plan, B, T, problem.num_heads),
-                                          flash_verify_workspace_bytes(impl->plan_mma_sync, B, T, problem.num_heads))),
-        "cudaMalloc workspace");
+  impl->plan_wgmma = flash_verify_plan_for_path(FlashVerifyPath::kWgmma, B, T, problem.num_heads, max_kv_len,
+                                                gpu.sm_count, blocks_per_sm);
+  impl->wgmma_supported = wgmma;
+  std::size_t workspace_bytes = 0;
+  for (const FlashVerifyPlan* plan : {&impl->plan, &impl->plan_mma_sync, &impl->plan_wgmma}) {
+    workspace_bytes = std::max(workspace_bytes, flash_verify_workspace_bytes(*plan, B, T, problem.num_heads));
+  }
+  check(impl->workspace.allocate(workspace_bytes), "cudaMalloc workspace");
 
   if (!check.ok()) {
     if (error) *error = check.error;
@@ -232,6 +240,9 @@ cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind,
     case GpuExecutorKind::kProductionMmaSync:
       return flash_verify_launch(d.params(page_kind), d.plan_mma_sync, d.workspace.get(),
                                  d.workspace.bytes(), stream);
+    case GpuExecutorKind::kProductionWgmma:
+      return flash_verify_launch(d.params(page_kind), d.plan_wgmma, d.workspace.get(),
+                                 d.workspace.bytes(), stream);
     case GpuExecutorKind::kSglangAdapter:
       return sglang_verify_launch(d.sglang_inputs(), d.plan, d.sg_scratch.get(),
                                   d.sg_scratch.bytes(), d.workspace.get(), d.workspace.bytes(),
@@ -243,7 +254,9 @@ cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind,
 GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
   Impl& d = *impl_;
   GpuRunOutput out;
-  const FlashVerifyPlan& plan = kind == GpuExecutorKind::kProductionMmaSync ? d.plan_mma_sync : d.plan;
+  const FlashVerifyPlan& plan = kind == GpuExecutorKind::kProductionMmaSync ? d.plan_mma_sync
+                                : kind == GpuExecutorKind::kProductionWgmma  ? d.plan_wgmma
+                                                                             : d.plan;
   out.plan = fmt::format("path={} splits={} m_tiles={}", to_string(plan.path), plan.num_splits, plan.m_tiles);
   CallChecker check;
   // Poison: 0xFFFF is a bf16 NaN and 0xFFFFFFFF an fp32 NaN, so anything not written shows.
@@ -276,6 +289,14 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
 bool DeviceProblem::executor_applies(GpuExecutorKind kind, std::string* why_not) const {
   if (kind == GpuExecutorKind::kProductionMmaSync && impl_->plan.path == FlashVerifyPath::kMmaSync) {
     if (why_not) *why_not = "not run: production already runs the mma.sync path on this case and device";
+    return false;
+  }
+  if (kind == GpuExecutorKind::kProductionWgmma && !impl_->wgmma_supported) {
+    if (why_not) *why_not = "not run: the wgmma path needs a compute capability 9.0 device (sm_90a machine code)";
+    return false;
+  }
+  if (kind == GpuExecutorKind::kProductionWgmma && impl_->plan.path == FlashVerifyPath::kWgmma) {
+    if (why_not) *why_not = "not run: production already runs the wgmma path on this case and device";
     return false;
   }
   return true;

@@ -13,10 +13,11 @@
 namespace vb {
 
 // kProduction runs the launch the production planner picks (on an H200, the wgmma path for
-// H*T >= 64); kProductionMmaSync forces the portable mma.sync path, so the two paths are
-// measured side by side in one run wherever they differ.
-enum class GpuExecutorKind { kNaive, kProduction, kProductionMmaSync, kSglangAdapter };
-// "naive", "production", "production/mma.sync", "sglang-adapter"
+// H*T >= 64 with enough work); kProductionMmaSync and kProductionWgmma force one path each,
+// where the planner picked the other, so on an H200 every case runs (and is checked on)
+// both paths, measured side by side in one run.
+enum class GpuExecutorKind { kNaive, kProduction, kProductionMmaSync, kProductionWgmma, kSglangAdapter };
+// "naive", "production", "production/mma.sync", "production/wgmma", "sglang-adapter"
 const char* executor_name(GpuExecutorKind kind);
 
 struct GpuInfo {
@@ -61,8 +62,9 @@ class DeviceProblem {
   // outputs are overwritten on every call (inputs are never written).
   cudaError_t launch(GpuExecutorKind kind, PageTableKind page_kind, cudaStream_t stream);
 
-  // False (with the reason) when the executor would repeat another one's launch exactly:
-  // kProductionMmaSync where the production plan already is the mma.sync path.
+  // False (with the reason) when the executor would repeat another one's launch exactly
+  // (a forced path that production already runs) or cannot run on this device
+  // (kProductionWgmma without compute capability 9.0).
   bool executor_applies(GpuExecutorKind kind, std::string* why_not) const;
 
   struct Impl;

@@ -600,7 +600,7 @@ int main(int argc, char** argv) {
   profile->add_option("FILE", profile_file, "scenario YAML file")->required();
   profile->add_option("--case", profile_case, "the case (exact name as `list` prints it)")->required();
   profile->add_option("--executor", profile_executor,
-                      "GPU executor to run (production, production/block-table, naive, sglang-adapter)")
+                      "GPU executor to run (production, production/block-table, production/mma.sync, production/wgmma, naive, sglang-adapter)")
       ->capture_default_str();
 
   std::string export_file, export_case, export_dir;

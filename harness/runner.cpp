@@ -21,6 +21,7 @@ const std::vector<GpuExecutorRun>& gpu_executor_runs() {
       {"production", GpuExecutorKind::kProduction, PageTableKind::kTokenIndices},
       {"production/block-table", GpuExecutorKind::kProduction, PageTableKind::kBlockTable},
       {"production/mma.sync", GpuExecutorKind::kProductionMmaSync, PageTableKind::kTokenIndices},
+      {"production/wgmma", GpuExecutorKind::kProductionWgmma, PageTableKind::kTokenIndices},
       {"sglang-adapter", GpuExecutorKind::kSglangAdapter, PageTableKind::kTokenIndices},
   };
   return runs;
@@ -173,7 +174,7 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
     if (run.kind == GpuExecutorKind::kNaive) {
       naive_full = reference_from_full_output(out.o, out.lse, problem.batch, problem.tree_size,
                                               problem.num_heads);
-    } else if (run.kind == GpuExecutorKind::kProduction || run.kind == GpuExecutorKind::kProductionMmaSync) {
+    } else if (run.kind != GpuExecutorKind::kSglangAdapter) {  // the production kernel, any path
       ExecutorResult vs = gpu_record(run, Outcome::kNotVerified, naive_missing);
       if (naive_full) {
         vs.detail = out.plan;

@@ -36,7 +36,8 @@ struct GpuExecutorRun {
   PageTableKind page_kind;
 };
 // naive (block table), production (token indices), production/block-table,
-// production/mma.sync (the portable path forced, where production picks wgmma),
+// production/mma.sync and production/wgmma (one path forced, where production picks the
+// other; wgmma on compute capability 9.0 only),
 // sglang-adapter (SGLang's token-form inputs).
 const std::vector<GpuExecutorRun>& gpu_executor_runs();
 

@@ -556,12 +556,19 @@ FlashVerifyConfigInfo flash_verify_path_config(FlashVerifyPath path) {
 // per SM.
 FlashVerifyPlan flash_verify_plan(int batch, int tree_size, int num_heads, int max_kv_len,
                                   int num_sms, int blocks_per_sm, bool wgmma_available) {
-  FlashVerifyPlan plan;
   const long wgmma_tiles = static_cast<long>(batch) * ceil_div(tree_size * num_heads, wgmma_cfg::kRowsPerTile) *
                            ceil_div(std::max(1, max_kv_len), wgmma_cfg::kTokensPerTile);
   const bool wgmma = wgmma_available && tree_size * num_heads >= wgmma_cfg::kMinRows &&
                      wgmma_tiles >= static_cast<long>(wgmma_cfg::kMinTilesPerSm) * std::max(1, num_sms);
-  plan.path = wgmma ? FlashVerifyPath::kWgmma : FlashVerifyPath::kMmaSync;
+  return flash_verify_plan_for_path(wgmma ? FlashVerifyPath::kWgmma : FlashVerifyPath::kMmaSync, batch,
+                                    tree_size, num_heads, max_kv_len, num_sms, blocks_per_sm);
+}
+
+FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int tree_size, int num_heads,
+                                           int max_kv_len, int num_sms, int blocks_per_sm) {
+  FlashVerifyPlan plan;
+  const bool wgmma = path == FlashVerifyPath::kWgmma;
+  plan.path = path;
   const int rows_per_tile = wgmma ? wgmma_cfg::kRowsPerTile : kRowsPerTile;
   const int tokens_per_tile = wgmma ? wgmma_cfg::kTokensPerTile : kTokensPerTile;
   if (wgmma) blocks_per_sm = 1;

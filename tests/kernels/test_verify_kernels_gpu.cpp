@@ -87,6 +87,10 @@ TEST_CASE("every GPU executor matches the CPU reference on random problems", "[g
   REQUIRE(has_device());
   const vb::GpuInfo gpu = vb::query_gpu();
   REQUIRE(gpu.available);
+  cudaError_t wgmma_error = cudaSuccess;
+  const bool wgmma = vb::flash_verify_wgmma_supported(&wgmma_error);
+  REQUIRE(wgmma_error == cudaSuccess);
+  if (!wgmma) WARN("no wgmma path on this device (needs compute capability 9.0): only mma.sync is checked");
   for (const CaseSpec& spec : gpu_cases()) {
     INFO("case " << spec.name);
     const vb::Problem problem = vb::materialize(spec);
@@ -102,9 +106,14 @@ TEST_CASE("every GPU executor matches the CPU reference on random problems", "[g
         {GpuExecutorKind::kProduction, PageTableKind::kBlockTable},
         {GpuExecutorKind::kProductionMmaSync, PageTableKind::kTokenIndices},
         {GpuExecutorKind::kProductionMmaSync, PageTableKind::kBlockTable},
+        {GpuExecutorKind::kProductionWgmma, PageTableKind::kTokenIndices},
+        {GpuExecutorKind::kProductionWgmma, PageTableKind::kBlockTable},
         {GpuExecutorKind::kSglangAdapter, PageTableKind::kTokenIndices},
     };
     for (const auto& [kind, page_kind] : runs) {
+      // Both production paths run on every case (whatever the planner would pick), the
+      // wgmma one only where the device has it (compute capability 9.0).
+      if (kind == GpuExecutorKind::kProductionWgmma && !wgmma) continue;
       INFO("executor " << vb::executor_name(kind) << " page form " << static_cast<int>(page_kind));
       const vb::GpuRunOutput out = device->run(kind, page_kind);
       INFO("plan " << out.plan << " error " << out.error);

@@ -49,6 +49,11 @@ int flash_verify_stages_for_smem_optin(int optin_bytes);
 FlashVerifyPlan flash_verify_plan(int batch, int tree_size, int num_heads, int max_kv_len,
                                   int num_sms, int blocks_per_sm, bool wgmma_available = false);
 
+// The split count for a given path (what flash_verify_plan does once it has chosen the
+// path): to run one path where the planner would pick the other, e.g. in tests.
+FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int tree_size, int num_heads,
+                                           int max_kv_len, int num_sms, int blocks_per_sm);
+
 // Whether the current device runs the wgmma path (compute capability 9.0 with 227 KB of
 // shared memory per block). Every build carries its sm_90a machine code.
 bool flash_verify_wgmma_supported(cudaError_t* error);
