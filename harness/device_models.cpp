@@ -43,12 +43,14 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
   const int batch = static_cast<int>(prefix.size());
   const int tree = tree_size(spec.tree);
   int max_kv_len = 0;
+  std::vector<int> kv_lens;
   for (std::int32_t p : prefix) {
     max_kv_len = std::max(max_kv_len, p + tree);
     plan.kv_tokens += p + tree;
+    kv_lens.push_back(p + tree);
   }
-  const FlashVerifyPlan fp =
-      flash_verify_plan(batch, tree, spec.heads, max_kv_len, device.num_sms, device.blocks_per_sm, device.wgmma);
+  const FlashVerifyPlan fp = flash_verify_plan(batch, tree, spec.heads, max_kv_len, device.num_sms,
+                                               device.blocks_per_sm, device.wgmma, kv_lens.data());
   plan.path = fp.path;
   if (fp.path == FlashVerifyPath::kWgmma) {
     plan.stages = 2;
@@ -59,7 +61,14 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
   }
   plan.m_tiles = fp.m_tiles;
   plan.num_splits = fp.num_splits;
-  plan.blocks = static_cast<std::int64_t>(batch) * fp.m_tiles * fp.num_splits;
+  plan.tiles_per_split = fp.tiles_per_split;
+  // Blocks that hold tiles (the kernel's ranges: the others exit at once).
+  const int tokens_per_tile = flash_verify_path_config(fp.path).tokens_per_tile;
+  for (int len : kv_lens) {
+    const int tiles = (len + tokens_per_tile - 1) / tokens_per_tile;
+    const int per_split = std::max(fp.tiles_per_split, (tiles + fp.num_splits - 1) / fp.num_splits);
+    plan.blocks += static_cast<std::int64_t>(fp.m_tiles) * ((tiles + per_split - 1) / per_split);
+  }
   plan.waves = static_cast<double>(plan.blocks) / (static_cast<double>(device.num_sms) * device.blocks_per_sm);
   const double rows = static_cast<double>(batch) * tree * spec.heads;
   plan.bytes = static_cast<double>(kKvRowBytes) * static_cast<double>(plan.kv_tokens) +

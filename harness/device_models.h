@@ -38,8 +38,9 @@ struct PlannedLaunch {
   int stages = 0;       // pipeline depth; 0: no variant fits the device's shared memory
   int smem_bytes = 0;   // dynamic shared memory of that variant
   int m_tiles = 0;      // query-row tiles per request
-  int num_splits = 0;   // KV splits per request
-  std::int64_t blocks = 0;  // B * m_tiles * splits
+  int num_splits = 0;   // KV splits per request (the longest request's)
+  int tiles_per_split = 0;  // length-aware plans: tiles per split (0: each request divided evenly)
+  std::int64_t blocks = 0;  // blocks that hold tiles (B * m_tiles * splits for equal lengths)
   double waves = 0;         // blocks / (SMs * blocks per SM)
   std::int64_t kv_tokens = 0;  // sum over requests of prefix + tree
   double bytes = 0;            // KV rows once + q + o + lse (SPEC.md §4; no page table or mask)

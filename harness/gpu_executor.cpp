@@ -206,14 +206,20 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
   const int blocks_per_sm = flash_verify_blocks_per_sm(&occupancy_error);
   check(occupancy_error, "flash_verify_blocks_per_sm");
   int max_kv_len = 0;
-  for (int b = 0; b < B; ++b) max_kv_len = std::max(max_kv_len, problem.prefix_len[b] + T);
+  std::vector<int> kv_lens(B);  // the planner sizes splits by the batch's actual lengths
+  for (int b = 0; b < B; ++b) {
+    kv_lens[b] = problem.prefix_len[b] + T;
+    max_kv_len = std::max(max_kv_len, kv_lens[b]);
+  }
   cudaError_t wgmma_error = cudaSuccess;
   const bool wgmma = flash_verify_wgmma_supported(&wgmma_error);
   check(wgmma_error, "flash_verify_wgmma_supported");
-  impl->plan = flash_verify_plan(B, T, problem.num_heads, max_kv_len, gpu.sm_count, blocks_per_sm, wgmma);
-  impl->plan_mma_sync = flash_verify_plan(B, T, problem.num_heads, max_kv_len, gpu.sm_count, blocks_per_sm);
+  impl->plan = flash_verify_plan(B, T, problem.num_heads, max_kv_len, gpu.sm_count, blocks_per_sm, wgmma,
+                                 kv_lens.data());
+  impl->plan_mma_sync = flash_verify_plan(B, T, problem.num_heads, max_kv_len, gpu.sm_count, blocks_per_sm,
+                                          false, kv_lens.data());
   impl->plan_wgmma = flash_verify_plan_for_path(FlashVerifyPath::kWgmma, B, T, problem.num_heads, max_kv_len,
-                                                gpu.sm_count, blocks_per_sm);
+                                                gpu.sm_count, blocks_per_sm, kv_lens.data());
   impl->wgmma_supported = wgmma;
   std::size_t workspace_bytes = 0;
   for (const FlashVerifyPlan* plan : {&impl->plan, &impl->plan_mma_sync, &impl->plan_wgmma}) {
@@ -257,7 +263,8 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
   const FlashVerifyPlan& plan = kind == GpuExecutorKind::kProductionMmaSync ? d.plan_mma_sync
                                 : kind == GpuExecutorKind::kProductionWgmma  ? d.plan_wgmma
                                                                              : d.plan;
-  out.plan = fmt::format("path={} splits={} m_tiles={}", to_string(plan.path), plan.num_splits, plan.m_tiles);
+  out.plan = fmt::format("path={} splits={} m_tiles={}{}", to_string(plan.path), plan.num_splits, plan.m_tiles,
+                         plan.tiles_per_split > 0 ? fmt::format(" tiles_per_split={}", plan.tiles_per_split) : "");
   CallChecker check;
   // Poison: 0xFFFF is a bf16 NaN and 0xFFFFFFFF an fp32 NaN, so anything not written shows.
   check(cudaMemsetAsync(d.o.get(), 0xFF, d.o.bytes(), d.stream), "poison o");

@@ -22,7 +22,7 @@
 //
 // Split/combine contract: with num_splits == 1 the block writes final O (bf16) and LSE.
 // Otherwise it writes its split's normalised O (fp32) and natural-log LSE to the
-// workspace (-inf LSE and zero O for an empty split) and flash_verify_combine_kernel
+// workspace (an empty split writes nothing) and flash_verify_combine_kernel
 // merges the splits of every row. Splits are computed on the device from prefix_len, so a
 // graph captured once replays correctly with other lengths up to the planned maximum.
 #include <cuda_bf16.h>
@@ -58,7 +58,7 @@ SplitWorkspace carve_workspace(void* base, std::int64_t rows, int num_splits) {
 
 template <int kStages>
 __global__ void __launch_bounds__(kBlockThreads, 1)
-    flash_verify_kernel(const VerifyParams p, const int num_splits, const SplitWorkspace ws) {
+    flash_verify_kernel(const VerifyParams p, const int num_splits, const int split_tiles, const SplitWorkspace ws) {
   static_assert(kStages >= kMinStages, "Q is staged through the last stage while tile 0 lands");
   extern __shared__ __align__(16) unsigned char smem[];
   auto* s_kv = reinterpret_cast<bf16_bits*>(smem);  // [kStages][kTokensPerTile][kKvStride]
@@ -84,20 +84,15 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   const int prefix = p.prefix_len[b];
   const int kv_len = p.kv_len(b);
   const int num_tiles = ceil_div(kv_len, kTokensPerTile);
-  const int tiles_per_split = ceil_div(num_tiles, num_splits);
+  // The plan's split size (length-aware plans: long requests use more splits), never less
+  // than an even division of this request, so no tile is ever left out.
+  const int tiles_per_split = max(split_tiles, ceil_div(num_tiles, num_splits));
   const int tile_begin = split * tiles_per_split;
   const int tile_end = min(num_tiles, tile_begin + tiles_per_split);
 
-  if (tile_begin >= tile_end) {  // a short request leaves this split empty
-    for (int i = tid; i < kRowsPerTile * mla::kHeadDimV; i += kBlockThreads) {
-      const int rr = row0 + i / mla::kHeadDimV;
-      if (rr >= rows_per_request) continue;
-      const std::int64_t qrow = request_row0 + rr;
-      ws.o_partial[(qrow * num_splits + split) * mla::kHeadDimV + i % mla::kHeadDimV] = 0.f;
-      if (i % mla::kHeadDimV == 0) ws.lse_partial[qrow * num_splits + split] = -INFINITY;
-    }
-    return;
-  }
+  // A short request leaves this split empty: nothing to write, the combine reads only the
+  // splits that hold tiles (it recomputes the same ranges).
+  if (tile_begin >= tile_end) return;
 
   // Stage barriers: "full" completes when every producer warp has announced its rows' bytes and
   // they all landed; "empty" completes when every compute warp has finished reading the
@@ -390,7 +385,8 @@ constexpr int kCombineThreadsX = mla::kHeadDimV / kCombineChunks / 4;  // 32: 4 
 constexpr int kCombineSplitLanes = 8;
 
 __global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
-    flash_verify_combine_kernel(const VerifyParams p, const int num_splits, const SplitWorkspace ws) {
+    flash_verify_combine_kernel(const VerifyParams p, const int num_splits, const int split_tiles,
+                                const int tokens_per_tile, const SplitWorkspace ws) {
   warp::wait_for_prerequisite_grid();  // launched early (programmatic dependent launch)
   __shared__ float s_lse[kMaxSplits];
   __shared__ float s_warp_max[kCombineSplitLanes];
@@ -400,10 +396,15 @@ __global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
   const int c = blockIdx.y * (mla::kHeadDimV / kCombineChunks) + threadIdx.x * 4;
   const int lanes = blockDim.y;
   const int y = threadIdx.y;
+  // The splits of this row's request that hold tiles (the main kernel's ranges, from the
+  // device-side length: a replayed graph may carry other lengths); the others wrote nothing.
+  const int b = static_cast<int>(qrow / p.query_rows_per_request());
+  const int num_tiles = ceil_div(p.kv_len(b), tokens_per_tile);
+  const int used_splits = ceil_div(num_tiles, max(split_tiles, ceil_div(num_tiles, num_splits)));
   // The row's split LSEs, once, into shared memory; their maximum by a warp reduction.
   const float* lse_part = ws.lse_partial + qrow * num_splits;
   float max_lse = -INFINITY;
-  for (int s = y * kCombineThreadsX + threadIdx.x; s < num_splits; s += lanes * kCombineThreadsX) {
+  for (int s = y * kCombineThreadsX + threadIdx.x; s < used_splits; s += lanes * kCombineThreadsX) {
     s_lse[s] = lse_part[s];
     max_lse = fmaxf(max_lse, s_lse[s]);
   }
@@ -414,9 +415,9 @@ __global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
   for (int l = 0; l < lanes; ++l) max_lse = fmaxf(max_lse, s_warp_max[l]);
   float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
   float weight_sum = 0.f;
-  // An empty split has lse -inf (weight exactly 0) and a zero partial O.
+  // A split whose tokens this row cannot see has lse -inf (weight exactly 0) and zero O.
 #pragma unroll 4
-  for (int s = y; s < num_splits; s += lanes) {
+  for (int s = y; s < used_splits; s += lanes) {
     const float w = expf(s_lse[s] - max_lse);
     weight_sum += w;
     const float4 v = *reinterpret_cast<const float4*>(ws.o_partial + (qrow * num_splits + s) * mla::kHeadDimV + c);
@@ -458,7 +459,7 @@ bool params_valid(const VerifyParams& p) {
 
 // The production kernel instance for a pipeline depth, and its dynamic shared memory.
 struct KernelVariant {
-  void (*kernel)(VerifyParams, int, SplitWorkspace);
+  void (*kernel)(VerifyParams, int, int, SplitWorkspace);
   int stages;
   int smem_bytes;
 };
@@ -554,18 +555,28 @@ FlashVerifyConfigInfo flash_verify_path_config(FlashVerifyPath path) {
 // serial latency chain), so the model counts tiles, not bytes.
 // The wgmma path uses the same model with its own tile (64 rows x 64 tokens) and one block
 // per SM.
+//
+// With the requests' lengths (kv_lens) and unequal lengths, the model is the same with splits
+// of a fixed size C tiles instead (a request of t tiles takes ceil(t / C) of them): the
+// blocks that hold tiles run in about max(C, their total tiles / slots) tile-times (the
+// block scheduler refills SMs as short blocks finish), plus the per-block overhead and the
+// combine, whose cost grows with the longest request's split count.
 FlashVerifyPlan flash_verify_plan(int batch, int tree_size, int num_heads, int max_kv_len,
-                                  int num_sms, int blocks_per_sm, bool wgmma_available) {
-  const long wgmma_tiles = static_cast<long>(batch) * ceil_div(tree_size * num_heads, wgmma_cfg::kRowsPerTile) *
-                           ceil_div(std::max(1, max_kv_len), wgmma_cfg::kTokensPerTile);
+                                  int num_sms, int blocks_per_sm, bool wgmma_available, const int* kv_lens) {
+  long kv_tiles = 0;  // 64-token tiles of all requests (each at most max_kv_len long)
+  for (int b = 0; b < batch; ++b) {
+    kv_tiles += ceil_div(std::max(1, std::min(max_kv_len, kv_lens ? kv_lens[b] : max_kv_len)),
+                         wgmma_cfg::kTokensPerTile);
+  }
+  const long wgmma_tiles = kv_tiles * ceil_div(tree_size * num_heads, wgmma_cfg::kRowsPerTile);
   const bool wgmma = wgmma_available && tree_size * num_heads >= wgmma_cfg::kMinRows &&
                      wgmma_tiles >= static_cast<long>(wgmma_cfg::kMinTilesPerSm) * std::max(1, num_sms);
   return flash_verify_plan_for_path(wgmma ? FlashVerifyPath::kWgmma : FlashVerifyPath::kMmaSync, batch,
-                                    tree_size, num_heads, max_kv_len, num_sms, blocks_per_sm);
+                                    tree_size, num_heads, max_kv_len, num_sms, blocks_per_sm, kv_lens);
 }
 
 FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int tree_size, int num_heads,
-                                           int max_kv_len, int num_sms, int blocks_per_sm) {
+                                           int max_kv_len, int num_sms, int blocks_per_sm, const int* kv_lens) {
   FlashVerifyPlan plan;
   const bool wgmma = path == FlashVerifyPath::kWgmma;
   plan.path = path;
@@ -578,6 +589,36 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
   const int max_tiles = ceil_div(std::max(1, max_kv_len), tokens_per_tile);
   const int split_cap = std::min(kMaxSplits, std::max(1, max_tiles / kMinTilesPerSplit));
   double best_cost = -1;
+  bool unequal = false;
+  for (int b = 1; kv_lens != nullptr && b < batch; ++b) unequal = unequal || kv_lens[b] != kv_lens[0];
+  if (unequal) {
+    for (int s = 1; s <= split_cap; ++s) {
+      const int split_tiles = ceil_div(max_tiles, s);  // C
+      long blocks = 0, tiles = 0;
+      for (int b = 0; b < batch; ++b) {
+        const int t = ceil_div(std::max(1, std::min(max_kv_len, kv_lens[b])), tokens_per_tile);
+        blocks += ceil_div(t, split_tiles);
+        tiles += t;
+      }
+      blocks *= plan.m_tiles;
+      tiles *= plan.m_tiles;
+      const double block_time = split_tiles + kSplitOverheadTiles;
+      const double spread = static_cast<double>(tiles + blocks * kSplitOverheadTiles) / static_cast<double>(slots);
+      const double makespan = blocks <= slots ? block_time : spread + 0.5 * block_time;
+      const double cost = makespan + (s > 1 ? s * kCombineTilesPerSplit : 0.0);
+      if (best_cost < 0 || cost < best_cost) {
+        best_cost = cost;
+        plan.num_splits = s;
+        plan.tiles_per_split = split_tiles;
+      }
+    }
+#if defined(VB_SLOW_SPLITS)
+    plan.num_splits = std::max(1, plan.num_splits / 2);  // gate demo build only (CMake VB_SLOW_SPLITS)
+    plan.tiles_per_split = ceil_div(max_tiles, plan.num_splits);
+#endif
+    if (plan.num_splits == 1) plan.tiles_per_split = 0;
+    return plan;
+  }
   for (int s = 1; s <= split_cap; ++s) {
     const long waves = (base_blocks * s + slots - 1) / slots;
     const double cost = static_cast<double>(waves) * (ceil_div(max_tiles, s) + kSplitOverheadTiles) +
@@ -630,7 +671,7 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
   const int rows_per_tile = wgmma ? wgmma_cfg::kRowsPerTile : kRowsPerTile;
   if (plan.num_splits < 1 || plan.num_splits > kMaxSplits || plan.num_splits > 65535 ||
       plan.m_tiles != ceil_div(params.tree_size * params.num_heads, rows_per_tile) || params.batch > 65535 ||
-      (wgmma && plan.pipeline_stages != 0) ||
+      (wgmma && plan.pipeline_stages != 0) || plan.tiles_per_split < 0 ||
       (plan.path != FlashVerifyPath::kMmaSync && plan.path != FlashVerifyPath::kWgmma)) {
     return cudaErrorInvalidConfiguration;
   }
@@ -647,16 +688,19 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
     KernelVariant variant{};
     if (cudaError_t err = select_variant(plan.pipeline_stages, &variant); err != cudaSuccess) return err;
     const dim3 grid(plan.m_tiles, plan.num_splits, params.batch);
-    variant.kernel<<<grid, kBlockThreads, variant.smem_bytes, stream>>>(params, plan.num_splits, ws);
+    variant.kernel<<<grid, kBlockThreads, variant.smem_bytes, stream>>>(params, plan.num_splits,
+                                                                        plan.tiles_per_split, ws);
     if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
   }
-  return plan.num_splits > 1 ? detail::launch_split_combine(params, plan.num_splits, ws, stream) : cudaSuccess;
+  if (plan.num_splits == 1) return cudaSuccess;
+  return detail::launch_split_combine(params, plan.num_splits, plan.tiles_per_split,
+                                      wgmma ? wgmma_cfg::kTokensPerTile : kTokensPerTile, ws, stream);
 }
 
 namespace detail {
 
-cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, const SplitWorkspace& ws,
-                                 cudaStream_t stream) {
+cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int split_tiles, int tokens_per_tile,
+                                 const SplitWorkspace& ws, cudaStream_t stream) {
   const std::int64_t rows = static_cast<std::int64_t>(params.batch) * params.tree_size * params.num_heads;
   {
     const dim3 combine_grid(static_cast<unsigned>(rows), kCombineChunks);
@@ -673,7 +717,8 @@ cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, con
     attribute.val.programmaticStreamSerializationAllowed = 1;
     config.attrs = &attribute;
     config.numAttrs = 1;
-    return cudaLaunchKernelEx(&config, flash_verify_combine_kernel, params, num_splits, ws);
+    return cudaLaunchKernelEx(&config, flash_verify_combine_kernel, params, num_splits, split_tiles, tokens_per_tile,
+                              ws);
   }
 }
 

@@ -12,13 +12,15 @@ namespace vb::detail {
 
 struct SplitWorkspace {
   float* o_partial;    // [B*T*H rows, num_splits, 512] normalised per split
-  float* lse_partial;  // [B*T*H rows, num_splits] natural log, -inf for an empty split
+  float* lse_partial;  // [B*T*H rows, num_splits] natural log; splits without tiles unwritten
 };
 
-// Launches the LSE combine of every row's num_splits partials into params.o / params.lse,
-// as a programmatic dependent launch after the main kernel on `stream`.
-cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, const SplitWorkspace& ws,
-                                 cudaStream_t stream);
+// Launches the LSE combine of every row's split partials into params.o / params.lse, as a
+// programmatic dependent launch after the main kernel on `stream`. It reads only the splits
+// that hold tiles: those the main kernel's ranges give (tiles of `tokens_per_tile` tokens,
+// max(split_tiles, even division) per split); an empty split writes nothing.
+cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int split_tiles, int tokens_per_tile,
+                                 const SplitWorkspace& ws, cudaStream_t stream);
 
 // The wgmma path's main kernel (flash_verify_wgmma_sm90a.cu). The launcher has checked the
 // parameters and the plan; this raises the kernel's shared-memory limit once per device.

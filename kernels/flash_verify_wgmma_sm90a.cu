@@ -92,7 +92,8 @@ __device__ __forceinline__ std::uint64_t tile_visibility(const std::uint64_t* ma
 }
 
 __global__ void __launch_bounds__(kThreads, 1)
-    flash_verify_wgmma_kernel(const VerifyParams p, const int num_splits, const detail::SplitWorkspace ws) {
+    flash_verify_wgmma_kernel(const VerifyParams p, const int num_splits, const int split_tiles,
+                              const detail::SplitWorkspace ws) {
 #if defined(VB_WGMMA_DEVICE_CODE)
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   unsigned char* smem = smem_raw + ((1024 - (warp::smem_addr(smem_raw) & 1023)) & 1023);
@@ -119,20 +120,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int prefix = p.prefix_len[b];
   const int kv_len = p.kv_len(b);
   const int num_tiles = ceil_div(kv_len, kTokensPerTile);
-  const int tiles_per_split = ceil_div(num_tiles, num_splits);
+  const int tiles_per_split = max(split_tiles, ceil_div(num_tiles, num_splits));  // as flash_verify.cu
   const int tile_begin = split * tiles_per_split;
   const int tile_end = min(num_tiles, tile_begin + tiles_per_split);
 
-  if (tile_begin >= tile_end) {  // a short request leaves this split empty
-    for (int i = tid; i < kRowsPerTile * mla::kHeadDimV; i += kThreads) {
-      const int rr = row0 + i / mla::kHeadDimV;
-      if (rr >= rows_per_request) continue;
-      const std::int64_t qrow = request_row0 + rr;
-      ws.o_partial[(qrow * num_splits + split) * mla::kHeadDimV + i % mla::kHeadDimV] = 0.f;
-      if (i % mla::kHeadDimV == 0) ws.lse_partial[qrow * num_splits + split] = -INFINITY;
-    }
-    return;
-  }
+  // A short request leaves this split empty: nothing to write, the combine reads only the
+  // splits that hold tiles (it recomputes the same ranges).
+  if (tile_begin >= tile_end) return;
 
   if (tid == 0) {
 #pragma unroll
@@ -516,7 +510,7 @@ cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan&
     if (cacheable) g_smem_limit_raised[device].store(true, std::memory_order_release);
   }
   const dim3 grid(plan.m_tiles, plan.num_splits, params.batch);
-  flash_verify_wgmma_kernel<<<grid, kThreads, kSmemBytes, stream>>>(params, plan.num_splits, ws);
+  flash_verify_wgmma_kernel<<<grid, kThreads, kSmemBytes, stream>>>(params, plan.num_splits, plan.tiles_per_split, ws);
   return cudaGetLastError();
 }
 

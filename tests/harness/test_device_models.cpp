@@ -4,6 +4,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "harness/device_models.h"
 #include "harness/scenario.h"
@@ -123,4 +124,25 @@ TEST_CASE("flash_verify_plan: the wgmma path only where it is available and H*T 
   CHECK(w.num_splits * w.m_tiles > 100);
   CHECK(std::string(vb::to_string(FlashVerifyPath::kWgmma)) == "wgmma");
   CHECK(std::string(vb::to_string(FlashVerifyPath::kMmaSync)) == "mma.sync");
+}
+
+TEST_CASE("flash_verify_plan: unequal lengths get fixed-size splits sized by the batch's work", "[plan]") {
+  // 32 requests: one of 64k tokens, 31 of 4k (H = 8, T = 4: the mma.sync path's 32-token tiles).
+  std::vector<int> lens(32, 4096 + 4);
+  lens[0] = 65536 + 4;
+  const vb::FlashVerifyPlan even = vb::flash_verify_plan(32, 4, 8, 65540, 132, 1);
+  const vb::FlashVerifyPlan sized = vb::flash_verify_plan(32, 4, 8, 65540, 132, 1, false, lens.data());
+  CHECK(even.tiles_per_split == 0);
+  REQUIRE(sized.tiles_per_split > 0);
+  const int max_tiles = (65540 + 31) / 32;
+  // The long request is cut into more, shorter splits than the even plan gives every request.
+  CHECK(sized.tiles_per_split < (max_tiles + even.num_splits - 1) / even.num_splits);
+  CHECK(sized.num_splits > even.num_splits);
+  CHECK(static_cast<long>(sized.num_splits) * sized.tiles_per_split >= max_tiles);  // no tile left out
+  CHECK(sized.num_splits <= 128);
+  // Equal lengths: exactly the plan made without them.
+  const std::vector<int> same(32, 65540);
+  const vb::FlashVerifyPlan eq = vb::flash_verify_plan(32, 4, 8, 65540, 132, 1, false, same.data());
+  CHECK(eq.tiles_per_split == 0);
+  CHECK(eq.num_splits == even.num_splits);
 }

@@ -262,6 +262,35 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
   const vb::FlashVerifyPlan bogus{1, m_tiles, 3};
   CHECK(vb::flash_verify_launch(d.p, bogus, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
 
+  // Length-aware plans: fixed split sizes (the request of 5024 tokens takes the most
+  // splits, the short ones fewer), on both paths; and a split size too small for the
+  // split count, which the kernels widen to an even division rather than drop tiles.
+  auto check_sized = [&](vb::FlashVerifyPath path, int rows_per_tile, int tokens_per_tile, int tiles_per_split,
+                         int splits) {
+    INFO(vb::to_string(path) << " tiles_per_split " << tiles_per_split << " splits " << splits);
+    vb::FlashVerifyPlan plan;
+    plan.path = path;
+    plan.m_tiles = (problem.tree_size * problem.num_heads + rows_per_tile - 1) / rows_per_tile;
+    plan.num_splits = splits > 0 ? splits : (5000 + 24 + tokens_per_tile - 1) / tokens_per_tile / tiles_per_split + 1;
+    plan.tiles_per_split = tiles_per_split;
+    const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, problem.batch, problem.tree_size, problem.num_heads);
+    void* ws = nullptr;
+    REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
+    poison(d.p);
+    REQUIRE(cudaMemset(ws, 0xFF, ws_bytes) == cudaSuccess);  // unused split slots stay NaN
+    REQUIRE(vb::flash_verify_launch(d.p, plan, ws, ws_bytes, nullptr) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const DeviceOutputs out = download(d.p);
+    vb::ExecutorResult result;
+    vb::compare_with_reference(ref, widen(out.o), out.lse, problem.tree_size, problem.num_heads, spec.tolerance, &result);
+    INFO("O max abs " << result.o.max_abs_error << " LSE max abs " << result.lse.max_abs_error);
+    CHECK(result.outcome == vb::Outcome::kPassed);
+    cudaFree(ws);
+  };
+  const vb::FlashVerifyConfigInfo mma_cfg = vb::flash_verify_path_config(vb::FlashVerifyPath::kMmaSync);
+  for (int tps : {2, 7, 40}) check_sized(vb::FlashVerifyPath::kMmaSync, mma_cfg.rows_per_tile, mma_cfg.tokens_per_tile, tps, 0);
+  check_sized(vb::FlashVerifyPath::kMmaSync, mma_cfg.rows_per_tile, mma_cfg.tokens_per_tile, 1, 2);
+
   // The wgmma path (H*T = 384 rows: six 64-row tiles) over the same split counts.
   cudaError_t wgmma_error = cudaSuccess;
   const bool wgmma = vb::flash_verify_wgmma_supported(&wgmma_error);
@@ -289,6 +318,11 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
     INFO("O max abs " << result.o.max_abs_error << " LSE max abs " << result.lse.max_abs_error);
     CHECK(result.outcome == vb::Outcome::kPassed);
     if (ws) cudaFree(ws);
+  }
+  if (wgmma) {
+    const vb::FlashVerifyConfigInfo wg_cfg = vb::flash_verify_path_config(vb::FlashVerifyPath::kWgmma);
+    for (int tps : {2, 7, 40}) check_sized(vb::FlashVerifyPath::kWgmma, wg_cfg.rows_per_tile, wg_cfg.tokens_per_tile, tps, 0);
+    check_sized(vb::FlashVerifyPath::kWgmma, wg_cfg.rows_per_tile, wg_cfg.tokens_per_tile, 1, 2);
   }
 }
 
@@ -322,53 +356,62 @@ TEST_CASE("a captured CUDA graph replays correctly with other prefix lengths and
   cudaError_t occ = cudaSuccess;
   const int blocks_per_sm = vb::flash_verify_blocks_per_sm(&occ);
   REQUIRE(occ == cudaSuccess);
-  const vb::FlashVerifyPlan plan = vb::flash_verify_plan(2, 16, 16, 3000 + 16, gpu.sm_count, blocks_per_sm);
-  REQUIRE(plan.num_splits > 1);  // the replay must exercise the combine too
-  const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, 2, 16, 16);
-  void* ws = nullptr;
-  REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
-
-  cudaStream_t stream;
-  REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
-  cudaGraph_t graph;
-  REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
-  REQUIRE(vb::flash_verify_launch(d.p, plan, ws, ws_bytes, stream) == cudaSuccess);
-  REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
-  cudaGraphExec_t exec;
-  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
-
-  for (const CaseSpec* spec : {&small_a, &small_b, &big}) {
-    INFO("replay " << spec->name);
-    const vb::Problem problem = vb::materialize(*spec);
-    REQUIRE(problem.kv_pool.size() <= max_problem.kv_pool.size());
-    REQUIRE(problem.pages.kv_indices.size() <= max_problem.pages.kv_indices.size());
-    d.load(problem);
-
-    poison(d.p);
-    REQUIRE(cudaGraphLaunch(exec, stream) == cudaSuccess);
-    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
-    const DeviceOutputs replayed = download(d.p);
-
-    poison(d.p);
+  // Two plans: the even split of the longest length, and the length-aware one of the
+  // captured lengths (3016 and 2516 tokens: fixed-size splits), replayed with other lengths.
+  const int captured_lens[2] = {3000 + 16, 2500 + 16};
+  const vb::FlashVerifyPlan even_plan = vb::flash_verify_plan(2, 16, 16, 3000 + 16, gpu.sm_count, blocks_per_sm);
+  const vb::FlashVerifyPlan sized_plan =
+      vb::flash_verify_plan(2, 16, 16, 3000 + 16, gpu.sm_count, blocks_per_sm, false, captured_lens);
+  REQUIRE(sized_plan.tiles_per_split > 0);
+  for (const vb::FlashVerifyPlan& plan : {even_plan, sized_plan}) {
+    INFO("plan splits " << plan.num_splits << " tiles_per_split " << plan.tiles_per_split);
+    REQUIRE(plan.num_splits > 1);  // the replay must exercise the combine too
+    const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, 2, 16, 16);
+    void* ws = nullptr;
+    REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
+    cudaStream_t stream;
+    REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+    cudaGraph_t graph;
+    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
     REQUIRE(vb::flash_verify_launch(d.p, plan, ws, ws_bytes, stream) == cudaSuccess);
-    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
-    const DeviceOutputs direct = download(d.p);
+    REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
+    cudaGraphExec_t exec;
+    REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
 
-    CHECK(std::memcmp(replayed.o.data(), direct.o.data(), direct.o.size() * 2) == 0);
-    CHECK(std::memcmp(replayed.lse.data(), direct.lse.data(), direct.lse.size() * 4) == 0);
+    for (const CaseSpec* spec : {&small_a, &small_b, &big}) {
+      INFO("replay " << spec->name);
+      const vb::Problem problem = vb::materialize(*spec);
+      REQUIRE(problem.kv_pool.size() <= max_problem.kv_pool.size());
+      REQUIRE(problem.pages.kv_indices.size() <= max_problem.pages.kv_indices.size());
+      d.load(problem);
 
-    const vb::ReferenceOutput ref =
-        vb::reference_verify(vb::host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr));
-    vb::ExecutorResult result;
-    vb::compare_with_reference(ref, widen(replayed.o), replayed.lse, problem.tree_size, problem.num_heads,
-                               spec->tolerance, &result);
-    INFO("O max abs " << result.o.max_abs_error);
-    CHECK(result.outcome == vb::Outcome::kPassed);
+      poison(d.p);
+      REQUIRE(cudaGraphLaunch(exec, stream) == cudaSuccess);
+      REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+      const DeviceOutputs replayed = download(d.p);
+
+      poison(d.p);
+      REQUIRE(vb::flash_verify_launch(d.p, plan, ws, ws_bytes, stream) == cudaSuccess);
+      REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+      const DeviceOutputs direct = download(d.p);
+
+      CHECK(std::memcmp(replayed.o.data(), direct.o.data(), direct.o.size() * 2) == 0);
+      CHECK(std::memcmp(replayed.lse.data(), direct.lse.data(), direct.lse.size() * 4) == 0);
+
+      const vb::ReferenceOutput ref =
+          vb::reference_verify(vb::host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr));
+      vb::ExecutorResult result;
+      vb::compare_with_reference(ref, widen(replayed.o), replayed.lse, problem.tree_size, problem.num_heads,
+                                 spec->tolerance, &result);
+      INFO("O max abs " << result.o.max_abs_error);
+      CHECK(result.outcome == vb::Outcome::kPassed);
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaStreamDestroy(stream);
+    cudaFree(ws);
+    d.load(max_problem);
   }
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
-  cudaStreamDestroy(stream);
-  cudaFree(ws);
 }
 
 TEST_CASE("the SGLang adapter gives bit-identical output to the native interface", "[gpu]") {

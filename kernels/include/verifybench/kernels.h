@@ -31,6 +31,10 @@ struct FlashVerifyPlan {
   // The wgmma path has one depth (2) and takes 0 only.
   int pipeline_stages = 0;
   FlashVerifyPath path = FlashVerifyPath::kMmaSync;
+  // KV tiles per split (the path's tiles): 0 divides each request evenly over num_splits;
+  // a length-aware plan sets it so that a long request uses more splits than a short one.
+  // The kernel never uses fewer than an even division, so no length can lose tiles.
+  int tiles_per_split = 0;
 };
 
 // Pipeline depths the production kernel is built with, deepest first.
@@ -46,13 +50,21 @@ int flash_verify_stages_for_smem_optin(int optin_bytes);
 // flash_verify_wgmma_supported), requests of H*T >= 64 rows take the wgmma path when the
 // batch holds at least 2 of its 64-row x 64-token tiles per SM.
 // Host-only arithmetic, no device calls.
+//
+// With `kv_lens` (host, `batch` entries of prefix + T, each <= max_kv_len) the split model
+// sees the actual lengths: when they differ, it sizes splits by the batch's total work (a
+// long request gets more splits than a short one) instead of assuming every request is
+// as long as the longest. A graph captured with such a plan stays correct for any lengths
+// up to max_kv_len.
 FlashVerifyPlan flash_verify_plan(int batch, int tree_size, int num_heads, int max_kv_len,
-                                  int num_sms, int blocks_per_sm, bool wgmma_available = false);
+                                  int num_sms, int blocks_per_sm, bool wgmma_available = false,
+                                  const int* kv_lens = nullptr);
 
 // The split count for a given path (what flash_verify_plan does once it has chosen the
 // path): to run one path where the planner would pick the other, e.g. in tests.
 FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int tree_size, int num_heads,
-                                           int max_kv_len, int num_sms, int blocks_per_sm);
+                                           int max_kv_len, int num_sms, int blocks_per_sm,
+                                           const int* kv_lens = nullptr);
 
 // Whether the current device runs the wgmma path (compute capability 9.0 with 227 KB of
 // shared memory per block). Every build carries its sm_90a machine code.
