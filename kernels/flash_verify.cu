@@ -22,7 +22,8 @@
 //
 // Split/combine contract: with num_splits == 1 the block writes final O (bf16) and LSE.
 // Otherwise it writes its split's normalised O (fp32) and natural-log LSE to the
-// workspace (an empty split writes nothing) and flash_verify_combine_kernel
+// workspace (an empty split writes LSE -inf and zero O for even plans, nothing for
+// length-aware ones) and flash_verify_combine_kernel
 // merges the splits of every row. Splits are computed on the device from prefix_len, so a
 // graph captured once replays correctly with other lengths up to the planned maximum.
 #include <cuda_bf16.h>
@@ -90,9 +91,20 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   const int tile_begin = split * tiles_per_split;
   const int tile_end = min(num_tiles, tile_begin + tiles_per_split);
 
-  // A short request leaves this split empty: nothing to write, the combine reads only the
-  // splits that hold tiles (it recomputes the same ranges).
-  if (tile_begin >= tile_end) return;
+  if (tile_begin >= tile_end) {  // a short request leaves this split empty
+    // Length-aware plans (split_tiles > 0): nothing to write, the combine reads only the
+    // splits that hold tiles. Even plans keep the combine free of that length lookup (it
+    // cost small launches 4-9 % on the H200), so their empty splits write LSE -inf, O 0.
+    if (split_tiles > 0) return;
+    for (int i = tid; i < kRowsPerTile * mla::kHeadDimV; i += kBlockThreads) {
+      const int rr = row0 + i / mla::kHeadDimV;
+      if (rr >= rows_per_request) continue;
+      const std::int64_t qrow = request_row0 + rr;
+      ws.o_partial[(qrow * num_splits + split) * mla::kHeadDimV + i % mla::kHeadDimV] = 0.f;
+      if (i % mla::kHeadDimV == 0) ws.lse_partial[qrow * num_splits + split] = -INFINITY;
+    }
+    return;
+  }
 
   // Stage barriers: "full" completes when every producer warp has announced its rows' bytes and
   // they all landed; "empty" completes when every compute warp has finished reading the
@@ -396,11 +408,15 @@ __global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
   const int c = blockIdx.y * (mla::kHeadDimV / kCombineChunks) + threadIdx.x * 4;
   const int lanes = blockDim.y;
   const int y = threadIdx.y;
-  // The splits of this row's request that hold tiles (the main kernel's ranges, from the
-  // device-side length: a replayed graph may carry other lengths); the others wrote nothing.
-  const int b = static_cast<int>(qrow / p.query_rows_per_request());
-  const int num_tiles = ceil_div(p.kv_len(b), tokens_per_tile);
-  const int used_splits = ceil_div(num_tiles, max(split_tiles, ceil_div(num_tiles, num_splits)));
+  // Length-aware plans: only the splits of this row's request that hold tiles (the main
+  // kernel's ranges, from the device-side length: a replayed graph may carry other lengths);
+  // the others wrote nothing. Even plans: every split (empty ones wrote LSE -inf).
+  int used_splits = num_splits;
+  if (split_tiles > 0) {
+    const int b = static_cast<int>(qrow / p.query_rows_per_request());
+    const int num_tiles = ceil_div(p.kv_len(b), tokens_per_tile);
+    used_splits = ceil_div(num_tiles, max(split_tiles, ceil_div(num_tiles, num_splits)));
+  }
   // The row's split LSEs, once, into shared memory; their maximum by a warp reduction.
   const float* lse_part = ws.lse_partial + qrow * num_splits;
   float max_lse = -INFINITY;

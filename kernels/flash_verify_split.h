@@ -12,13 +12,14 @@ namespace vb::detail {
 
 struct SplitWorkspace {
   float* o_partial;    // [B*T*H rows, num_splits, 512] normalised per split
-  float* lse_partial;  // [B*T*H rows, num_splits] natural log; splits without tiles unwritten
+  float* lse_partial;  // [B*T*H rows, num_splits] natural log (see launch_split_combine)
 };
 
 // Launches the LSE combine of every row's split partials into params.o / params.lse, as a
-// programmatic dependent launch after the main kernel on `stream`. It reads only the splits
-// that hold tiles: those the main kernel's ranges give (tiles of `tokens_per_tile` tokens,
-// max(split_tiles, even division) per split); an empty split writes nothing.
+// programmatic dependent launch after the main kernel on `stream`. With split_tiles > 0 (a
+// length-aware plan) it reads only the splits that hold tiles: those the main kernel's
+// ranges give (tiles of `tokens_per_tile` tokens, max(split_tiles, even division) per
+// split), and an empty split writes nothing; with 0 it reads all num_splits.
 cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int split_tiles, int tokens_per_tile,
                                  const SplitWorkspace& ws, cudaStream_t stream);
 

@@ -124,9 +124,20 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int tile_begin = split * tiles_per_split;
   const int tile_end = min(num_tiles, tile_begin + tiles_per_split);
 
-  // A short request leaves this split empty: nothing to write, the combine reads only the
-  // splits that hold tiles (it recomputes the same ranges).
-  if (tile_begin >= tile_end) return;
+  if (tile_begin >= tile_end) {  // a short request leaves this split empty
+    // Length-aware plans (split_tiles > 0): nothing to write, the combine reads only the
+    // splits that hold tiles. Even plans keep the combine free of that length lookup (it
+    // cost small launches 4-9 % on the H200), so their empty splits write LSE -inf, O 0.
+    if (split_tiles > 0) return;
+    for (int i = tid; i < kRowsPerTile * mla::kHeadDimV; i += kThreads) {
+      const int rr = row0 + i / mla::kHeadDimV;
+      if (rr >= rows_per_request) continue;
+      const std::int64_t qrow = request_row0 + rr;
+      ws.o_partial[(qrow * num_splits + split) * mla::kHeadDimV + i % mla::kHeadDimV] = 0.f;
+      if (i % mla::kHeadDimV == 0) ws.lse_partial[qrow * num_splits + split] = -INFINITY;
+    }
+    return;
+  }
 
   if (tid == 0) {
 #pragma unroll
