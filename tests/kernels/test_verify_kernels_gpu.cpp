@@ -356,13 +356,13 @@ TEST_CASE("a captured CUDA graph replays correctly with other prefix lengths and
   cudaError_t occ = cudaSuccess;
   const int blocks_per_sm = vb::flash_verify_blocks_per_sm(&occ);
   REQUIRE(occ == cudaSuccess);
-  // Two plans: the even split of the longest length, and the length-aware one of the
-  // captured lengths (3016 and 2516 tokens: fixed-size splits), replayed with other lengths.
-  const int captured_lens[2] = {3000 + 16, 2500 + 16};
+  // Two plans: the even split of the longest length, and one with fixed-size splits of 7
+  // tiles (as a length-aware plan makes: the 3016-token request takes 14 splits, the
+  // 2516-token one 12), both replayed with other lengths.
   const vb::FlashVerifyPlan even_plan = vb::flash_verify_plan(2, 16, 16, 3000 + 16, gpu.sm_count, blocks_per_sm);
-  const vb::FlashVerifyPlan sized_plan =
-      vb::flash_verify_plan(2, 16, 16, 3000 + 16, gpu.sm_count, blocks_per_sm, false, captured_lens);
-  REQUIRE(sized_plan.tiles_per_split > 0);
+  vb::FlashVerifyPlan sized_plan = even_plan;
+  sized_plan.tiles_per_split = 7;
+  sized_plan.num_splits = (3016 + vb::flash_verify_config().tokens_per_tile - 1) / vb::flash_verify_config().tokens_per_tile / 7 + 1;
   for (const vb::FlashVerifyPlan& plan : {even_plan, sized_plan}) {
     INFO("plan splits " << plan.num_splits << " tiles_per_split " << plan.tiles_per_split);
     REQUIRE(plan.num_splits > 1);  // the replay must exercise the combine too
