@@ -2,6 +2,7 @@
 // and the launcher; kernels/flash_verify_wgmma_sm90a.cu, the sm_90a wgmma path): the split-KV
 // workspace layout and the LSE combine that merges it. Internal to kernels/.
 #pragma once
+#include <cmath>
 #include <cstdint>
 
 #include <cuda_runtime_api.h>
@@ -14,6 +15,30 @@ struct SplitWorkspace {
   float* o_partial;    // [B*T*H rows, num_splits, 512] normalised per split
   float* lse_partial;  // [B*T*H rows, num_splits] natural log (see launch_split_combine)
 };
+
+// Tiles per split of a request of num_tiles tiles: the plan's split size (length-aware
+// plans), never less than an even division over num_splits, so no tile is ever left out
+// whatever lengths a replayed graph carries. The main kernels and the combine both use it.
+__device__ __forceinline__ int split_size_tiles(int num_tiles, int num_splits, int split_tiles) {
+  return max(split_tiles, (num_tiles + num_splits - 1) / num_splits);
+}
+
+// An empty split (a short request's) under an even plan writes LSE -inf and zero O for its
+// rows, which the combine then reads (weight 0). Length-aware plans write nothing: their
+// combine reads only the splits that hold tiles. Rows row0 .. row0 + kRows - 1 of a request
+// whose rows start at request_row0; threads tid of `threads` share the writes.
+template <int kRows>
+__device__ __forceinline__ void write_empty_split(const SplitWorkspace& ws, int num_splits, int split,
+                                                  std::int64_t request_row0, int row0, int rows_per_request,
+                                                  int tid, int threads) {
+  for (int i = tid; i < kRows * mla::kHeadDimV; i += threads) {
+    const int rr = row0 + i / mla::kHeadDimV;
+    if (rr >= rows_per_request) continue;
+    const std::int64_t qrow = request_row0 + rr;
+    ws.o_partial[(qrow * num_splits + split) * mla::kHeadDimV + i % mla::kHeadDimV] = 0.f;
+    if (i % mla::kHeadDimV == 0) ws.lse_partial[qrow * num_splits + split] = -INFINITY;
+  }
+}
 
 // Launches the LSE combine of every row's split partials into params.o / params.lse, as a
 // programmatic dependent launch after the main kernel on `stream`. With split_tiles > 0 (a

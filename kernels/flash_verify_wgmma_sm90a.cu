@@ -120,22 +120,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int prefix = p.prefix_len[b];
   const int kv_len = p.kv_len(b);
   const int num_tiles = ceil_div(kv_len, kTokensPerTile);
-  const int tiles_per_split = max(split_tiles, ceil_div(num_tiles, num_splits));  // as flash_verify.cu
+  const int tiles_per_split = detail::split_size_tiles(num_tiles, num_splits, split_tiles);
   const int tile_begin = split * tiles_per_split;
   const int tile_end = min(num_tiles, tile_begin + tiles_per_split);
 
   if (tile_begin >= tile_end) {  // a short request leaves this split empty
-    // Length-aware plans (split_tiles > 0): nothing to write, the combine reads only the
-    // splits that hold tiles. Even plans keep the combine free of that length lookup (it
-    // cost small launches 4-9 % on the H200), so their empty splits write LSE -inf, O 0.
-    if (split_tiles > 0) return;
-    for (int i = tid; i < kRowsPerTile * mla::kHeadDimV; i += kThreads) {
-      const int rr = row0 + i / mla::kHeadDimV;
-      if (rr >= rows_per_request) continue;
-      const std::int64_t qrow = request_row0 + rr;
-      ws.o_partial[(qrow * num_splits + split) * mla::kHeadDimV + i % mla::kHeadDimV] = 0.f;
-      if (i % mla::kHeadDimV == 0) ws.lse_partial[qrow * num_splits + split] = -INFINITY;
-    }
+    if (split_tiles > 0) return;  // length-aware plan: the combine skips this split
+    detail::write_empty_split<kRowsPerTile>(ws, num_splits, split, request_row0, row0, rows_per_request, tid, kThreads);
     return;
   }
 
