@@ -72,22 +72,16 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
                                                   kRowStatBytes);  // [kStages] "stage landed"
   std::uint64_t* s_empty = s_full + kStages;                        // [kStages] "stage read"
 
-  const int m_tile = blockIdx.x;
   const int split = blockIdx.y;
   const int b = blockIdx.z;
   const int tid = threadIdx.x;
   const int warp = tid / 32;
   const int lane = tid % 32;
 
-  const int rows_per_request = p.query_rows_per_request();
-  const int row0 = m_tile * kRowsPerTile;
-  const std::int64_t request_row0 = static_cast<std::int64_t>(b) * rows_per_request;
-  const int prefix = p.prefix_len[b];
-  const int kv_len = p.kv_len(b);
-  const int num_tiles = ceil_div(kv_len, kTokensPerTile);
-  const int tiles_per_split = detail::split_size_tiles(num_tiles, num_splits, split_tiles);
-  const int tile_begin = split * tiles_per_split;
-  const int tile_end = min(num_tiles, tile_begin + tiles_per_split);
+  const detail::BlockWork work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
+  const int rows_per_request = work.rows_per_request, row0 = work.row0, prefix = work.prefix, kv_len = work.kv_len;
+  const std::int64_t request_row0 = work.request_row0;
+  const int tile_begin = work.tile_begin, tile_end = work.tile_end;
 
   if (tile_begin >= tile_end) {  // a short request leaves this split empty
     if (split_tiles > 0) return;  // length-aware plan: the combine skips this split

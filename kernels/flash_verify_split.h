@@ -23,6 +23,31 @@ __device__ __forceinline__ int split_size_tiles(int num_tiles, int num_splits, i
   return max(split_tiles, (num_tiles + num_splits - 1) / num_splits);
 }
 
+// What one block of either kernel owns: request b = blockIdx.z, the kRows-row tile
+// blockIdx.x of its rows (node-major, head-minor), and the tiles [tile_begin, tile_end) of
+// kTokens tokens of split blockIdx.y (empty when tile_begin >= tile_end).
+struct BlockWork {
+  int rows_per_request, row0;
+  std::int64_t request_row0;  // the request's first query row in q / o / lse
+  int prefix, kv_len;         // from the device-side prefix length (graphs replay other lengths)
+  int tile_begin, tile_end;
+};
+template <int kRows, int kTokens>
+__device__ __forceinline__ BlockWork block_work(const VerifyParams& p, int num_splits, int split_tiles) {
+  BlockWork w;
+  const int m_tile = blockIdx.x, split = blockIdx.y, b = blockIdx.z;
+  w.rows_per_request = p.query_rows_per_request();
+  w.row0 = m_tile * kRows;
+  w.request_row0 = static_cast<std::int64_t>(b) * w.rows_per_request;
+  w.prefix = p.prefix_len[b];
+  w.kv_len = p.kv_len(b);
+  const int num_tiles = (w.kv_len + kTokens - 1) / kTokens;
+  const int tiles_per_split = split_size_tiles(num_tiles, num_splits, split_tiles);
+  w.tile_begin = split * tiles_per_split;
+  w.tile_end = min(num_tiles, w.tile_begin + tiles_per_split);
+  return w;
+}
+
 // An empty split (a short request's) under an even plan writes LSE -inf and zero O for its
 // rows, which the combine then reads (weight 0). Length-aware plans write nothing: their
 // combine reads only the splits that hold tiles. Rows row0 .. row0 + kRows - 1 of a request

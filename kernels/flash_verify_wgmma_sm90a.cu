@@ -57,8 +57,6 @@ constexpr int kORegs = 128;                   // O accumulators per thread (64 x
 constexpr int kKSteps = mla::kHeadDimQK / 16;  // 36 k16 steps of S
 constexpr int kPvSteps = kTokensPerTile / 16;  // 4 k16 steps of PV
 
-__host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
-
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define VB_WGMMA_DEVICE_CODE 1
 #endif
@@ -105,7 +103,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   std::uint64_t* s_empty = s_full + kStages * kLoadParts;                // [kStages]
   std::uint64_t* s_q_full = s_empty + kStages;
 
-  const int m_tile = blockIdx.x;
   const int split = blockIdx.y;
   const int b = blockIdx.z;
   const int tid = threadIdx.x;
@@ -114,15 +111,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int wg_warp = wg_tid / 32;
   const int lane = tid % 32;
 
-  const int rows_per_request = p.query_rows_per_request();
-  const int row0 = m_tile * kRowsPerTile;
-  const std::int64_t request_row0 = static_cast<std::int64_t>(b) * rows_per_request;
-  const int prefix = p.prefix_len[b];
-  const int kv_len = p.kv_len(b);
-  const int num_tiles = ceil_div(kv_len, kTokensPerTile);
-  const int tiles_per_split = detail::split_size_tiles(num_tiles, num_splits, split_tiles);
-  const int tile_begin = split * tiles_per_split;
-  const int tile_end = min(num_tiles, tile_begin + tiles_per_split);
+  const detail::BlockWork work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
+  const int rows_per_request = work.rows_per_request, row0 = work.row0, prefix = work.prefix, kv_len = work.kv_len;
+  const std::int64_t request_row0 = work.request_row0;
+  const int tile_begin = work.tile_begin, tile_end = work.tile_end;
 
   if (tile_begin >= tile_end) {  // a short request leaves this split empty
     if (split_tiles > 0) return;  // length-aware plan: the combine skips this split
