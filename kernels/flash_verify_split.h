@@ -65,6 +65,17 @@ __device__ __forceinline__ void write_empty_split(const SplitWorkspace& ws, int 
   }
 }
 
+// True when this block's split holds no tiles (a short request's); under an even plan it
+// has then written the split's partials (write_empty_split). The block returns at once.
+template <int kRows>
+__device__ __forceinline__ bool empty_split_handled(const BlockWork& w, const SplitWorkspace& ws, int num_splits,
+                                                    int split_tiles, int tid, int threads) {
+  if (w.tile_begin < w.tile_end) return false;
+  if (split_tiles > 0) return true;  // a length-aware plan's combine skips empty splits
+  write_empty_split<kRows>(ws, num_splits, blockIdx.y, w.request_row0, w.row0, w.rows_per_request, tid, threads);
+  return true;
+}
+
 // Launches the LSE combine of every row's split partials into params.o / params.lse, as a
 // programmatic dependent launch after the main kernel on `stream`. With split_tiles > 0 (a
 // length-aware plan) it reads only the splits that hold tiles: those the main kernel's

@@ -112,15 +112,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int lane = tid % 32;
 
   const detail::BlockWork work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
+  if (detail::empty_split_handled<kRowsPerTile>(work, ws, num_splits, split_tiles, tid, kThreads)) return;
   const int rows_per_request = work.rows_per_request, row0 = work.row0, prefix = work.prefix, kv_len = work.kv_len;
   const std::int64_t request_row0 = work.request_row0;
   const int tile_begin = work.tile_begin, tile_end = work.tile_end;
-
-  if (tile_begin >= tile_end) {  // a short request leaves this split empty
-    if (split_tiles > 0) return;  // length-aware plan: the combine skips this split
-    detail::write_empty_split<kRowsPerTile>(ws, num_splits, split, request_row0, row0, rows_per_request, tid, kThreads);
-    return;
-  }
 
   if (tid == 0) {
 #pragma unroll
