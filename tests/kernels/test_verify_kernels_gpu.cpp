@@ -228,6 +228,29 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
   DeviceTokenProblem d(problem, problem);
   const int m_tiles = (problem.tree_size * problem.num_heads + vb::flash_verify_config().rows_per_tile - 1) /
                       vb::flash_verify_config().rows_per_tile;
+  // Runs one plan on poisoned outputs and a NaN-filled workspace and checks every element
+  // against the reference; returns the launch error without checking when it was refused.
+  auto run_plan = [&](const vb::FlashVerifyPlan& plan) {
+    const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, problem.batch, problem.tree_size, problem.num_heads);
+    void* ws = nullptr;
+    if (ws_bytes) {
+      REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
+      REQUIRE(cudaMemset(ws, 0xFF, ws_bytes) == cudaSuccess);  // splits nobody writes stay NaN
+    }
+    poison(d.p);
+    const cudaError_t launched = vb::flash_verify_launch(d.p, plan, ws, ws_bytes, nullptr);
+    if (launched == cudaSuccess) {
+      REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+      const DeviceOutputs out = download(d.p);
+      vb::ExecutorResult result;
+      vb::compare_with_reference(ref, widen(out.o), out.lse, problem.tree_size, problem.num_heads, spec.tolerance,
+                                 &result);
+      INFO("O max abs " << result.o.max_abs_error << " LSE max abs " << result.lse.max_abs_error);
+      CHECK(result.outcome == vb::Outcome::kPassed);
+    }
+    if (ws) cudaFree(ws);
+    return launched;
+  };
   int variants[8];
   const int num_variants = vb::flash_verify_pipeline_variants(variants, 8);
   REQUIRE(num_variants >= 2);
@@ -236,26 +259,13 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
   for (int v = 0; v < num_variants; ++v) {
     for (int splits : {1, 2, 7, 40}) {
       INFO("stages " << variants[v] << " splits " << splits);
-      const vb::FlashVerifyPlan plan{splits, m_tiles, variants[v]};
-      const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, problem.batch, problem.tree_size, problem.num_heads);
-      void* ws = nullptr;
-      if (ws_bytes) REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
-      poison(d.p);
-      const cudaError_t launched = vb::flash_verify_launch(d.p, plan, ws, ws_bytes, nullptr);
+      const cudaError_t launched = run_plan(vb::FlashVerifyPlan{splits, m_tiles, variants[v]});
       if (launched == cudaErrorInvalidConfiguration) {
         // A variant deeper than this device's shared memory allows is refused, not run.
         WARN("pipeline depth " << variants[v] << " does not fit this device (opt-in smem " << device_optin << " B)");
-        if (ws) cudaFree(ws);
         continue;
       }
       REQUIRE(launched == cudaSuccess);
-      REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-      const DeviceOutputs out = download(d.p);
-      vb::ExecutorResult result;
-      vb::compare_with_reference(ref, widen(out.o), out.lse, problem.tree_size, problem.num_heads, spec.tolerance, &result);
-      INFO("O max abs " << result.o.max_abs_error << " LSE max abs " << result.lse.max_abs_error);
-      CHECK(result.outcome == vb::Outcome::kPassed);
-      if (ws) cudaFree(ws);
     }
   }
   // An unknown depth is refused.
@@ -273,19 +283,7 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
     plan.m_tiles = (problem.tree_size * problem.num_heads + rows_per_tile - 1) / rows_per_tile;
     plan.num_splits = splits > 0 ? splits : (5000 + 24 + tokens_per_tile - 1) / tokens_per_tile / tiles_per_split + 1;
     plan.tiles_per_split = tiles_per_split;
-    const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, problem.batch, problem.tree_size, problem.num_heads);
-    void* ws = nullptr;
-    REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
-    poison(d.p);
-    REQUIRE(cudaMemset(ws, 0xFF, ws_bytes) == cudaSuccess);  // unused split slots stay NaN
-    REQUIRE(vb::flash_verify_launch(d.p, plan, ws, ws_bytes, nullptr) == cudaSuccess);
-    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    const DeviceOutputs out = download(d.p);
-    vb::ExecutorResult result;
-    vb::compare_with_reference(ref, widen(out.o), out.lse, problem.tree_size, problem.num_heads, spec.tolerance, &result);
-    INFO("O max abs " << result.o.max_abs_error << " LSE max abs " << result.lse.max_abs_error);
-    CHECK(result.outcome == vb::Outcome::kPassed);
-    cudaFree(ws);
+    REQUIRE(run_plan(plan) == cudaSuccess);
   };
   const vb::FlashVerifyConfigInfo mma_cfg = vb::flash_verify_path_config(vb::FlashVerifyPath::kMmaSync);
   for (int tps : {2, 7, 40}) check_sized(vb::FlashVerifyPath::kMmaSync, mma_cfg.rows_per_tile, mma_cfg.tokens_per_tile, tps, 0);
@@ -305,19 +303,7 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
   for (int splits : {1, 2, 7, 40}) {
     if (!wgmma) break;
     INFO("wgmma path, splits " << splits);
-    const vb::FlashVerifyPlan plan{splits, wgmma_tiles, 0, vb::FlashVerifyPath::kWgmma};
-    const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, problem.batch, problem.tree_size, problem.num_heads);
-    void* ws = nullptr;
-    if (ws_bytes) REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
-    poison(d.p);
-    REQUIRE(vb::flash_verify_launch(d.p, plan, ws, ws_bytes, nullptr) == cudaSuccess);
-    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    const DeviceOutputs out = download(d.p);
-    vb::ExecutorResult result;
-    vb::compare_with_reference(ref, widen(out.o), out.lse, problem.tree_size, problem.num_heads, spec.tolerance, &result);
-    INFO("O max abs " << result.o.max_abs_error << " LSE max abs " << result.lse.max_abs_error);
-    CHECK(result.outcome == vb::Outcome::kPassed);
-    if (ws) cudaFree(ws);
+    REQUIRE(run_plan(vb::FlashVerifyPlan{splits, wgmma_tiles, 0, vb::FlashVerifyPath::kWgmma}) == cudaSuccess);
   }
   if (wgmma) {
     const vb::FlashVerifyConfigInfo wg_cfg = vb::flash_verify_path_config(vb::FlashVerifyPath::kWgmma);
