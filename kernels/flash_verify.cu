@@ -1,4 +1,7 @@
-// Production MLA tree-verify kernel: split-KV flash-decode over one latent KV head.
+// Production MLA tree-verify kernel: split-KV flash-decode over one latent KV head. This
+// file holds its portable mma.sync path (sm_90 and sm_120), the split combine, the planner
+// (which picks this path or the Hopper wgmma path of flash_verify_wgmma_sm90a.cu) and the
+// launcher of both.
 //
 // What one thread block owns: request b (blockIdx.z), a tile of kRowsPerTile query rows
 // of that request (blockIdx.x; rows are node-major, head-minor, so all H*T rows of a
@@ -23,9 +26,9 @@
 // Split/combine contract: with num_splits == 1 the block writes final O (bf16) and LSE.
 // Otherwise it writes its split's normalised O (fp32) and natural-log LSE to the
 // workspace (an empty split writes LSE -inf and zero O for even plans, nothing for
-// length-aware ones) and flash_verify_combine_kernel
-// merges the splits of every row. Splits are computed on the device from prefix_len, so a
-// graph captured once replays correctly with other lengths up to the planned maximum.
+// length-aware ones) and flash_verify_combine_kernel merges the splits of every row.
+// Split ranges are computed on the device from prefix_len, so a graph captured once
+// replays correctly with other lengths up to the planned maximum.
 #include <cuda_bf16.h>
 
 #include <algorithm>

@@ -1,6 +1,7 @@
 // What the two production kernel paths share (kernels/flash_verify.cu, the mma.sync path
-// and the launcher; kernels/flash_verify_wgmma_sm90a.cu, the sm_90a wgmma path): the split-KV
-// workspace layout and the LSE combine that merges it. Internal to kernels/.
+// and the launcher; kernels/flash_verify_wgmma_sm90a.cu, the sm_90a wgmma path): what a
+// block owns, the split ranges, the split-KV workspace layout and the LSE combine that
+// merges it. Internal to kernels/.
 #pragma once
 #include <cmath>
 #include <cstdint>
