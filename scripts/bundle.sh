@@ -26,6 +26,14 @@ for t in build/tests/vb_test_*; do
 done
 [ -x build/vb_bench_reference ] && cp build/vb_bench_reference "$out/bin/"
 [ -x build/verifybench_bench ] && cp build/verifybench_bench "$out/bin/"
+# VB_BUNDLE_HANDOFF_SYNC=1: also bin/verifybench-handoff-sync, the wgmma path with bar.sync on
+# both sides of its P hand-over (a racecheck debug build; lab_run.sh racecheck-handoff).
+if [ "${VB_BUNDLE_HANDOFF_SYNC:-0}" = 1 ]; then
+  cmake -S . -B build-handoff-sync -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90;120" \
+    -DVB_BUILD_TESTS=OFF -DCMAKE_CUDA_FLAGS=-DVB_WGMMA_HANDOFF_SYNC=1
+  cmake --build build-handoff-sync -j "$(nproc)" --target verifybench
+  cp build-handoff-sync/verifybench "$out/bin/verifybench-handoff-sync"
+fi
 cp -r scenarios "$out/scenarios"
 
 # Shared libraries: keep only what the target machine provides itself (the C runtime and the

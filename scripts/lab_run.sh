@@ -15,6 +15,10 @@
 #                time limit (VB_RACECHECK_CASE_LIMIT, default 60 s; VB_RACECHECK_TOTAL_S caps the
 #                phase; VB_SANITIZE_KERNELS=SUBSTRING checks only matching kernels); verdicts in
 #                racecheck-each.txt
+#   racecheck-handoff  racecheck of the wgmma kernel on one case (VB_RACECHECK_CASE, default
+#                ddtree64) with the bundle's default build and with bin/verifybench-handoff-sync
+#                (scripts/bundle.sh with VB_BUNDLE_HANDOFF_SYNC=1): do the P hand-over reports go
+#                away when both sides use bar.sync?
 #   single       the single-request and small-batch perf cases, timed (split-count checks)
 #   nightly      the nightly gate twice: the real build, then bin/verifybench-slow
 #                (VB_SLOW_SPLITS) against the baseline the real build just made
@@ -107,6 +111,16 @@ for phase in "$@"; do
       VERIFYBENCH="$slow_runner" BASELINE_BIN="$bundle/run.sh" VB_NIGHTLY_OUT="$out/nightly-slow" \
         VB_NIGHTLY_BASELINE="$out/baseline.json" scripts/nightly.sh > "$out/nightly-slow.log" 2>&1
       rc=$?; summary nightly-slow $rc "$(tail -n 1 "$out/nightly-slow.log")" ;;
+    racecheck-handoff)
+      rc_case=${VB_RACECHECK_CASE:-ddtree64}
+      for bin in verifybench verifybench-handoff-sync; do
+        [[ -x "$bundle/bin/$bin" ]] || { summary "$bin" 2 "not in the bundle (VB_BUNDLE_HANDOFF_SYNC=1 scripts/bundle.sh)"; continue; }
+        timeout "${VB_RACECHECK_CASE_LIMIT:-120}" compute-sanitizer --tool racecheck \
+          --kernel-name kns=flash_verify_wgmma_kernel "$bundle/bin/$bin" run scenarios/correctness.yaml \
+          --case "$rc_case" --out-dir "$out/racecheck-handoff-$bin" > "$out/racecheck-handoff-$bin.log" 2>&1
+        rc=$?
+        summary "$bin" $rc "$(grep -E 'RACECHECK SUMMARY' "$out/racecheck-handoff-$bin.log" | tail -n 1)"
+      done ;;
     single)
       vb run scenarios/perf.yaml --time --modes cold,graph --budget-s 0.3 \
         --case 'kimi_k2_tp8_decode/batch.size=1,pages.size=1' \
