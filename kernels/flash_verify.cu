@@ -115,40 +115,19 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     // out), so a stage always receives exactly kTokensPerTile rows. The page-table word of
     // the next tile is loaded while this tile's stage is awaited (ncu on v1: 36 % of all
     // warp stall samples sat on that dependent load when it was made at use).
-    const bf16_bits* tree_rows =
-        p.tree_kv ? p.tree_kv + static_cast<std::int64_t>(b) * p.tree_size * mla::kHeadDimQK : nullptr;
     const int row_in_tile = (warp - kWarps) * kRowsPerProducer + lane;
     const bool is_copy_lane = lane < kRowsPerProducer;
     auto token_of = [&](int tile) { return min(tile * kTokensPerTile + row_in_tile, kv_len - 1); };
-    const bool block_form = p.page_kind == PageTableKind::kBlockTable;
-    const std::int64_t* token_rows = block_form ? nullptr : p.kv_indices + p.kv_indptr[b];
-    const std::int32_t* request_pages =
-        block_form ? p.block_table + static_cast<std::int64_t>(b) * p.max_pages : nullptr;
-    // Page sizes are powers of two in practice (16, 64): shifts instead of the
-    // ~20-instruction integer division (nightly, H200: the block form was 8 % slower).
-    const int page_shift = (p.page_size & (p.page_size - 1)) == 0 ? __ffs(p.page_size) - 1 : -1;
-    auto page_of = [&](int t) { return page_shift >= 0 ? t >> page_shift : t / p.page_size; };
-    auto offset_in_page = [&](int t) { return page_shift >= 0 ? t & (p.page_size - 1) : t % p.page_size; };
-    // The page-table word of token t: its pool row, its page id, or its dense tree row.
-    auto table_entry = [&](int t) -> std::int64_t {
-      if (tree_rows != nullptr && t >= prefix) return t - prefix;
-      if (!block_form) return token_rows[t];
-      // Zero-extended: page ids are never negative, and a sign extension would wait on the
-      // load right here (ncu: 18 % of the block-table form's stall samples in v2's draft).
-      return static_cast<std::int64_t>(static_cast<std::uint32_t>(request_pages[page_of(t)]));
-    };
-    std::int64_t entry = is_copy_lane ? table_entry(token_of(tile_begin)) : 0;
+    const detail::RequestKvRows rows(p, b, prefix);
+    std::int64_t entry = is_copy_lane ? rows.table_entry(token_of(tile_begin)) : 0;
     for (int tile = tile_begin; tile < tile_end; ++tile) {
       const int iter = tile - tile_begin;
       const int stage = iter % kStages;
       const int round = iter / kStages + (stage == kStages - 1 ? 1 : 0);  // Q's phase first
       if (round > 0) warp::mbarrier_wait_parity(&s_empty[stage], (round - 1) & 1);
-      const int t = token_of(tile);
-      const bool from_tree = tree_rows != nullptr && t >= prefix;
-      const std::int64_t row = from_tree || !block_form ? entry : entry * p.page_size + offset_in_page(t);
-      const bf16_bits* src = (from_tree ? tree_rows : p.kv_pool) + row * mla::kHeadDimQK;
+      const bf16_bits* src = rows.row_ptr(token_of(tile), entry);
       bf16_bits* dst = s_kv + (stage * kTokensPerTile + row_in_tile) * kKvStride;
-      if (is_copy_lane && tile + 1 < tile_end) entry = table_entry(token_of(tile + 1));
+      if (is_copy_lane && tile + 1 < tile_end) entry = rows.table_entry(token_of(tile + 1));
       if (lane == 0) warp::mbarrier_arrive_expect_tx(&s_full[stage], kRowsPerProducer * kKvRowBytes);
       __syncwarp();
       if (is_copy_lane) warp::bulk_copy_g2s(dst, src, kKvRowBytes, &s_full[stage]);

@@ -49,6 +49,52 @@ __device__ __forceinline__ BlockWork block_work(const VerifyParams& p, int num_s
   return w;
 }
 
+// Where request b's KV rows live, for the producers of both kernels. The lookup is split in
+// two so that the page-table word of a later tile can be loaded ahead of its use (ncu on
+// v1: 36 % of all stall samples sat on that load when it was made at use):
+//   table_entry(t)       the load: the pool row (token form), the page id (block form), or
+//                        the dense tree row (SGLang's k_extend) of logical token t;
+//   row_ptr(t, entry)    arithmetic only: the address of token t's 576-wide row.
+struct RequestKvRows {
+  const bf16_bits* tree_rows;           // this request's dense tree rows, or nullptr
+  const bf16_bits* kv_pool;
+  const std::int64_t* token_rows;       // token form
+  const std::int32_t* request_pages;    // block form
+  int prefix, page_size;
+  int page_shift;                       // log2(page_size) for powers of two, else -1
+  bool block_form;
+
+  __device__ __forceinline__ RequestKvRows(const VerifyParams& p, int b, int prefix_len)
+      : tree_rows(p.tree_kv ? p.tree_kv + static_cast<std::int64_t>(b) * p.tree_size * mla::kHeadDimQK : nullptr),
+        kv_pool(p.kv_pool),
+        token_rows(p.page_kind == PageTableKind::kBlockTable ? nullptr : p.kv_indices + p.kv_indptr[b]),
+        request_pages(p.page_kind == PageTableKind::kBlockTable
+                          ? p.block_table + static_cast<std::int64_t>(b) * p.max_pages
+                          : nullptr),
+        prefix(prefix_len),
+        page_size(p.page_size),
+        // Page sizes are powers of two in practice (16, 64): shifts instead of the
+        // ~20-instruction integer division (nightly, H200: the block form was 8 % slower).
+        page_shift((p.page_size & (p.page_size - 1)) == 0 ? __ffs(p.page_size) - 1 : -1),
+        block_form(p.page_kind == PageTableKind::kBlockTable) {}
+
+  __device__ __forceinline__ bool from_tree(int t) const { return tree_rows != nullptr && t >= prefix; }
+  __device__ __forceinline__ std::int64_t table_entry(int t) const {
+    if (from_tree(t)) return t - prefix;
+    if (!block_form) return token_rows[t];
+    const int page = page_shift >= 0 ? t >> page_shift : t / page_size;
+    // Zero-extended: page ids are never negative, and a sign extension would wait on the
+    // load right here (ncu: 18 % of the block-table form's stall samples in v2's draft).
+    return static_cast<std::int64_t>(static_cast<std::uint32_t>(request_pages[page]));
+  }
+  __device__ __forceinline__ const bf16_bits* row_ptr(int t, std::int64_t entry) const {
+    const bool tree = from_tree(t);
+    const std::int64_t row =
+        tree || !block_form ? entry : entry * page_size + (page_shift >= 0 ? t & (page_size - 1) : t % page_size);
+    return (tree ? tree_rows : kv_pool) + row * mla::kHeadDimQK;
+  }
+};
+
 // An empty split (a short request's) under an even plan writes LSE -inf and zero O for its
 // rows, which the combine then reads (weight 0). Length-aware plans write nothing: their
 // combine reads only the splits that hold tiles. Rows row0 .. row0 + kRows - 1 of a request

@@ -169,28 +169,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     wg::cp_async_mbarrier_arrive_noinc(s_q_full);
 
-    const bf16_bits* tree_rows =
-        p.tree_kv ? p.tree_kv + static_cast<std::int64_t>(b) * p.tree_size * mla::kHeadDimQK : nullptr;
-    const bool block_form = p.page_kind == PageTableKind::kBlockTable;
-    const std::int64_t* token_rows = block_form ? nullptr : p.kv_indices + p.kv_indptr[b];
-    const std::int32_t* request_pages =
-        block_form ? p.block_table + static_cast<std::int64_t>(b) * p.max_pages : nullptr;
-    const int page_shift = (p.page_size & (p.page_size - 1)) == 0 ? __ffs(p.page_size) - 1 : -1;
-    auto page_of = [&](int t) { return page_shift >= 0 ? t >> page_shift : t / p.page_size; };
-    auto offset_in_page = [&](int t) { return page_shift >= 0 ? t & (p.page_size - 1) : t % p.page_size; };
+    const detail::RequestKvRows rows(p, b, prefix);
     // Rows past kv_len re-read the last row (finite, masked out by the softmax).
     auto token_of = [&](int tile, int pass) {
       return min(tile * kTokensPerTile + pass * 16 + row_in_pass, kv_len - 1);
     };
-    // The page-table word of token t: its dense tree row, pool row, or page id.
-    auto table_entry = [&](int t) -> std::int64_t {
-      if (tree_rows != nullptr && t >= prefix) return t - prefix;
-      if (!block_form) return token_rows[t];
-      return static_cast<std::int64_t>(static_cast<std::uint32_t>(request_pages[page_of(t)]));
-    };
     std::int64_t entry[4];
 #pragma unroll
-    for (int pass = 0; pass < 4; ++pass) entry[pass] = table_entry(token_of(tile_begin, pass));
+    for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile_begin, pass));
     for (int tile = tile_begin; tile < tile_end; ++tile) {
       const int iter = tile - tile_begin;
       const int stage = iter % kStages;
@@ -198,15 +184,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       unsigned char* stage_base = smem + kOffKv + stage * kTileBytes;
       const bf16_bits* src[4];
 #pragma unroll
-      for (int pass = 0; pass < 4; ++pass) {
-        const int t = token_of(tile, pass);
-        const bool from_tree = tree_rows != nullptr && t >= prefix;
-        const std::int64_t row = from_tree || !block_form ? entry[pass] : entry[pass] * p.page_size + offset_in_page(t);
-        src[pass] = (from_tree ? tree_rows : p.kv_pool) + row * mla::kHeadDimQK;
-      }
+      for (int pass = 0; pass < 4; ++pass) src[pass] = rows.row_ptr(token_of(tile, pass), entry[pass]);
       if (tile + 1 < tile_end) {
 #pragma unroll
-        for (int pass = 0; pass < 4; ++pass) entry[pass] = table_entry(token_of(tile + 1, pass));
+        for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile + 1, pass));
       }
       // Column-block parts in the order S reads them; each part's arrival fires once all
       // of this thread's copies so far (that part and the earlier ones) have landed.

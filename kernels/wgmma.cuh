@@ -37,14 +37,8 @@ __device__ __forceinline__ void wait_group() {
 // Tells the compiler a register may have changed here (wgmma writes its accumulators
 // asynchronously): no read of it moves above a wait_group, no write below an issue.
 __device__ __forceinline__ void fence_operand(float& r) { asm volatile("" : "+f"(r)::"memory"); }
-__device__ __forceinline__ void fence_operand(std::uint32_t& r) { asm volatile("" : "+r"(r)::"memory"); }
 template <int N>
 __device__ __forceinline__ void fence_operands(float (&r)[N]) {
-#pragma unroll
-  for (int i = 0; i < N; ++i) fence_operand(r[i]);
-}
-template <int N>
-__device__ __forceinline__ void fence_operands(std::uint32_t (&r)[N]) {
 #pragma unroll
   for (int i = 0; i < N; ++i) fence_operand(r[i]);
 }
