@@ -49,6 +49,15 @@ __device__ __forceinline__ BlockWork block_work(const VerifyParams& p, int num_s
   return w;
 }
 
+// log2(x) when x is a power of two, else -1 (device code; nvcc's host pass sees no __ffs).
+__device__ __forceinline__ int log2_if_power_of_two(int x) {
+#if defined(__CUDA_ARCH__)
+  return (x & (x - 1)) == 0 ? __ffs(x) - 1 : -1;
+#else
+  return -1;
+#endif
+}
+
 // Where request b's KV rows live, for the producers of both kernels. The lookup is split in
 // two so that the page-table word of a later tile can be loaded ahead of its use (ncu on
 // v1: 36 % of all stall samples sat on that load when it was made at use):
@@ -75,7 +84,7 @@ struct RequestKvRows {
         page_size(p.page_size),
         // Page sizes are powers of two in practice (16, 64): shifts instead of the
         // ~20-instruction integer division (nightly, H200: the block form was 8 % slower).
-        page_shift((p.page_size & (p.page_size - 1)) == 0 ? __ffs(p.page_size) - 1 : -1),
+        page_shift(log2_if_power_of_two(p.page_size)),
         block_form(p.page_kind == PageTableKind::kBlockTable) {}
 
   __device__ __forceinline__ bool from_tree(int t) const { return tree_rows != nullptr && t >= prefix; }
