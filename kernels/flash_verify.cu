@@ -86,6 +86,10 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   const int rows_per_request = work.rows_per_request, row0 = work.row0, prefix = work.prefix, kv_len = work.kv_len;
   const std::int64_t request_row0 = work.request_row0;
   const int tile_begin = work.tile_begin, tile_end = work.tile_end;
+  // Made here, not in the producer branch: its page-table base load (kv_indptr[b]) then
+  // overlaps the prefix-length load and the barrier set-up instead of following them on the
+  // way to the first KV byte.
+  const detail::RequestKvRows rows(p, b, prefix);
 
   // Stage barriers: "full" completes when every producer warp has announced its rows' bytes and
   // they all landed; "empty" completes when every compute warp has finished reading the
@@ -118,7 +122,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     const int row_in_tile = (warp - kWarps) * kRowsPerProducer + lane;
     const bool is_copy_lane = lane < kRowsPerProducer;
     auto token_of = [&](int tile) { return min(tile * kTokensPerTile + row_in_tile, kv_len - 1); };
-    const detail::RequestKvRows rows(p, b, prefix);
     std::int64_t entry = is_copy_lane ? rows.table_entry(token_of(tile_begin)) : 0;
     for (int tile = tile_begin; tile < tile_end; ++tile) {
       const int iter = tile - tile_begin;
@@ -351,17 +354,20 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
 // row's 512 channels: thread (x, y) owns channels chunk*128 + 4x .. +3 and splits y, y+Y,
 // ... (Y = blockDim.y = min(num_splits, kCombineSplitLanes)); the Y partial sums meet in
 // shared memory. Four blocks per row put one long request's few rows (32 for 8 heads x
-// T = 4) on 128 SMs instead of 32, each with Y loads in flight per thread.
+// T = 4) on 128 SMs instead of 32. Every thread issues all its loads (its splits' LSEs and
+// O chunks, at most kCombineSplitsPerLane of each) before it uses any, so the combine costs
+// one memory round trip, not one per split (v4's loop had 4 loads in flight per thread and
+// waited on the LSEs first).
 constexpr int kCombineChunks = 4;
 constexpr int kCombineThreadsX = mla::kHeadDimV / kCombineChunks / 4;  // 32: 4 channels each
-constexpr int kCombineSplitLanes = 8;
+constexpr int kCombineSplitLanes = 16;
+constexpr int kCombineSplitsPerLane = kMaxSplits / kCombineSplitLanes;  // 8
+static_assert(kCombineSplitsPerLane * kCombineSplitLanes == kMaxSplits, "every split has a lane");
 
 __global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
     flash_verify_combine_kernel(const VerifyParams p, const int num_splits, const int split_tiles,
                                 const int tokens_per_tile, const SplitWorkspace ws) {
-  warp::wait_for_prerequisite_grid();  // launched early (programmatic dependent launch)
-  __shared__ float s_lse[kMaxSplits];
-  __shared__ float s_warp_max[kCombineSplitLanes];
+  __shared__ float s_lane_max[kCombineSplitLanes];
   __shared__ float4 s_acc[kCombineSplitLanes - 1][kCombineThreadsX];
   __shared__ float s_weight[kCombineSplitLanes - 1];
   const std::int64_t qrow = blockIdx.x;
@@ -377,27 +383,34 @@ __global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
     const int num_tiles = ceil_div(p.kv_len(b), tokens_per_tile);
     used_splits = ceil_div(num_tiles, detail::split_size_tiles(num_tiles, num_splits, split_tiles));
   }
-  // The row's split LSEs, once, into shared memory; their maximum by a warp reduction.
+  warp::wait_for_prerequisite_grid();  // launched early (programmatic dependent launch)
   const float* lse_part = ws.lse_partial + qrow * num_splits;
-  float max_lse = -INFINITY;
-  for (int s = y * kCombineThreadsX + threadIdx.x; s < used_splits; s += lanes * kCombineThreadsX) {
-    s_lse[s] = lse_part[s];
-    max_lse = fmaxf(max_lse, s_lse[s]);
-  }
+  const float* o_part = ws.o_partial + qrow * num_splits * mla::kHeadDimV + c;
+  float lse[kCombineSplitsPerLane];
+  float4 v[kCombineSplitsPerLane];
 #pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2) max_lse = fmaxf(max_lse, __shfl_xor_sync(0xffffffffu, max_lse, offset));
-  if (threadIdx.x == 0) s_warp_max[y] = max_lse;
+  for (int i = 0; i < kCombineSplitsPerLane; ++i) {
+    const int s = y + i * lanes;
+    const bool used = s < used_splits;
+    lse[i] = used ? lse_part[s] : -INFINITY;
+    v[i] = used ? *reinterpret_cast<const float4*>(o_part + static_cast<std::int64_t>(s) * mla::kHeadDimV)
+                : make_float4(0.f, 0.f, 0.f, 0.f);
+  }
+  // The row's largest split LSE: this lane's (the same in every thread x), then over lanes.
+  float max_lse = lse[0];
+#pragma unroll
+  for (int i = 1; i < kCombineSplitsPerLane; ++i) max_lse = fmaxf(max_lse, lse[i]);
+  if (threadIdx.x == 0) s_lane_max[y] = max_lse;
   __syncthreads();
-  for (int l = 0; l < lanes; ++l) max_lse = fmaxf(max_lse, s_warp_max[l]);
+  for (int l = 0; l < lanes; ++l) max_lse = fmaxf(max_lse, s_lane_max[l]);
+  // A split whose tokens this row cannot see has lse -inf (weight exactly 0) and zero O.
   float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
   float weight_sum = 0.f;
-  // A split whose tokens this row cannot see has lse -inf (weight exactly 0) and zero O.
-#pragma unroll 4
-  for (int s = y; s < used_splits; s += lanes) {
-    const float w = expf(s_lse[s] - max_lse);
+#pragma unroll
+  for (int i = 0; i < kCombineSplitsPerLane; ++i) {
+    const float w = expf(lse[i] - max_lse);
     weight_sum += w;
-    const float4 v = *reinterpret_cast<const float4*>(ws.o_partial + (qrow * num_splits + s) * mla::kHeadDimV + c);
-    acc.x += w * v.x; acc.y += w * v.y; acc.z += w * v.z; acc.w += w * v.w;
+    acc.x += w * v[i].x; acc.y += w * v[i].y; acc.z += w * v[i].z; acc.w += w * v[i].w;
   }
   if (y > 0) {
     s_acc[y - 1][threadIdx.x] = acc;
@@ -406,8 +419,8 @@ __global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
   __syncthreads();
   if (y > 0) return;
   for (int l = 1; l < lanes; ++l) {
-    const float4 v = s_acc[l - 1][threadIdx.x];
-    acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
+    const float4 u = s_acc[l - 1][threadIdx.x];
+    acc.x += u.x; acc.y += u.y; acc.z += u.z; acc.w += u.w;
     weight_sum += s_weight[l - 1];
   }
   // weight_sum > 0 always: every node sees itself in exactly one split.

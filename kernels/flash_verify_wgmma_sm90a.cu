@@ -131,6 +131,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int rows_per_request = work.rows_per_request, row0 = work.row0, prefix = work.prefix, kv_len = work.kv_len;
   const std::int64_t request_row0 = work.request_row0;
   const int tile_begin = work.tile_begin, tile_end = work.tile_end;
+  // Made before the barrier set-up so its page-table base load overlaps it (see the mma.sync
+  // kernel); only the producer uses it.
+  const detail::RequestKvRows rows(p, b, prefix);
 
   if (tid == 0) {
 #pragma unroll
@@ -169,7 +172,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     wg::cp_async_mbarrier_arrive_noinc(s_q_full);
 
-    const detail::RequestKvRows rows(p, b, prefix);
     // Rows past kv_len re-read the last row (finite, masked out by the softmax).
     auto token_of = [&](int tile, int pass) {
       return min(tile * kTokensPerTile + pass * 16 + row_in_pass, kv_len - 1);
