@@ -103,12 +103,18 @@ static_assert(kMGroups * kMmaM == kRowsPerTile, "each row group owns one m16 til
 // Split-KV schedule: each split covers at least this many tiles so the combine stays
 // cheap next to the main kernel; at most kMaxSplits partials per row.
 inline constexpr int kMinTilesPerSplit = 2;
-inline constexpr int kMaxSplits = 128;
+#ifndef VB_MAX_SPLITS
+#define VB_MAX_SPLITS 128  // A/B builds override it
+#endif
+inline constexpr int kMaxSplits = VB_MAX_SPLITS;
 inline constexpr int kSplitOverheadTiles = 2;  // Q load, pipeline fill, epilogue, in tile-times
 // The combine reads one 2 KB partial per split and row: ~1/8 of a tile-time per split.
 // (The first model charged a whole tile per split and chose 10 splits for one 4k request,
 // whose main kernel ncu then measured at 31.6 us with 13 tiles per block: 2026-11-29.)
-inline constexpr double kCombineTilesPerSplit = 0.125;
+#ifndef VB_COMBINE_TILES_PER_SPLIT
+#define VB_COMBINE_TILES_PER_SPLIT 0.125  // A/B builds override it
+#endif
+inline constexpr double kCombineTilesPerSplit = VB_COMBINE_TILES_PER_SPLIT;
 
 }  // namespace vb::flash_cfg
 
