@@ -354,16 +354,19 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
 // row's 512 channels: thread (x, y) owns channels chunk*128 + 4x .. +3 and splits y, y+Y,
 // ... (Y = blockDim.y = min(num_splits, kCombineSplitLanes)); the Y partial sums meet in
 // shared memory. Four blocks per row put one long request's few rows (32 for 8 heads x
-// T = 4) on 128 SMs instead of 32. Every thread issues all its loads (its splits' LSEs and
-// O chunks, at most kCombineSplitsPerLane of each) before it uses any, so the combine costs
-// one memory round trip, not one per split (v4's loop had 4 loads in flight per thread and
-// waited on the LSEs first).
+// T = 4) on 128 SMs instead of 32. Every thread issues all its loads (its kPerLane splits'
+// LSEs and O chunks) before it uses any: one memory round trip, where a loop over the
+// splits with the LSEs loaded first took several (H200: one 64k request 37.0 -> 34.2 us).
+// kPerLane is the smallest power of two that covers the plan's splits, so a batch with few
+// splits keeps small blocks with few registers (one kernel with 8 loads x 16 lanes for
+// every plan was 10-19 % slower on batches of 256-1024 rows: fewer resident blocks).
 constexpr int kCombineChunks = 4;
 constexpr int kCombineThreadsX = mla::kHeadDimV / kCombineChunks / 4;  // 32: 4 channels each
-constexpr int kCombineSplitLanes = 16;
-constexpr int kCombineSplitsPerLane = kMaxSplits / kCombineSplitLanes;  // 8
-static_assert(kCombineSplitsPerLane * kCombineSplitLanes == kMaxSplits, "every split has a lane");
+constexpr int kCombineSplitLanes = 8;
+constexpr int kCombineMaxPerLane = kMaxSplits / kCombineSplitLanes;
+static_assert(kCombineMaxPerLane * kCombineSplitLanes == kMaxSplits, "every split has a lane");
 
+template <int kPerLane>
 __global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
     flash_verify_combine_kernel(const VerifyParams p, const int num_splits, const int split_tiles,
                                 const int tokens_per_tile, const SplitWorkspace ws) {
@@ -386,10 +389,10 @@ __global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
   warp::wait_for_prerequisite_grid();  // launched early (programmatic dependent launch)
   const float* lse_part = ws.lse_partial + qrow * num_splits;
   const float* o_part = ws.o_partial + qrow * num_splits * mla::kHeadDimV + c;
-  float lse[kCombineSplitsPerLane];
-  float4 v[kCombineSplitsPerLane];
+  float lse[kPerLane];
+  float4 v[kPerLane];
 #pragma unroll
-  for (int i = 0; i < kCombineSplitsPerLane; ++i) {
+  for (int i = 0; i < kPerLane; ++i) {
     const int s = y + i * lanes;
     const bool used = s < used_splits;
     lse[i] = used ? lse_part[s] : -INFINITY;
@@ -399,7 +402,7 @@ __global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
   // The row's largest split LSE: this lane's (the same in every thread x), then over lanes.
   float max_lse = lse[0];
 #pragma unroll
-  for (int i = 1; i < kCombineSplitsPerLane; ++i) max_lse = fmaxf(max_lse, lse[i]);
+  for (int i = 1; i < kPerLane; ++i) max_lse = fmaxf(max_lse, lse[i]);
   if (threadIdx.x == 0) s_lane_max[y] = max_lse;
   __syncthreads();
   for (int l = 0; l < lanes; ++l) max_lse = fmaxf(max_lse, s_lane_max[l]);
@@ -407,7 +410,7 @@ __global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
   float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
   float weight_sum = 0.f;
 #pragma unroll
-  for (int i = 0; i < kCombineSplitsPerLane; ++i) {
+  for (int i = 0; i < kPerLane; ++i) {
     const float w = expf(lse[i] - max_lse);
     weight_sum += w;
     acc.x += w * v[i].x; acc.y += w * v[i].y; acc.z += w * v[i].z; acc.w += w * v[i].w;
@@ -429,6 +432,18 @@ __global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
   o2[0] = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
   o2[1] = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
   if (blockIdx.y == 0 && threadIdx.x == 0) p.lse[qrow] = max_lse + logf(weight_sum);
+}
+
+// The combine instance whose kPerLane covers num_splits over its split lanes.
+using CombineKernel = void (*)(VerifyParams, int, int, int, SplitWorkspace);
+CombineKernel combine_kernel_for(int num_splits) {
+  const int per_lane = ceil_div(num_splits, kCombineSplitLanes);
+  if (per_lane <= 1) return flash_verify_combine_kernel<1>;
+  if (per_lane <= 2) return flash_verify_combine_kernel<2>;
+  if (per_lane <= 4) return flash_verify_combine_kernel<4>;
+  if (per_lane <= 8) return flash_verify_combine_kernel<8>;
+  static_assert(kCombineMaxPerLane == 16, "the instances below cover kMaxSplits");
+  return flash_verify_combine_kernel<16>;
 }
 
 bool aligned_to(const void* ptr, std::uintptr_t bytes) { return reinterpret_cast<std::uintptr_t>(ptr) % bytes == 0; }
@@ -697,8 +712,8 @@ cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int
     attribute.val.programmaticStreamSerializationAllowed = 1;
     config.attrs = &attribute;
     config.numAttrs = 1;
-    return cudaLaunchKernelEx(&config, flash_verify_combine_kernel, params, num_splits, split_tiles, tokens_per_tile,
-                              ws);
+    return cudaLaunchKernelEx(&config, combine_kernel_for(num_splits), params, num_splits, split_tiles,
+                              tokens_per_tile, ws);
   }
 }
 

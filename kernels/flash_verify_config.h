@@ -103,10 +103,7 @@ static_assert(kMGroups * kMmaM == kRowsPerTile, "each row group owns one m16 til
 // Split-KV schedule: each split covers at least this many tiles so the combine stays
 // cheap next to the main kernel; at most kMaxSplits partials per row.
 inline constexpr int kMinTilesPerSplit = 2;
-#ifndef VB_MAX_SPLITS
-#define VB_MAX_SPLITS 128  // A/B builds override it
-#endif
-inline constexpr int kMaxSplits = VB_MAX_SPLITS;
+inline constexpr int kMaxSplits = 128;
 inline constexpr int kSplitOverheadTiles = 2;  // Q load, pipeline fill, epilogue, in tile-times
 // The combine reads one 2 KB partial per split and row: ~1/8 of a tile-time per split.
 // (The first model charged a whole tile per split and chose 10 splits for one 4k request,
