@@ -251,13 +251,16 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
     if (ws) cudaFree(ws);
     return launched;
   };
+  // Split counts that reach every combine instance (1-16 loads per split lane over 8 lanes:
+  // 1-8, 9-16, ..., 121-128 splits), and, with 128, splits left empty on both paths.
+  const int split_counts[] = {1, 2, 7, 12, 20, 30, 40, 47, 60, 75, 90, 128};
   int variants[8];
   const int num_variants = vb::flash_verify_pipeline_variants(variants, 8);
   REQUIRE(num_variants >= 2);
   int device_optin = 0;
   REQUIRE(cudaDeviceGetAttribute(&device_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) == cudaSuccess);
   for (int v = 0; v < num_variants; ++v) {
-    for (int splits : {1, 2, 7, 40}) {
+    for (int splits : split_counts) {
       INFO("stages " << variants[v] << " splits " << splits);
       const cudaError_t launched = run_plan(vb::FlashVerifyPlan{splits, m_tiles, variants[v]});
       if (launched == cudaErrorInvalidConfiguration) {
@@ -300,7 +303,7 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
     vb::FlashVerifyPlan plan{1, wgmma_tiles, 0, vb::FlashVerifyPath::kWgmma};
     CHECK(vb::flash_verify_launch(d.p, plan, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
   }
-  for (int splits : {1, 2, 7, 40}) {
+  for (int splits : split_counts) {
     if (!wgmma) break;
     INFO("wgmma path, splits " << splits);
     REQUIRE(run_plan(vb::FlashVerifyPlan{splits, wgmma_tiles, 0, vb::FlashVerifyPath::kWgmma}) == cudaSuccess);
