@@ -13,6 +13,7 @@
 
 #include "harness/ceilings_kernels.h"
 #include "harness/nvtx.h"
+#include "harness/timing.h"
 
 namespace vb {
 namespace {
@@ -175,6 +176,22 @@ CeilingsRun measure_ceilings(const GpuInfo& gpu, const CeilingOptions& options) 
   }
   run.ceilings = c;
   return run;
+}
+
+std::string measure_launch_floor(GpuTimer& timer, Ceilings* c) {
+  NvtxRange range("launch floor");
+  TimingOptions options;
+  options.rule.min_samples = 50;
+  options.rule.max_samples = 200;
+  options.rule.budget_s = 0.2;
+  const TimingRecord rec = timer.measure(TimingMode::kColdL2, ceiling_kernels::launch_empty, options);
+  if (rec.stop_reason.rfind("error", 0) == 0 || rec.samples_ms.empty()) return "launch floor: " + rec.stop_reason;
+  c->launch_floor_us = rec.median_ms * 1e3;
+  c->method.emplace_back(
+      "launch_floor", fmt::format("one empty kernel (1 block of 32 threads) timed as a cold-L2 case sample: "
+                                  "L2 read flush, then CUDA events around the launch; median of {} samples",
+                                  rec.samples_ms.size()));
+  return "";
 }
 
 }  // namespace vb

@@ -24,4 +24,10 @@ struct CeilingsRun {
 // Never throws; prints nothing.
 CeilingsRun measure_ceilings(const GpuInfo& gpu, const CeilingOptions& options = {});
 
+class GpuTimer;
+// The launch floor: an empty one-warp kernel timed by `timer` exactly as a case's cold-L2
+// sample (L2 read flush, events around the launch). Sets c->launch_floor_us and its method
+// entry; returns "" or the failure.
+std::string measure_launch_floor(GpuTimer& timer, Ceilings* c);
+
 }  // namespace vb

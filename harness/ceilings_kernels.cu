@@ -49,6 +49,19 @@ __global__ void __launch_bounds__(kStreamReadThreads)
   if (acc == 0x9E3779B9u) sink[threadIdx.x] = acc;  // practically never; keeps loads live
 }
 
+__device__ __forceinline__ std::uint64_t global_timer_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void hold_kernel(std::uint64_t nanoseconds) {
+  const std::uint64_t start = global_timer_ns();
+  while (global_timer_ns() - start < nanoseconds) __nanosleep(500);
+}
+
+__global__ void empty_kernel() {}
+
 __global__ void __launch_bounds__(kMmaThreads) mma_bf16_kernel(int iterations, float* sink) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   // Operands: small bf16 values (0x3C00 = 2^-7) so nothing overflows; the values do not
@@ -104,6 +117,16 @@ cudaError_t launch_stream_read(const void* buf, std::size_t bytes, unsigned* sin
                                cudaStream_t stream) {
   stream_read_kernel<<<blocks, kStreamReadThreads, 0, stream>>>(static_cast<const uint4*>(buf),
                                                                static_cast<std::int64_t>(bytes / 16), sink);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_hold(std::uint64_t nanoseconds, cudaStream_t stream) {
+  hold_kernel<<<1, 32, 0, stream>>>(nanoseconds);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_empty(cudaStream_t stream) {
+  empty_kernel<<<1, 32, 0, stream>>>();
   return cudaGetLastError();
 }
 

@@ -27,6 +27,14 @@ inline constexpr int kStreamReadThreads = 256;
 cudaError_t launch_stream_read(const void* buf, std::size_t bytes, unsigned* sink, int blocks,
                                cudaStream_t stream);
 
+// Keeps the stream busy for `nanoseconds` (one warp spinning on the global timer) so that a
+// timed sample's start event, launch and stop event are all submitted before the GPU reaches
+// them: without it, a hot or graph sample of a tiny launch includes the host's submission
+// (H200 probe: one empty kernel 5.8 us unheld, 2.9 us behind a busy stream).
+cudaError_t launch_hold(std::uint64_t nanoseconds, cudaStream_t stream);
+// One block of one warp that does nothing: the launch floor (harness/ceilings.cpp).
+cudaError_t launch_empty(cudaStream_t stream);
+
 inline constexpr int kMmaThreads = 256;
 inline constexpr int kMmaChains = 8;  // independent accumulator chains per warp
 inline constexpr double kFlopsPerMma = 2.0 * 16 * 8 * 16;  // m16n8k16

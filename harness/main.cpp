@@ -367,6 +367,9 @@ int cmd_run(const std::vector<std::string>& files, const std::vector<std::string
       if (progress) std::fprintf(stderr, " done\n");
       if (c.ceilings) {
         ctx.ceilings = c.ceilings;
+        if (const std::string error = vb::measure_launch_floor(*timer, &*ctx.ceilings); !error.empty()) {
+          std::fprintf(stderr, "verifybench: warning: %s (no launch floor in the reports)\n", error.c_str());
+        }
       } else {
         std::fprintf(stderr, "verifybench: warning: %s (no roofline position in the reports)\n",
                      c.error.c_str());

@@ -469,6 +469,7 @@ nlohmann::ordered_json to_json(const Ceilings& c) {
               {"row_read_shuffled_gbps", number(c.row_read_shuffled_gbps)},
               {"d2d_copy_gbps", number(c.d2d_copy_gbps)},
               {"mma_bf16_tflops", number(c.mma_bf16_tflops)},
+              {"launch_floor_us", c.launch_floor_us > 0 ? number(c.launch_floor_us) : json(nullptr)},
               {"method", method}};
 }
 
@@ -478,6 +479,10 @@ Ceilings ceilings_from_json(const nlohmann::ordered_json& j) {
   c.row_read_shuffled_gbps = read_number(j.at("row_read_shuffled_gbps"));
   c.d2d_copy_gbps = read_number(j.at("d2d_copy_gbps"));
   c.mma_bf16_tflops = read_number(j.at("mma_bf16_tflops"));
+  // Absent from result files before the launch floor existed; null when it was not measured.
+  if (j.contains("launch_floor_us") && !j.at("launch_floor_us").is_null()) {
+    c.launch_floor_us = read_number(j.at("launch_floor_us"));
+  }
   if (j.contains("method")) {
     for (const auto& [name, text] : j.at("method").items()) {
       c.method.emplace_back(name, text.get<std::string>());

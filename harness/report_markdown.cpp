@@ -63,7 +63,15 @@ std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& 
     s += fmt::format("| 1152-byte rows, page 1 shuffled | {:.0f} GB/s | {} |\n", ceilings->row_read_shuffled_gbps, method("row_read_shuffled"));
     s += fmt::format("| device-to-device copy | {:.0f} GB/s | {} |\n", ceilings->d2d_copy_gbps, method("d2d_copy"));
     s += fmt::format("| mma.sync bf16 | {:.0f} TFLOP/s | {} |\n", ceilings->mma_bf16_tflops, method("mma_bf16"));
-    s += "\nThe memory roof of a case is the shuffled-row ceiling for page size 1 and the in-order one otherwise.\n";
+    if (ceilings->launch_floor_us > 0) {
+      s += fmt::format("| launch floor | {:.1f} µs | {} |\n", ceilings->launch_floor_us, method("launch_floor"));
+    }
+    s += "\nThe memory roof of a case is the shuffled-row ceiling for page size 1 and the in-order one otherwise.";
+    if (ceilings->launch_floor_us > 0) {
+      s += " No launch is timed below the launch floor, so a case whose roof time is a small multiple of it "
+           "cannot come near its roof (% attainable ignores the floor).";
+    }
+    s += "\n";
   } else {
     s += "Not measured in this run (no `--time`, no device, or the measurement failed).\n";
   }

@@ -81,6 +81,9 @@ struct Ceilings {
   double row_read_shuffled_gbps = 0;    // 1152-byte rows, page size 1, shuffled
   double d2d_copy_gbps = 0;             // cudaMemcpyAsync D2D, read + write bytes
   double mma_bf16_tflops = 0;           // mma.sync m16n8k16 bf16 -> fp32 issue rate
+  // One empty kernel timed as a cold-L2 case sample is: no launch measures less. 0 when not
+  // measured (result files before 2026-11-29 'combine' do not have it).
+  double launch_floor_us = 0;
   std::vector<std::pair<std::string, std::string>> method;  // name -> how it was measured
 };
 

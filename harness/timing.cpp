@@ -243,6 +243,9 @@ struct Check {
 // Samples NVML at most this many times per measurement (each query costs microseconds
 // of host time between samples, never inside a timed range).
 constexpr int kMaxNvmlReadings = 64;
+// Hold in front of an unflushed sample: longer than the host takes to submit an event, a
+// launch (or graph launch) and an event, short next to a sample's wall time.
+constexpr std::uint64_t kHoldNanoseconds = 20000;
 
 }  // namespace
 
@@ -297,8 +300,13 @@ std::optional<double> GpuTimer::time_once(const LaunchFn& launch, bool flush_l2,
   Impl& d = *impl_;
   Check check;
   if (flush_l2) {
-    // Outside the timed range, same stream: the flush completes before `start` records.
+    // Outside the timed range, same stream: the flush completes before `start` records. It
+    // also keeps the GPU busy while the start event and the launch are submitted.
     check(empty_l2(d), "L2 flush");
+  } else {
+    // Hot and graph samples: a short hold in front, so the sample does not include the host's
+    // submission of the launch (see ceiling_kernels::launch_hold).
+    check(ceiling_kernels::launch_hold(kHoldNanoseconds, d.stream), "stream hold");
   }
   check(cudaEventRecord(d.start, d.stream), "cudaEventRecord start");
   check(launch(d.stream), "executor launch");

@@ -190,3 +190,27 @@ TEST_CASE("result/2 fields round-trip through JSON", "[report]") {
   CHECK(e.achieved->gbps == Approx(cases[0].executors[2].achieved->gbps));
   CHECK_THROWS_AS(vb::result_document_from_json({{"schema", "verifybench.result/9"}}), vb::ReportError);
 }
+
+TEST_CASE("the launch floor is reported when measured and read back, and older files have none", "[report]") {
+  vb::Ceilings c = sample_ceilings();
+  c.launch_floor_us = 2.94;
+  c.method.emplace_back("launch_floor", "one empty kernel, cold sample");
+  const std::string md = vb::format_markdown(sample_provenance(), c, sample_cases());
+  CHECK(md.find("| launch floor | 2.9 µs | one empty kernel, cold sample |") != std::string::npos);
+  CHECK(md.find("% attainable ignores the floor") != std::string::npos);
+  // Not measured: no row, and the golden summary above stays as it was.
+  const std::string without = vb::format_markdown(sample_provenance(), sample_ceilings(), sample_cases());
+  CHECK(without.find("launch floor") == std::string::npos);
+
+  auto doc = vb::result_document(sample_provenance(), sample_cases(), c);
+  CHECK(doc.at("ceilings").at("launch_floor_us") == 2.94);
+  const vb::ResultDocument back = vb::result_document_from_json(nlohmann::ordered_json::parse(doc.dump()));
+  REQUIRE(back.ceilings);
+  CHECK(back.ceilings->launch_floor_us == 2.94);
+  // Unmeasured is written as null; files from before the field existed lack the key.
+  auto unmeasured = vb::result_document(sample_provenance(), sample_cases(), sample_ceilings());
+  CHECK(unmeasured.at("ceilings").at("launch_floor_us").is_null());
+  CHECK(vb::result_document_from_json(unmeasured).ceilings->launch_floor_us == 0);
+  unmeasured.at("ceilings").erase("launch_floor_us");
+  CHECK(vb::result_document_from_json(unmeasured).ceilings->launch_floor_us == 0);
+}
