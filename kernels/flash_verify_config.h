@@ -105,11 +105,15 @@ static_assert(kMGroups * kMmaM == kRowsPerTile, "each row group owns one m16 til
 inline constexpr int kMinTilesPerSplit = 2;
 inline constexpr int kMaxSplits = 128;
 inline constexpr int kSplitOverheadTiles = 2;  // Q load, pipeline fill, epilogue, in tile-times
-// The combine reads one 2 KB partial per split and row: ~1/8 of a tile-time per split.
-// (The first model charged a whole tile per split and chose 10 splits for one 4k request,
-// whose main kernel ncu then measured at 31.6 us with 13 tiles per block: 2026-11-29.)
+// The combine's cost per split, in tile-times. The first model charged a whole tile per split
+// and chose 10 splits for one 4k request, whose main kernel ncu then measured at 31.6 us with
+// 13 tiles per block; v2-v4 charged 1/8 (one 2 KB partial per split and row, read in a loop).
+// Since the combine reads all of a row's partials in one round trip (7228cd8), 1/16: H200 A/B
+// on 10 small cases: 8 of them 1-8 % faster (one 32k request 27.0 -> 24.8 us), one 2 % slower,
+// one with an unchanged plan
+// (reports/h200/2026-11-29-combine/ab-split-charge/).
 #ifndef VB_COMBINE_TILES_PER_SPLIT
-#define VB_COMBINE_TILES_PER_SPLIT 0.125  // A/B builds override it
+#define VB_COMBINE_TILES_PER_SPLIT 0.0625  // A/B builds override it
 #endif
 inline constexpr double kCombineTilesPerSplit = VB_COMBINE_TILES_PER_SPLIT;
 
