@@ -60,6 +60,16 @@ SplitWorkspace carve_workspace(void* base, std::int64_t rows, int num_splits) {
   return {reinterpret_cast<float*>(bytes), reinterpret_cast<float*>(bytes + o_bytes)};
 }
 
+// Debug builds only (-DVB_DEBUG_SYNC_COPY=1): the producers copy KV rows with plain 16-byte
+// loads and shared-memory stores and then arrive on the stage's "full" mbarrier, instead of
+// bulk copies that complete on it. Same stage protocol, no async proxy: compute-sanitizer
+// racecheck reports bulk-copy writes against the consumers' ldmatrix reads of the default
+// build (reports/h200/2026-11-29-v3/README.md); whether it also reports this build tells
+// whether it objects to the protocol or to the bulk copies. Slower, same results.
+#ifndef VB_DEBUG_SYNC_COPY
+#define VB_DEBUG_SYNC_COPY 0
+#endif
+
 template <int kStages>
 __global__ void __launch_bounds__(kBlockThreads, 1)
     flash_verify_kernel(const VerifyParams p, const int num_splits, const int split_tiles, const SplitWorkspace ws) {
@@ -131,9 +141,19 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       const bf16_bits* src = rows.row_ptr(token_of(tile), entry);
       bf16_bits* dst = s_kv + (stage * kTokensPerTile + row_in_tile) * kKvStride;
       if (is_copy_lane && tile + 1 < tile_end) entry = rows.table_entry(token_of(tile + 1));
+#if VB_DEBUG_SYNC_COPY
+      if (is_copy_lane) {
+        const auto* from = reinterpret_cast<const uint4*>(src);
+        auto* to = reinterpret_cast<uint4*>(dst);
+        for (int i = 0; i < kKvRowBytes / 16; ++i) to[i] = from[i];
+      }
+      __syncwarp();
+      if (lane == 0) warp::mbarrier_arrive(&s_full[stage]);  // release: this warp's rows are in
+#else
       if (lane == 0) warp::mbarrier_arrive_expect_tx(&s_full[stage], kRowsPerProducer * kKvRowBytes);
       __syncwarp();
       if (is_copy_lane) warp::bulk_copy_g2s(dst, src, kKvRowBytes, &s_full[stage]);
+#endif
     }
     return;  // the compute warps synchronise among themselves from here on
   }

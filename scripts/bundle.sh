@@ -34,6 +34,15 @@ if [ "${VB_BUNDLE_HANDOFF_SYNC:-0}" = 1 ]; then
   cmake --build build-handoff-sync -j "$(nproc)" --target verifybench
   cp build-handoff-sync/verifybench "$out/bin/verifybench-handoff-sync"
 fi
+# VB_BUNDLE_SYNC_COPY=1: also bin/verifybench-sync-copy, the mma.sync path's producers copying
+# KV rows with plain loads and stores instead of bulk copies (a racecheck debug build;
+# lab_run.sh racecheck-sync-copy).
+if [ "${VB_BUNDLE_SYNC_COPY:-0}" = 1 ]; then
+  cmake -S . -B build-sync-copy -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90;120" \
+    -DVB_BUILD_TESTS=OFF -DCMAKE_CUDA_FLAGS=-DVB_DEBUG_SYNC_COPY=1
+  cmake --build build-sync-copy -j "$(nproc)" --target verifybench
+  cp build-sync-copy/verifybench "$out/bin/verifybench-sync-copy"
+fi
 cp -r scenarios "$out/scenarios"
 
 # Shared libraries: keep only what the target machine provides itself (the C runtime and the
