@@ -69,6 +69,16 @@ SplitWorkspace carve_workspace(void* base, std::int64_t rows, int num_splits) {
 #ifndef VB_DEBUG_SYNC_COPY
 #define VB_DEBUG_SYNC_COPY 0
 #endif
+// Debug builds only (-DVB_DEBUG_LANE_ARRIVALS=1): every lane of a compute warp arrives on a
+// stage's "empty" mbarrier (and, with VB_DEBUG_SYNC_COPY, every producer lane on "full"),
+// instead of lane 0 after __syncwarp. The plain-copy build drew racecheck reports on the
+// stage refills too (reports/h200/2026-11-29-combine/racecheck-sync-copy/), so this asks
+// whether racecheck carries the other lanes' reads through __syncwarp into lane 0's release.
+#ifndef VB_DEBUG_LANE_ARRIVALS
+#define VB_DEBUG_LANE_ARRIVALS 0
+#endif
+constexpr int kEmptyArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS ? 32 : 1;
+constexpr int kFullArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS && VB_DEBUG_SYNC_COPY ? 32 : 1;
 
 template <int kStages>
 __global__ void __launch_bounds__(kBlockThreads, 1)
@@ -110,8 +120,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   if (tid == 0) {
 #pragma unroll
     for (int s = 0; s < kStages; ++s) {
-      warp::mbarrier_init(&s_full[s], kProducerWarps);
-      warp::mbarrier_init(&s_empty[s], live_compute_warps);
+      warp::mbarrier_init(&s_full[s], kProducerWarps * kFullArrivalsPerWarp);
+      warp::mbarrier_init(&s_empty[s], live_compute_warps * kEmptyArrivalsPerWarp);
     }
     warp::fence_mbarrier_init();
   }
@@ -148,7 +158,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         for (int i = 0; i < kKvRowBytes / 16; ++i) to[i] = from[i];
       }
       __syncwarp();
-      if (lane == 0) warp::mbarrier_arrive(&s_full[stage]);  // release: this warp's rows are in
+      if (kFullArrivalsPerWarp > 1 || lane == 0) warp::mbarrier_arrive(&s_full[stage]);  // release: rows are in
 #else
       if (lane == 0) warp::mbarrier_arrive_expect_tx(&s_full[stage], kRowsPerProducer * kKvRowBytes);
       __syncwarp();
@@ -197,7 +207,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     warp::ldmatrix_x4(q_frag[ks], s_kv + ((kStages - 1) * kTokensPerTile + row) * kKvStride + col);
   }
   __syncwarp();
-  if (lane == 0) warp::mbarrier_arrive(&s_empty[kStages - 1]);  // the last stage is free for KV
+  if (kEmptyArrivalsPerWarp > 1 || lane == 0) warp::mbarrier_arrive(&s_empty[kStages - 1]);  // last stage free for KV
 
   // ---- per-row softmax state, owned by kThreadsPerRow consecutive lanes ----
   const int srow = tid / kThreadsPerRow;  // a row of this group
@@ -331,7 +341,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       }
     }
     __syncwarp();
-    if (lane == 0) warp::mbarrier_arrive(&s_empty[stage]);  // this warp is done with the stage
+    if (kEmptyArrivalsPerWarp > 1 || lane == 0) warp::mbarrier_arrive(&s_empty[stage]);  // done with the stage
   }
 
   // ---- epilogue: normalise, write final O/LSE or this split's partials ----

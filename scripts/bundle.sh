@@ -34,14 +34,21 @@ if [ "${VB_BUNDLE_HANDOFF_SYNC:-0}" = 1 ]; then
   cmake --build build-handoff-sync -j "$(nproc)" --target verifybench
   cp build-handoff-sync/verifybench "$out/bin/verifybench-handoff-sync"
 fi
-# VB_BUNDLE_SYNC_COPY=1: also bin/verifybench-sync-copy, the mma.sync path's producers copying
-# KV rows with plain loads and stores instead of bulk copies (a racecheck debug build;
-# lab_run.sh racecheck-sync-copy).
-if [ "${VB_BUNDLE_SYNC_COPY:-0}" = 1 ]; then
-  cmake -S . -B build-sync-copy -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90;120" \
-    -DVB_BUILD_TESTS=OFF -DCMAKE_CUDA_FLAGS=-DVB_DEBUG_SYNC_COPY=1
-  cmake --build build-sync-copy -j "$(nproc)" --target verifybench
-  cp build-sync-copy/verifybench "$out/bin/verifybench-sync-copy"
+# VB_BUNDLE_STAGE_DEBUG=1: also the mma.sync path's racecheck debug builds (lab_run.sh
+# racecheck-stages; kernels/flash_verify.cu says what each changes):
+#   bin/verifybench-sync-copy                 producers copy with plain loads/stores
+#   bin/verifybench-lane-arrivals             every consumer lane arrives on "empty"
+#   bin/verifybench-sync-copy-lane-arrivals   both, and every producer lane arrives on "full"
+debug_build() {  # NAME FLAGS: build-NAME/verifybench -> $out/bin/verifybench-NAME
+  cmake -S . -B "build-$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90;120" \
+    -DVB_BUILD_TESTS=OFF -DCMAKE_CUDA_FLAGS="$2"
+  cmake --build "build-$1" -j "$(nproc)" --target verifybench
+  cp "build-$1/verifybench" "$out/bin/verifybench-$1"
+}
+if [ "${VB_BUNDLE_STAGE_DEBUG:-0}" = 1 ]; then
+  debug_build sync-copy "-DVB_DEBUG_SYNC_COPY=1"
+  debug_build lane-arrivals "-DVB_DEBUG_LANE_ARRIVALS=1"
+  debug_build sync-copy-lane-arrivals "-DVB_DEBUG_SYNC_COPY=1 -DVB_DEBUG_LANE_ARRIVALS=1"
 fi
 cp -r scenarios "$out/scenarios"
 

@@ -19,11 +19,11 @@
 #                ddtree64) with the bundle's default build and with bin/verifybench-handoff-sync
 #                (scripts/bundle.sh with VB_BUNDLE_HANDOFF_SYNC=1): do the P hand-over reports go
 #                away when both sides use bar.sync?
-#   racecheck-sync-copy  racecheck of the mma.sync kernel on VB_RACECHECK_CASES (default three
+#   racecheck-stages  racecheck of the mma.sync kernel on VB_RACECHECK_CASES (default three
 #                cases that reported bulk-copy vs ldmatrix hazards at v3) with the bundle's default
-#                build and with bin/verifybench-sync-copy (scripts/bundle.sh with
-#                VB_BUNDLE_SYNC_COPY=1: plain copies, same mbarrier protocol): does racecheck
-#                object to the protocol or to the bulk copies?
+#                build and each stage-protocol debug build in it (scripts/bundle.sh with
+#                VB_BUNDLE_STAGE_DEBUG=1: plain copies; every lane arriving; both): which of them
+#                does racecheck accept?
 #   single       the single-request and small-batch perf cases, timed (split-count checks)
 #   nightly      the nightly gate twice: the real build, then bin/verifybench-slow
 #                (VB_SLOW_SPLITS) against the baseline the real build just made
@@ -126,15 +126,15 @@ for phase in "$@"; do
         rc=$?
         summary "$bin" $rc "$(grep -E 'RACECHECK SUMMARY' "$out/racecheck-handoff-$bin.log" | tail -n 1)"
       done ;;
-    racecheck-sync-copy)
+    racecheck-stages)
       read -r -a rc_cases <<< "${VB_RACECHECK_CASES:-page1_odd_sizes unequal_prefixes long_prefix_page1}"
-      for bin in verifybench verifybench-sync-copy; do
-        [[ -x "$bundle/bin/$bin" ]] || { summary "$bin" 2 "not in the bundle (VB_BUNDLE_SYNC_COPY=1 scripts/bundle.sh)"; continue; }
+      for bin in verifybench verifybench-sync-copy verifybench-lane-arrivals verifybench-sync-copy-lane-arrivals; do
+        [[ -x "$bundle/bin/$bin" ]] || { summary "$bin" 2 "not in the bundle (VB_BUNDLE_STAGE_DEBUG=1 scripts/bundle.sh)"; continue; }
         for c in "${rc_cases[@]}"; do
-          log="$out/racecheck-sync-copy-$bin-$c.log"
+          log="$out/racecheck-stages-$bin-$c.log"
           timeout "${VB_RACECHECK_CASE_LIMIT:-60}" compute-sanitizer --tool racecheck \
             --kernel-name kns=flash_verify_kernel "$bundle/bin/$bin" run scenarios/correctness.yaml \
-            --case "$c" --out-dir "$out/racecheck-sync-copy-$bin-$c" > "$log" 2>&1
+            --case "$c" --out-dir "$out/racecheck-stages-$bin-$c" > "$log" 2>&1
           rc=$?
           summary "$bin $c" $rc "$(grep -E 'RACECHECK SUMMARY|^summary' "$log" | tr '\n' ' ')"
         done
