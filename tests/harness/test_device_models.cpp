@@ -126,6 +126,25 @@ TEST_CASE("flash_verify_plan: the wgmma path only where it is available and H*T 
   CHECK(std::string(vb::to_string(FlashVerifyPath::kMmaSync)) == "mma.sync");
 }
 
+TEST_CASE("flash_verify_plan: one request spreads over the H200 in one wave, finer with the cheap combine", "[plan]") {
+  // One request, 8 heads, T = 4 (32 rows, one 32-row tile): the split counts the H200 ran
+  // fastest with since the combine charge fell to 1/16 tile per split (f6090a6; A/B in
+  // reports/h200/2026-11-29-combine/ab-split-charge/: one 32k request 86 -> 114 splits,
+  // 26.95 -> 24.75 us). A change of the model that moves them needs a new measurement.
+  struct Want { int kv_len, splits; };
+  for (const Want w : {Want{4100, 43}, Want{16388, 86}, Want{32772, 114}, Want{65540, 121}}) {
+    INFO("kv_len " << w.kv_len);
+    const vb::FlashVerifyPlan p = vb::flash_verify_plan(1, 4, 8, w.kv_len, 132, 1, true);
+    CHECK(p.path == vb::FlashVerifyPath::kMmaSync);
+    CHECK(p.m_tiles == 1);
+    CHECK(p.num_splits == w.splits);
+    CHECK(p.num_splits <= 132);  // one wave
+  }
+  // Never more splits than the combine and the workspace take, however long the request.
+  CHECK(vb::flash_verify_plan(1, 4, 8, 1 << 20, 132, 1, true).num_splits <= 128);
+  CHECK(vb::flash_verify_plan(1, 4, 8, 1 << 20, 188, 1, false).num_splits <= 128);
+}
+
 TEST_CASE("flash_verify_plan: unequal lengths get fixed-size splits sized by the batch's work", "[plan]") {
   // 32 requests: one of 64k tokens, 31 of 4k (H = 8, T = 4: the mma.sync path's 32-token tiles).
   std::vector<int> lens(32, 4096 + 4);
