@@ -387,9 +387,9 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
 // T = 4) on 128 SMs instead of 32. Every thread issues all its loads (its kPerLane splits'
 // LSEs and O chunks) before it uses any: one memory round trip, where a loop over the
 // splits with the LSEs loaded first took several (H200: one 64k request 37.0 -> 34.2 us).
-// kPerLane is the smallest power of two that covers the plan's splits, so a batch with few
-// splits keeps small blocks with few registers (one kernel with 8 loads x 16 lanes for
-// every plan was 10-19 % slower on batches of 256-1024 rows: fewer resident blocks).
+// kPerLane is the smallest instance that covers the plan's splits (combine_kernel_for), so a
+// batch with few splits keeps small blocks with few registers (one kernel with 8 loads x 16
+// lanes for every plan was 10-19 % slower on batches of 256-1024 rows: fewer resident blocks).
 constexpr int kCombineChunks = 4;
 constexpr int kCombineThreadsX = mla::kHeadDimV / kCombineChunks / 4;  // 32: 4 channels each
 constexpr int kCombineSplitLanes = 8;
@@ -416,7 +416,9 @@ __global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
     const int num_tiles = ceil_div(p.kv_len(b), tokens_per_tile);
     used_splits = ceil_div(num_tiles, detail::split_size_tiles(num_tiles, num_splits, split_tiles));
   }
-  warp::wait_for_prerequisite_grid();  // launched early (programmatic dependent launch)
+  // Launched early (programmatic dependent launch): the partials are read only after the main
+  // grid has finished; the lengths above are inputs it never writes.
+  warp::wait_for_prerequisite_grid();
   const float* lse_part = ws.lse_partial + qrow * num_splits;
   const float* o_part = ws.o_partial + qrow * num_splits * mla::kHeadDimV + c;
   float lse[kPerLane];
