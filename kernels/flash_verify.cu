@@ -78,6 +78,16 @@ SplitWorkspace carve_workspace(void* base, std::int64_t rows, int num_splits) {
 #define VB_DEBUG_LANE_ARRIVALS 0
 #endif
 constexpr int kEmptyArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS ? 32 : 1;
+// Experiment, off by default and NOT YET RUN ON A GPU (-DVB_TOKEN_SPLIT=1): when only the
+// first 16-row group of a tile holds real rows (H*T <= 16: decode, MTP T = 2 with 8 heads),
+// the second group no longer exits: both groups compute those 16 rows, group g on the tiles
+// of parity g (its own stages: kStages is even), each with its own softmax state, and merge
+// their O and row statistics at the end. Prediction: a split's tiles take about half the
+// time where the second group used to sit idle (kernels/NOTES.md, "What should come next").
+#ifndef VB_TOKEN_SPLIT
+#define VB_TOKEN_SPLIT 0
+#endif
+constexpr int kTokenSplitBarrier = kComputeBarrier + kMGroups;  // both row groups: 256 threads
 constexpr int kFullArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS && VB_DEBUG_SYNC_COPY ? 32 : 1;
 
 template <int kStages>
@@ -117,11 +127,15 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // phase is the compute warps releasing Q, and its tiles wait one phase later.
   // Compute warps of row groups that hold only padding rows exit at once (H*T <= 16).
   const int live_compute_warps = kKGroups * min(kMGroups, ceil_div(rows_per_request - row0, kMmaM));
+  static_assert(!VB_TOKEN_SPLIT || kStages % kMGroups == 0, "token split: each group owns every other stage");
+  const bool token_split = VB_TOKEN_SPLIT && rows_per_request - row0 <= kMmaM;
+  // Warps that read each stage: all live ones, or one group's under the token split.
+  const int stage_readers = token_split ? kKGroups : live_compute_warps;
   if (tid == 0) {
 #pragma unroll
     for (int s = 0; s < kStages; ++s) {
       warp::mbarrier_init(&s_full[s], kProducerWarps * kFullArrivalsPerWarp);
-      warp::mbarrier_init(&s_empty[s], live_compute_warps * kEmptyArrivalsPerWarp);
+      warp::mbarrier_init(&s_empty[s], stage_readers * kEmptyArrivalsPerWarp);
     }
     warp::fence_mbarrier_init();
   }
@@ -178,13 +192,16 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   const int kgroup = warp % kKGroups;  // K slice of S, channel quarter of O
   const int mgroup = warp / kKGroups;  // row group
   const int group_barrier = kComputeBarrier + mgroup;
-  if (row0 + mgroup * kMmaM >= rows_per_request) return;  // s_empty counts live warps only
+  if (!token_split && row0 + mgroup * kMmaM >= rows_per_request) return;  // s_empty counts live warps only
+  // The query rows this group computes: its own 16 (scratch row = tile row), or under the
+  // token split the tile's first 16 for both groups (scratch rows stay 16g .. 16g+15).
+  auto query_row_of = [&](int scratch_row) { return token_split ? scratch_row % kMmaM : scratch_row; };
 
   // Q rows of this group through the last stage (cp.async), into registers.
   {
     const int q_row = tid / kLoadThreadsPerRow;  // 16g .. 16g+15 for the threads of group g
     const int q_chunk0 = tid % kLoadThreadsPerRow;
-    const int rr = row0 + q_row;
+    const int rr = row0 + query_row_of(q_row);
     const bool valid = rr < rows_per_request;  // padding rows are zeros
     const bf16_bits* src = valid ? p.q + (request_row0 + rr) * mla::kHeadDimQK : p.q;
     bf16_bits* dst = s_kv + ((kStages - 1) * kTokensPerTile + q_row) * kKvStride;
@@ -207,12 +224,21 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     warp::ldmatrix_x4(q_frag[ks], s_kv + ((kStages - 1) * kTokensPerTile + row) * kKvStride + col);
   }
   __syncwarp();
-  if (kEmptyArrivalsPerWarp > 1 || lane == 0) warp::mbarrier_arrive(&s_empty[kStages - 1]);  // last stage free for KV
+  if (token_split) {
+    // Only the group that owns the last stage counts on its "empty" barrier; the other group
+    // must be done with its Q copy there first.
+    warp::named_barrier_sync(kTokenSplitBarrier, kThreads);
+    if (mgroup == (kStages - 1) % kMGroups && (kEmptyArrivalsPerWarp > 1 || lane == 0)) {
+      warp::mbarrier_arrive(&s_empty[kStages - 1]);
+    }
+  } else if (kEmptyArrivalsPerWarp > 1 || lane == 0) {
+    warp::mbarrier_arrive(&s_empty[kStages - 1]);  // the last stage is free for KV
+  }
 
   // ---- per-row softmax state, owned by kThreadsPerRow consecutive lanes ----
   const int srow = tid / kThreadsPerRow;  // a row of this group
   const int scol0 = (tid % kThreadsPerRow) * kTokensPerThread;
-  const int srow_global = row0 + srow;
+  const int srow_global = row0 + query_row_of(srow);
   const bool srow_valid = srow_global < rows_per_request;
   const int srow_node = srow_valid ? srow_global / p.num_heads : 0;  // its mask row is found per tree tile
   const float scale_log2 = p.sm_scale * kLog2e;
@@ -228,7 +254,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // Two group barriers per tile: (1) the group's partial S is complete; (2) its P and
   // rescale factors are complete. "Tile landed" is the stage's "full" mbarrier; each warp
   // releases the stage on its "empty" mbarrier after its PV, and the producers refill it.
-  for (int tile = tile_begin; tile < tile_end; ++tile) {
+  const int tile_step = token_split ? kMGroups : 1;
+  for (int tile = tile_begin + (token_split ? mgroup : 0); tile < tile_end; tile += tile_step) {
     const int iter = tile - tile_begin;
     const int stage = iter % kStages;
     warp::mbarrier_wait_parity(&s_full[stage], (iter / kStages) & 1);
@@ -350,12 +377,52 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     s_final_sum[srow] = row_sum;
   }
   warp::named_barrier_sync(group_barrier, kGroupThreads);
+  // Token split: group 1 hands its O (unnormalised) over through stage memory, which no one
+  // reads any more once both groups are past their last tile; group 0 rescales both halves
+  // to the common maximum of each row and adds them (and the row sums).
+  float merged_sum[2] = {0.f, 0.f};
+  if (token_split) {
+    float* handover = reinterpret_cast<float*>(s_kv);  // [kNTilesO * 4][kGroupThreads]
+    const int wtid = tid % kGroupThreads;
+    warp::named_barrier_sync(kTokenSplitBarrier, kThreads);  // both groups past every stage
+    if (mgroup == 1) {
+#pragma unroll
+      for (int nt = 0; nt < kNTilesO; ++nt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) handover[(nt * 4 + e) * kGroupThreads + wtid] = o_acc[nt][e];
+    }
+    warp::named_barrier_sync(kTokenSplitBarrier, kThreads);  // group 1's O and statistics are in
+    if (mgroup == 1) return;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int r = lane / 4 + half * 8;
+      const float m0 = s_final_max[r], m1 = s_final_max[r + kMmaM];
+      const float m = fmaxf(m0, m1);
+      const float a0 = m == -INFINITY ? 0.f : warp::fast_exp2(m0 - m);
+      const float a1 = m == -INFINITY ? 0.f : warp::fast_exp2(m1 - m);
+      merged_sum[half] = s_final_sum[r] * a0 + s_final_sum[r + kMmaM] * a1;
+#pragma unroll
+      for (int nt = 0; nt < kNTilesO; ++nt)
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+          const int e = 2 * half + j;
+          o_acc[nt][e] = o_acc[nt][e] * a0 + handover[(nt * 4 + e) * kGroupThreads + wtid] * a1;
+        }
+    }
+    if (tid % kThreadsPerRow == 0) {  // this thread's row statistics, merged for its LSE
+      const float m1 = s_final_max[srow + kMmaM];
+      const float m = fmaxf(row_max, m1);
+      row_sum = m == -INFINITY ? 0.f
+                               : row_sum * warp::fast_exp2(row_max - m) + s_final_sum[srow + kMmaM] * warp::fast_exp2(m1 - m);
+      row_max = m;
+    }
+  }
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     const int r = mgroup * kMmaM + lane / 4 + half * 8;
     if (row0 + r >= rows_per_request) continue;
     const std::int64_t qrow = request_row0 + row0 + r;
-    const float sum = s_final_sum[r];
+    const float sum = token_split ? merged_sum[half] : s_final_sum[r];
     const float inv = sum > 0.f ? 1.f / sum : 0.f;
 #pragma unroll
     for (int nt = 0; nt < kNTilesO; ++nt) {
