@@ -224,16 +224,13 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     warp::ldmatrix_x4(q_frag[ks], s_kv + ((kStages - 1) * kTokensPerTile + row) * kKvStride + col);
   }
   __syncwarp();
-  if (token_split) {
-    // Only the group that owns the last stage counts on its "empty" barrier; the other group
-    // must be done with its Q copy there first.
-    warp::named_barrier_sync(kTokenSplitBarrier, kThreads);
-    if (mgroup == (kStages - 1) % kMGroups && (kEmptyArrivalsPerWarp > 1 || lane == 0)) {
-      warp::mbarrier_arrive(&s_empty[kStages - 1]);
-    }
-  } else if (kEmptyArrivalsPerWarp > 1 || lane == 0) {
-    warp::mbarrier_arrive(&s_empty[kStages - 1]);  // the last stage is free for KV
-  }
+  // Whether this lane arrives on the "empty" stage mbarriers for its warp: lane 0 after
+  // __syncwarp, or every lane in the VB_DEBUG_LANE_ARRIVALS builds.
+  const bool signals_empty = kEmptyArrivalsPerWarp > 1 || lane == 0;
+  // The last stage is free for KV. Under the token split only the group that owns it counts
+  // on its "empty" barrier, and the other group must be done with its Q copy there first.
+  if (token_split) warp::named_barrier_sync(kTokenSplitBarrier, kThreads);
+  if (signals_empty && (!token_split || mgroup == (kStages - 1) % kMGroups)) warp::mbarrier_arrive(&s_empty[kStages - 1]);
 
   // ---- per-row softmax state, owned by kThreadsPerRow consecutive lanes ----
   const int srow = tid / kThreadsPerRow;  // a row of this group
@@ -368,7 +365,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       }
     }
     __syncwarp();
-    if (kEmptyArrivalsPerWarp > 1 || lane == 0) warp::mbarrier_arrive(&s_empty[stage]);  // done with the stage
+    if (signals_empty) warp::mbarrier_arrive(&s_empty[stage]);  // this warp is done with the stage
   }
 
   // ---- epilogue: normalise, write final O/LSE or this split's partials ----

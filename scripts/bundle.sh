@@ -26,25 +26,23 @@ for t in build/tests/vb_test_*; do
 done
 [ -x build/vb_bench_reference ] && cp build/vb_bench_reference "$out/bin/"
 [ -x build/verifybench_bench ] && cp build/verifybench_bench "$out/bin/"
-# VB_BUNDLE_HANDOFF_SYNC=1: also bin/verifybench-handoff-sync, the wgmma path with bar.sync on
-# both sides of its P hand-over (a racecheck debug build; lab_run.sh racecheck-handoff).
-if [ "${VB_BUNDLE_HANDOFF_SYNC:-0}" = 1 ]; then
-  cmake -S . -B build-handoff-sync -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90;120" \
-    -DVB_BUILD_TESTS=OFF -DCMAKE_CUDA_FLAGS=-DVB_WGMMA_HANDOFF_SYNC=1
-  cmake --build build-handoff-sync -j "$(nproc)" --target verifybench
-  cp build-handoff-sync/verifybench "$out/bin/verifybench-handoff-sync"
-fi
-# VB_BUNDLE_STAGE_DEBUG=1: also the mma.sync path's racecheck debug builds (lab_run.sh
-# racecheck-stages; kernels/flash_verify.cu says what each changes):
-#   bin/verifybench-sync-copy                 producers copy with plain loads/stores
-#   bin/verifybench-lane-arrivals             every consumer lane arrives on "empty"
-#   bin/verifybench-sync-copy-lane-arrivals   both, and every producer lane arrives on "full"
+# Racecheck debug builds of verifybench, each in a build folder of its own.
 debug_build() {  # NAME FLAGS: build-NAME/verifybench -> $out/bin/verifybench-NAME
   cmake -S . -B "build-$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90;120" \
     -DVB_BUILD_TESTS=OFF -DCMAKE_CUDA_FLAGS="$2"
   cmake --build "build-$1" -j "$(nproc)" --target verifybench
   cp "build-$1/verifybench" "$out/bin/verifybench-$1"
 }
+# VB_BUNDLE_HANDOFF_SYNC=1: also bin/verifybench-handoff-sync, the wgmma path with bar.sync on
+# both sides of its P hand-over (lab_run.sh racecheck-handoff).
+if [ "${VB_BUNDLE_HANDOFF_SYNC:-0}" = 1 ]; then
+  debug_build handoff-sync "-DVB_WGMMA_HANDOFF_SYNC=1"
+fi
+# VB_BUNDLE_STAGE_DEBUG=1: also the mma.sync path's stage-protocol builds (lab_run.sh
+# racecheck-stages; kernels/flash_verify.cu says what each changes):
+#   bin/verifybench-sync-copy                 producers copy with plain loads/stores
+#   bin/verifybench-lane-arrivals             every consumer lane arrives on "empty"
+#   bin/verifybench-sync-copy-lane-arrivals   both, and every producer lane arrives on "full"
 if [ "${VB_BUNDLE_STAGE_DEBUG:-0}" = 1 ]; then
   debug_build sync-copy "-DVB_DEBUG_SYNC_COPY=1"
   debug_build lane-arrivals "-DVB_DEBUG_LANE_ARRIVALS=1"

@@ -39,6 +39,25 @@ export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
   --format=csv > "$out/nvidia-smi.txt" 2>&1
 summary() { printf '%-12s rc=%-3s %s\n' "$1" "$2" "$3" | tee -a "$out/phases.txt"; }
+# racecheck_builds PHASE KERNEL BUNDLE_SWITCH "CASE..." LIMIT_S BIN...: racecheck of the kernels
+# whose names contain KERNEL, one process per debug build BIN of the bundle and case, each
+# with its own time limit; BUNDLE_SWITCH names the scripts/bundle.sh switch that adds the builds.
+racecheck_builds() {
+  local phase=$1 kernel=$2 switch=$3 limit=$5 bin c log rc
+  local -a cases
+  read -r -a cases <<< "$4"
+  shift 5
+  for bin in "$@"; do
+    [[ -x "$bundle/bin/$bin" ]] || { summary "$bin" 2 "not in the bundle ($switch=1 scripts/bundle.sh)"; continue; }
+    for c in "${cases[@]}"; do
+      log="$out/$phase-$bin-$c.log"
+      timeout "$limit" compute-sanitizer --tool racecheck --kernel-name "kns=$kernel" "$bundle/bin/$bin" run \
+        scenarios/correctness.yaml --case "$c" --out-dir "$out/$phase-$bin-$c" > "$log" 2>&1
+      rc=$?
+      summary "$bin $c" $rc "$(grep -E 'RACECHECK SUMMARY|^summary' "$log" | tr '\n' ' ')"
+    done
+  done
+}
 
 for phase in "$@"; do
   start=$SECONDS
@@ -117,28 +136,12 @@ for phase in "$@"; do
         VB_NIGHTLY_BASELINE="$out/baseline.json" scripts/nightly.sh > "$out/nightly-slow.log" 2>&1
       rc=$?; summary nightly-slow $rc "$(tail -n 1 "$out/nightly-slow.log")" ;;
     racecheck-handoff)
-      rc_case=${VB_RACECHECK_CASE:-ddtree64}
-      for bin in verifybench verifybench-handoff-sync; do
-        [[ -x "$bundle/bin/$bin" ]] || { summary "$bin" 2 "not in the bundle (VB_BUNDLE_HANDOFF_SYNC=1 scripts/bundle.sh)"; continue; }
-        timeout "${VB_RACECHECK_CASE_LIMIT:-120}" compute-sanitizer --tool racecheck \
-          --kernel-name kns=flash_verify_wgmma_kernel "$bundle/bin/$bin" run scenarios/correctness.yaml \
-          --case "$rc_case" --out-dir "$out/racecheck-handoff-$bin" > "$out/racecheck-handoff-$bin.log" 2>&1
-        rc=$?
-        summary "$bin" $rc "$(grep -E 'RACECHECK SUMMARY' "$out/racecheck-handoff-$bin.log" | tail -n 1)"
-      done ;;
+      racecheck_builds racecheck-handoff flash_verify_wgmma_kernel VB_BUNDLE_HANDOFF_SYNC \
+        "${VB_RACECHECK_CASE:-ddtree64}" "${VB_RACECHECK_CASE_LIMIT:-120}" verifybench verifybench-handoff-sync ;;
     racecheck-stages)
-      read -r -a rc_cases <<< "${VB_RACECHECK_CASES:-page1_odd_sizes unequal_prefixes long_prefix_page1}"
-      for bin in verifybench verifybench-sync-copy verifybench-lane-arrivals verifybench-sync-copy-lane-arrivals; do
-        [[ -x "$bundle/bin/$bin" ]] || { summary "$bin" 2 "not in the bundle (VB_BUNDLE_STAGE_DEBUG=1 scripts/bundle.sh)"; continue; }
-        for c in "${rc_cases[@]}"; do
-          log="$out/racecheck-stages-$bin-$c.log"
-          timeout "${VB_RACECHECK_CASE_LIMIT:-60}" compute-sanitizer --tool racecheck \
-            --kernel-name kns=flash_verify_kernel "$bundle/bin/$bin" run scenarios/correctness.yaml \
-            --case "$c" --out-dir "$out/racecheck-stages-$bin-$c" > "$log" 2>&1
-          rc=$?
-          summary "$bin $c" $rc "$(grep -E 'RACECHECK SUMMARY|^summary' "$log" | tr '\n' ' ')"
-        done
-      done ;;
+      racecheck_builds racecheck-stages flash_verify_kernel VB_BUNDLE_STAGE_DEBUG \
+        "${VB_RACECHECK_CASES:-page1_odd_sizes unequal_prefixes long_prefix_page1}" "${VB_RACECHECK_CASE_LIMIT:-60}" \
+        verifybench verifybench-sync-copy verifybench-lane-arrivals verifybench-sync-copy-lane-arrivals ;;
     single)
       vb run scenarios/perf.yaml --time --modes cold,graph --budget-s 0.3 \
         --case 'kimi_k2_tp8_decode/batch.size=1,pages.size=1' \
