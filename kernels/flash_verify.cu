@@ -78,15 +78,23 @@ SplitWorkspace carve_workspace(void* base, std::int64_t rows, int num_splits) {
 #define VB_DEBUG_LANE_ARRIVALS 0
 #endif
 constexpr int kEmptyArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS ? 32 : 1;
-// Experiment, off by default and NOT YET RUN ON A GPU (-DVB_TOKEN_SPLIT=1): when only the
-// first 16-row group of a tile holds real rows (H*T <= 16: decode, MTP T = 2 with 8 heads),
-// the second group no longer exits: both groups compute those 16 rows, group g on the tiles
-// of parity g (its own stages: kStages is even), each with its own softmax state, and merge
-// their O and row statistics at the end. Prediction: a split's tiles take about half the
-// time where the second group used to sit idle (kernels/NOTES.md, "What should come next").
+// Token split: when only the first 16-row group of a tile holds real rows (H*T <= 16: decode,
+// MTP T = 2 with 8 heads), the second group does not exit: both groups compute those 16 rows,
+// group g on the tiles of parity g (its own stages: kStages is even), each with its own
+// softmax state, and they merge O and the row statistics at the end through stage memory.
+// The merge costs a fixed ~0.3-0.8 us, so it is used only for splits of at least
+// kTokenSplitMinTiles tiles. H200, 2 rounds (reports/h200/2026-11-30-token-split/): splits of
+// 32-256 tiles 0.6-3.5 % faster (decode B64, MTP T2 B8), splits of 3 and 9 tiles 2-4 % slower
+// (decode B1, B8). -DVB_TOKEN_SPLIT=0 builds the kernel without it (A/B runs).
 #ifndef VB_TOKEN_SPLIT
-#define VB_TOKEN_SPLIT 0
+#define VB_TOKEN_SPLIT 1
 #endif
+#ifndef VB_TOKEN_SPLIT_MIN_TILES
+#define VB_TOKEN_SPLIT_MIN_TILES 16  // between the measured 9 (slower) and 32 (faster)
+#endif
+constexpr int kTokenSplitMinTiles = VB_TOKEN_SPLIT_MIN_TILES;
+static_assert(kTokenSplitMinTiles >= 1, "VB_TOKEN_SPLIT=0 turns the token split off");
+constexpr int kTokenSplitMinTilesOrNone = VB_TOKEN_SPLIT ? kTokenSplitMinTiles : 0;  // for the config query
 constexpr int kTokenSplitBarrier = kComputeBarrier + kMGroups;  // both row groups: 256 threads
 constexpr int kFullArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS && VB_DEBUG_SYNC_COPY ? 32 : 1;
 
@@ -125,10 +133,12 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // they all landed; "empty" completes when every compute warp has finished reading the
   // stage (after its PV). The last stage first holds the Q tile, so its first "empty"
   // phase is the compute warps releasing Q, and its tiles wait one phase later.
-  // Compute warps of row groups that hold only padding rows exit at once (H*T <= 16).
+  // Compute warps of row groups that hold only padding rows (H*T <= 16) exit at once, unless
+  // the split is long enough for the token split.
   const int live_compute_warps = kKGroups * min(kMGroups, ceil_div(rows_per_request - row0, kMmaM));
   static_assert(!VB_TOKEN_SPLIT || kStages % kMGroups == 0, "token split: each group owns every other stage");
-  const bool token_split = VB_TOKEN_SPLIT && rows_per_request - row0 <= kMmaM;
+  const bool token_split =
+      VB_TOKEN_SPLIT && rows_per_request - row0 <= kMmaM && tile_end - tile_begin >= kTokenSplitMinTiles;
   // Warps that read each stage: all live ones, or one group's under the token split.
   const int stage_readers = token_split ? kKGroups : live_compute_warps;
   if (tid == 0) {
@@ -187,8 +197,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // 4 warps split the 576-wide contraction), their softmax, and their O (the 4 warps split
   // the 512 channels). The groups share only the KV stages and meet at no barrier, so one
   // group's softmax may run beside the other's mma (measured: 1.3 % faster than one 8-warp
-  // group on the A/B geomean, decode 3-6 %). A group of padding rows only (H*T <= 16) does
-  // not run at all.
+  // group on the A/B geomean, decode 3-6 %). A group of padding rows only (H*T <= 16) takes
+  // every other tile of the first group's rows (token split) or, in short splits, exits.
   const int kgroup = warp % kKGroups;  // K slice of S, channel quarter of O
   const int mgroup = warp / kKGroups;  // row group
   const int group_barrier = kComputeBarrier + mgroup;
@@ -648,14 +658,15 @@ int flash_verify_smem_bytes(int stages) { return variant_for_stages(stages).smem
 int flash_verify_stages_for_smem_optin(int optin_bytes) { return deepest_stages_fitting(optin_bytes); }
 
 FlashVerifyConfigInfo flash_verify_config() {
-  return {kRowsPerTile, kTokensPerTile, kBlockThreads, smem_bytes_for_stages(kMinStages)};
+  return {kRowsPerTile, kTokensPerTile, kBlockThreads, smem_bytes_for_stages(kMinStages), kTokenSplitMinTilesOrNone};
 }
 
 FlashVerifyConfigInfo flash_verify_path_config(FlashVerifyPath path) {
   if (path == FlashVerifyPath::kWgmma) {
-    return {wgmma_cfg::kRowsPerTile, wgmma_cfg::kTokensPerTile, wgmma_cfg::kThreads, wgmma_cfg::kSmemBytes};
+    return {wgmma_cfg::kRowsPerTile, wgmma_cfg::kTokensPerTile, wgmma_cfg::kThreads, wgmma_cfg::kSmemBytes, 0};
   }
-  return {kRowsPerTile, kTokensPerTile, kBlockThreads, smem_bytes_for_stages(kPipelineVariants[0])};
+  return {kRowsPerTile, kTokensPerTile, kBlockThreads, smem_bytes_for_stages(kPipelineVariants[0]),
+          kTokenSplitMinTilesOrNone};
 }
 
 // Split count from a wave model: with `slots` resident blocks, B*m_tiles*s blocks run in

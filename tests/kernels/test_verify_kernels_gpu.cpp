@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -216,6 +217,32 @@ struct DeviceTokenProblem {
   }
 };
 
+// Runs one plan on poisoned outputs and a NaN-filled workspace and checks every element
+// against the reference; returns the launch error without checking when it was refused.
+cudaError_t run_plan_and_check(const vb::Problem& problem, const vb::ReferenceOutput& ref, const CaseSpec& spec,
+                               DeviceTokenProblem& d, const vb::FlashVerifyPlan& plan) {
+  const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, problem.batch, problem.tree_size, problem.num_heads);
+  void* ws = nullptr;
+  if (ws_bytes) {
+    REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
+    REQUIRE(cudaMemset(ws, 0xFF, ws_bytes) == cudaSuccess);  // splits nobody writes stay NaN
+  }
+  poison(d.p);
+  const cudaError_t launched = vb::flash_verify_launch(d.p, plan, ws, ws_bytes, nullptr);
+  if (launched == cudaSuccess) {
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const DeviceOutputs out = download(d.p);
+    vb::ExecutorResult result;
+    vb::compare_with_reference(ref, widen(out.o), out.lse, problem.tree_size, problem.num_heads, spec.tolerance,
+                               &result);
+    INFO("O max abs " << result.o.max_abs_error << " LSE max abs " << result.lse.max_abs_error);
+    CHECK(result.outcome == vb::Outcome::kPassed);
+    CHECK(result.o.elements_checked == problem.query_rows() * vb::mla::kHeadDimV);
+  }
+  if (ws) cudaFree(ws);
+  return launched;
+}
+
 }  // namespace
 
 TEST_CASE("production results agree across split counts, pipeline depths, paths and the reference", "[gpu]") {
@@ -228,29 +255,7 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
   DeviceTokenProblem d(problem, problem);
   const int m_tiles = (problem.tree_size * problem.num_heads + vb::flash_verify_config().rows_per_tile - 1) /
                       vb::flash_verify_config().rows_per_tile;
-  // Runs one plan on poisoned outputs and a NaN-filled workspace and checks every element
-  // against the reference; returns the launch error without checking when it was refused.
-  auto run_plan = [&](const vb::FlashVerifyPlan& plan) {
-    const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, problem.batch, problem.tree_size, problem.num_heads);
-    void* ws = nullptr;
-    if (ws_bytes) {
-      REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
-      REQUIRE(cudaMemset(ws, 0xFF, ws_bytes) == cudaSuccess);  // splits nobody writes stay NaN
-    }
-    poison(d.p);
-    const cudaError_t launched = vb::flash_verify_launch(d.p, plan, ws, ws_bytes, nullptr);
-    if (launched == cudaSuccess) {
-      REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-      const DeviceOutputs out = download(d.p);
-      vb::ExecutorResult result;
-      vb::compare_with_reference(ref, widen(out.o), out.lse, problem.tree_size, problem.num_heads, spec.tolerance,
-                                 &result);
-      INFO("O max abs " << result.o.max_abs_error << " LSE max abs " << result.lse.max_abs_error);
-      CHECK(result.outcome == vb::Outcome::kPassed);
-    }
-    if (ws) cudaFree(ws);
-    return launched;
-  };
+  auto run_plan = [&](const vb::FlashVerifyPlan& plan) { return run_plan_and_check(problem, ref, spec, d, plan); };
   // Split counts that reach every combine instance (1-16 loads per split lane over 8 lanes:
   // 1-8, 9-16, ..., 121-128 splits), and, with 128, splits left empty on both paths.
   const int split_counts[] = {1, 2, 7, 12, 20, 30, 40, 47, 60, 75, 90, 128};
@@ -312,6 +317,59 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
     const vb::FlashVerifyConfigInfo wg_cfg = vb::flash_verify_path_config(vb::FlashVerifyPath::kWgmma);
     for (int tps : {2, 7, 40}) check_sized(vb::FlashVerifyPath::kWgmma, wg_cfg.rows_per_tile, wg_cfg.tokens_per_tile, tps, 0);
     check_sized(vb::FlashVerifyPath::kWgmma, wg_cfg.rows_per_tile, wg_cfg.tokens_per_tile, 1, 2);
+  }
+}
+
+TEST_CASE("the token split (H*T <= 16) agrees with the reference on both sides of its threshold", "[gpu]") {
+  REQUIRE(has_device());
+  const vb::FlashVerifyConfigInfo cfg = vb::flash_verify_path_config(vb::FlashVerifyPath::kMmaSync);
+  const int min_tiles = cfg.token_split_min_tiles;
+  if (min_tiles == 0) WARN("this build has no token split (VB_TOKEN_SPLIT=0): the plans below run without it");
+  const int threshold = std::max(min_tiles, 2);
+  int variants[8];
+  const int num_variants = vb::flash_verify_pipeline_variants(variants, 8);
+  int device_optin = 0;
+  REQUIRE(cudaDeviceGetAttribute(&device_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) == cudaSuccess);
+  // 8 heads x T = 2 (16 rows: one full row group), 16 heads x T = 1 (16 rows) and 8 heads x
+  // T = 1 (8 real rows, 8 padding rows in the group that computes). One long request, one
+  // mid-length and one empty prefix, so a single launch mixes splits above and below the
+  // threshold (and splits with no tile at all).
+  const std::vector<int> prefixes = {160 * cfg.tokens_per_tile + 7, 3 * threshold * cfg.tokens_per_tile / 2, 0};
+  const CaseSpec specs[] = {
+      make_case("token-split-h8-t2", 8, prefixes, chain(2), 1, vb::PagePlacement::kShuffled, 41),
+      make_case("token-split-h16-t1", 16, prefixes, chain(1), 16, vb::PagePlacement::kInterleaved, 42),
+      make_case("token-split-h8-t1", 8, prefixes, chain(1), 64, vb::PagePlacement::kFragmented, 43),
+  };
+  for (const CaseSpec& spec : specs) {
+    INFO("case " << spec.name << ", token split from " << min_tiles << " tiles per split");
+    const vb::Problem problem = vb::materialize(spec);
+    REQUIRE(problem.tree_size * problem.num_heads <= cfg.rows_per_tile / 2);
+    const vb::ReferenceOutput ref =
+        vb::reference_verify(vb::host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr));
+    DeviceTokenProblem d(problem, problem);
+    const int longest_tiles = (prefixes[0] + problem.tree_size + cfg.tokens_per_tile - 1) / cfg.tokens_per_tile;
+    // Even plans: one split (the whole request in one block, written without a combine),
+    // then split counts whose longest request's splits are far above, just above, at, just
+    // below and far below the threshold.
+    std::vector<int> split_counts = {1, 4, longest_tiles / (threshold + 1), longest_tiles / threshold,
+                                     longest_tiles / (threshold - 1) + 1, 40};
+    // Each pipeline depth this device fits (the stages alternate between the two groups).
+    for (int v = 0; v < num_variants; ++v) {
+      INFO("stages " << variants[v]);
+      if (vb::flash_verify_smem_bytes(variants[v]) > device_optin) continue;
+      for (int splits : split_counts) {
+        INFO("even plan, splits " << splits);
+        REQUIRE(run_plan_and_check(problem, ref, spec, d, vb::FlashVerifyPlan{splits, 1, variants[v]}) == cudaSuccess);
+      }
+      // Length-aware plans of exactly threshold - 1, threshold and threshold + 1 tiles: the
+      // last split of each request is shorter, so these launches mix both kinds of block too.
+      for (int tps : {threshold - 1, threshold, threshold + 1}) {
+        INFO("sized plan, tiles per split " << tps);
+        vb::FlashVerifyPlan plan{(longest_tiles + tps - 1) / tps, 1, variants[v], vb::FlashVerifyPath::kMmaSync};
+        plan.tiles_per_split = tps;
+        REQUIRE(run_plan_and_check(problem, ref, spec, d, plan) == cudaSuccess);
+      }
+    }
   }
 }
 

@@ -92,6 +92,9 @@ struct FlashVerifyConfigInfo {
   int tokens_per_tile;
   int threads;
   int smem_bytes;
+  // mma.sync: a split of at least this many tiles whose rows fit one 16-row group (H*T <= 16)
+  // runs the token split (both row groups on alternate tiles); 0 where the path has none.
+  int token_split_min_tiles;
 };
 FlashVerifyConfigInfo flash_verify_config();  // the mma.sync path (shallowest pipeline)
 // Either path: rows_per_tile, tokens_per_tile, threads, and smem_bytes of its deepest
