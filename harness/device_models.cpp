@@ -62,6 +62,7 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
   plan.m_tiles = fp.m_tiles;
   plan.num_splits = fp.num_splits;
   plan.tiles_per_split = fp.tiles_per_split;
+  plan.token_split = fp.token_split;
   // Blocks that hold tiles (the kernel's ranges: the others exit at once).
   const int tokens_per_tile = flash_verify_path_config(fp.path).tokens_per_tile;
   for (int len : kv_lens) {

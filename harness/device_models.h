@@ -40,6 +40,7 @@ struct PlannedLaunch {
   int m_tiles = 0;      // query-row tiles per request
   int num_splits = 0;   // KV splits per request (the longest request's)
   int tiles_per_split = 0;  // length-aware plans: tiles per split (0: each request divided evenly)
+  bool token_split = false;  // mma.sync, H*T <= 16: both row groups on alternate tiles
   std::int64_t blocks = 0;  // blocks that hold tiles (B * m_tiles * splits for equal lengths)
   double waves = 0;         // blocks / (SMs * blocks per SM)
   std::int64_t kv_tokens = 0;  // sum over requests of prefix + tree

@@ -163,7 +163,7 @@ int cmd_plan(const std::vector<std::string>& files, const std::vector<std::strin
     for (const vb::CaseSpec& c : file.cases) {
       for (const vb::DeviceModel* d : devices) {
         const vb::PlannedLaunch p = vb::plan_launch(c, *d);
-        table.add_row({c.name, d->slug, vb::to_string(p.path), p.stages > 0 ? fmt::format("{}", p.stages) : "none fits",
+        table.add_row({c.name, d->slug, std::string(vb::to_string(p.path)) + (p.token_split ? "+ts" : ""), p.stages > 0 ? fmt::format("{}", p.stages) : "none fits",
                        fmt::format("{}", p.smem_bytes), fmt::format("{}", p.m_tiles),
                        fmt::format("{}", p.num_splits),
                        p.tiles_per_split > 0 ? fmt::format("{}", p.tiles_per_split) : std::string("even"),
@@ -176,6 +176,7 @@ int cmd_plan(const std::vector<std::string>& files, const std::vector<std::strin
     }
     std::fputs(table.render().c_str(), stdout);
   }
+  std::printf("\n+ts: the mma.sync path's token split (H*T <= 16: both row groups on alternate KV tiles)\n");
   std::printf("\ndevices (harness/device_models.cpp):\n");
   for (const vb::DeviceModel* d : devices) {
     std::printf("  %-13s %s, sm_%d, %d SMs, %d B shared memory per block, %d block(s) per SM, %.0f GB/s, %.1f TFLOP/s, %s: %s\n",

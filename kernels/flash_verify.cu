@@ -78,14 +78,19 @@ SplitWorkspace carve_workspace(void* base, std::int64_t rows, int num_splits) {
 #define VB_DEBUG_LANE_ARRIVALS 0
 #endif
 constexpr int kEmptyArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS ? 32 : 1;
-// Token split: when only the first 16-row group of a tile holds real rows (H*T <= 16: decode,
-// MTP T = 2 with 8 heads), the second group does not exit: both groups compute those 16 rows,
-// group g on the tiles of parity g (its own stages: kStages is even), each with its own
-// softmax state, and they merge O and the row statistics at the end through stage memory.
-// The merge costs a fixed ~0.3-0.8 us, so it is used only for splits of at least
-// kTokenSplitMinTiles tiles. H200, 2 rounds (reports/h200/2026-11-30-token-split/): splits of
-// 32-256 tiles 0.6-3.5 % faster (decode B64, MTP T2 B8), splits of 3 and 9 tiles 2-4 % slower
-// (decode B1, B8). -DVB_TOKEN_SPLIT=0 builds the kernel without it (A/B runs).
+// Token split (kernel instance kTokenSplit = true; the planner asks for it with
+// FlashVerifyPlan::token_split): when only the first 16-row group of a tile holds real rows
+// (H*T <= 16: decode, MTP T = 2 with 8 heads), the second group does not exit: both groups
+// compute those 16 rows, group g on the tiles of parity g (its own stages: kStages is even),
+// each with its own softmax state, and they merge O and the row statistics at the end
+// through stage memory. The merge costs a fixed ~0.3-0.8 us, so the planner asks for it only
+// when the longest request's splits have at least kTokenSplitMinTiles tiles, and a block of
+// a shorter split inside that instance still runs one group. H200, 2 rounds
+// (reports/h200/2026-11-30-token-split/): splits of 32-256 tiles 0.6-3.5 % faster (decode
+// B64, MTP T2 B8-B64), splits of 3 and 9 tiles 2-4 % slower (decode B1, B8); with the split
+// compiled into the one kernel every plan paid ~2 % for its registers and branches (MTP T4
+// B8 confirmed slower by the nightly gate), hence a separate instance.
+// -DVB_TOKEN_SPLIT=0: the planner never asks for it (A/B runs).
 #ifndef VB_TOKEN_SPLIT
 #define VB_TOKEN_SPLIT 1
 #endif
@@ -94,11 +99,11 @@ constexpr int kEmptyArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS ? 32 : 1;
 #endif
 constexpr int kTokenSplitMinTiles = VB_TOKEN_SPLIT_MIN_TILES;
 static_assert(kTokenSplitMinTiles >= 1, "VB_TOKEN_SPLIT=0 turns the token split off");
-constexpr int kTokenSplitMinTilesOrNone = VB_TOKEN_SPLIT ? kTokenSplitMinTiles : 0;  // for the config query
+constexpr int kTokenSplitMinTilesOrNone = VB_TOKEN_SPLIT ? kTokenSplitMinTiles : 0;  // for the planner and queries
 constexpr int kTokenSplitBarrier = kComputeBarrier + kMGroups;  // both row groups: 256 threads
 constexpr int kFullArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS && VB_DEBUG_SYNC_COPY ? 32 : 1;
 
-template <int kStages>
+template <int kStages, bool kTokenSplit>
 __global__ void __launch_bounds__(kBlockThreads, 1)
     flash_verify_kernel(const VerifyParams p, const int num_splits, const int split_tiles, const SplitWorkspace ws) {
   static_assert(kStages >= kMinStages, "Q is staged through the last stage while tile 0 lands");
@@ -136,9 +141,9 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // Compute warps of row groups that hold only padding rows (H*T <= 16) exit at once, unless
   // the split is long enough for the token split.
   const int live_compute_warps = kKGroups * min(kMGroups, ceil_div(rows_per_request - row0, kMmaM));
-  static_assert(!VB_TOKEN_SPLIT || kStages % kMGroups == 0, "token split: each group owns every other stage");
+  static_assert(!kTokenSplit || kStages % kMGroups == 0, "token split: each group owns every other stage");
   const bool token_split =
-      VB_TOKEN_SPLIT && rows_per_request - row0 <= kMmaM && tile_end - tile_begin >= kTokenSplitMinTiles;
+      kTokenSplit && rows_per_request - row0 <= kMmaM && tile_end - tile_begin >= kTokenSplitMinTiles;
   // Warps that read each stage: all live ones, or one group's under the token split.
   const int stage_readers = token_split ? kKGroups : live_compute_warps;
   if (tid == 0) {
@@ -160,34 +165,44 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     // One bulk copy per 1152-byte row. The copy takes uniform operands, so a warp issues
     // its rows one after another (~40 cycles each): here that runs beside the math
     // instead of in front of it. Rows past kv_len re-read the last row (finite data, masked
-    // out), so a stage always receives exactly kTokensPerTile rows. The page-table word of
-    // the next tile is loaded while this tile's stage is awaited (ncu on v1: 36 % of all
-    // warp stall samples sat on that dependent load when it was made at use).
+    // out), so a stage always receives exactly kTokensPerTile rows. Page-table words are
+    // loaded kStages tiles ahead, one register per stage: the first kStages tiles' copies go
+    // out after one table round trip, not one each (the loop is unrolled by kStages so each
+    // word sits in its own register; moving a word still in flight would wait for it). ncu
+    // on v1: 36 % of all warp stall samples sat on that dependent load when made at use.
     const int row_in_tile = (warp - kWarps) * kRowsPerProducer + lane;
     const bool is_copy_lane = lane < kRowsPerProducer;
     auto token_of = [&](int tile) { return min(tile * kTokensPerTile + row_in_tile, kv_len - 1); };
-    std::int64_t entry = is_copy_lane ? rows.table_entry(token_of(tile_begin)) : 0;
-    for (int tile = tile_begin; tile < tile_end; ++tile) {
-      const int iter = tile - tile_begin;
-      const int stage = iter % kStages;
-      const int round = iter / kStages + (stage == kStages - 1 ? 1 : 0);  // Q's phase first
-      if (round > 0) warp::mbarrier_wait_parity(&s_empty[stage], (round - 1) & 1);
-      const bf16_bits* src = rows.row_ptr(token_of(tile), entry);
-      bf16_bits* dst = s_kv + (stage * kTokensPerTile + row_in_tile) * kKvStride;
-      if (is_copy_lane && tile + 1 < tile_end) entry = rows.table_entry(token_of(tile + 1));
+    std::int64_t entry[kStages];
+#pragma unroll
+    for (int s = 0; s < kStages; ++s) {
+      entry[s] = is_copy_lane && tile_begin + s < tile_end ? rows.table_entry(token_of(tile_begin + s)) : 0;
+    }
+    for (int first = tile_begin; first < tile_end; first += kStages) {
+#pragma unroll
+      for (int stage = 0; stage < kStages; ++stage) {  // iter % kStages == stage
+        const int tile = first + stage;
+        if (tile >= tile_end) break;
+        const int iter = tile - tile_begin;
+        const int round = iter / kStages + (stage == kStages - 1 ? 1 : 0);  // Q's phase first
+        if (round > 0) warp::mbarrier_wait_parity(&s_empty[stage], (round - 1) & 1);
+        const bf16_bits* src = rows.row_ptr(token_of(tile), entry[stage]);
+        bf16_bits* dst = s_kv + (stage * kTokensPerTile + row_in_tile) * kKvStride;
+        if (is_copy_lane && tile + kStages < tile_end) entry[stage] = rows.table_entry(token_of(tile + kStages));
 #if VB_DEBUG_SYNC_COPY
-      if (is_copy_lane) {
-        const auto* from = reinterpret_cast<const uint4*>(src);
-        auto* to = reinterpret_cast<uint4*>(dst);
-        for (int i = 0; i < kKvRowBytes / 16; ++i) to[i] = from[i];
-      }
-      __syncwarp();
-      if (kFullArrivalsPerWarp > 1 || lane == 0) warp::mbarrier_arrive(&s_full[stage]);  // release: rows are in
+        if (is_copy_lane) {
+          const auto* from = reinterpret_cast<const uint4*>(src);
+          auto* to = reinterpret_cast<uint4*>(dst);
+          for (int i = 0; i < kKvRowBytes / 16; ++i) to[i] = from[i];
+        }
+        __syncwarp();
+        if (kFullArrivalsPerWarp > 1 || lane == 0) warp::mbarrier_arrive(&s_full[stage]);  // release: rows are in
 #else
-      if (lane == 0) warp::mbarrier_arrive_expect_tx(&s_full[stage], kRowsPerProducer * kKvRowBytes);
-      __syncwarp();
-      if (is_copy_lane) warp::bulk_copy_g2s(dst, src, kKvRowBytes, &s_full[stage]);
+        if (lane == 0) warp::mbarrier_arrive_expect_tx(&s_full[stage], kRowsPerProducer * kKvRowBytes);
+        __syncwarp();
+        if (is_copy_lane) warp::bulk_copy_g2s(dst, src, kKvRowBytes, &s_full[stage]);
 #endif
+      }
     }
     return;  // the compute warps synchronise among themselves from here on
   }
@@ -579,7 +594,8 @@ bool params_valid(const VerifyParams& p) {
   return p.block_table && p.page_size > 0 && p.max_pages > 0;
 }
 
-// The production kernel instance for a pipeline depth, and its dynamic shared memory.
+// The production kernel instance for a pipeline depth (with or without the token split), and
+// its dynamic shared memory.
 struct KernelVariant {
   void (*kernel)(VerifyParams, int, int, SplitWorkspace);
   int stages;
@@ -587,14 +603,15 @@ struct KernelVariant {
 };
 
 template <int kStages>
-KernelVariant make_variant() {
-  return {flash_verify_kernel<kStages>, kStages, smem_bytes_for_stages(kStages)};
+KernelVariant make_variant(bool token_split) {
+  return {token_split ? flash_verify_kernel<kStages, true> : flash_verify_kernel<kStages, false>, kStages,
+          smem_bytes_for_stages(kStages)};
 }
 
-KernelVariant variant_for_stages(int stages) {
+KernelVariant variant_for_stages(int stages, bool token_split) {
   switch (stages) {
-    case 4: return make_variant<4>();
-    case 2: return make_variant<2>();
+    case 4: return make_variant<4>(token_split);
+    case 2: return make_variant<2>(token_split);
   }
   return {nullptr, stages, 0};
 }
@@ -607,7 +624,7 @@ KernelVariant variant_for_stages(int stages) {
 // drop the attribute behind the cache's back; nothing in verifybench resets a device.)
 constexpr int kMaxCachedDevices = 64;
 constexpr int kNumVariants = static_cast<int>(sizeof(kPipelineVariants) / sizeof(kPipelineVariants[0]));
-std::atomic<bool> g_smem_limit_raised[kMaxCachedDevices][kNumVariants];
+std::atomic<bool> g_smem_limit_raised[kMaxCachedDevices][kNumVariants][2];  // [.][.][token split]
 
 // The requested pipeline depth (0: the deepest whose shared memory fits the current
 // device's per-block opt-in limit), with its shared-memory limit raised.
@@ -620,7 +637,7 @@ int deepest_stages_fitting(int optin_bytes) {
   return 0;
 }
 
-cudaError_t select_variant(int requested_stages, KernelVariant* out) {
+cudaError_t select_variant(int requested_stages, bool token_split, KernelVariant* out) {
   int device = 0, optin = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
   if (cudaError_t err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
@@ -630,13 +647,14 @@ cudaError_t select_variant(int requested_stages, KernelVariant* out) {
   const int stages = requested_stages != 0 ? requested_stages : deepest_stages_fitting(optin);
   for (int i = 0; i < kNumVariants; ++i) {
     if (kPipelineVariants[i] != stages) continue;
-    const KernelVariant v = variant_for_stages(stages);
+    const KernelVariant v = variant_for_stages(stages, token_split);
     if (v.smem_bytes > optin) break;
     *out = v;
     const bool cacheable = device >= 0 && device < kMaxCachedDevices;
-    if (cacheable && g_smem_limit_raised[device][i].load(std::memory_order_acquire)) return cudaSuccess;
+    std::atomic<bool>* raised = cacheable ? &g_smem_limit_raised[device][i][token_split ? 1 : 0] : nullptr;
+    if (raised && raised->load(std::memory_order_acquire)) return cudaSuccess;
     const cudaError_t err = cudaFuncSetAttribute(v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem_bytes);
-    if (err == cudaSuccess && cacheable) g_smem_limit_raised[device][i].store(true, std::memory_order_release);
+    if (err == cudaSuccess && raised) raised->store(true, std::memory_order_release);
     return err;
   }
   return cudaErrorInvalidConfiguration;  // unknown depth, or it does not fit this device
@@ -653,7 +671,7 @@ int flash_verify_pipeline_variants(int* stages, int capacity) {
   return n;
 }
 
-int flash_verify_smem_bytes(int stages) { return variant_for_stages(stages).smem_bytes; }
+int flash_verify_smem_bytes(int stages) { return variant_for_stages(stages, false).smem_bytes; }
 
 int flash_verify_stages_for_smem_optin(int optin_bytes) { return deepest_stages_fitting(optin_bytes); }
 
@@ -745,6 +763,11 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
   plan.num_splits = std::max(1, plan.num_splits / 2);  // gate demo build only (CMake VB_SLOW_SPLITS)
   if (plan.tiles_per_split > 0) plan.tiles_per_split = ceil_div(max_tiles, plan.num_splits);
 #endif
+  // The token split, where one 16-row group holds every row and the longest request's splits
+  // are long enough to repay the merge (the kernel checks each block's own length again).
+  const int longest_split = std::max(plan.tiles_per_split, ceil_div(max_tiles, plan.num_splits));
+  plan.token_split = !wgmma && kTokenSplitMinTilesOrNone > 0 && tree_size * num_heads <= kMmaM &&
+                     longest_split >= kTokenSplitMinTilesOrNone;
   return plan;
 }
 
@@ -758,7 +781,7 @@ std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch,
 
 int flash_verify_blocks_per_sm(cudaError_t* error) {
   KernelVariant v{};
-  cudaError_t err = select_variant(0, &v);
+  cudaError_t err = select_variant(0, false, &v);
   int blocks = 0;
   if (err == cudaSuccess) {
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.kernel, kBlockThreads, v.smem_bytes);
@@ -786,6 +809,7 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
   if (plan.num_splits < 1 || plan.num_splits > kMaxSplits || plan.num_splits > 65535 ||
       plan.m_tiles != ceil_div(params.tree_size * params.num_heads, rows_per_tile) || params.batch > 65535 ||
       (wgmma && plan.pipeline_stages != 0) || plan.tiles_per_split < 0 ||
+      (plan.token_split && (wgmma || params.tree_size * params.num_heads > kMmaM)) ||
       (plan.path != FlashVerifyPath::kMmaSync && plan.path != FlashVerifyPath::kWgmma)) {
     return cudaErrorInvalidConfiguration;
   }
@@ -800,7 +824,9 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
     if (cudaError_t err = detail::launch_wgmma_main(params, plan, ws, stream); err != cudaSuccess) return err;
   } else {
     KernelVariant variant{};
-    if (cudaError_t err = select_variant(plan.pipeline_stages, &variant); err != cudaSuccess) return err;
+    if (cudaError_t err = select_variant(plan.pipeline_stages, plan.token_split, &variant); err != cudaSuccess) {
+      return err;
+    }
     const dim3 grid(plan.m_tiles, plan.num_splits, params.batch);
     variant.kernel<<<grid, kBlockThreads, variant.smem_bytes, stream>>>(params, plan.num_splits,
                                                                         plan.tiles_per_split, ws);

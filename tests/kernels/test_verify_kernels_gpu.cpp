@@ -324,8 +324,8 @@ TEST_CASE("the token split (H*T <= 16) agrees with the reference on both sides o
   REQUIRE(has_device());
   const vb::FlashVerifyConfigInfo cfg = vb::flash_verify_path_config(vb::FlashVerifyPath::kMmaSync);
   const int min_tiles = cfg.token_split_min_tiles;
-  if (min_tiles == 0) WARN("this build has no token split (VB_TOKEN_SPLIT=0): the plans below run without it");
-  const int threshold = std::max(min_tiles, 2);
+  if (min_tiles == 0) WARN("this build's planner never asks for the token split (VB_TOKEN_SPLIT=0); its kernel is tested all the same");
+  const int threshold = std::max(min_tiles, 16);
   int variants[8];
   const int num_variants = vb::flash_verify_pipeline_variants(variants, 8);
   int device_optin = 0;
@@ -341,33 +341,48 @@ TEST_CASE("the token split (H*T <= 16) agrees with the reference on both sides o
       make_case("token-split-h8-t1", 8, prefixes, chain(1), 64, vb::PagePlacement::kFragmented, 43),
   };
   for (const CaseSpec& spec : specs) {
-    INFO("case " << spec.name << ", token split from " << min_tiles << " tiles per split");
+    INFO("case " << spec.name << ", token split from " << threshold << " tiles per split");
     const vb::Problem problem = vb::materialize(spec);
     REQUIRE(problem.tree_size * problem.num_heads <= cfg.rows_per_tile / 2);
     const vb::ReferenceOutput ref =
         vb::reference_verify(vb::host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr));
     DeviceTokenProblem d(problem, problem);
     const int longest_tiles = (prefixes[0] + problem.tree_size + cfg.tokens_per_tile - 1) / cfg.tokens_per_tile;
+    // The planner asks for the token split on this shape once its splits are long enough.
+    const int longest_kv = prefixes[0] + problem.tree_size;
+    if (min_tiles > 0) {
+      CHECK(vb::flash_verify_plan_for_path(vb::FlashVerifyPath::kMmaSync, problem.batch, problem.tree_size,
+                                           problem.num_heads, longest_kv, 1, 1, nullptr)
+                .token_split);
+      CHECK_FALSE(vb::flash_verify_plan_for_path(vb::FlashVerifyPath::kMmaSync, problem.batch, problem.tree_size,
+                                                 problem.num_heads, longest_kv, 1000, 1, nullptr)
+                      .token_split);
+    }
     // Even plans: one split (the whole request in one block, written without a combine),
     // then split counts whose longest request's splits are far above, just above, at, just
-    // below and far below the threshold.
-    std::vector<int> split_counts = {1, 4, longest_tiles / (threshold + 1), longest_tiles / threshold,
-                                     longest_tiles / (threshold - 1) + 1, 40};
-    // Each pipeline depth this device fits (the stages alternate between the two groups).
+    // below and far below the threshold; each with and without the token-split instance.
+    const std::vector<int> split_counts = {1, 4, longest_tiles / (threshold + 1), longest_tiles / threshold,
+                                           longest_tiles / (threshold - 1) + 1, 40};
     for (int v = 0; v < num_variants; ++v) {
       INFO("stages " << variants[v]);
-      if (vb::flash_verify_smem_bytes(variants[v]) > device_optin) continue;
-      for (int splits : split_counts) {
-        INFO("even plan, splits " << splits);
-        REQUIRE(run_plan_and_check(problem, ref, spec, d, vb::FlashVerifyPlan{splits, 1, variants[v]}) == cudaSuccess);
-      }
-      // Length-aware plans of exactly threshold - 1, threshold and threshold + 1 tiles: the
-      // last split of each request is shorter, so these launches mix both kinds of block too.
-      for (int tps : {threshold - 1, threshold, threshold + 1}) {
-        INFO("sized plan, tiles per split " << tps);
-        vb::FlashVerifyPlan plan{(longest_tiles + tps - 1) / tps, 1, variants[v], vb::FlashVerifyPath::kMmaSync};
-        plan.tiles_per_split = tps;
-        REQUIRE(run_plan_and_check(problem, ref, spec, d, plan) == cudaSuccess);
+      if (vb::flash_verify_smem_bytes(variants[v]) > device_optin) continue;  // sm_120: 4 stages do not fit
+      for (bool token_split : {true, false}) {
+        INFO("token split " << token_split);
+        for (int splits : split_counts) {
+          INFO("even plan, splits " << splits);
+          vb::FlashVerifyPlan plan{splits, 1, variants[v]};
+          plan.token_split = token_split;
+          REQUIRE(run_plan_and_check(problem, ref, spec, d, plan) == cudaSuccess);
+        }
+        // Length-aware plans of exactly threshold - 1, threshold and threshold + 1 tiles: the
+        // last split of each request is shorter, so these launches mix both kinds of block.
+        for (int tps : {threshold - 1, threshold, threshold + 1}) {
+          INFO("sized plan, tiles per split " << tps);
+          vb::FlashVerifyPlan plan{(longest_tiles + tps - 1) / tps, 1, variants[v], vb::FlashVerifyPath::kMmaSync};
+          plan.tiles_per_split = tps;
+          plan.token_split = token_split;
+          REQUIRE(run_plan_and_check(problem, ref, spec, d, plan) == cudaSuccess);
+        }
       }
     }
   }
@@ -387,6 +402,13 @@ TEST_CASE("launchers refuse inconsistent parameters instead of running", "[gpu]"
   CHECK(vb::flash_verify_launch(d.p, wrong_tiles, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
   vb::FlashVerifyPlan split_plan{4, plan.m_tiles};
   CHECK(vb::flash_verify_launch(d.p, split_plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);  // no workspace
+  // The token split needs H*T <= 16 (here 24) and the mma.sync path.
+  vb::FlashVerifyPlan split_rows = plan;
+  split_rows.token_split = true;
+  CHECK(vb::flash_verify_launch(d.p, split_rows, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+  vb::FlashVerifyPlan split_wgmma{1, 1, 0, vb::FlashVerifyPath::kWgmma};
+  split_wgmma.token_split = true;
+  CHECK(vb::flash_verify_launch(d.p, split_wgmma, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
 }
 
 TEST_CASE("a captured CUDA graph replays correctly with other prefix lengths and trees", "[gpu]") {

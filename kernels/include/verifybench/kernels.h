@@ -35,6 +35,11 @@ struct FlashVerifyPlan {
   // a length-aware plan sets it so that a long request uses more splits than a short one.
   // The kernel never uses fewer than an even division, so no length can lose tiles.
   int tiles_per_split = 0;
+  // mma.sync only, H*T <= 16: run the token-split kernel instance (both 16-row groups on
+  // alternate tiles of the same rows, merged at the end). The planner sets it when the
+  // longest request's splits are long enough (FlashVerifyConfigInfo::token_split_min_tiles);
+  // blocks of shorter splits in that launch still run one group. Otherwise refused.
+  bool token_split = false;
 };
 
 // Pipeline depths the production kernel is built with, deepest first.
