@@ -77,6 +77,12 @@ SplitWorkspace carve_workspace(void* base, std::int64_t rows, int num_splits) {
 #ifndef VB_DEBUG_LANE_ARRIVALS
 #define VB_DEBUG_LANE_ARRIVALS 0
 #endif
+// Timing probe only (-DVB_DEBUG_SKIP_COMBINE=1): the launcher does not launch the split
+// combine, so a run shows how much of a split plan's time the combine adds after the main
+// kernel (its outputs stay poisoned: every split case reports incorrect).
+#ifndef VB_DEBUG_SKIP_COMBINE
+#define VB_DEBUG_SKIP_COMBINE 0
+#endif
 constexpr int kEmptyArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS ? 32 : 1;
 // Token split (kernel instance kTokenSplit = true; the planner asks for it with
 // FlashVerifyPlan::token_split): when only the first 16-row group of a tile holds real rows
@@ -165,30 +171,34 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     // One bulk copy per 1152-byte row. The copy takes uniform operands, so a warp issues
     // its rows one after another (~40 cycles each): here that runs beside the math
     // instead of in front of it. Rows past kv_len re-read the last row (finite data, masked
-    // out), so a stage always receives exactly kTokensPerTile rows. Page-table words are
-    // loaded kStages tiles ahead, one register per stage: the first kStages tiles' copies go
-    // out after one table round trip, not one each (the loop is unrolled by kStages so each
-    // word sits in its own register; moving a word still in flight would wait for it). ncu
-    // on v1: 36 % of all warp stall samples sat on that dependent load when made at use.
+    // out), so a stage always receives exactly kTokensPerTile rows. The page-table word of
+    // the next tile is loaded while this tile's stage is awaited (ncu on v1: 36 % of all
+    // warp stall samples sat on that dependent load when it was made at use). The token-split
+    // instance loads words kStages tiles ahead instead (the loop unrolled by kStages, one
+    // register per stage: moving a word still in flight would wait for it): its compute is
+    // fast enough that one table round trip per tile showed (H200 A/B, 1d04129: MTP T2 B8
+    // 50.6 -> 48.5 us, decode B64 -2 %), while the two-group plans ran 1-4 % slower with it.
+    constexpr int kAhead = kTokenSplit ? kStages : 1;
     const int row_in_tile = (warp - kWarps) * kRowsPerProducer + lane;
     const bool is_copy_lane = lane < kRowsPerProducer;
     auto token_of = [&](int tile) { return min(tile * kTokensPerTile + row_in_tile, kv_len - 1); };
-    std::int64_t entry[kStages];
+    std::int64_t entry[kAhead];
 #pragma unroll
-    for (int s = 0; s < kStages; ++s) {
-      entry[s] = is_copy_lane && tile_begin + s < tile_end ? rows.table_entry(token_of(tile_begin + s)) : 0;
+    for (int j = 0; j < kAhead; ++j) {
+      entry[j] = is_copy_lane && (j == 0 || tile_begin + j < tile_end) ? rows.table_entry(token_of(tile_begin + j)) : 0;
     }
-    for (int first = tile_begin; first < tile_end; first += kStages) {
+    for (int first = tile_begin; first < tile_end; first += kAhead) {
 #pragma unroll
-      for (int stage = 0; stage < kStages; ++stage) {  // iter % kStages == stage
-        const int tile = first + stage;
-        if (tile >= tile_end) break;
+      for (int j = 0; j < kAhead; ++j) {
+        const int tile = first + j;
+        if (kAhead > 1 && tile >= tile_end) break;
         const int iter = tile - tile_begin;
+        const int stage = kAhead == kStages ? j : iter % kStages;
         const int round = iter / kStages + (stage == kStages - 1 ? 1 : 0);  // Q's phase first
         if (round > 0) warp::mbarrier_wait_parity(&s_empty[stage], (round - 1) & 1);
-        const bf16_bits* src = rows.row_ptr(token_of(tile), entry[stage]);
+        const bf16_bits* src = rows.row_ptr(token_of(tile), entry[j]);
         bf16_bits* dst = s_kv + (stage * kTokensPerTile + row_in_tile) * kKvStride;
-        if (is_copy_lane && tile + kStages < tile_end) entry[stage] = rows.table_entry(token_of(tile + kStages));
+        if (is_copy_lane && tile + kAhead < tile_end) entry[j] = rows.table_entry(token_of(tile + kAhead));
 #if VB_DEBUG_SYNC_COPY
         if (is_copy_lane) {
           const auto* from = reinterpret_cast<const uint4*>(src);
@@ -833,6 +843,9 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
     if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
   }
   if (plan.num_splits == 1) return cudaSuccess;
+#if VB_DEBUG_SKIP_COMBINE
+  return cudaSuccess;  // timing probe only: split plans' outputs stay unwritten (reported incorrect)
+#endif
   return detail::launch_split_combine(params, plan.num_splits, plan.tiles_per_split,
                                       wgmma ? wgmma_cfg::kTokensPerTile : kTokensPerTile, ws, stream);
 }
