@@ -93,9 +93,10 @@ constexpr int kEmptyArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS ? 32 : 1;
 // when the longest request's splits have at least kTokenSplitMinTiles tiles, and a block of
 // a shorter split inside that instance still runs one group. H200, 2 rounds
 // (reports/h200/2026-11-30-token-split/): splits of 32-256 tiles 0.6-3.5 % faster (decode
-// B64, MTP T2 B8-B64), splits of 3 and 9 tiles 2-4 % slower (decode B1, B8); with the split
-// compiled into the one kernel every plan paid ~2 % for its registers and branches (MTP T4
-// B8 confirmed slower by the nightly gate), hence a separate instance.
+// B64, MTP T2 B8-B64), splits of 3 and 9 tiles 2-4 % slower (decode B1, B8); compiled into
+// the one kernel it cost plans that never use it ~2 % (A/B: MTP T4 B8 51.3 -> 52.25 us),
+// hence a separate instance. With its page-table prefetch (below), at 0a13f4b against
+// 2a52ae1: decode B32 -5.7 %, MTP T2 B8 -4.6 %, MTP T2 B32 -3.6 %, decode B64 -2.7 %.
 // -DVB_TOKEN_SPLIT=0: the planner never asks for it (A/B runs).
 #ifndef VB_TOKEN_SPLIT
 #define VB_TOKEN_SPLIT 1
