@@ -480,33 +480,43 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   }
 }
 
-// LSE-weighted sum of every row's split partials. Block (row, chunk) owns 128 of the
-// row's 512 channels: thread (x, y) owns channels chunk*128 + 4x .. +3 and splits y, y+Y,
-// ... (Y = blockDim.y = min(num_splits, kCombineSplitLanes)); the Y partial sums meet in
-// shared memory. Four blocks per row put one long request's few rows (32 for 8 heads x
-// T = 4) on 128 SMs instead of 32. Every thread issues all its loads (its kPerLane splits'
-// LSEs and O chunks) before it uses any: one memory round trip, where a loop over the
-// splits with the LSEs loaded first took several (H200: one 64k request 37.0 -> 34.2 us).
-// kPerLane is the smallest instance that covers the plan's splits (combine_kernel_for), so a
-// batch with few splits keeps small blocks with few registers (one kernel with 8 loads x 16
-// lanes for every plan was 10-19 % slower on batches of 256-1024 rows: fewer resident blocks).
+// LSE-weighted sum of every row's split partials. Block (r, chunk) owns 128 of the 512
+// channels of kCombineSlots / lanes consecutive rows: thread (x, y) serves row slot
+// y / lanes, split lane y % lanes, channels chunk*128 + 4x .. +3, and that row's splits
+// lane, lane + lanes, ... (kPerLane of them); a row's lane sums meet in shared memory. Four
+// chunks per row put one long request's few rows (32 for 8 heads x T = 4) on 128 SMs
+// instead of 32. Every thread issues all its loads (its splits' LSEs and 16-byte O chunks)
+// before it uses any: one memory round trip, where a loop over the splits with the LSEs
+// loaded first took several (H200: one 64k request 37.0 -> 34.2 us).
+// The launcher picks lanes (combine_shape): as many as the splits need, up to 8, unless
+// that takes more threads than the GPU holds at once, then fewer lanes with more loads
+// each. The combine is one round trip per wave of blocks, so waves are what it costs: with
+// one row per block of min(splits, 8) lanes, 1024-4096-row batches took 4-13 us after the
+// main kernel (H200, 0a13f4b, against a build without the combine: MTP T4 B32 5.4 us,
+// mixed lengths 13.3 us, DeepSeek shared prefix 11.7 us).
 constexpr int kCombineChunks = 4;
 constexpr int kCombineThreadsX = mla::kHeadDimV / kCombineChunks / 4;  // 32: 4 channels each
-constexpr int kCombineSplitLanes = 8;
-constexpr int kCombineMaxPerLane = kMaxSplits / kCombineSplitLanes;
-static_assert(kCombineMaxPerLane * kCombineSplitLanes == kMaxSplits, "every split has a lane");
+constexpr int kCombineSlots = 8;                                        // blockDim.y: row slots x split lanes
+constexpr int kCombineMaxPerLane = kMaxSplits / kCombineSlots;
+static_assert(kCombineMaxPerLane * kCombineSlots == kMaxSplits, "every split has a lane");
+// Combine threads counted as resident per SM when choosing lanes (a 256-thread block of the
+// larger instances needs up to ~64 registers a thread: 4 blocks of 2048 threads' worth).
+constexpr int kCombineThreadsPerSm = 1024;
 
 template <int kPerLane>
-__global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
+__global__ void __launch_bounds__(kCombineThreadsX * kCombineSlots)
     flash_verify_combine_kernel(const VerifyParams p, const int num_splits, const int split_tiles,
-                                const int tokens_per_tile, const SplitWorkspace ws) {
-  __shared__ float s_lane_max[kCombineSplitLanes];
-  __shared__ float4 s_acc[kCombineSplitLanes - 1][kCombineThreadsX];
-  __shared__ float s_weight[kCombineSplitLanes - 1];
-  const std::int64_t qrow = blockIdx.x;
+                                const int tokens_per_tile, const SplitWorkspace ws, const int lanes) {
+  __shared__ float s_lane_max[kCombineSlots];
+  __shared__ float4 s_acc[kCombineSlots][kCombineThreadsX];
+  __shared__ float s_weight[kCombineSlots];
+  const int slot0 = threadIdx.y - threadIdx.y % lanes;  // this row's first y
+  const int y = threadIdx.y % lanes;                    // split lane
+  const std::int64_t rows = static_cast<std::int64_t>(p.batch) * p.query_rows_per_request();
+  const std::int64_t my_row = static_cast<std::int64_t>(blockIdx.x) * (kCombineSlots / lanes) + threadIdx.y / lanes;
+  const bool row_valid = my_row < rows;         // the last block's spare slots compute a copy, store nothing
+  const std::int64_t qrow = row_valid ? my_row : rows - 1;
   const int c = blockIdx.y * (mla::kHeadDimV / kCombineChunks) + threadIdx.x * 4;
-  const int lanes = blockDim.y;
-  const int y = threadIdx.y;
   // Length-aware plans: only the splits of this row's request that hold tiles (the main
   // kernel's ranges, from the device-side length: a replayed graph may carry other lengths);
   // the others wrote nothing. Even plans: every split (empty ones wrote LSE -inf).
@@ -535,9 +545,9 @@ __global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
   float max_lse = lse[0];
 #pragma unroll
   for (int i = 1; i < kPerLane; ++i) max_lse = fmaxf(max_lse, lse[i]);
-  if (threadIdx.x == 0) s_lane_max[y] = max_lse;
+  if (threadIdx.x == 0) s_lane_max[threadIdx.y] = max_lse;
   __syncthreads();
-  for (int l = 0; l < lanes; ++l) max_lse = fmaxf(max_lse, s_lane_max[l]);
+  for (int l = 0; l < lanes; ++l) max_lse = fmaxf(max_lse, s_lane_max[slot0 + l]);
   // A split whose tokens this row cannot see has lse -inf (weight exactly 0) and zero O.
   float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
   float weight_sum = 0.f;
@@ -548,15 +558,15 @@ __global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
     acc.x += w * v[i].x; acc.y += w * v[i].y; acc.z += w * v[i].z; acc.w += w * v[i].w;
   }
   if (y > 0) {
-    s_acc[y - 1][threadIdx.x] = acc;
-    if (threadIdx.x == 0) s_weight[y - 1] = weight_sum;
+    s_acc[threadIdx.y][threadIdx.x] = acc;
+    if (threadIdx.x == 0) s_weight[threadIdx.y] = weight_sum;
   }
   __syncthreads();
-  if (y > 0) return;
+  if (y > 0 || !row_valid) return;
   for (int l = 1; l < lanes; ++l) {
-    const float4 u = s_acc[l - 1][threadIdx.x];
+    const float4 u = s_acc[slot0 + l][threadIdx.x];
     acc.x += u.x; acc.y += u.y; acc.z += u.z; acc.w += u.w;
-    weight_sum += s_weight[l - 1];
+    weight_sum += s_weight[slot0 + l];
   }
   // weight_sum > 0 always: every node sees itself in exactly one split.
   const float inv = 1.f / weight_sum;
@@ -566,14 +576,14 @@ __global__ void __launch_bounds__(kCombineThreadsX * kCombineSplitLanes)
   if (blockIdx.y == 0 && threadIdx.x == 0) p.lse[qrow] = max_lse + logf(weight_sum);
 }
 
-// The combine instance whose kPerLane covers num_splits over its split lanes. Loads per
+// The combine instance whose kPerLane covers num_splits over `lanes` split lanes. Loads per
 // lane are registers: the instance closest above the need keeps the most blocks resident
 // (one 16-load instance for 65 splits: 96 registers, 2 blocks per SM, and one 64k request
 // with T = 16 was 2 % slower than v4's loop).
-using CombineKernel = void (*)(VerifyParams, int, int, int, SplitWorkspace);
-CombineKernel combine_kernel_for(int num_splits) {
+using CombineKernel = void (*)(VerifyParams, int, int, int, SplitWorkspace, int);
+CombineKernel combine_kernel_for(int num_splits, int lanes) {
   static_assert(kCombineMaxPerLane == 16, "the instances below cover kMaxSplits");
-  switch (ceil_div(num_splits, kCombineSplitLanes)) {
+  switch (ceil_div(num_splits, lanes)) {
     case 1: return flash_verify_combine_kernel<1>;
     case 2: return flash_verify_combine_kernel<2>;
     case 3: return flash_verify_combine_kernel<3>;
@@ -812,6 +822,26 @@ const char* to_string(FlashVerifyPath path) {
   return path == FlashVerifyPath::kWgmma ? "wgmma" : "mma.sync";
 }
 
+int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms) {
+  // As many lanes as splits (a power of two, 8 at most: the block's 8 row slots divide by it)...
+  int lanes = kCombineSlots;
+  while (lanes > 1 && lanes / 2 >= num_splits) lanes /= 2;
+  // ...unless the blocks would not all be resident at once: then halve while the loads per
+  // lane stay within the largest instance.
+  const std::int64_t resident = static_cast<std::int64_t>(std::max(1, num_sms)) * kCombineThreadsPerSm;
+  auto threads = [&](int l) { return rows * kCombineChunks * kCombineThreadsX * l; };
+  while (lanes > 1 && threads(lanes) > resident && ceil_div(num_splits, lanes / 2) <= kCombineMaxPerLane) lanes /= 2;
+  return lanes;
+}
+
+namespace {
+// 0 (the launcher picks) or 1, 2, 4, 8 lanes with at most kCombineMaxPerLane splits each.
+bool combine_lanes_valid(int lanes, int num_splits) {
+  if (lanes == 0) return true;
+  return (lanes == 1 || lanes == 2 || lanes == 4 || lanes == 8) && ceil_div(num_splits, lanes) <= kCombineMaxPerLane;
+}
+}  // namespace
+
 cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPlan& plan,
                                 void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
   if (!params_valid(params)) return cudaErrorInvalidValue;
@@ -821,6 +851,7 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
       plan.m_tiles != ceil_div(params.tree_size * params.num_heads, rows_per_tile) || params.batch > 65535 ||
       (wgmma && plan.pipeline_stages != 0) || plan.tiles_per_split < 0 ||
       (plan.token_split && (wgmma || params.tree_size * params.num_heads > kMmaM)) ||
+      !combine_lanes_valid(plan.combine_split_lanes, plan.num_splits) ||
       (plan.path != FlashVerifyPath::kMmaSync && plan.path != FlashVerifyPath::kWgmma)) {
     return cudaErrorInvalidConfiguration;
   }
@@ -848,32 +879,39 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
   return cudaSuccess;  // timing probe only: split plans' outputs stay unwritten (reported incorrect)
 #endif
   return detail::launch_split_combine(params, plan.num_splits, plan.tiles_per_split,
-                                      wgmma ? wgmma_cfg::kTokensPerTile : kTokensPerTile, ws, stream);
+                                      wgmma ? wgmma_cfg::kTokensPerTile : kTokensPerTile, plan.combine_split_lanes, ws,
+                                      stream);
 }
 
 namespace detail {
 
 cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int split_tiles, int tokens_per_tile,
-                                 const SplitWorkspace& ws, cudaStream_t stream) {
+                                 int split_lanes, const SplitWorkspace& ws, cudaStream_t stream) {
   const std::int64_t rows = static_cast<std::int64_t>(params.batch) * params.tree_size * params.num_heads;
-  {
-    const dim3 combine_grid(static_cast<unsigned>(rows), kCombineChunks);
-    const dim3 combine_block(kCombineThreadsX, std::min(num_splits, kCombineSplitLanes));
-    // Programmatic dependent launch (sm_90+): the combine is scheduled while the main
-    // kernel's last blocks run and waits on the device for its results.
-    cudaLaunchConfig_t config{};
-    config.gridDim = combine_grid;
-    config.blockDim = combine_block;
-    config.dynamicSmemBytes = 0;
-    config.stream = stream;
-    cudaLaunchAttribute attribute{};
-    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute.val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    return cudaLaunchKernelEx(&config, combine_kernel_for(num_splits), params, num_splits, split_tiles,
-                              tokens_per_tile, ws);
+  int lanes = split_lanes;
+  if (lanes == 0) {
+    int device = 0, num_sms = 0;
+    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+    if (cudaError_t err = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, device); err != cudaSuccess) {
+      return err;
+    }
+    lanes = flash_verify_combine_lanes(num_splits, rows, num_sms);
   }
+  const std::int64_t blocks_x = ceil_div(rows, static_cast<std::int64_t>(kCombineSlots / lanes));
+  // Programmatic dependent launch (sm_90+): the combine is scheduled while the main
+  // kernel's last blocks run and waits on the device for its results.
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(blocks_x), kCombineChunks);
+  config.blockDim = dim3(kCombineThreadsX, kCombineSlots);
+  config.dynamicSmemBytes = 0;
+  config.stream = stream;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, combine_kernel_for(num_splits, lanes), params, num_splits, split_tiles,
+                            tokens_per_tile, ws, lanes);
 }
 
 }  // namespace detail

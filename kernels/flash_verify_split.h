@@ -137,8 +137,9 @@ __device__ __forceinline__ bool empty_split_handled(const BlockWork& w, const Sp
 // length-aware plan) it reads only the splits that hold tiles: those the main kernel's
 // ranges give (tiles of `tokens_per_tile` tokens, max(split_tiles, even division) per
 // split), and an empty split writes nothing; with 0 it reads all num_splits.
+// split_lanes: FlashVerifyPlan::combine_split_lanes (0: flash_verify_combine_lanes picks).
 cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int split_tiles, int tokens_per_tile,
-                                 const SplitWorkspace& ws, cudaStream_t stream);
+                                 int split_lanes, const SplitWorkspace& ws, cudaStream_t stream);
 
 // The wgmma path's main kernel (flash_verify_wgmma_sm90a.cu). The launcher has checked the
 // parameters and the plan; this raises the kernel's shared-memory limit once per device.

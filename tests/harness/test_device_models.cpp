@@ -165,3 +165,28 @@ TEST_CASE("flash_verify_plan: unequal lengths get fixed-size splits sized by the
   CHECK(eq.tiles_per_split == 0);
   CHECK(eq.num_splits == even.num_splits);
 }
+
+TEST_CASE("flash_verify_combine_lanes: one wave of combine threads where the splits allow", "[plan]") {
+  // Few rows: as many lanes as splits, a power of two, 8 at most (decode B1: 8 rows, 43 splits).
+  CHECK(vb::flash_verify_combine_lanes(43, 8, 132) == 8);
+  CHECK(vb::flash_verify_combine_lanes(2, 8, 132) == 2);
+  CHECK(vb::flash_verify_combine_lanes(3, 8, 132) == 4);
+  CHECK(vb::flash_verify_combine_lanes(5, 8, 132) == 8);
+  // 1024 rows x 4 chunks x 32 threads x lanes against 132 SMs x 1024 threads: MTP T4 B32
+  // (4 splits) drops to one lane of 4 loads; mixed lengths (17 splits) to 2 lanes of 9, as 1
+  // lane would need 17 loads.
+  CHECK(vb::flash_verify_combine_lanes(4, 1024, 132) == 1);
+  CHECK(vb::flash_verify_combine_lanes(17, 1024, 132) == 2);
+  // A split count that needs 8 lanes of 16 loads keeps them, whatever the rows.
+  CHECK(vb::flash_verify_combine_lanes(128, 1 << 20, 132) == 8);
+  // Never more than 16 splits per lane, never a lane without a split where fewer would do.
+  for (int splits = 2; splits <= 128; ++splits) {
+    for (std::int64_t rows : {8L, 256L, 1024L, 4096L, 65536L}) {
+      const int lanes = vb::flash_verify_combine_lanes(splits, rows, 132);
+      INFO("splits " << splits << " rows " << rows << " lanes " << lanes);
+      CHECK((lanes == 1 || lanes == 2 || lanes == 4 || lanes == 8));
+      CHECK((splits + lanes - 1) / lanes <= 16);
+      CHECK(lanes / 2 < splits);
+    }
+  }
+}

@@ -276,6 +276,18 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
       REQUIRE(launched == cudaSuccess);
     }
   }
+  // The combine with each split-lane count it accepts (1, 2, 4, 8 lanes, at most 16 splits
+  // per lane; the launcher's own choice above), and its refusal of the others.
+  for (int splits : split_counts) {
+    if (splits == 1) continue;  // no combine
+    for (int lanes : {1, 2, 4, 8, 3, 16}) {
+      INFO("splits " << splits << " combine lanes " << lanes);
+      vb::FlashVerifyPlan plan{splits, m_tiles};
+      plan.combine_split_lanes = lanes;
+      const bool valid = (lanes == 1 || lanes == 2 || lanes == 4 || lanes == 8) && (splits + lanes - 1) / lanes <= 16;
+      CHECK(run_plan(plan) == (valid ? cudaSuccess : cudaErrorInvalidConfiguration));
+    }
+  }
   // An unknown depth is refused.
   const vb::FlashVerifyPlan bogus{1, m_tiles, 3};
   CHECK(vb::flash_verify_launch(d.p, bogus, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
@@ -339,6 +351,9 @@ TEST_CASE("the token split (H*T <= 16) agrees with the reference on both sides o
       make_case("token-split-h8-t2", 8, prefixes, chain(2), 1, vb::PagePlacement::kShuffled, 41),
       make_case("token-split-h16-t1", 16, prefixes, chain(1), 16, vb::PagePlacement::kInterleaved, 42),
       make_case("token-split-h8-t1", 8, prefixes, chain(1), 64, vb::PagePlacement::kFragmented, 43),
+      // 3 heads x T = 5: 15 rows a request, 45 in all, so the combine's last block has row
+      // slots past the end whatever its lanes (and the token split sees an odd row count).
+      make_case("token-split-h3-t5", 3, prefixes, random_tree(5, 7), 16, vb::PagePlacement::kShuffled, 44),
   };
   for (const CaseSpec& spec : specs) {
     INFO("case " << spec.name << ", token split from " << threshold << " tiles per split");

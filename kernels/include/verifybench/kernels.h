@@ -40,7 +40,15 @@ struct FlashVerifyPlan {
   // longest request's splits are long enough (FlashVerifyConfigInfo::token_split_min_tiles);
   // blocks of shorter splits in that launch still run one group. Otherwise refused.
   bool token_split = false;
+  // Split lanes per row of the combine (1, 2, 4 or 8, at most 16 splits per lane); 0 lets
+  // the launcher pick (flash_verify_combine_lanes). Forcing one is for tests.
+  int combine_split_lanes = 0;
 };
+
+// The combine's split lanes per row for a launch of `rows` query rows on `num_sms` SMs:
+// min(num_splits, 8) rounded up to a power of two, halved while the combine's threads
+// would not all be resident at once and each lane still reads at most 16 splits.
+int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms);
 
 // Pipeline depths the production kernel is built with, deepest first.
 int flash_verify_pipeline_variants(int* stages, int capacity);
