@@ -49,6 +49,7 @@ constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 
 __host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+constexpr std::int64_t ceil_div64(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 using detail::SplitWorkspace;
 
@@ -497,25 +498,38 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
 constexpr int kCombineChunks = 4;
 constexpr int kCombineThreadsX = mla::kHeadDimV / kCombineChunks / 4;  // 32: 4 channels each
 constexpr int kCombineSlots = 8;                                        // blockDim.y: row slots x split lanes
+constexpr int kCombineSlotsLog2 = 3;
+static_assert(kCombineSlots == 1 << kCombineSlotsLog2, "lanes and row slots are powers of two");
 constexpr int kCombineMaxPerLane = kMaxSplits / kCombineSlots;
 static_assert(kCombineMaxPerLane * kCombineSlots == kMaxSplits, "every split has a lane");
-// Combine threads counted as resident per SM when choosing lanes (a 256-thread block of the
-// larger instances needs up to ~64 registers a thread: 4 blocks of 2048 threads' worth).
-constexpr int kCombineThreadsPerSm = 1024;
+// The instance that serves `loads` splits per lane (1-6, 8, 10, 12, 16), and the blocks per
+// SM its launch bounds hold it to (32, 48, 64, 80, 128 registers): the lane choice counts
+// on exactly these. Without the bound the row-slot indexing took instance 10 from 64 to 76
+// registers (3 blocks per SM instead of 4), and one 64k request with T = 16 (512 combine
+// blocks) ran 3 % slower (H200). sm_120 holds at most 6 blocks of 256 threads (1536 threads
+// per SM), so there the smallest instances have 6 blocks per SM, not 8.
+constexpr int combine_instance_loads(int loads) {
+  return loads <= 6 ? loads : loads <= 8 ? 8 : loads <= 10 ? 10 : loads <= 12 ? 12 : 16;
+}
+constexpr int combine_min_blocks_per_sm(int instance_loads) {
+  return instance_loads <= 3 ? 8 : instance_loads <= 6 ? 5 : instance_loads <= 10 ? 4 : instance_loads <= 12 ? 3 : 2;
+}
 
 template <int kPerLane>
-__global__ void __launch_bounds__(kCombineThreadsX * kCombineSlots)
+__global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_min_blocks_per_sm(kPerLane))
     flash_verify_combine_kernel(const VerifyParams p, const int num_splits, const int split_tiles,
                                 const int tokens_per_tile, const SplitWorkspace ws, const int lanes) {
   __shared__ float s_lane_max[kCombineSlots];
   __shared__ float4 s_acc[kCombineSlots][kCombineThreadsX];
   __shared__ float s_weight[kCombineSlots];
-  const int slot0 = threadIdx.y - threadIdx.y % lanes;  // this row's first y
-  const int y = threadIdx.y % lanes;                    // split lane
-  const std::int64_t rows = static_cast<std::int64_t>(p.batch) * p.query_rows_per_request();
-  const std::int64_t my_row = static_cast<std::int64_t>(blockIdx.x) * (kCombineSlots / lanes) + threadIdx.y / lanes;
-  const bool row_valid = my_row < rows;         // the last block's spare slots compute a copy, store nothing
-  const std::int64_t qrow = row_valid ? my_row : rows - 1;
+  // lanes is a power of two: shifts and masks (32-bit row numbers, as blockIdx.x was: the
+  // combine's registers decide how many of its blocks are resident).
+  const int lane_shift = __ffs(lanes) - 1;
+  const int slot0 = threadIdx.y & ~(lanes - 1);  // this row's first y
+  const int y = threadIdx.y & (lanes - 1);       // split lane
+  const int rows = p.batch * p.query_rows_per_request();
+  const int my_row = (blockIdx.x << (kCombineSlotsLog2 - lane_shift)) + (threadIdx.y >> lane_shift);
+  const std::int64_t qrow = min(my_row, rows - 1);  // the last block's spare slots compute a copy, store nothing
   const int c = blockIdx.y * (mla::kHeadDimV / kCombineChunks) + threadIdx.x * 4;
   // Length-aware plans: only the splits of this row's request that hold tiles (the main
   // kernel's ranges, from the device-side length: a replayed graph may carry other lengths);
@@ -562,7 +576,7 @@ __global__ void __launch_bounds__(kCombineThreadsX * kCombineSlots)
     if (threadIdx.x == 0) s_weight[threadIdx.y] = weight_sum;
   }
   __syncthreads();
-  if (y > 0 || !row_valid) return;
+  if (y > 0 || my_row >= rows) return;
   for (int l = 1; l < lanes; ++l) {
     const float4 u = s_acc[slot0 + l][threadIdx.x];
     acc.x += u.x; acc.y += u.y; acc.z += u.z; acc.w += u.w;
@@ -583,18 +597,15 @@ __global__ void __launch_bounds__(kCombineThreadsX * kCombineSlots)
 using CombineKernel = void (*)(VerifyParams, int, int, int, SplitWorkspace, int);
 CombineKernel combine_kernel_for(int num_splits, int lanes) {
   static_assert(kCombineMaxPerLane == 16, "the instances below cover kMaxSplits");
-  switch (ceil_div(num_splits, lanes)) {
+  switch (combine_instance_loads(ceil_div(num_splits, lanes))) {
     case 1: return flash_verify_combine_kernel<1>;
     case 2: return flash_verify_combine_kernel<2>;
     case 3: return flash_verify_combine_kernel<3>;
     case 4: return flash_verify_combine_kernel<4>;
     case 5: return flash_verify_combine_kernel<5>;
     case 6: return flash_verify_combine_kernel<6>;
-    case 7:
     case 8: return flash_verify_combine_kernel<8>;
-    case 9:
     case 10: return flash_verify_combine_kernel<10>;
-    case 11:
     case 12: return flash_verify_combine_kernel<12>;
     default: return flash_verify_combine_kernel<16>;
   }
@@ -823,15 +834,21 @@ const char* to_string(FlashVerifyPath path) {
 }
 
 int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms) {
-  // As many lanes as splits (a power of two, 8 at most: the block's 8 row slots divide by it)...
+  // At most as many lanes as splits (a power of two, 8 at most: the block's 8 row slots
+  // divide by it); of those and the fewer lane counts whose loads fit the largest instance,
+  // the one with the fewest waves of resident blocks (the more lanes on a tie).
   int lanes = kCombineSlots;
   while (lanes > 1 && lanes / 2 >= num_splits) lanes /= 2;
-  // ...unless the blocks would not all be resident at once: then halve while the loads per
-  // lane stay within the largest instance.
-  const std::int64_t resident = static_cast<std::int64_t>(std::max(1, num_sms)) * kCombineThreadsPerSm;
-  auto threads = [&](int l) { return rows * kCombineChunks * kCombineThreadsX * l; };
-  while (lanes > 1 && threads(lanes) > resident && ceil_div(num_splits, lanes / 2) <= kCombineMaxPerLane) lanes /= 2;
-  return lanes;
+  auto waves = [&](int l) {
+    const int per_sm = combine_min_blocks_per_sm(combine_instance_loads(ceil_div(num_splits, l)));
+    const std::int64_t blocks = ceil_div64(rows, kCombineSlots / l) * kCombineChunks;
+    return ceil_div64(blocks, static_cast<std::int64_t>(std::max(1, num_sms)) * per_sm);
+  };
+  int best = lanes;
+  for (int l = lanes / 2; l >= 1 && ceil_div(num_splits, l) <= kCombineMaxPerLane; l /= 2) {
+    if (waves(l) < waves(best)) best = l;
+  }
+  return best;
 }
 
 namespace {
@@ -897,7 +914,7 @@ cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int
     }
     lanes = flash_verify_combine_lanes(num_splits, rows, num_sms);
   }
-  const std::int64_t blocks_x = ceil_div(rows, static_cast<std::int64_t>(kCombineSlots / lanes));
+  const std::int64_t blocks_x = ceil_div64(rows, kCombineSlots / lanes);
   // Programmatic dependent launch (sm_90+): the combine is scheduled while the main
   // kernel's last blocks run and waits on the device for its results.
   cudaLaunchConfig_t config{};

@@ -172,11 +172,13 @@ TEST_CASE("flash_verify_combine_lanes: one wave of combine threads where the spl
   CHECK(vb::flash_verify_combine_lanes(2, 8, 132) == 2);
   CHECK(vb::flash_verify_combine_lanes(3, 8, 132) == 4);
   CHECK(vb::flash_verify_combine_lanes(5, 8, 132) == 8);
-  // 1024 rows x 4 chunks x 32 threads x lanes against 132 SMs x 1024 threads: MTP T4 B32
-  // (4 splits) drops to one lane of 4 loads; mixed lengths (17 splits) to 2 lanes of 9, as 1
-  // lane would need 17 loads.
-  CHECK(vb::flash_verify_combine_lanes(4, 1024, 132) == 1);
+  // 1024 rows on 132 SMs. MTP T4 B32 (4 splits): 4 lanes take 2048 blocks (8 per SM: 2
+  // waves), 2 lanes of 2 loads 1024 (one wave), 1 lane no fewer waves. Mixed lengths (17
+  // splits): 8 or 4 lanes take 4 waves, 2 lanes of 9 loads (the 10-load instance, 4 blocks
+  // per SM) 2 waves; 1 lane would need 17 loads.
+  CHECK(vb::flash_verify_combine_lanes(4, 1024, 132) == 2);
   CHECK(vb::flash_verify_combine_lanes(17, 1024, 132) == 2);
+  CHECK(vb::flash_verify_combine_lanes(4, 1024, 1000) == 4);  // enough SMs: every split its lane
   // A split count that needs 8 lanes of 16 loads keeps them, whatever the rows.
   CHECK(vb::flash_verify_combine_lanes(128, 1 << 20, 132) == 8);
   // Never more than 16 splits per lane, never a lane without a split where fewer would do.

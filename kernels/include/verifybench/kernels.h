@@ -45,9 +45,9 @@ struct FlashVerifyPlan {
   int combine_split_lanes = 0;
 };
 
-// The combine's split lanes per row for a launch of `rows` query rows on `num_sms` SMs:
-// min(num_splits, 8) rounded up to a power of two, halved while the combine's threads
-// would not all be resident at once and each lane still reads at most 16 splits.
+// The combine's split lanes per row for a launch of `rows` query rows on `num_sms` SMs: of
+// min(num_splits, 8) rounded up to a power of two and the halvings of it whose lanes read at
+// most 16 splits each, the one whose blocks take the fewest waves (the most lanes on a tie).
 int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms);
 
 // Pipeline depths the production kernel is built with, deepest first.
