@@ -515,8 +515,18 @@ constexpr int combine_min_blocks_per_sm(int instance_loads) {
   return instance_loads <= 3 ? 8 : instance_loads <= 6 ? 5 : instance_loads <= 10 ? 4 : instance_loads <= 12 ? 3 : 2;
 }
 
+// Experiment (-DVB_COMBINE_SMALL_BOUNDS=0): instances of up to 6 loads without the bound
+// (the lane rule unchanged), to see whether holding them to 32/48 registers costs batches of
+// few rows anything (H200 final runs of 0a13f4b and 64d94d7: decode B8 +3 to +7 %, across runs).
+#ifndef VB_COMBINE_SMALL_BOUNDS
+#define VB_COMBINE_SMALL_BOUNDS 1
+#endif
+constexpr int combine_launch_min_blocks(int instance_loads) {
+  return VB_COMBINE_SMALL_BOUNDS || instance_loads > 6 ? combine_min_blocks_per_sm(instance_loads) : 1;
+}
+
 template <int kPerLane>
-__global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_min_blocks_per_sm(kPerLane))
+__global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launch_min_blocks(kPerLane))
     flash_verify_combine_kernel(const VerifyParams p, const int num_splits, const int split_tiles,
                                 const int tokens_per_tile, const SplitWorkspace ws, const int lanes) {
   __shared__ float s_lane_max[kCombineSlots];
