@@ -75,6 +75,9 @@ SplitWorkspace carve_workspace(void* base, std::int64_t rows, int num_splits) {
 // instead of lane 0 after __syncwarp. The plain-copy build drew racecheck reports on the
 // stage refills too (reports/h200/2026-11-29-combine/racecheck-sync-copy/), so this asks
 // whether racecheck carries the other lanes' reads through __syncwarp into lane 0's release.
+// Answer (reports/h200/2026-11-30-token-split/racecheck-stages): with every lane arriving,
+// 0 hazards with bulk and with plain copies, where lane 0 after __syncwarp draws 0-3 and
+// 43-72: racecheck does not carry them; the default protocol is kept.
 #ifndef VB_DEBUG_LANE_ARRIVALS
 #define VB_DEBUG_LANE_ARRIVALS 0
 #endif
@@ -90,14 +93,15 @@ constexpr int kEmptyArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS ? 32 : 1;
 // (H*T <= 16: decode, MTP T = 2 with 8 heads), the second group does not exit: both groups
 // compute those 16 rows, group g on the tiles of parity g (its own stages: kStages is even),
 // each with its own softmax state, and they merge O and the row statistics at the end
-// through stage memory. The merge costs a fixed ~0.3-0.8 us, so the planner asks for it only
-// when the longest request's splits have at least kTokenSplitMinTiles tiles, and a block of
-// a shorter split inside that instance still runs one group. H200, 2 rounds
-// (reports/h200/2026-11-30-token-split/): splits of 32-256 tiles 0.6-3.5 % faster (decode
-// B64, MTP T2 B8-B64), splits of 3 and 9 tiles 2-4 % slower (decode B1, B8); compiled into
-// the one kernel it cost plans that never use it ~2 % (A/B: MTP T4 B8 51.3 -> 52.25 us),
-// hence a separate instance. With its page-table prefetch (below), at 0a13f4b against
-// 2a52ae1: decode B32 -5.7 %, MTP T2 B8 -4.6 %, MTP T2 B32 -3.6 %, decode B64 -2.7 %.
+// through stage memory. H200, 2 rounds (reports/h200/2026-11-30-token-split/ab-ts-always):
+// splits of 32-256 tiles 1.0-3.1 % faster (decode B32/B64, MTP T2 B8-B64), splits of 3 and 9
+// tiles 2.8-3.7 % slower (decode B1 +0.3 us, B8 +0.7 us: the merge and the second Q copy
+// do not pay off), so the planner asks for it only when the longest request's splits have
+// at least kTokenSplitMinTiles tiles, and a block of a shorter split in that launch still
+// runs one group. Compiled into the one kernel it cost plans that never use it ~2 % (A/B:
+// MTP T4 B8 51.3 -> 52.25 us), hence a separate instance. With its page-table prefetch
+// (below), at 0a13f4b against 2a52ae1: decode B32 -5.7 %, MTP T2 B8 -4.6 %, MTP T2 B32
+// -3.6 %, decode B64 -2.7 %.
 // -DVB_TOKEN_SPLIT=0: the planner never asks for it (A/B runs).
 #ifndef VB_TOKEN_SPLIT
 #define VB_TOKEN_SPLIT 1
@@ -179,7 +183,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     // instance loads words kStages tiles ahead instead (the loop unrolled by kStages, one
     // register per stage: moving a word still in flight would wait for it): its compute is
     // fast enough that one table round trip per tile showed (H200 A/B, 1d04129: MTP T2 B8
-    // 50.6 -> 48.5 us, decode B64 -2 %), while the two-group plans ran 1-4 % slower with it.
+    // 50.6 -> 48.5 us, decode B64 -2 %), while the two-group plans ran 1-5 % slower with it.
     constexpr int kAhead = kTokenSplit ? kStages : 1;
     const int row_in_tile = (warp - kWarps) * kRowsPerProducer + lane;
     const bool is_copy_lane = lane < kRowsPerProducer;
