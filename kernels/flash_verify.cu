@@ -510,14 +510,23 @@ static_assert(kCombineMaxPerLane * kCombineSlots == kMaxSplits, "every split has
 // SM its launch bounds hold it to (32, 48, 64, 80, 128 registers): the lane choice counts
 // on exactly these. Without the bound the row-slot indexing took instance 10 from 64 to 76
 // registers (3 blocks per SM instead of 4), and one 64k request with T = 16 (512 combine
-// blocks) ran 3 % slower (H200). sm_120 holds at most 6 blocks of 256 threads (1536 threads
-// per SM), so there the smallest instances have 6 blocks per SM, not 8.
+// blocks) ran 3 % slower (H200). An SM of sm_120 holds 1536 threads (6 such blocks), not
+// 2048: there the smallest instances are bound to 6 blocks (a bound of 8 cannot be honoured,
+// and ptxas, which the build runs with -Werror, refuses it).
 constexpr int combine_instance_loads(int loads) {
   return loads <= 6 ? loads : loads <= 8 ? 8 : loads <= 10 ? 10 : loads <= 12 ? 12 : 16;
 }
-constexpr int combine_min_blocks_per_sm(int instance_loads) {
-  return instance_loads <= 3 ? 8 : instance_loads <= 6 ? 5 : instance_loads <= 10 ? 4 : instance_loads <= 12 ? 3 : 2;
+constexpr int combine_min_blocks_per_sm(int instance_loads, int max_threads_per_sm) {
+  const int by_registers =
+      instance_loads <= 3 ? 8 : instance_loads <= 6 ? 5 : instance_loads <= 10 ? 4 : instance_loads <= 12 ? 3 : 2;
+  const int by_threads = max_threads_per_sm / (kCombineThreadsX * kCombineSlots);
+  return by_registers < by_threads ? by_registers : by_threads;
 }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1200
+constexpr int kCompiledSmMaxThreads = 1536;  // sm_120: consumer Blackwell
+#else
+constexpr int kCompiledSmMaxThreads = 2048;  // sm_90 (and the host pass)
+#endif
 
 // Experiment (-DVB_COMBINE_SMALL_BOUNDS=0): instances of up to 6 loads without the bound
 // (the lane rule unchanged), to see whether holding them to 32/48 registers costs batches of
@@ -526,7 +535,8 @@ constexpr int combine_min_blocks_per_sm(int instance_loads) {
 #define VB_COMBINE_SMALL_BOUNDS 1
 #endif
 constexpr int combine_launch_min_blocks(int instance_loads) {
-  return VB_COMBINE_SMALL_BOUNDS || instance_loads > 6 ? combine_min_blocks_per_sm(instance_loads) : 1;
+  return VB_COMBINE_SMALL_BOUNDS || instance_loads > 6 ? combine_min_blocks_per_sm(instance_loads, kCompiledSmMaxThreads)
+                                                       : 1;
 }
 
 template <int kPerLane>
@@ -847,14 +857,15 @@ const char* to_string(FlashVerifyPath path) {
   return path == FlashVerifyPath::kWgmma ? "wgmma" : "mma.sync";
 }
 
-int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms) {
+int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms, int max_threads_per_sm) {
   // At most as many lanes as splits (a power of two, 8 at most: the block's 8 row slots
   // divide by it); of those and the fewer lane counts whose loads fit the largest instance,
   // the one with the fewest waves of resident blocks (the more lanes on a tie).
   int lanes = kCombineSlots;
   while (lanes > 1 && lanes / 2 >= num_splits) lanes /= 2;
   auto waves = [&](int l) {
-    const int per_sm = combine_min_blocks_per_sm(combine_instance_loads(ceil_div(num_splits, l)));
+    const int per_sm =
+        std::max(1, combine_min_blocks_per_sm(combine_instance_loads(ceil_div(num_splits, l)), max_threads_per_sm));
     const std::int64_t blocks = ceil_div64(rows, kCombineSlots / l) * kCombineChunks;
     return ceil_div64(blocks, static_cast<std::int64_t>(std::max(1, num_sms)) * per_sm);
   };
@@ -921,12 +932,16 @@ cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int
   const std::int64_t rows = static_cast<std::int64_t>(params.batch) * params.tree_size * params.num_heads;
   int lanes = split_lanes;
   if (lanes == 0) {
-    int device = 0, num_sms = 0;
+    int device = 0, num_sms = 0, max_threads = 0;
     if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
     if (cudaError_t err = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, device); err != cudaSuccess) {
       return err;
     }
-    lanes = flash_verify_combine_lanes(num_splits, rows, num_sms);
+    if (cudaError_t err = cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device);
+        err != cudaSuccess) {
+      return err;
+    }
+    lanes = flash_verify_combine_lanes(num_splits, rows, num_sms, max_threads);
   }
   const std::int64_t blocks_x = ceil_div64(rows, kCombineSlots / lanes);
   // Programmatic dependent launch (sm_90+): the combine is scheduled while the main

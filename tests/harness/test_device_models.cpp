@@ -182,10 +182,14 @@ TEST_CASE("flash_verify_combine_lanes: one wave of combine threads where the spl
   // A split count that needs 8 lanes of 16 loads keeps them, whatever the rows.
   CHECK(vb::flash_verify_combine_lanes(128, 1 << 20, 132) == 8);
   // Never more than 16 splits per lane, never a lane without a split where fewer would do.
+  // The same rule with sm_120's figures (188 SMs of 1536 threads).
+  CHECK(vb::flash_verify_combine_lanes(43, 8, 188, 1536) == 8);
+  CHECK(vb::flash_verify_combine_lanes(17, 1024, 188, 1536) == 2);
   for (int splits = 2; splits <= 128; ++splits) {
     for (std::int64_t rows : {8L, 256L, 1024L, 4096L, 65536L}) {
       const int lanes = vb::flash_verify_combine_lanes(splits, rows, 132);
       INFO("splits " << splits << " rows " << rows << " lanes " << lanes);
+      CHECK(vb::flash_verify_combine_lanes(splits, rows, 188, 1536) / 2 < splits);
       CHECK((lanes == 1 || lanes == 2 || lanes == 4 || lanes == 8));
       CHECK((splits + lanes - 1) / lanes <= 16);
       CHECK(lanes / 2 < splits);

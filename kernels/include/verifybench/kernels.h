@@ -48,7 +48,8 @@ struct FlashVerifyPlan {
 // The combine's split lanes per row for a launch of `rows` query rows on `num_sms` SMs: of
 // min(num_splits, 8) rounded up to a power of two and the halvings of it whose lanes read at
 // most 16 splits each, the one whose blocks take the fewest waves (the most lanes on a tie).
-int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms);
+// max_threads_per_sm: the device's (2048 on sm_90, 1536 on sm_120).
+int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms, int max_threads_per_sm = 2048);
 
 // Pipeline depths the production kernel is built with, deepest first.
 int flash_verify_pipeline_variants(int* stages, int capacity);
