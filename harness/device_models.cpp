@@ -8,16 +8,17 @@
 
 namespace vb {
 
-// Resident blocks per SM: the production kernel is register-bound to one 256-thread block
-// on both architectures (ptxas: 230-232 registers on sm_90, 220-226 on sm_120,
+// Resident blocks per SM: the production kernel is register-bound to one 384-thread block
+// on both architectures (ptxas: 166-168 registers on sm_90 and sm_120,
 // reports/build/ptxas-flash_verify.txt; 65,536 registers per SM); the H200's occupancy query
-// (flash_verify_blocks_per_sm) returns 1, measured 2026-11-29.
+// (flash_verify_blocks_per_sm) returns 1, measured 2026-11-29. Threads per SM (what the split
+// combine's lane rule counts): 2048 on sm_90, 1536 on sm_120.
 const std::vector<DeviceModel>& device_models() {
   static const std::vector<DeviceModel> models = {
-      {"h200", "NVIDIA H200", 90, 132, 227 * 1024, 1, 4435.0, 634.0, true,
+      {"h200", "NVIDIA H200", 90, 132, 2048, 227 * 1024, 1, 4435.0, 634.0, true,
        "measured by verifybench on the lab H200, 2026-11-29 (reports/h200/2026-11-29-v2/perf: "
        "page-1 shuffled 1152-byte row reads, mma.sync bf16 issue rate)"},
-      {"rtx-pro-6000", "NVIDIA RTX PRO 6000 Blackwell", 120, 188, 99 * 1024, 1, 1792.0, 503.8, false,
+      {"rtx-pro-6000", "NVIDIA RTX PRO 6000 Blackwell", 120, 188, 1536, 99 * 1024, 1, 1792.0, 503.8, false,
        "datasheet (GDDR7 bandwidth, dense bf16 with fp32 accumulate); not measured: no sm_120 "
        "device has run verifybench"},
   };
@@ -63,6 +64,10 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
   plan.num_splits = fp.num_splits;
   plan.tiles_per_split = fp.tiles_per_split;
   plan.token_split = fp.token_split;
+  const std::int64_t query_rows = static_cast<std::int64_t>(batch) * tree * spec.heads;
+  plan.combine_lanes = fp.num_splits > 1 ? flash_verify_combine_lanes(fp.num_splits, query_rows, device.num_sms,
+                                                                      device.max_threads_per_sm)
+                                         : 0;
   // Blocks that hold tiles (the kernel's ranges: the others exit at once).
   const int tokens_per_tile = flash_verify_path_config(fp.path).tokens_per_tile;
   for (int len : kv_lens) {

@@ -18,6 +18,7 @@ struct DeviceModel {
   std::string name;
   int sm_arch = 0;          // 90, 120
   int num_sms = 0;
+  int max_threads_per_sm = 0;  // resident threads per SM (the split combine's lane rule)
   int smem_optin_bytes = 0;  // per-block opt-in shared memory
   int blocks_per_sm = 0;     // resident production blocks per SM (see device_models.cpp)
   double memory_gbps = 0;    // memory roof for the floors: 1152-byte row reads where measured
@@ -41,6 +42,7 @@ struct PlannedLaunch {
   int num_splits = 0;   // KV splits per request (the longest request's)
   int tiles_per_split = 0;  // length-aware plans: tiles per split (0: each request divided evenly)
   bool token_split = false;  // mma.sync, H*T <= 16: both row groups on alternate tiles
+  int combine_lanes = 0;     // split lanes per row of the combine (0: one split, no combine)
   std::int64_t blocks = 0;  // blocks that hold tiles (B * m_tiles * splits for equal lengths)
   double waves = 0;         // blocks / (SMs * blocks per SM)
   std::int64_t kv_tokens = 0;  // sum over requests of prefix + tree

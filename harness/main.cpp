@@ -157,9 +157,9 @@ int cmd_plan(const std::vector<std::string>& files, const std::vector<std::strin
     const vb::ScenarioFile& file = loaded[i];
     if (i > 0) std::printf("\n");
     std::printf("%s: %zu cases\n", file.path.c_str(), file.cases.size());
-    vb::TextTable table({"case", "device", "path", "stages", "smem B", "m-tiles", "splits", "tiles/split", "blocks", "waves",
+    vb::TextTable table({"case", "device", "path", "stages", "smem B", "m-tiles", "splits", "tiles/split", "comb lanes", "blocks", "waves",
                          "KV tokens", "MB", "GFLOP", "mem floor us", "mma floor us", "bound"},
-                        {false, false, false, true, true, true, true, true, true, true, true, true, true, true, true, false});
+                        {false, false, false, true, true, true, true, true, true, true, true, true, true, true, true, true, false});
     for (const vb::CaseSpec& c : file.cases) {
       for (const vb::DeviceModel* d : devices) {
         const vb::PlannedLaunch p = vb::plan_launch(c, *d);
@@ -167,6 +167,7 @@ int cmd_plan(const std::vector<std::string>& files, const std::vector<std::strin
                        fmt::format("{}", p.smem_bytes), fmt::format("{}", p.m_tiles),
                        fmt::format("{}", p.num_splits),
                        p.tiles_per_split > 0 ? fmt::format("{}", p.tiles_per_split) : std::string("even"),
+                       p.combine_lanes > 0 ? fmt::format("{}", p.combine_lanes) : std::string("-"),
                        fmt::format("{}", p.blocks),
                        fmt::format("{:.2f}", p.waves), fmt::format("{}", p.kv_tokens),
                        fmt::format("{:.1f}", p.bytes / 1e6), fmt::format("{:.2f}", p.flops / 1e9),

@@ -78,6 +78,11 @@ TEST_CASE("plan_launch: the H200 grid ncu measured, and sm_120's plan from the s
   CHECK(h200.bytes == Approx(bytes));
   CHECK(h200.flops == Approx(2.0 * 64 * 16388 * 8 * 4 * 1088));
   CHECK(h200.memory_floor_us == Approx(bytes / 4435e9 * 1e6));
+  // 2048 query rows, 2 splits: one lane per row (2048 rows / 8 per block x 4 chunks = 1024
+  // blocks of the 2-load instance, 8 per SM) beats 2 lanes (2048 blocks), both as rules go.
+  CHECK(h200.combine_lanes == 1);
+  CHECK(h200.combine_lanes == vb::flash_verify_combine_lanes(2, 2048, 132, 2048));
+  CHECK_FALSE(h200.token_split);  // H*T = 32
 
   const vb::DeviceModel& rtx_model = *vb::find_device_model("rtx-pro-6000");
   const vb::PlannedLaunch rtx = vb::plan_launch(spec, rtx_model);
@@ -88,6 +93,8 @@ TEST_CASE("plan_launch: the H200 grid ncu measured, and sm_120's plan from the s
   // The same split model with 188 SMs: at least as many blocks as SMs.
   CHECK(rtx.blocks >= rtx_model.num_sms);
   CHECK(rtx.memory_floor_us > h200.memory_floor_us * 2.4);  // 1792 vs 4435 GB/s
+  CHECK(rtx.combine_lanes == (rtx.num_splits > 1 ? vb::flash_verify_combine_lanes(rtx.num_splits, 2048, 188, 1536) : 0));
+  CHECK(rtx_model.max_threads_per_sm == 1536);
 }
 
 TEST_CASE("plan_launch: H*T rows above one tile use several row tiles", "[plan]") {
