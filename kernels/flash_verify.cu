@@ -493,12 +493,13 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
 // instead of 32. Every thread issues all its loads (its splits' LSEs and 16-byte O chunks)
 // before it uses any: one memory round trip, where a loop over the splits with the LSEs
 // loaded first took several (H200: one 64k request 37.0 -> 34.2 us).
-// The launcher picks lanes (combine_shape): as many as the splits need, up to 8, unless
-// that takes more threads than the GPU holds at once, then fewer lanes with more loads
-// each. The combine is one round trip per wave of blocks, so waves are what it costs: with
-// one row per block of min(splits, 8) lanes, 1024-4096-row batches took 4-13 us after the
-// main kernel (H200, 0a13f4b, against a build without the combine: MTP T4 B32 5.4 us,
-// mixed lengths 13.3 us, DeepSeek shared prefix 11.7 us).
+// The launcher picks lanes (flash_verify_combine_lanes): of as many as the splits need (up
+// to 8) and the fewer lane counts with more loads each, the one whose blocks take the fewest
+// waves on the device. The combine is one round trip per wave of blocks, so waves are what
+// it costs: with one row per block of min(splits, 8) lanes, 1024-4096-row batches took
+// 4-13 us after the main kernel (H200, 0a13f4b, against a build without the combine: MTP T4
+// B32 5.5 us, mixed lengths 13.3 us, DeepSeek shared prefix 11.7 us); with the lanes chosen,
+// those cases ran 1.7-4.3 % faster in all (64d94d7 against 0a13f4b).
 constexpr int kCombineChunks = 4;
 constexpr int kCombineThreadsX = mla::kHeadDimV / kCombineChunks / 4;  // 32: 4 channels each
 constexpr int kCombineSlots = 8;                                        // blockDim.y: row slots x split lanes
@@ -887,6 +888,10 @@ bool combine_lanes_valid(int lanes, int num_splits) {
 cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPlan& plan,
                                 void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
   if (!params_valid(params)) return cudaErrorInvalidValue;
+  // Query rows are numbered in 32 bits on the device (grid.x of the combine was one per row).
+  if (static_cast<std::int64_t>(params.batch) * params.tree_size * params.num_heads > INT32_MAX) {
+    return cudaErrorInvalidConfiguration;
+  }
   const bool wgmma = plan.path == FlashVerifyPath::kWgmma;
   const int rows_per_tile = wgmma ? wgmma_cfg::kRowsPerTile : kRowsPerTile;
   if (plan.num_splits < 1 || plan.num_splits > kMaxSplits || plan.num_splits > 65535 ||

@@ -417,6 +417,10 @@ TEST_CASE("launchers refuse inconsistent parameters instead of running", "[gpu]"
   CHECK(vb::flash_verify_launch(d.p, wrong_tiles, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
   vb::FlashVerifyPlan split_plan{4, plan.m_tiles};
   CHECK(vb::flash_verify_launch(d.p, split_plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);  // no workspace
+  // More query rows than 32-bit row numbers hold (checked before anything is read).
+  vb::VerifyParams huge = d.p;
+  huge.num_heads = 1 << 30;  // 3 x 2^30 rows
+  CHECK(vb::flash_verify_launch(huge, plan, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
   // The token split needs H*T <= 16 (here 24) and the mma.sync path.
   vb::FlashVerifyPlan split_rows = plan;
   split_rows.token_split = true;
