@@ -418,11 +418,12 @@ TEST_CASE("launchers refuse inconsistent parameters instead of running", "[gpu]"
   vb::FlashVerifyPlan split_plan{4, plan.m_tiles};
   CHECK(vb::flash_verify_launch(d.p, split_plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);  // no workspace
   // More query rows than 32-bit row numbers hold (checked before anything is read).
-  // The plan is otherwise consistent with them (m_tiles of 32-row tiles), so only the row
-  // count can refuse it.
+  // Each request's rows and the plan are consistent (3 x 2^15 rows in 32-row tiles), so
+  // only the total, 65535 requests of them (6.4e9 rows), can refuse it.
   vb::VerifyParams huge = d.p;
-  huge.num_heads = 1 << 30;  // 3 x 2^30 rows
-  const vb::FlashVerifyPlan huge_plan{1, static_cast<int>((3LL << 30) / vb::flash_verify_config().rows_per_tile)};
+  huge.batch = 65535;
+  huge.num_heads = 1 << 15;
+  const vb::FlashVerifyPlan huge_plan{1, 3 * (1 << 15) / vb::flash_verify_config().rows_per_tile};
   CHECK(vb::flash_verify_launch(huge, huge_plan, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
   // The token split needs H*T <= 16 (here 24) and the mma.sync path.
   vb::FlashVerifyPlan split_rows = plan;
