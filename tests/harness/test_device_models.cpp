@@ -203,3 +203,22 @@ TEST_CASE("flash_verify_combine_lanes: one wave of combine threads where the spl
     }
   }
 }
+
+TEST_CASE("plan_launch: the token split where the H200 A/B found it faster, and nowhere else", "[plan]") {
+  const vb::DeviceModel& h200 = *vb::find_device_model("h200");
+  // Measured (reports/h200/2026-11-30-token-split/): faster with splits of 32-256 tiles
+  // (decode B32/B64, MTP T2 B8-B64), slower with 3 and 9 (decode B1, B8).
+  CHECK(vb::plan_launch(fixed_chain_case(32, 4096, 1, 8), h200).token_split);
+  CHECK(vb::plan_launch(fixed_chain_case(64, 4096, 1, 8), h200).token_split);
+  CHECK(vb::plan_launch(fixed_chain_case(8, 16384, 2, 8), h200).token_split);
+  CHECK(vb::plan_launch(fixed_chain_case(64, 16384, 2, 8), h200).token_split);
+  CHECK_FALSE(vb::plan_launch(fixed_chain_case(1, 4096, 1, 8), h200).token_split);
+  CHECK_FALSE(vb::plan_launch(fixed_chain_case(8, 4096, 1, 8), h200).token_split);
+  // H*T > 16: two live row groups, never.
+  CHECK_FALSE(vb::plan_launch(fixed_chain_case(8, 16384, 3, 8), h200).token_split);
+  CHECK_FALSE(vb::plan_launch(fixed_chain_case(64, 16384, 4, 8), h200).token_split);
+  // The wgmma path has no token split.
+  const vb::PlannedLaunch wide = vb::plan_launch(fixed_chain_case(8, 8192, 4, 128), h200);
+  CHECK(wide.path == vb::FlashVerifyPath::kWgmma);
+  CHECK_FALSE(wide.token_split);
+}
