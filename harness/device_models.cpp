@@ -76,9 +76,8 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
     plan.blocks += static_cast<std::int64_t>(fp.m_tiles) * ((tiles + per_split - 1) / per_split);
   }
   plan.waves = static_cast<double>(plan.blocks) / (static_cast<double>(device.num_sms) * device.blocks_per_sm);
-  const double rows = static_cast<double>(batch) * tree * spec.heads;
   plan.bytes = static_cast<double>(kKvRowBytes) * static_cast<double>(plan.kv_tokens) +
-               rows * static_cast<double>(kQRowBytes + kORowBytes + kLseBytes);
+               static_cast<double>(query_rows) * static_cast<double>(kQRowBytes + kORowBytes + kLseBytes);
   plan.flops = kFlopsPerVisiblePair * static_cast<double>(plan.kv_tokens) * spec.heads * tree;
   plan.memory_floor_us = plan.bytes / (device.memory_gbps * 1e9) * 1e6;
   plan.mma_floor_us = plan.flops / (device.mma_tflops * 1e12) * 1e6;
