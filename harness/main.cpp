@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "harness/ceilings.h"
+#include "harness/compare.h"
 #include "harness/compare_cli.h"
 #include "harness/device_models.h"
 #include "harness/export_safetensors.h"
@@ -33,6 +34,7 @@
 #include "harness/result.h"
 #include "harness/runner.h"
 #include "harness/scenario.h"
+#include "harness/timeline_summary.h"
 #include "harness/timing.h"
 #include "harness/traffic_model.h"
 
@@ -452,8 +454,49 @@ int cmd_run(const std::vector<std::string>& files, const std::vector<std::string
 // ---------------------------------------------------------------- profile
 // Materialize one case, warm the production kernel up outside any range, then run it once
 // inside the case's NVTX range; print the ncu command that profiles exactly that launch.
+// With --timeline (a build with -DVB_DEBUG_TIMELINE=1): `launches` cold-L2 launches instead,
+// each one's phase timeline read back; prints their median summary and writes every block's
+// stamps as CSV.
+int cmd_profile_timeline(vb::DeviceProblem& device, const vb::GpuExecutorRun& run, const vb::GpuInfo& gpu,
+                         const std::string& case_name, const std::string& csv_path, int launches) {
+  std::string error;
+  const std::unique_ptr<vb::GpuTimer> timer = vb::GpuTimer::create(gpu, &error, vb::L2Flush::kRead);
+  if (!timer) return fail(vb::kExitRuntimeFailure, "timer: " + error);
+  const vb::LaunchFn launch = [&](cudaStream_t s) { return device.launch(run.kind, run.page_kind, s); };
+  std::vector<vb::FlashVerifyTimeline> timelines;
+  std::vector<vb::TimelineSummary> summaries;
+  std::vector<double> event_us;
+  for (int i = 0; i < launches; ++i) {
+    if (cudaError_t err = vb::flash_verify_timeline_clear(); err != cudaSuccess) {
+      return fail(vb::kExitRuntimeFailure, fmt::format("timeline clear failed: {}", cudaGetErrorString(err)));
+    }
+    const std::optional<double> ms = timer->time_once(launch, /*flush_l2=*/true, &error);
+    if (!ms) return fail(vb::kExitRuntimeFailure, run.name + " launch failed: " + error);
+    vb::FlashVerifyTimeline t;
+    if (cudaError_t err = vb::flash_verify_timeline_read(&t); err != cudaSuccess) {
+      return fail(vb::kExitRuntimeFailure, fmt::format("timeline read failed: {}", cudaGetErrorString(err)));
+    }
+    if (t.main.empty()) {
+      return fail(vb::kExitBadInput, fmt::format("--timeline: executor {} recorded no production-kernel block "
+                                                 "(only the production executors have stamps)", run.name));
+    }
+    summaries.push_back(vb::summarize_timeline(t));
+    timelines.push_back(std::move(t));
+    event_us.push_back(*ms * 1000.0);
+  }
+  std::string times;
+  for (double us : event_us) times += fmt::format(" {:.2f}", us);
+  std::printf("timeline of %s (%s), %d cold-L2 launches; host event times (us):%s\n", case_name.c_str(),
+              run.name.c_str(), launches, times.c_str());
+  std::printf("medians over the launches:\n%s",
+              vb::format_timeline_summary(vb::median_timeline_summary(summaries), vb::median_of(event_us)).c_str());
+  vb::write_file_atomic(csv_path, vb::timeline_csv(timelines));
+  std::printf("wrote %s\n", csv_path.c_str());
+  return vb::kExitOk;
+}
+
 int cmd_profile(const std::string& file, const std::string& case_name, const std::string& executor,
-                const std::string& cmdline, const std::string& self) {
+                const std::string& timeline_csv_path, int timeline_launches, const std::string& self) {
   const auto run = std::find_if(vb::gpu_executor_runs().begin(), vb::gpu_executor_runs().end(),
                                 [&](const vb::GpuExecutorRun& r) { return r.name == executor; });
   if (run == vb::gpu_executor_runs().end()) {
@@ -464,15 +507,19 @@ int cmd_profile(const std::string& file, const std::string& case_name, const std
   const std::vector<vb::ScenarioFile> loaded = load_all({file});
   const std::vector<Selected> selected = select_cases(loaded, {file}, {case_name});
   const vb::CaseSpec& spec = *selected.front().cases.front();
+  const bool timeline = !timeline_csv_path.empty();
+  if (timeline && !vb::flash_verify_timeline_built()) {
+    return fail(vb::kExitBadInput, "--timeline: this build records no timeline; build the kernels with "
+                                   "-DVB_DEBUG_TIMELINE=1 (scripts/bundle_variant.sh BASE OUT -DVB_DEBUG_TIMELINE=1)");
+  }
   const std::string range = vb::nvtx_case_range_name(file, spec.name);
   const std::string filter = vb::nvtx_case_filter(range);
-  std::printf("ncu command for this case:\n  ncu --clock-control none --nvtx --nvtx-include %s "
+  if (!timeline) std::printf("ncu command for this case:\n  ncu --clock-control none --nvtx --nvtx-include %s "
               "--set full -o %s %s profile %s --case %s --executor %s\n",
               vb::shell_quote(filter).c_str(),
               vb::shell_quote("reports/local/ncu-" + std::filesystem::path(file).stem().string()).c_str(),
               self.c_str(), file.c_str(), vb::shell_quote(spec.name).c_str(), vb::shell_quote(executor).c_str());
   std::fflush(stdout);
-  (void)cmdline;
   const vb::GpuInfo gpu = vb::query_gpu();
   if (!gpu.available) return fail(vb::kExitRuntimeFailure, "profile needs a GPU: " + gpu.reason);
   const vb::Problem problem = [&] {
@@ -492,6 +539,10 @@ int cmd_profile(const std::string& file, const std::string& case_name, const std
     vb::NvtxRange r("warm-up");
     for (int i = 0; i < kWarmup && err == cudaSuccess; ++i) err = device->launch(run->kind, run->page_kind, stream);
     if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+  }
+  if (err == cudaSuccess && timeline) {
+    cudaStreamDestroy(stream);
+    return cmd_profile_timeline(*device, *run, gpu, spec.name, timeline_csv_path, timeline_launches);
   }
   if (err == cudaSuccess) {
     vb::CaseLaunchRange r(range);
@@ -609,6 +660,13 @@ int main(int argc, char** argv) {
   profile->add_option("--executor", profile_executor,
                       "GPU executor to run (production, production/block-table, production/mma.sync, production/wgmma, naive, sglang-adapter)")
       ->capture_default_str();
+  std::string profile_timeline;
+  int profile_launches = 5;
+  profile->add_option("--timeline", profile_timeline,
+                      "instead of the NVTX launch: time cold-L2 launches of a build with -DVB_DEBUG_TIMELINE=1, "
+                      "print where each launch's time went (medians) and write every block's stamps to this CSV file");
+  profile->add_option("--launches", profile_launches, "cold launches for --timeline (1..1000)")
+      ->capture_default_str()->check(CLI::Range(1, 1000));
 
   std::string export_file, export_case, export_dir;
   CLI::App* export_cmd = app.add_subcommand(
@@ -641,7 +699,9 @@ int main(int argc, char** argv) {
     if (export_cmd->parsed()) {
       return cmd_export(export_file, export_case, export_dir, threads, command_line(argc, argv));
     }
-    if (profile->parsed()) return cmd_profile(profile_file, profile_case, profile_executor, command_line(argc, argv), argv[0]);
+    if (profile->parsed()) {
+      return cmd_profile(profile_file, profile_case, profile_executor, profile_timeline, profile_launches, argv[0]);
+    }
     return cmd_run(run_files, run_cases, json_path, out_dir, threads, time_args,
                    command_line(argc, argv));
   } catch (const vb::ScenarioError& e) {

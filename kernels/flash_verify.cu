@@ -37,6 +37,7 @@
 
 #include "flash_verify_config.h"
 #include "flash_verify_split.h"
+#include "flash_verify_timeline.cuh"
 #include "verifybench/kernels.h"
 #include "warp_mma.cuh"
 
@@ -115,6 +116,10 @@ constexpr int kTokenSplitMinTilesOrNone = VB_TOKEN_SPLIT ? kTokenSplitMinTiles :
 constexpr int kTokenSplitBarrier = kComputeBarrier + kMGroups;  // both row groups: 256 threads
 constexpr int kFullArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS && VB_DEBUG_SYNC_COPY ? 32 : 1;
 
+// Phase timeline slots (-DVB_DEBUG_TIMELINE=1 builds; flash_verify_timeline.cuh).
+VB_TIMELINE_SLOTS(g_timeline_main, detail::kTimelineMainSlots);
+VB_TIMELINE_SLOTS(g_timeline_combine, detail::kTimelineCombineSlots);
+
 template <int kStages, bool kTokenSplit>
 __global__ void __launch_bounds__(kBlockThreads, 1)
     flash_verify_kernel(const VerifyParams p, const int num_splits, const int split_tiles, const SplitWorkspace ws) {
@@ -135,9 +140,14 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   const int tid = threadIdx.x;
   const int warp = tid / 32;
   const int lane = tid % 32;
+  if (tid == 0) VB_TIMELINE_BEGIN(g_timeline_main);
 
   const detail::BlockWork work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
   if (detail::empty_split_handled<kRowsPerTile>(work, ws, num_splits, split_tiles, tid, kBlockThreads)) return;
+  if (tid == 0) {
+    VB_TIMELINE_TILES(g_timeline_main, work.tile_end - work.tile_begin);
+    VB_TIMELINE_STAMP(g_timeline_main, kTimelineWorkKnown);
+  }
   const int rows_per_request = work.rows_per_request, row0 = work.row0, prefix = work.prefix, kv_len = work.kv_len;
   const std::int64_t request_row0 = work.request_row0;
   const int tile_begin = work.tile_begin, tile_end = work.tile_end;
@@ -218,6 +228,9 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         __syncwarp();
         if (is_copy_lane) warp::bulk_copy_g2s(dst, src, kKvRowBytes, &s_full[stage]);
 #endif
+        if (VB_DEBUG_TIMELINE && tile == tile_begin && warp == kWarps && lane == 0) {
+          VB_TIMELINE_STAMP(g_timeline_main, kTimelineFirstIssue);
+        }
       }
     }
     return;  // the compute warps synchronise among themselves from here on
@@ -265,6 +278,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     warp::ldmatrix_x4(q_frag[ks], s_kv + ((kStages - 1) * kTokensPerTile + row) * kKvStride + col);
   }
   __syncwarp();
+  if (tid == 0) VB_TIMELINE_STAMP(g_timeline_main, kTimelineQReady);
   // Whether this lane arrives on the "empty" stage mbarriers for its warp: lane 0 after
   // __syncwarp, or every lane in the VB_DEBUG_LANE_ARRIVALS builds.
   const bool signals_empty = kEmptyArrivalsPerWarp > 1 || lane == 0;
@@ -297,6 +311,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     const int iter = tile - tile_begin;
     const int stage = iter % kStages;
     warp::mbarrier_wait_parity(&s_full[stage], (iter / kStages) & 1);
+    if (VB_DEBUG_TIMELINE && tid == 0 && iter == 0) VB_TIMELINE_STAMP(g_timeline_main, kTimelineFirstTile);
     const bf16_bits* kv_tile = s_kv + stage * kTokensPerTile * kKvStride;
 
     // ---- S partial over this warp's K slice, the group's 16 rows, all tokens ----
@@ -410,6 +425,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   }
 
   // ---- epilogue: normalise, write final O/LSE or this split's partials ----
+  if (tid == 0) VB_TIMELINE_STAMP(g_timeline_main, kTimelineTilesDone);
   if (tid % kThreadsPerRow == 0) {
     s_final_max[srow] = row_max;
     s_final_sum[srow] = row_sum;
@@ -483,6 +499,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       ws.lse_partial[qrow * num_splits + split] = lse;
     }
   }
+  if (tid == 0) VB_TIMELINE_STAMP(g_timeline_main, kTimelineEnd);
 }
 
 // LSE-weighted sum of every row's split partials. Block (r, chunk) owns 128 of the 512
@@ -547,6 +564,8 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   __shared__ float s_lane_max[kCombineSlots];
   __shared__ float4 s_acc[kCombineSlots][kCombineThreadsX];
   __shared__ float s_weight[kCombineSlots];
+  const bool timeline_thread = VB_DEBUG_TIMELINE && threadIdx.x == 0 && threadIdx.y == 0;
+  if (timeline_thread) VB_TIMELINE_BEGIN(g_timeline_combine);
   // lanes is a power of two: shifts and masks (32-bit row numbers, as blockIdx.x was: the
   // combine's registers decide how many of its blocks are resident).
   const int lane_shift = __ffs(lanes) - 1;
@@ -568,6 +587,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   // Launched early (programmatic dependent launch): the partials are read only after the main
   // grid has finished; the lengths above are inputs it never writes.
   warp::wait_for_prerequisite_grid();
+  if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineGridDone);
   const float* lse_part = ws.lse_partial + qrow * num_splits;
   const float* o_part = ws.o_partial + qrow * num_splits * mla::kHeadDimV + c;
   float lse[kPerLane];
@@ -613,6 +633,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   o2[0] = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
   o2[1] = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
   if (blockIdx.y == 0 && threadIdx.x == 0) p.lse[qrow] = max_lse + logf(weight_sum);
+  if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineEnd);
 }
 
 // The combine instance whose kPerLane covers num_splits over `lanes` split lanes. Loads per
@@ -731,6 +752,31 @@ int flash_verify_pipeline_variants(int* stages, int capacity) {
 int flash_verify_smem_bytes(int stages) { return variant_for_stages(stages, false).smem_bytes; }
 
 int flash_verify_stages_for_smem_optin(int optin_bytes) { return deepest_stages_fitting(optin_bytes); }
+
+bool flash_verify_timeline_built() { return VB_DEBUG_TIMELINE != 0; }
+
+cudaError_t flash_verify_timeline_clear() {
+#if VB_DEBUG_TIMELINE
+  if (cudaError_t err = detail::timeline_clear_slots(g_timeline_main); err != cudaSuccess) return err;
+  if (cudaError_t err = detail::timeline_clear_slots(g_timeline_combine); err != cudaSuccess) return err;
+  return detail::wgmma_timeline_clear();
+#else
+  return cudaErrorNotSupported;
+#endif
+}
+
+cudaError_t flash_verify_timeline_read(FlashVerifyTimeline* out) {
+  *out = FlashVerifyTimeline{};
+#if VB_DEBUG_TIMELINE
+  out->main_capacity = detail::kTimelineMainSlots;
+  out->combine_capacity = detail::kTimelineCombineSlots;
+  if (cudaError_t err = detail::timeline_read_slots(g_timeline_main, &out->main); err != cudaSuccess) return err;
+  if (cudaError_t err = detail::wgmma_timeline_read(&out->main); err != cudaSuccess) return err;
+  return detail::timeline_read_slots(g_timeline_combine, &out->combine);
+#else
+  return cudaErrorNotSupported;
+#endif
+}
 
 FlashVerifyConfigInfo flash_verify_config() {
   return {kRowsPerTile, kTokensPerTile, kBlockThreads, smem_bytes_for_stages(kMinStages), kTokenSplitMinTilesOrNone};

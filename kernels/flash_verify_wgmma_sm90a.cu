@@ -29,6 +29,7 @@
 
 #include "flash_verify_config.h"
 #include "flash_verify_split.h"
+#include "flash_verify_timeline.cuh"
 #include "verifybench/kernels.h"
 #include "warp_mma.cuh"
 #include "wgmma.cuh"
@@ -104,6 +105,9 @@ __device__ __forceinline__ std::uint64_t tile_visibility(const std::uint64_t* ma
   return vis;
 }
 
+// Phase timeline slots (-DVB_DEBUG_TIMELINE=1 builds; flash_verify_timeline.cuh).
+VB_TIMELINE_SLOTS(g_timeline_wgmma, detail::kTimelineMainSlots);
+
 __global__ void __launch_bounds__(kThreads, 1)
     flash_verify_wgmma_kernel(const VerifyParams p, const int num_splits, const int split_tiles,
                               const detail::SplitWorkspace ws) {
@@ -125,9 +129,14 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int wg_tid = tid % 128;
   const int wg_warp = wg_tid / 32;
   const int lane = tid % 32;
+  if (tid == 0) VB_TIMELINE_BEGIN(g_timeline_wgmma);
 
   const detail::BlockWork work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
   if (detail::empty_split_handled<kRowsPerTile>(work, ws, num_splits, split_tiles, tid, kThreads)) return;
+  if (tid == 0) {
+    VB_TIMELINE_TILES(g_timeline_wgmma, work.tile_end - work.tile_begin);
+    VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineWorkKnown);
+  }
   const int rows_per_request = work.rows_per_request, row0 = work.row0, prefix = work.prefix, kv_len = work.kv_len;
   const std::int64_t request_row0 = work.request_row0;
   const int tile_begin = work.tile_begin, tile_end = work.tile_end;
@@ -206,6 +215,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         wg::cp_async_mbarrier_arrive_noinc(&s_full[stage * kLoadParts + part]);
       }
+      if (VB_DEBUG_TIMELINE && tid == 0 && tile == tile_begin) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineFirstIssue);
     }
     return;
   }
@@ -300,6 +310,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int i = 0; i < kSRegs; ++i) s_acc[i] = 0.f;  // overwritten by the first k step (scale-d 0)
 
     warp::mbarrier_wait_parity(s_q_full, 0);
+    const bool timeline_thread = VB_DEBUG_TIMELINE && wg_tid == 0;
+    if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineQReady);
     for (int iter = 0; iter < n_iters; ++iter) {
       const int tile = tile_begin + iter;
       const int stage = iter % kStages;
@@ -310,6 +322,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
       for (int part = 0; part < kLoadParts; ++part) {
         warp::mbarrier_wait_parity(&s_full[stage * kLoadParts + part], (iter / kStages) & 1);
+        if (timeline_thread && iter == 0 && part == 0) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineFirstTile);
         warp::fence_proxy_async_shared();  // cp.async (generic proxy) bytes read by wgmma (async proxy)
         if (part == 0) wg::fence();
 #pragma unroll
@@ -404,6 +417,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     wg::wait_group<0>();
     wg::fence_operands(o_acc);
+    if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineTilesDone);
 
     // Final statistics: the quad's partial sums, to shared memory for the other warpgroup.
 #pragma unroll
@@ -431,6 +445,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     wg::named_barrier_arrive(kBarEpilogue, kConsumerThreads);
     store_o(row_sum_lo, row_sum_hi);
+    if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineEnd);
   } else {
     // ---------------- second PV warpgroup ----------------
     wg::setmaxnreg_inc<kSecondPvRegs>();
@@ -469,6 +484,23 @@ std::atomic<bool> g_smem_limit_raised[kMaxCachedDevices];
 }  // namespace
 
 namespace detail {
+
+cudaError_t wgmma_timeline_clear() {
+#if VB_DEBUG_TIMELINE
+  return timeline_clear_slots(g_timeline_wgmma);
+#else
+  return cudaErrorNotSupported;
+#endif
+}
+
+cudaError_t wgmma_timeline_read(std::vector<FlashVerifyTimelineBlock>* out) {
+#if VB_DEBUG_TIMELINE
+  return timeline_read_slots(g_timeline_wgmma, out);
+#else
+  (void)out;
+  return cudaErrorNotSupported;
+#endif
+}
 
 cudaError_t wgmma_path_supported(bool* supported) {
   *supported = false;

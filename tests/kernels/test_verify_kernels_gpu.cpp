@@ -403,6 +403,65 @@ TEST_CASE("the token split (H*T <= 16) agrees with the reference on both sides o
   }
 }
 
+// The phase timeline (verifybench profile --timeline): a default build records nothing and
+// says so; a -DVB_DEBUG_TIMELINE=1 build records every block of both kernels once, with its
+// stamps in order, and no combine block passes its grid wait before every main block ended.
+TEST_CASE("the phase timeline records every block in timeline builds and nothing otherwise", "[gpu]") {
+  REQUIRE(has_device());
+  vb::FlashVerifyTimeline timeline;
+  if (!vb::flash_verify_timeline_built()) {
+    CHECK(vb::flash_verify_timeline_clear() == cudaErrorNotSupported);
+    CHECK(vb::flash_verify_timeline_read(&timeline) == cudaErrorNotSupported);
+    CHECK(timeline.main.empty());
+    return;
+  }
+  const CaseSpec spec = make_case("timeline", 16, {5000, 77, 0}, random_tree(24, 3), 1,
+                                  vb::PagePlacement::kShuffled, 22);
+  const vb::Problem problem = vb::materialize(spec);
+  const vb::ReferenceOutput ref =
+      vb::reference_verify(vb::host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr));
+  DeviceTokenProblem d(problem, problem);
+  cudaError_t wgmma_err = cudaSuccess;
+  std::vector<vb::FlashVerifyPath> paths = {vb::FlashVerifyPath::kMmaSync};
+  if (vb::flash_verify_wgmma_supported(&wgmma_err)) paths.push_back(vb::FlashVerifyPath::kWgmma);
+  for (vb::FlashVerifyPath path : paths) {
+    INFO("path " << vb::to_string(path));
+    const int rows = problem.tree_size * problem.num_heads;
+    const int rows_per_tile = vb::flash_verify_path_config(path).rows_per_tile;
+    vb::FlashVerifyPlan plan{5, (rows + rows_per_tile - 1) / rows_per_tile, 0, path};
+    REQUIRE(vb::flash_verify_timeline_clear() == cudaSuccess);
+    REQUIRE(run_plan_and_check(problem, ref, spec, d, plan) == cudaSuccess);
+    REQUIRE(vb::flash_verify_timeline_read(&timeline) == cudaSuccess);
+    // Every block of the grid (empty splits too: they stamp their entry), each once, in order.
+    const std::size_t grid = static_cast<std::size_t>(plan.m_tiles) * plan.num_splits * problem.batch;
+    REQUIRE(timeline.main.size() == grid);
+    std::uint64_t last_main_end = 0;
+    for (std::size_t i = 0; i < grid; ++i) {
+      const vb::FlashVerifyTimelineBlock& b = timeline.main[i];
+      INFO("main block " << i << " tiles " << b.tiles);
+      CHECK(b.block == static_cast<int>(i));
+      if (b.tiles <= 0) continue;
+      const auto* t = b.t_ns;
+      CHECK(t[vb::kTimelineEntry] <= t[vb::kTimelineWorkKnown]);
+      CHECK(t[vb::kTimelineWorkKnown] <= t[vb::kTimelineFirstIssue]);
+      CHECK(t[vb::kTimelineEntry] <= t[vb::kTimelineQReady]);
+      // (No order between the producer's "issued" and the consumer's "landed": the stamp
+      // follows the copy instruction, whose bytes may land before the stamp is taken.)
+      CHECK(t[vb::kTimelineWorkKnown] <= t[vb::kTimelineFirstTile]);
+      CHECK(t[vb::kTimelineFirstTile] <= t[vb::kTimelineTilesDone]);
+      CHECK(t[vb::kTimelineTilesDone] <= t[vb::kTimelineEnd]);
+      last_main_end = std::max(last_main_end, t[vb::kTimelineEnd]);
+    }
+    REQUIRE_FALSE(timeline.combine.empty());
+    for (const vb::FlashVerifyTimelineBlock& b : timeline.combine) {
+      INFO("combine block " << b.block);
+      CHECK(b.t_ns[vb::kTimelineCombineEntry] <= b.t_ns[vb::kTimelineCombineGridDone]);
+      CHECK(b.t_ns[vb::kTimelineCombineGridDone] >= last_main_end);
+      CHECK(b.t_ns[vb::kTimelineCombineGridDone] <= b.t_ns[vb::kTimelineCombineEnd]);
+    }
+  }
+}
+
 TEST_CASE("launchers refuse inconsistent parameters instead of running", "[gpu]") {
   REQUIRE(has_device());
   const CaseSpec spec = make_case("bad-params", 8, {10}, chain(3), 1, vb::PagePlacement::kContiguous, 31);

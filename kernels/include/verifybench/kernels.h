@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
@@ -114,6 +115,43 @@ FlashVerifyConfigInfo flash_verify_config();  // the mma.sync path (shallowest p
 // Either path: rows_per_tile, tokens_per_tile, threads, and smem_bytes of its deepest
 // pipeline (mma.sync: 4 stages; wgmma: its single 2-stage variant).
 FlashVerifyConfigInfo flash_verify_path_config(FlashVerifyPath path);
+
+// ---- phase timeline (debug builds: -DVB_DEBUG_TIMELINE=1; kernels/NOTES.md) ----
+// In such a build every block of the production kernels records, in its own slot, the GPU's
+// global timer (ns) at the points that make up a launch's fixed cost; `verifybench profile
+// --timeline` reads them after one cold launch. Other builds record nothing (and cost nothing).
+enum FlashVerifyTimelineStamp : int {
+  // main kernels (either path); t_ns[i] is 0 where the block never got there
+  kTimelineEntry = 0,        // first instruction
+  kTimelineWorkKnown = 1,    // its request's length loaded: split range known
+  kTimelineFirstIssue = 2,   // a producer issued its first KV tile's copies (page-table word in)
+  kTimelineQReady = 3,       // the first compute warp holds Q
+  kTimelineFirstTile = 4,    // the first compute warp saw its first KV tile land
+  kTimelineTilesDone = 5,    // the first compute warp left the tile loop
+  kTimelineEnd = 6,          // the first compute warp issued its last output store
+  // combine kernel
+  kTimelineCombineEntry = 0,
+  kTimelineCombineGridDone = 1,  // past griddepcontrol.wait: the main grid has finished
+  kTimelineCombineEnd = 2,
+  kTimelineStamps = 8,
+};
+struct FlashVerifyTimelineBlock {
+  std::uint64_t t_ns[kTimelineStamps];
+  std::int32_t block;  // linear block index (x fastest), -1 for a slot no block wrote
+  std::int32_t sm;     // %smid
+  std::int32_t tiles;  // main kernels: KV tiles of its split; combine: 0
+  std::int32_t unused;
+};
+struct FlashVerifyTimeline {
+  std::vector<FlashVerifyTimelineBlock> main;     // blocks of the main kernel that ran
+  std::vector<FlashVerifyTimelineBlock> combine;  // blocks of the combine (empty when not split)
+  int main_capacity = 0, combine_capacity = 0;    // slots: blocks past them are not recorded
+};
+bool flash_verify_timeline_built();
+// Empties every slot (synchronous). Not in a CUDA graph capture.
+cudaError_t flash_verify_timeline_clear();
+// The slots written since the last clear, in block order (synchronous).
+cudaError_t flash_verify_timeline_read(FlashVerifyTimeline* out);
 
 // ---- SGLang Triton verify interface adapter (kernels/sglang_adapter.cu) ----
 // SGLang's extend-attention inputs for tree verify (SPEC.md §2). All pointers are device.

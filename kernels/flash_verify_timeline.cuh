@@ -1,0 +1,89 @@
+// Phase timeline of the production kernels (debug builds only: -DVB_DEBUG_TIMELINE=1).
+// Each block writes the GPU's global timer into its own slot of a __device__ array at the
+// points listed by FlashVerifyTimelineStamp (verifybench/kernels.h): where a launch's fixed
+// cost goes (block dispatch, the prologue's dependent loads, the first tile, the epilogue,
+// the combine's wait) is then read off one cold launch instead of inferred from fits over
+// whole-launch times. One 64-bit store per stamp, by one thread; default builds compile
+// every stamp away (their PTX does not change). Internal to kernels/.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "verifybench/kernels.h"
+
+#ifndef VB_DEBUG_TIMELINE
+#define VB_DEBUG_TIMELINE 0
+#endif
+
+namespace vb::detail {
+
+constexpr int kTimelineMainSlots = 4096;      // main kernel blocks recorded per launch
+constexpr int kTimelineCombineSlots = 32768;  // combine blocks
+
+#if VB_DEBUG_TIMELINE
+__device__ __forceinline__ std::uint64_t globaltimer_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ int linear_block_index() {
+  return static_cast<int>(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
+}
+// Called by one thread of the block, first.
+template <int kSlots>
+__device__ __forceinline__ void timeline_begin(FlashVerifyTimelineBlock (&slots)[kSlots]) {
+  const int blk = linear_block_index();
+  if (blk >= kSlots) return;
+  std::uint32_t sm;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  slots[blk].block = blk;
+  slots[blk].sm = static_cast<std::int32_t>(sm);
+  slots[blk].t_ns[kTimelineEntry] = globaltimer_ns();
+}
+template <int kSlots>
+__device__ __forceinline__ void timeline_stamp(FlashVerifyTimelineBlock (&slots)[kSlots], int stamp) {
+  const int blk = linear_block_index();
+  if (blk < kSlots) slots[blk].t_ns[stamp] = globaltimer_ns();
+}
+template <int kSlots>
+__device__ __forceinline__ void timeline_tiles(FlashVerifyTimelineBlock (&slots)[kSlots], int tiles) {
+  const int blk = linear_block_index();
+  if (blk < kSlots) slots[blk].tiles = tiles;
+}
+#define VB_TIMELINE_SLOTS(name, count) __device__ ::vb::FlashVerifyTimelineBlock name[count]
+#define VB_TIMELINE_BEGIN(slots) ::vb::detail::timeline_begin(slots)
+#define VB_TIMELINE_STAMP(slots, stamp) ::vb::detail::timeline_stamp(slots, stamp)
+#define VB_TIMELINE_TILES(slots, tiles) ::vb::detail::timeline_tiles(slots, tiles)
+#else
+#define VB_TIMELINE_SLOTS(name, count) static_assert(true, "no timeline in this build")
+#define VB_TIMELINE_BEGIN(slots) ((void)0)
+#define VB_TIMELINE_STAMP(slots, stamp) ((void)0)
+#define VB_TIMELINE_TILES(slots, tiles) ((void)0)
+#endif
+
+// Host side of one slot array: zero it (a slot whose entry stamp is 0 was not written), and
+// append the written slots to *out in block order.
+template <typename Slots>
+cudaError_t timeline_clear_slots(const Slots& slots) {
+  void* address = nullptr;
+  if (cudaError_t err = cudaGetSymbolAddress(&address, slots); err != cudaSuccess) return err;
+  return cudaMemset(address, 0, sizeof(Slots));
+}
+template <typename Slots>
+cudaError_t timeline_read_slots(const Slots& slots, std::vector<FlashVerifyTimelineBlock>* out) {
+  constexpr std::size_t kCount = sizeof(Slots) / sizeof(FlashVerifyTimelineBlock);
+  std::vector<FlashVerifyTimelineBlock> all(kCount);
+  if (cudaError_t err = cudaMemcpyFromSymbol(all.data(), slots, sizeof(Slots)); err != cudaSuccess) return err;
+  for (const FlashVerifyTimelineBlock& b : all) {
+    if (b.t_ns[kTimelineEntry] != 0) out->push_back(b);
+  }
+  return cudaSuccess;
+}
+
+// The wgmma path's slots live in its own translation unit (flash_verify_wgmma_sm90a.cu).
+cudaError_t wgmma_timeline_clear();
+cudaError_t wgmma_timeline_read(std::vector<FlashVerifyTimelineBlock>* out);
+
+}  // namespace vb::detail
