@@ -403,6 +403,48 @@ TEST_CASE("the token split (H*T <= 16) agrees with the reference on both sides o
   }
 }
 
+// Length-aware plans hand the working splits out in request order over the grid (the
+// device-side scan of detail::compact_split_of, 32 requests a step): batches of 70 requests
+// (three steps) of very unequal lengths, including empty prefixes and requests that need no
+// split, with grids just large enough and with spare (split, request) pairs, on both paths.
+// Every row must come out right: a pair mapped twice or not at all leaves a poisoned or
+// wrong row.
+TEST_CASE("length-aware plans over batches of more than 32 requests give every split one block", "[gpu]") {
+  REQUIRE(has_device());
+  std::vector<int> prefixes;
+  std::uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (int r = 0; r < 70; ++r) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const int kind = static_cast<int>((x >> 33) % 5);
+    prefixes.push_back(kind == 0 ? 0 : kind == 1 ? static_cast<int>((x >> 40) % 40) : static_cast<int>((x >> 37) % 2500));
+  }
+  prefixes[69] = 6000;  // the longest request last: its splits are the grid's last working pairs
+  const CaseSpec spec = make_case("sized-70", 8, prefixes, random_tree(9, 4), 16, vb::PagePlacement::kShuffled, 31);
+  const vb::Problem problem = vb::materialize(spec);
+  const vb::ReferenceOutput ref =
+      vb::reference_verify(vb::host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr));
+  DeviceTokenProblem d(problem, problem);
+  cudaError_t wgmma_err = cudaSuccess;
+  std::vector<vb::FlashVerifyPath> paths = {vb::FlashVerifyPath::kMmaSync};
+  if (vb::flash_verify_wgmma_supported(&wgmma_err)) paths.push_back(vb::FlashVerifyPath::kWgmma);
+  for (vb::FlashVerifyPath path : paths) {
+    const vb::FlashVerifyConfigInfo cfg = vb::flash_verify_path_config(path);
+    const int rows = problem.tree_size * problem.num_heads;
+    const int longest_tiles = (6000 + problem.tree_size + cfg.tokens_per_tile - 1) / cfg.tokens_per_tile;
+    for (int tps : {3, 16}) {
+      for (int spare : {0, 5}) {
+        INFO(vb::to_string(path) << " tiles per split " << tps << ", spare splits " << spare);
+        vb::FlashVerifyPlan plan;
+        plan.path = path;
+        plan.m_tiles = (rows + cfg.rows_per_tile - 1) / cfg.rows_per_tile;
+        plan.num_splits = (longest_tiles + tps - 1) / tps + spare;
+        plan.tiles_per_split = tps;
+        REQUIRE(run_plan_and_check(problem, ref, spec, d, plan) == cudaSuccess);
+      }
+    }
+  }
+}
+
 // The phase timeline (verifybench profile --timeline): a default build records nothing and
 // says so; a -DVB_DEBUG_TIMELINE=1 build records every block of both kernels once, with its
 // stamps in order, and no combine block passes its grid wait before every main block ended.
