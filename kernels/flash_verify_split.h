@@ -6,14 +6,47 @@
 #include <cmath>
 #include <cstdint>
 
+#include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
 #include "verifybench/kernels.h"
 
 namespace vb::detail {
 
+// Experiment (-DVB_PARTIALS_BF16=1): each split's normalised O goes to the workspace as bf16
+// instead of fp32, halving the partials' write burst at the end of the main kernel and the
+// combine's reads (H200 timeline: one 64k request with T = 16 writes 16.6 MB of fp32
+// partials; its epilogue took 4.0 us and the combine 5.2 us after the main kernel). Costs
+// one more bf16 rounding (relative 2^-9) of every split's O before the LSE-weighted sum.
+#ifndef VB_PARTIALS_BF16
+#define VB_PARTIALS_BF16 0
+#endif
+#if VB_PARTIALS_BF16
+using PartialO = __nv_bfloat16;
+#else
+using PartialO = float;
+#endif
+// Two consecutive channels of a partial row, and four for the combine.
+__device__ __forceinline__ void store_partial_pair(PartialO* dst, float x, float y) {
+#if VB_PARTIALS_BF16
+  *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(x, y);
+#else
+  *reinterpret_cast<float2*>(dst) = make_float2(x, y);
+#endif
+}
+__device__ __forceinline__ float4 load_partial_quad(const PartialO* src) {
+#if VB_PARTIALS_BF16
+  const uint2 bits = *reinterpret_cast<const uint2*>(src);
+  const float2 lo = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&bits.x));
+  const float2 hi = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&bits.y));
+  return make_float4(lo.x, lo.y, hi.x, hi.y);
+#else
+  return *reinterpret_cast<const float4*>(src);
+#endif
+}
+
 struct SplitWorkspace {
-  float* o_partial;    // [B*T*H rows, num_splits, 512] normalised per split
+  PartialO* o_partial; // [B*T*H rows, num_splits, 512] normalised per split
   float* lse_partial;  // [B*T*H rows, num_splits] natural log (see launch_split_combine)
 };
 
@@ -169,7 +202,7 @@ __device__ __forceinline__ void write_empty_split(const SplitWorkspace& ws, int 
     const int rr = row0 + i / mla::kHeadDimV;
     if (rr >= rows_per_request) continue;
     const std::int64_t qrow = request_row0 + rr;
-    ws.o_partial[(qrow * num_splits + split) * mla::kHeadDimV + i % mla::kHeadDimV] = 0.f;
+    ws.o_partial[(qrow * num_splits + split) * mla::kHeadDimV + i % mla::kHeadDimV] = PartialO(0.f);
     if (i % mla::kHeadDimV == 0) ws.lse_partial[qrow * num_splits + split] = -INFINITY;
   }
 }

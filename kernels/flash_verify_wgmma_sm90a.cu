@@ -283,8 +283,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (num_splits == 1) {
           *reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + col) = __floats2bfloat162_rn(x, y);
         } else {
-          *reinterpret_cast<float2*>(ws.o_partial + (qrow * num_splits + split) * mla::kHeadDimV + col) =
-              make_float2(x, y);
+          detail::store_partial_pair(ws.o_partial + (qrow * num_splits + split) * mla::kHeadDimV + col, x, y);
         }
       }
     }
