@@ -3,12 +3,11 @@
 // (which picks this path or the Hopper wgmma path of flash_verify_wgmma_sm90a.cu) and the
 // launcher of both.
 //
-// What one thread block owns: request b, a tile of kRowsPerTile query rows of that request
-// (blockIdx.x; rows are node-major, head-minor, so all H*T rows of a request share every KV
-// tile: they are the M dimension of the tensor-core products), and one contiguous range of
-// the request's logical tokens (one of its splits; the range covers prefix and tree tokens
-// alike, the tree mask applies past the prefix). Even plans: b = blockIdx.z, split =
-// blockIdx.y; length-aware plans hand the working splits out first (detail::block_work).
+// What one thread block owns: request b (blockIdx.z), a tile of kRowsPerTile query rows
+// of that request (blockIdx.x; rows are node-major, head-minor, so all H*T rows of a
+// request share every KV tile: they are the M dimension of the tensor-core products), and
+// one contiguous range of the request's logical tokens (split blockIdx.y of num_splits;
+// the range covers prefix and tree tokens alike, the tree mask applies past the prefix).
 //
 // Warp roles: kWarps compute warps and kProducerWarps producer warps. The producers fill a
 // kStages-deep ring of KV tiles (kTokensPerTile tokens each) in shared memory through the
@@ -137,6 +136,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
                                                   kRowStatBytes);  // [kStages] "stage landed"
   std::uint64_t* s_empty = s_full + kStages;                        // [kStages] "stage read"
 
+  const int split = blockIdx.y;
+  const int b = blockIdx.z;
   const int tid = threadIdx.x;
   const int warp = tid / 32;
   const int lane = tid % 32;
@@ -148,7 +149,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     VB_TIMELINE_TILES(g_timeline_main, work.tile_end - work.tile_begin);
     VB_TIMELINE_STAMP(g_timeline_main, kTimelineWorkKnown);
   }
-  const int split = work.split, b = work.b;
   const int rows_per_request = work.rows_per_request, row0 = work.row0, prefix = work.prefix, kv_len = work.kv_len;
   const std::int64_t request_row0 = work.request_row0;
   const int tile_begin = work.tile_begin, tile_end = work.tile_end;

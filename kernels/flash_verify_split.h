@@ -57,55 +57,10 @@ __device__ __forceinline__ int split_size_tiles(int num_tiles, int num_splits, i
   return max(split_tiles, (num_tiles + num_splits - 1) / num_splits);
 }
 
-// Length-aware plans hand the grid's (split, request) pairs out compactly: pair j (blockIdx.y
-// + gridDim.y * blockIdx.z, in the order the hardware dispatches blocks) is split j - first_r
-// of the request r whose working splits start at first_r, requests in order, and the pairs
-// past the last working split get no work. Every block with tiles thus comes before every
-// empty one: with one block per SM, empty blocks placed between them held the last working
-// blocks back until ~400 empty ones had been dispatched (H200 timeline, mixed lengths: the
-// longest request's blocks started 5.6-6.1 us late). The whole warp calls it with the same
-// j; it loads the batch's prefix lengths, 32 a step, and scans the split counts. Returns
-// false when pair j has no work; else request *b, its split *split and *prefix.
-template <int kTokens>
-__device__ __forceinline__ bool compact_split_of(const VerifyParams& p, int num_splits, int split_tiles, int j,
-                                                 int* b, int* split, int* prefix) {
-  const unsigned full = 0xffffffffu;
-  const int lane = threadIdx.x % 32;
-  int first = 0;  // working splits of the requests before this step's 32
-  for (int r0 = 0; r0 < p.batch; r0 += 32) {
-    const int r = r0 + lane;
-    const int len = r < p.batch ? p.prefix_len[r] : 0;
-    int n = 0;
-    if (r < p.batch) {
-      const int tiles = (len + p.tree_size + kTokens - 1) / kTokens;
-      const int size = split_size_tiles(tiles, num_splits, split_tiles);
-      n = (tiles + size - 1) / size;
-    }
-    int end = n;  // inclusive scan: first + end is one past request r's last working split
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-      const int v = __shfl_up_sync(full, end, o);
-      if (lane >= o) end += v;
-    }
-    const unsigned hit = __ballot_sync(full, n > 0 && j >= first + end - n && j < first + end);
-    if (hit != 0) {
-      const int src = __ffs(hit) - 1;
-      *b = r0 + src;
-      *split = j - (first + __shfl_sync(full, end - n, src));
-      *prefix = __shfl_sync(full, len, src);
-      return true;
-    }
-    first += __shfl_sync(full, end, 31);
-  }
-  return false;
-}
-
-// What one block of either kernel owns: request b, the kRows-row tile blockIdx.x of its rows
-// (node-major, head-minor), and the tiles [tile_begin, tile_end) of kTokens tokens of its
-// split (empty when tile_begin >= tile_end). Even plans: b = blockIdx.z, split = blockIdx.y;
-// length-aware plans: compact_split_of.
+// What one block of either kernel owns: request b = blockIdx.z, the kRows-row tile
+// blockIdx.x of its rows (node-major, head-minor), and the tiles [tile_begin, tile_end) of
+// kTokens tokens of split blockIdx.y (empty when tile_begin >= tile_end).
 struct BlockWork {
-  int b, split;
   int rows_per_request, row0;
   std::int64_t request_row0;  // the request's first query row in q / o / lse
   int prefix, kv_len;         // from the device-side prefix length (graphs replay other lengths)
@@ -114,24 +69,16 @@ struct BlockWork {
 template <int kRows, int kTokens>
 __device__ __forceinline__ BlockWork block_work(const VerifyParams& p, int num_splits, int split_tiles) {
   BlockWork w;
-  bool has_work = true;
-  if (split_tiles > 0) {
-    has_work = compact_split_of<kTokens>(p, num_splits, split_tiles, blockIdx.y + gridDim.y * blockIdx.z, &w.b,
-                                         &w.split, &w.prefix);
-    if (!has_work) w.b = w.split = w.prefix = 0;
-  } else {
-    w.b = blockIdx.z;
-    w.split = blockIdx.y;
-    w.prefix = p.prefix_len[w.b];
-  }
+  const int m_tile = blockIdx.x, split = blockIdx.y, b = blockIdx.z;
   w.rows_per_request = p.query_rows_per_request();
-  w.row0 = blockIdx.x * kRows;
-  w.request_row0 = static_cast<std::int64_t>(w.b) * w.rows_per_request;
-  w.kv_len = w.prefix + p.tree_size;
+  w.row0 = m_tile * kRows;
+  w.request_row0 = static_cast<std::int64_t>(b) * w.rows_per_request;
+  w.prefix = p.prefix_len[b];
+  w.kv_len = p.kv_len(b);
   const int num_tiles = (w.kv_len + kTokens - 1) / kTokens;
   const int tiles_per_split = split_size_tiles(num_tiles, num_splits, split_tiles);
-  w.tile_begin = w.split * tiles_per_split;
-  w.tile_end = has_work ? min(num_tiles, w.tile_begin + tiles_per_split) : 0;
+  w.tile_begin = split * tiles_per_split;
+  w.tile_end = min(num_tiles, w.tile_begin + tiles_per_split);
   return w;
 }
 
@@ -214,7 +161,7 @@ __device__ __forceinline__ bool empty_split_handled(const BlockWork& w, const Sp
                                                     int split_tiles, int tid, int threads) {
   if (w.tile_begin < w.tile_end) return false;
   if (split_tiles > 0) return true;  // a length-aware plan's combine skips empty splits
-  write_empty_split<kRows>(ws, num_splits, w.split, w.request_row0, w.row0, w.rows_per_request, tid, threads);
+  write_empty_split<kRows>(ws, num_splits, blockIdx.y, w.request_row0, w.row0, w.rows_per_request, tid, threads);
   return true;
 }
 

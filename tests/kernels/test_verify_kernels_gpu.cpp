@@ -403,13 +403,13 @@ TEST_CASE("the token split (H*T <= 16) agrees with the reference on both sides o
   }
 }
 
-// Length-aware plans hand the working splits out in request order over the grid (the
-// device-side scan of detail::compact_split_of, 32 requests a step): batches of 70 requests
-// (three steps) of very unequal lengths, including empty prefixes and requests that need no
-// split, with grids just large enough and with spare (split, request) pairs, on both paths.
-// Every row must come out right: a pair mapped twice or not at all leaves a poisoned or
-// wrong row.
-TEST_CASE("length-aware plans over batches of more than 32 requests give every split one block", "[gpu]") {
+// Length-aware plans over a batch of 70 requests of very unequal lengths (empty prefixes,
+// requests that need no split, the longest request last), with grids just large enough and
+// with spare splits, on both paths: every split that holds tiles is some block's, and the
+// combine reads exactly those. A split computed twice or not at all leaves a poisoned or
+// wrong row. (Kept from a measured-and-reverted variant that mapped blocks to splits by a
+// scan over the batch, 32 requests a step: kernels/NOTES.md, v6.)
+TEST_CASE("length-aware plans over batches of 70 unequal requests give every split one block", "[gpu]") {
   REQUIRE(has_device());
   std::vector<int> prefixes;
   std::uint64_t x = 0x9E3779B97F4A7C15ull;
