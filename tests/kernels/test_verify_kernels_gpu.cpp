@@ -257,8 +257,13 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
                       vb::flash_verify_config().rows_per_tile;
   auto run_plan = [&](const vb::FlashVerifyPlan& plan) { return run_plan_and_check(problem, ref, spec, d, plan); };
   // Split counts that reach every combine instance (1-16 loads per split lane over 8 lanes:
-  // 1-8, 9-16, ..., 121-128 splits), and, with 128, splits left empty on both paths.
-  const int split_counts[] = {1, 2, 7, 12, 20, 30, 40, 47, 60, 75, 90, 128};
+  // 1-8, 9-16, ..., 121-128 splits, and 129-192 where the build takes them: VB_MAX_SPLITS),
+  // and, with the largest, splits left empty on both paths.
+  const int max_splits = vb::flash_verify_config().max_splits;
+  std::vector<int> split_counts = {1, 2, 7, 12, 20, 30, 40, 47, 60, 75, 90, 128};
+  if (max_splits >= 192) split_counts.insert(split_counts.end(), {129, 160, 192});
+  // One split more than the build takes is refused.
+  CHECK(run_plan(vb::FlashVerifyPlan{max_splits + 1, m_tiles}) == cudaErrorInvalidConfiguration);
   int variants[8];
   const int num_variants = vb::flash_verify_pipeline_variants(variants, 8);
   REQUIRE(num_variants >= 2);
@@ -276,15 +281,17 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
       REQUIRE(launched == cudaSuccess);
     }
   }
-  // The combine with each split-lane count it accepts (1, 2, 4, 8 lanes, at most 16 splits
-  // per lane; the launcher's own choice above), and its refusal of the others.
+  // The combine with each split-lane count it accepts (1, 2, 4, 8 lanes, at most
+  // max_splits / 8 splits per lane; the launcher's own choice above), and its refusal of the
+  // others.
   for (int splits : split_counts) {
     if (splits == 1) continue;  // no combine
     for (int lanes : {1, 2, 4, 8, 3, 16}) {
       INFO("splits " << splits << " combine lanes " << lanes);
       vb::FlashVerifyPlan plan{splits, m_tiles};
       plan.combine_split_lanes = lanes;
-      const bool valid = (lanes == 1 || lanes == 2 || lanes == 4 || lanes == 8) && (splits + lanes - 1) / lanes <= 16;
+      const bool valid =
+          (lanes == 1 || lanes == 2 || lanes == 4 || lanes == 8) && (splits + lanes - 1) / lanes <= max_splits / 8;
       CHECK(run_plan(plan) == (valid ? cudaSuccess : cudaErrorInvalidConfiguration));
     }
   }

@@ -41,14 +41,16 @@ struct FlashVerifyPlan {
   // longest request's splits are long enough (FlashVerifyConfigInfo::token_split_min_tiles);
   // blocks of shorter splits in that launch still run one group. Otherwise refused.
   bool token_split = false;
-  // Split lanes per row of the combine (1, 2, 4 or 8, at most 16 splits per lane); 0 lets
-  // the launcher pick (flash_verify_combine_lanes). Forcing one is for tests.
+  // Split lanes per row of the combine (1, 2, 4 or 8, at most max_splits / 8 splits per lane:
+  // FlashVerifyConfigInfo); 0 lets the launcher pick (flash_verify_combine_lanes). Forcing
+  // one is for tests.
   int combine_split_lanes = 0;
 };
 
 // The combine's split lanes per row for a launch of `rows` query rows on `num_sms` SMs: of
 // min(num_splits, 8) rounded up to a power of two and the halvings of it whose lanes read at
-// most 16 splits each, the one whose blocks take the fewest waves (the most lanes on a tie).
+// most max_splits / 8 splits each, the one whose blocks take the fewest waves (the most lanes
+// on a tie).
 // max_threads_per_sm: the device's (2048 on sm_90, 1536 on sm_120).
 int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms, int max_threads_per_sm = 2048);
 
@@ -110,6 +112,8 @@ struct FlashVerifyConfigInfo {
   // mma.sync: a split of at least this many tiles whose rows fit one 16-row group (H*T <= 16)
   // runs the token split (both row groups on alternate tiles); 0 where the path has none.
   int token_split_min_tiles;
+  // Most splits per request a plan may have (the combine's 8 lanes x its largest instance).
+  int max_splits;
 };
 FlashVerifyConfigInfo flash_verify_config();  // the mma.sync path (shallowest pipeline)
 // Either path: rows_per_tile, tokens_per_tile, threads, and smem_bytes of its deepest
