@@ -472,6 +472,24 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       row_max = m;
     }
   }
+#if VB_WIDE_PARTIAL_STORES
+  if (num_splits > 1) {  // block-uniform: every lane reaches the shuffles
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int r = mgroup * kMmaM + lane / 4 + half * 8;
+      const std::int64_t qrow = request_row0 + row0 + r;
+      const float sum = token_split ? merged_sum[half] : s_final_sum[r];
+      const float inv = sum > 0.f ? 1.f / sum : 0.f;
+      float* row = ws.o_partial + (qrow * num_splits + split) * mla::kHeadDimV + kgroup * kChannelsPerWarp;
+#pragma unroll
+      for (int nt = 0; nt < kNTilesO; nt += 2) {
+        detail::store_partial_chunk_pair(row + nt * kMmaN, o_acc[nt][2 * half] * inv, o_acc[nt][2 * half + 1] * inv,
+                                         o_acc[nt + 1][2 * half] * inv, o_acc[nt + 1][2 * half + 1] * inv,
+                                         row0 + r < rows_per_request);
+      }
+    }
+  } else
+#endif
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     const int r = mgroup * kMmaM + lane / 4 + half * 8;
