@@ -58,9 +58,8 @@ std::size_t align_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a;
 
 SplitWorkspace carve_workspace(void* base, std::int64_t rows, int num_splits) {
   auto* bytes = static_cast<unsigned char*>(base);
-  const std::size_t o_bytes =
-      align_up(static_cast<std::size_t>(rows) * num_splits * mla::kHeadDimV * sizeof(detail::PartialO), 256);
-  return {reinterpret_cast<detail::PartialO*>(bytes), reinterpret_cast<float*>(bytes + o_bytes)};
+  const std::size_t o_bytes = align_up(static_cast<std::size_t>(rows) * num_splits * mla::kHeadDimV * 4, 256);
+  return {reinterpret_cast<float*>(bytes), reinterpret_cast<float*>(bytes + o_bytes)};
 }
 
 // Debug builds only (-DVB_DEBUG_SYNC_COPY=1): the producers copy KV rows with plain 16-byte
@@ -505,7 +504,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       if (num_splits == 1) {
         *reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + col) = __floats2bfloat162_rn(x, y);
       } else {
-        detail::store_partial_pair(ws.o_partial + (qrow * num_splits + split) * mla::kHeadDimV + col, x, y);
+        *reinterpret_cast<float2*>(ws.o_partial + (qrow * num_splits + split) * mla::kHeadDimV + col) = make_float2(x, y);
       }
     }
   }
@@ -613,7 +612,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   warp::wait_for_prerequisite_grid();
   if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineGridDone);
   const float* lse_part = ws.lse_partial + qrow * num_splits;
-  const detail::PartialO* o_part = ws.o_partial + qrow * num_splits * mla::kHeadDimV + c;
+  const float* o_part = ws.o_partial + qrow * num_splits * mla::kHeadDimV + c;
   float lse[kPerLane];
   float4 v[kPerLane];
 #pragma unroll
@@ -621,7 +620,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
     const int s = y + i * lanes;
     const bool used = s < used_splits;
     lse[i] = used ? lse_part[s] : -INFINITY;
-    v[i] = used ? detail::load_partial_quad(o_part + static_cast<std::int64_t>(s) * mla::kHeadDimV)
+    v[i] = used ? *reinterpret_cast<const float4*>(o_part + static_cast<std::int64_t>(s) * mla::kHeadDimV)
                 : make_float4(0.f, 0.f, 0.f, 0.f);
   }
   // The row's largest split LSE: this lane's (the same in every thread x), then over lanes.
@@ -906,7 +905,7 @@ std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch,
                                          int num_heads) {
   if (plan.num_splits <= 1) return 0;
   const std::size_t rows = static_cast<std::size_t>(batch) * tree_size * num_heads;
-  return align_up(rows * plan.num_splits * mla::kHeadDimV * sizeof(detail::PartialO), 256) +
+  return align_up(rows * plan.num_splits * mla::kHeadDimV * 4, 256) +
          align_up(rows * plan.num_splits * 4, 256);
 }
 

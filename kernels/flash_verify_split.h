@@ -6,49 +6,17 @@
 #include <cmath>
 #include <cstdint>
 
-#include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
 #include "verifybench/kernels.h"
 
 namespace vb::detail {
 
-// Experiment (-DVB_PARTIALS_BF16=1): each split's normalised O goes to the workspace as bf16
-// instead of fp32, halving the partials' write burst at the end of the main kernel and the
-// combine's reads (H200 timeline: one 64k request with T = 16 writes 16.6 MB of fp32
-// partials; its epilogue took 4.0 us and the combine 5.2 us after the main kernel). Costs
-// one more bf16 rounding (relative 2^-9) of every split's O before the LSE-weighted sum.
-#ifndef VB_PARTIALS_BF16
-#define VB_PARTIALS_BF16 0
-#endif
-#if VB_PARTIALS_BF16
-using PartialO = __nv_bfloat16;
-#else
-using PartialO = float;
-#endif
-// Two consecutive channels of a partial row, and four for the combine.
-__device__ __forceinline__ void store_partial_pair(PartialO* dst, float x, float y) {
-#if VB_PARTIALS_BF16
-  *reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(x, y);
-#else
-  *reinterpret_cast<float2*>(dst) = make_float2(x, y);
-#endif
-}
-__device__ __forceinline__ float4 load_partial_quad(const PartialO* src) {
-#if VB_PARTIALS_BF16
-  const uint2 bits = *reinterpret_cast<const uint2*>(src);
-  const float2 lo = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&bits.x));
-  const float2 hi = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&bits.y));
-  return make_float4(lo.x, lo.y, hi.x, hi.y);
-#else
-  return *reinterpret_cast<const float4*>(src);
-#endif
-}
-
-// Experiment (-DVB_WIDE_PARTIAL_STORES=1, fp32 partials): the main kernels' partial O goes out
-// in 16-byte stores instead of 8-byte ones (half the store instructions of an epilogue that
-// took 1.5-1.8 us for 64 KB per block on the mma.sync path and 3.3-4.0 us for 128 KB on the
-// wgmma path, H200 timeline 2026-11-30). Two adjacent 8-column chunks of an mma accumulator
+// Experiment (-DVB_WIDE_PARTIAL_STORES=1, mma.sync path): partial O goes out in 16-byte
+// stores instead of 8-byte ones (half the store instructions of an epilogue that took
+// 1.5-1.8 us for 64 KB per block, H200 timeline 2026-11-30). (The wgmma path's epilogue,
+// 3.3-4.0 us for 128 KB, spilled 24 bytes with it: its consumers' register budgets are set
+// by setmaxnreg; not built there.) Two adjacent 8-column chunks of an mma accumulator
 // row: this lane holds columns 2q, 2q+1 of each (q = lane % 4); lanes q and q^1 swap halves
 // so that an even lane stores columns 2q..2q+3 of the first chunk and an odd lane columns
 // 2(q-1)..2(q-1)+3 of the second: a quad writes 64 contiguous bytes of its row. Every lane
@@ -56,7 +24,6 @@ __device__ __forceinline__ float4 load_partial_quad(const PartialO* src) {
 #ifndef VB_WIDE_PARTIAL_STORES
 #define VB_WIDE_PARTIAL_STORES 0
 #endif
-static_assert(!(VB_WIDE_PARTIAL_STORES && VB_PARTIALS_BF16), "wide partial stores are written for fp32 partials");
 __device__ __forceinline__ void store_partial_chunk_pair(float* chunk_pair, float x0, float y0, float x1, float y1,
                                                          bool store) {
   const int q = threadIdx.x & 3;
@@ -68,7 +35,7 @@ __device__ __forceinline__ void store_partial_chunk_pair(float* chunk_pair, floa
 }
 
 struct SplitWorkspace {
-  PartialO* o_partial; // [B*T*H rows, num_splits, 512] normalised per split
+  float* o_partial;    // [B*T*H rows, num_splits, 512] normalised per split
   float* lse_partial;  // [B*T*H rows, num_splits] natural log (see launch_split_combine)
 };
 
@@ -171,7 +138,7 @@ __device__ __forceinline__ void write_empty_split(const SplitWorkspace& ws, int 
     const int rr = row0 + i / mla::kHeadDimV;
     if (rr >= rows_per_request) continue;
     const std::int64_t qrow = request_row0 + rr;
-    ws.o_partial[(qrow * num_splits + split) * mla::kHeadDimV + i % mla::kHeadDimV] = PartialO(0.f);
+    ws.o_partial[(qrow * num_splits + split) * mla::kHeadDimV + i % mla::kHeadDimV] = 0.f;
     if (i % mla::kHeadDimV == 0) ws.lse_partial[qrow * num_splits + split] = -INFINITY;
   }
 }

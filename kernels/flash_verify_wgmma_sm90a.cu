@@ -269,25 +269,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   // the end of each warpgroup's branch, so no code is shared between the two register
   // budgets (a shared tail made ptxas fit both in the smaller one).
   auto store_o = [&](float sum_lo, float sum_hi) {
-#if VB_WIDE_PARTIAL_STORES
-    if (num_splits > 1) {  // block-uniform: every lane reaches the shuffles
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int r = h ? row_hi : row_lo;
-        const std::int64_t qrow = request_row0 + row0 + r;
-        const float sum = h ? sum_hi : sum_lo;
-        const float inv = sum > 0.f ? 1.f / sum : 0.f;
-        float* row = ws.o_partial + (qrow * num_splits + split) * mla::kHeadDimV + half * 256;
-#pragma unroll
-        for (int j = 0; j < kORegs / 4; j += 2) {
-          detail::store_partial_chunk_pair(row + 8 * j, o_acc[4 * j + 2 * h] * inv, o_acc[4 * j + 2 * h + 1] * inv,
-                                           o_acc[4 * j + 4 + 2 * h] * inv, o_acc[4 * j + 4 + 2 * h + 1] * inv,
-                                           row0 + r < rows_per_request);
-        }
-      }
-      return;
-    }
-#endif
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int r = h ? row_hi : row_lo;
@@ -303,7 +284,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (num_splits == 1) {
           *reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + col) = __floats2bfloat162_rn(x, y);
         } else {
-          detail::store_partial_pair(ws.o_partial + (qrow * num_splits + split) * mla::kHeadDimV + col, x, y);
+          *reinterpret_cast<float2*>(ws.o_partial + (qrow * num_splits + split) * mla::kHeadDimV + col) =
+              make_float2(x, y);
         }
       }
     }
