@@ -471,24 +471,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       row_max = m;
     }
   }
-#if VB_WIDE_PARTIAL_STORES
-  if (num_splits > 1) {  // block-uniform: every lane reaches the shuffles
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int r = mgroup * kMmaM + lane / 4 + half * 8;
-      const std::int64_t qrow = request_row0 + row0 + r;
-      const float sum = token_split ? merged_sum[half] : s_final_sum[r];
-      const float inv = sum > 0.f ? 1.f / sum : 0.f;
-      float* row = ws.o_partial + (qrow * num_splits + split) * mla::kHeadDimV + kgroup * kChannelsPerWarp;
-#pragma unroll
-      for (int nt = 0; nt < kNTilesO; nt += 2) {
-        detail::store_partial_chunk_pair(row + nt * kMmaN, o_acc[nt][2 * half] * inv, o_acc[nt][2 * half + 1] * inv,
-                                         o_acc[nt + 1][2 * half] * inv, o_acc[nt + 1][2 * half + 1] * inv,
-                                         row0 + r < rows_per_request);
-      }
-    }
-  } else
-#endif
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     const int r = mgroup * kMmaM + lane / 4 + half * 8;
@@ -542,24 +524,19 @@ constexpr int kCombineSlotsLog2 = 3;
 static_assert(kCombineSlots == 1 << kCombineSlotsLog2, "lanes and row slots are powers of two");
 constexpr int kCombineMaxPerLane = kMaxSplits / kCombineSlots;
 static_assert(kCombineMaxPerLane * kCombineSlots == kMaxSplits, "every split has a lane");
-constexpr int kCombineMaxInstanceLoads = 24;  // 8 lanes x 24 = 192 splits (VB_MAX_SPLITS)
-// The instance that serves `loads` splits per lane (1-6, 8, 10, 12, 16, and 20, 24 for more
-// than 128 splits), and the blocks per SM its launch bounds hold it to (8, 5, 4, 3, 2, 2, 1:
-// 32, 48, 64, 80, 128, 128, 255 registers): the lane choice counts on exactly these. Without the bound the row-slot indexing took instance 10 from 64 to 76
+// The instance that serves `loads` splits per lane (1-6, 8, 10, 12, 16), and the blocks per
+// SM its launch bounds hold it to (32, 48, 64, 80, 128 registers): the lane choice counts
+// on exactly these. Without the bound the row-slot indexing took instance 10 from 64 to 76
 // registers (3 blocks per SM instead of 4), and one 64k request with T = 16 (512 combine
 // blocks) ran 3 % slower (H200). An SM of sm_120 holds 1536 threads (6 such blocks), not
 // 2048: there the smallest instances are bound to 6 blocks (a bound of 8 cannot be honoured,
 // and ptxas, which the build runs with -Werror, refuses it).
 constexpr int combine_instance_loads(int loads) {
-  return loads <= 6 ? loads : loads <= 8 ? 8 : loads <= 10 ? 10 : loads <= 12 ? 12 : loads <= 16 ? 16 : loads <= 20 ? 20 : 24;
+  return loads <= 6 ? loads : loads <= 8 ? 8 : loads <= 10 ? 10 : loads <= 12 ? 12 : 16;
 }
 constexpr int combine_min_blocks_per_sm(int instance_loads, int max_threads_per_sm) {
-  const int by_registers = instance_loads <= 3    ? 8
-                           : instance_loads <= 6  ? 5
-                           : instance_loads <= 10 ? 4
-                           : instance_loads <= 12 ? 3
-                           : instance_loads <= 20 ? 2
-                                                  : 1;
+  const int by_registers =
+      instance_loads <= 3 ? 8 : instance_loads <= 6 ? 5 : instance_loads <= 10 ? 4 : instance_loads <= 12 ? 3 : 2;
   const int by_threads = max_threads_per_sm / (kCombineThreadsX * kCombineSlots);
   return by_registers < by_threads ? by_registers : by_threads;
 }
@@ -665,7 +642,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
 // with T = 16 was 2 % slower than v4's loop).
 using CombineKernel = void (*)(VerifyParams, int, int, int, SplitWorkspace, int);
 CombineKernel combine_kernel_for(int num_splits, int lanes) {
-  static_assert(kCombineMaxPerLane <= kCombineMaxInstanceLoads, "the instances below cover kMaxSplits");
+  static_assert(kCombineMaxPerLane == 16, "the instances below cover kMaxSplits");
   switch (combine_instance_loads(ceil_div(num_splits, lanes))) {
     case 1: return flash_verify_combine_kernel<1>;
     case 2: return flash_verify_combine_kernel<2>;
@@ -676,9 +653,7 @@ CombineKernel combine_kernel_for(int num_splits, int lanes) {
     case 8: return flash_verify_combine_kernel<8>;
     case 10: return flash_verify_combine_kernel<10>;
     case 12: return flash_verify_combine_kernel<12>;
-    case 16: return flash_verify_combine_kernel<16>;
-    case 20: return flash_verify_combine_kernel<20>;
-    default: return flash_verify_combine_kernel<24>;
+    default: return flash_verify_combine_kernel<16>;
   }
 }
 

@@ -103,15 +103,12 @@ static_assert(kMGroups * kMmaM == kRowsPerTile, "each row group owns one m16 til
 // Split-KV schedule: each split covers at least this many tiles so the combine stays
 // cheap next to the main kernel; at most kMaxSplits partials per row.
 inline constexpr int kMinTilesPerSplit = 2;
-// Experiment (-DVB_MAX_SPLITS=192): 128 splits held one long request with T = 4 and 8 heads
-// to 121-125 of the H200's 132 SMs, a tile more per block than 129 splits would take (64k:
-// 2049 tiles, 17 per split; H200 timeline 2026-11-30: 1.19 us per tile), and sm_120 to 128
-// of 188. The combine takes 8 lanes of up to 24 splits each either way.
-#ifndef VB_MAX_SPLITS
-#define VB_MAX_SPLITS 128
-#endif
-inline constexpr int kMaxSplits = VB_MAX_SPLITS;
-static_assert(kMaxSplits == 128 || kMaxSplits == 192, "the combine's instances cover 128 or 192 splits");
+// 128 hold one long request with T = 4 and 8 heads to 121-125 of the H200's 132 SMs (64k:
+// 2049 tiles, 17 per split where 129 splits would take 16). Measured with 192 (combine
+// instances of 20 and 24 loads per lane): 32k 24.6 -> 26.0 us, 64k and 128k within 1 %
+// (H200, reports/h200/2026-11-30-timeline/call3-splits-wide); not kept. sm_120 (188 SMs)
+// stays capped at 128 too: unmeasured there.
+inline constexpr int kMaxSplits = 128;
 inline constexpr int kSplitOverheadTiles = 2;  // Q load, pipeline fill, epilogue, in tile-times
 // The combine's cost per split, in tile-times. The first model charged a whole tile per split
 // and chose 10 splits for one 4k request, whose main kernel ncu then measured at 31.6 us with

@@ -12,28 +12,6 @@
 
 namespace vb::detail {
 
-// Experiment (-DVB_WIDE_PARTIAL_STORES=1, mma.sync path): partial O goes out in 16-byte
-// stores instead of 8-byte ones (half the store instructions of an epilogue that took
-// 1.5-1.8 us for 64 KB per block, H200 timeline 2026-11-30). (The wgmma path's epilogue,
-// 3.3-4.0 us for 128 KB, spilled 24 bytes with it: its consumers' register budgets are set
-// by setmaxnreg; not built there.) Two adjacent 8-column chunks of an mma accumulator
-// row: this lane holds columns 2q, 2q+1 of each (q = lane % 4); lanes q and q^1 swap halves
-// so that an even lane stores columns 2q..2q+3 of the first chunk and an odd lane columns
-// 2(q-1)..2(q-1)+3 of the second: a quad writes 64 contiguous bytes of its row. Every lane
-// calls it (shuffles); `store` false skips the store (rows past the request).
-#ifndef VB_WIDE_PARTIAL_STORES
-#define VB_WIDE_PARTIAL_STORES 0
-#endif
-__device__ __forceinline__ void store_partial_chunk_pair(float* chunk_pair, float x0, float y0, float x1, float y1,
-                                                         bool store) {
-  const int q = threadIdx.x & 3;
-  const bool odd = (q & 1) != 0;
-  const float rx = __shfl_xor_sync(0xffffffffu, odd ? x0 : x1, 1);
-  const float ry = __shfl_xor_sync(0xffffffffu, odd ? y0 : y1, 1);
-  const float4 v = odd ? make_float4(rx, ry, x1, y1) : make_float4(x0, y0, rx, ry);
-  if (store) *reinterpret_cast<float4*>(chunk_pair + (odd ? 8 + 2 * (q - 1) : 2 * q)) = v;
-}
-
 struct SplitWorkspace {
   float* o_partial;    // [B*T*H rows, num_splits, 512] normalised per split
   float* lse_partial;  // [B*T*H rows, num_splits] natural log (see launch_split_combine)

@@ -257,11 +257,10 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
                       vb::flash_verify_config().rows_per_tile;
   auto run_plan = [&](const vb::FlashVerifyPlan& plan) { return run_plan_and_check(problem, ref, spec, d, plan); };
   // Split counts that reach every combine instance (1-16 loads per split lane over 8 lanes:
-  // 1-8, 9-16, ..., 121-128 splits, and 129-192 where the build takes them: VB_MAX_SPLITS),
-  // and, with the largest, splits left empty on both paths.
+  // 1-8, 9-16, ..., 121-128 splits), and, with 128, splits left empty on both paths.
   const int max_splits = vb::flash_verify_config().max_splits;
-  std::vector<int> split_counts = {1, 2, 7, 12, 20, 30, 40, 47, 60, 75, 90, 128};
-  if (max_splits >= 192) split_counts.insert(split_counts.end(), {129, 160, 192});
+  REQUIRE(max_splits == 128);
+  const int split_counts[] = {1, 2, 7, 12, 20, 30, 40, 47, 60, 75, 90, 128};
   // One split more than the build takes is refused.
   CHECK(run_plan(vb::FlashVerifyPlan{max_splits + 1, m_tiles}) == cudaErrorInvalidConfiguration);
   int variants[8];
