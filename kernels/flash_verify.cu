@@ -116,6 +116,28 @@ constexpr int kTokenSplitMinTilesOrNone = VB_TOKEN_SPLIT ? kTokenSplitMinTiles :
 constexpr int kTokenSplitBarrier = kComputeBarrier + kMGroups;  // both row groups: 256 threads
 constexpr int kFullArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS && VB_DEBUG_SYNC_COPY ? 32 : 1;
 
+// Split partials in 16-byte stores (-DVB_WIDE_PARTIAL_STORES=0: the 8-byte stores of v5).
+// Two adjacent 8-column chunks of an mma accumulator row: this lane holds columns 2q, 2q+1 of
+// each (q = lane % 4); lanes q and q^1 swap halves so that an even lane stores columns
+// 2q..2q+3 of the first chunk and an odd lane columns 2(q-1)..2(q-1)+3 of the second, and a
+// quad writes 64 contiguous bytes of its row per instruction instead of 32. Every lane of the
+// warp calls it (shuffles); `store` false skips the store (rows past the request).
+// H200, same call (reports/h200/2026-11-30-timeline/call3-splits-wide, call5-wide-stores).
+#ifndef VB_WIDE_PARTIAL_STORES
+#define VB_WIDE_PARTIAL_STORES 1
+#endif
+#if VB_WIDE_PARTIAL_STORES
+__device__ __forceinline__ void store_partial_chunk_pair(float* chunk_pair, float x0, float y0, float x1, float y1,
+                                                         bool store) {
+  const int q = threadIdx.x & 3;
+  const bool odd = (q & 1) != 0;
+  const float rx = __shfl_xor_sync(0xffffffffu, odd ? x0 : x1, 1);
+  const float ry = __shfl_xor_sync(0xffffffffu, odd ? y0 : y1, 1);
+  const float4 v = odd ? make_float4(rx, ry, x1, y1) : make_float4(x0, y0, rx, ry);
+  if (store) *reinterpret_cast<float4*>(chunk_pair + (odd ? 8 + 2 * (q - 1) : 2 * q)) = v;
+}
+#endif
+
 // Phase timeline slots (-DVB_DEBUG_TIMELINE=1 builds; flash_verify_timeline.cuh).
 VB_TIMELINE_SLOTS(g_timeline_main, detail::kTimelineMainSlots);
 VB_TIMELINE_SLOTS(g_timeline_combine, detail::kTimelineCombineSlots);
@@ -471,6 +493,26 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       row_max = m;
     }
   }
+#if VB_WIDE_PARTIAL_STORES
+  if (num_splits > 1) {  // block-uniform: every lane reaches the shuffles
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      // Warp-uniform: the 8 rows of this half all lie past the request (decode's padding).
+      if (row0 + mgroup * kMmaM + half * 8 >= rows_per_request) continue;
+      const int r = mgroup * kMmaM + lane / 4 + half * 8;
+      const std::int64_t qrow = request_row0 + row0 + r;
+      const float sum = token_split ? merged_sum[half] : s_final_sum[r];
+      const float inv = sum > 0.f ? 1.f / sum : 0.f;
+      float* row = ws.o_partial + (qrow * num_splits + split) * mla::kHeadDimV + kgroup * kChannelsPerWarp;
+#pragma unroll
+      for (int nt = 0; nt < kNTilesO; nt += 2) {
+        store_partial_chunk_pair(row + nt * kMmaN, o_acc[nt][2 * half] * inv, o_acc[nt][2 * half + 1] * inv,
+                                 o_acc[nt + 1][2 * half] * inv, o_acc[nt + 1][2 * half + 1] * inv,
+                                 row0 + r < rows_per_request);
+      }
+    }
+  } else
+#endif
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     const int r = mgroup * kMmaM + lane / 4 + half * 8;
