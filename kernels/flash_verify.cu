@@ -495,9 +495,11 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   }
 #if VB_WIDE_PARTIAL_STORES
   // Blocks whose second row group holds rows too (H*T > 16 past row0), outside the token-split
-  // instance: H200 call 5, 3 rounds, one 4k request with T = 16, DeepSeek EAGLE B1 and dp128
-  // decode B1 2.7-4 % faster; decode B8 1-1.5 % and MTP T2 B8 (token split) 1.5-3.5 % slower,
-  // so those keep the 8-byte stores. Block-uniform: every lane reaches the shuffles.
+  // instance. H200, 3 rounds, on every split block: one 4k request with T = 16, DeepSeek EAGLE
+  // B1 and dp128 decode B1 2.7-4.1 % faster; decode B8 1.2-1.5 % and MTP T2 B8 (token split)
+  // 0-3.5 % slower, so those keep the 8-byte stores; restricted so (114392c), 2 rounds: the
+  // gains kept (-2.5 to -4.6 %), decode and MTP T2 B8 within 2 %. Block-uniform: every lane
+  // reaches the shuffles.
   if (!kTokenSplit && num_splits > 1 && rows_per_request - row0 > kMmaM) {
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
