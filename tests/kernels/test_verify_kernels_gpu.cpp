@@ -243,6 +243,16 @@ cudaError_t run_plan_and_check(const vb::Problem& problem, const vb::ReferenceOu
   return launched;
 }
 
+// The production paths this device runs: mma.sync, and wgmma where it is supported.
+std::vector<vb::FlashVerifyPath> device_paths() {
+  cudaError_t error = cudaSuccess;
+  std::vector<vb::FlashVerifyPath> paths = {vb::FlashVerifyPath::kMmaSync};
+  const bool wgmma = vb::flash_verify_wgmma_supported(&error);
+  REQUIRE(error == cudaSuccess);
+  if (wgmma) paths.push_back(vb::FlashVerifyPath::kWgmma);
+  return paths;
+}
+
 }  // namespace
 
 TEST_CASE("production results agree across split counts, pipeline depths, paths and the reference", "[gpu]") {
@@ -430,10 +440,7 @@ TEST_CASE("length-aware plans over batches of 70 unequal requests give every spl
   const vb::ReferenceOutput ref =
       vb::reference_verify(vb::host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr));
   DeviceTokenProblem d(problem, problem);
-  cudaError_t wgmma_err = cudaSuccess;
-  std::vector<vb::FlashVerifyPath> paths = {vb::FlashVerifyPath::kMmaSync};
-  if (vb::flash_verify_wgmma_supported(&wgmma_err)) paths.push_back(vb::FlashVerifyPath::kWgmma);
-  for (vb::FlashVerifyPath path : paths) {
+  for (vb::FlashVerifyPath path : device_paths()) {
     const vb::FlashVerifyConfigInfo cfg = vb::flash_verify_path_config(path);
     const int rows = problem.tree_size * problem.num_heads;
     const int longest_tiles = (6000 + problem.tree_size + cfg.tokens_per_tile - 1) / cfg.tokens_per_tile;
@@ -469,10 +476,7 @@ TEST_CASE("the phase timeline records every block in timeline builds and nothing
   const vb::ReferenceOutput ref =
       vb::reference_verify(vb::host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr));
   DeviceTokenProblem d(problem, problem);
-  cudaError_t wgmma_err = cudaSuccess;
-  std::vector<vb::FlashVerifyPath> paths = {vb::FlashVerifyPath::kMmaSync};
-  if (vb::flash_verify_wgmma_supported(&wgmma_err)) paths.push_back(vb::FlashVerifyPath::kWgmma);
-  for (vb::FlashVerifyPath path : paths) {
+  for (vb::FlashVerifyPath path : device_paths()) {
     INFO("path " << vb::to_string(path));
     const int rows = problem.tree_size * problem.num_heads;
     const int rows_per_tile = vb::flash_verify_path_config(path).rows_per_tile;
