@@ -480,6 +480,11 @@ int cmd_profile_timeline(vb::DeviceProblem& device, const vb::GpuExecutorRun& ru
       return fail(vb::kExitBadInput, fmt::format("--timeline: executor {} recorded no production-kernel block "
                                                  "(only the production executors have stamps)", run.name));
     }
+    if (i == 0 && (t.main.size() >= static_cast<std::size_t>(t.main_capacity) ||
+                   t.combine.size() >= static_cast<std::size_t>(t.combine_capacity))) {
+      std::printf("note: the build records %d main and %d combine blocks per launch; this launch filled them, so "
+                  "the figures below cover those blocks only\n", t.main_capacity, t.combine_capacity);
+    }
     summaries.push_back(vb::summarize_timeline(t));
     timelines.push_back(std::move(t));
     event_us.push_back(*ms * 1000.0);
@@ -662,11 +667,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   std::string profile_timeline;
   int profile_launches = 5;
-  profile->add_option("--timeline", profile_timeline,
+  CLI::Option* timeline_option = profile->add_option("--timeline", profile_timeline,
                       "instead of the NVTX launch: time cold-L2 launches of a build with -DVB_DEBUG_TIMELINE=1, "
                       "print where each launch's time went (medians) and write every block's stamps to this CSV file");
   profile->add_option("--launches", profile_launches, "cold launches for --timeline (1..1000)")
-      ->capture_default_str()->check(CLI::Range(1, 1000));
+      ->capture_default_str()->check(CLI::Range(1, 1000))->needs(timeline_option);
 
   std::string export_file, export_case, export_dir;
   CLI::App* export_cmd = app.add_subcommand(

@@ -122,7 +122,8 @@ constexpr int kFullArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS && VB_DEBUG_SYNC_COP
 // 2q..2q+3 of the first chunk and an odd lane columns 2(q-1)..2(q-1)+3 of the second, and a
 // quad writes 64 contiguous bytes of its row per instruction instead of 32. Every lane of the
 // warp calls it (shuffles); `store` false skips the store (rows past the request).
-// H200, same call (reports/h200/2026-11-30-timeline/call3-splits-wide, call5-wide-stores).
+// H200 A/B runs: reports/h200/2026-11-30-timeline/ (call3-splits-wide, call5-wide-stores,
+// final-114392c).
 #ifndef VB_WIDE_PARTIAL_STORES
 #define VB_WIDE_PARTIAL_STORES 1
 #endif
@@ -507,7 +508,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       if (row0 + mgroup * kMmaM + half * 8 >= rows_per_request) continue;
       const int r = mgroup * kMmaM + lane / 4 + half * 8;
       const std::int64_t qrow = request_row0 + row0 + r;
-      const float sum = token_split ? merged_sum[half] : s_final_sum[r];
+      const float sum = s_final_sum[r];  // no token split in this branch
       const float inv = sum > 0.f ? 1.f / sum : 0.f;
       float* row = ws.o_partial + (qrow * num_splits + split) * mla::kHeadDimV + kgroup * kChannelsPerWarp;
 #pragma unroll

@@ -141,7 +141,7 @@ enum FlashVerifyTimelineStamp : int {
 };
 struct FlashVerifyTimelineBlock {
   std::uint64_t t_ns[kTimelineStamps];
-  std::int32_t block;  // linear block index (x fastest), -1 for a slot no block wrote
+  std::int32_t block;  // linear block index (x fastest)
   std::int32_t sm;     // %smid
   std::int32_t tiles;  // main kernels: KV tiles of its split; combine: 0
   std::int32_t unused;
