@@ -519,11 +519,13 @@ int cmd_profile(const std::string& file, const std::string& case_name, const std
   }
   const std::string range = vb::nvtx_case_range_name(file, spec.name);
   const std::string filter = vb::nvtx_case_filter(range);
-  if (!timeline) std::printf("ncu command for this case:\n  ncu --clock-control none --nvtx --nvtx-include %s "
-              "--set full -o %s %s profile %s --case %s --executor %s\n",
-              vb::shell_quote(filter).c_str(),
-              vb::shell_quote("reports/local/ncu-" + std::filesystem::path(file).stem().string()).c_str(),
-              self.c_str(), file.c_str(), vb::shell_quote(spec.name).c_str(), vb::shell_quote(executor).c_str());
+  if (!timeline) {
+    std::printf("ncu command for this case:\n  ncu --clock-control none --nvtx --nvtx-include %s "
+                "--set full -o %s %s profile %s --case %s --executor %s\n",
+                vb::shell_quote(filter).c_str(),
+                vb::shell_quote("reports/local/ncu-" + std::filesystem::path(file).stem().string()).c_str(),
+                self.c_str(), file.c_str(), vb::shell_quote(spec.name).c_str(), vb::shell_quote(executor).c_str());
+  }
   std::fflush(stdout);
   const vb::GpuInfo gpu = vb::query_gpu();
   if (!gpu.available) return fail(vb::kExitRuntimeFailure, "profile needs a GPU: " + gpu.reason);

@@ -112,34 +112,27 @@ TimelineSummary median_timeline_summary(const std::vector<TimelineSummary>& laun
     for (const TimelineSummary& s : launches) v.push_back(static_cast<double>(field(s)));
     return median_of(v);
   };
-  auto med_figure = [&](auto field) {
-    TimelineFigure f;
-    f.count = static_cast<int>(med([&](const TimelineSummary& s) { return field(s).count; }));
-    f.median_us = med([&](const TimelineSummary& s) { return field(s).median_us; });
-    f.max_us = med([&](const TimelineSummary& s) { return field(s).max_us; });
-    return f;
-  };
   TimelineSummary m;
-  m.main_blocks = static_cast<int>(med([](const TimelineSummary& s) { return s.main_blocks; }));
-  m.main_sms = static_cast<int>(med([](const TimelineSummary& s) { return s.main_sms; }));
-  m.combine_blocks = static_cast<int>(med([](const TimelineSummary& s) { return s.combine_blocks; }));
-  m.median_tiles = static_cast<int>(med([](const TimelineSummary& s) { return s.median_tiles; }));
-  m.max_tiles = static_cast<int>(med([](const TimelineSummary& s) { return s.max_tiles; }));
-  m.dispatch_spread_us = med([](const TimelineSummary& s) { return s.dispatch_spread_us; });
-  m.to_work_known = med_figure([](const TimelineSummary& s) { return s.to_work_known; });
-  m.to_first_issue = med_figure([](const TimelineSummary& s) { return s.to_first_issue; });
-  m.to_q_ready = med_figure([](const TimelineSummary& s) { return s.to_q_ready; });
-  m.to_first_tile = med_figure([](const TimelineSummary& s) { return s.to_first_tile; });
-  m.lifetime = med_figure([](const TimelineSummary& s) { return s.lifetime; });
-  m.per_tile = med_figure([](const TimelineSummary& s) { return s.per_tile; });
-  m.epilogue = med_figure([](const TimelineSummary& s) { return s.epilogue; });
-  m.main_span_us = med([](const TimelineSummary& s) { return s.main_span_us; });
-  m.slowest_end_minus_median_end_us = med([](const TimelineSummary& s) { return s.slowest_end_minus_median_end_us; });
-  m.combine_first_entry_us = med([](const TimelineSummary& s) { return s.combine_first_entry_us; });
-  m.combine_wait_after_main_us = med([](const TimelineSummary& s) { return s.combine_wait_after_main_us; });
-  m.combine_after_wait = med_figure([](const TimelineSummary& s) { return s.combine_after_wait; });
-  m.combine_tail_us = med([](const TimelineSummary& s) { return s.combine_tail_us; });
-  m.device_span_us = med([](const TimelineSummary& s) { return s.device_span_us; });
+  for (int TimelineSummary::*f : {&TimelineSummary::main_blocks, &TimelineSummary::main_sms,
+                                  &TimelineSummary::combine_blocks, &TimelineSummary::median_tiles,
+                                  &TimelineSummary::max_tiles}) {
+    m.*f = static_cast<int>(med([f](const TimelineSummary& s) { return s.*f; }));
+  }
+  for (double TimelineSummary::*f :
+       {&TimelineSummary::dispatch_spread_us, &TimelineSummary::main_span_us,
+        &TimelineSummary::slowest_end_minus_median_end_us, &TimelineSummary::combine_first_entry_us,
+        &TimelineSummary::combine_wait_after_main_us, &TimelineSummary::combine_tail_us,
+        &TimelineSummary::device_span_us}) {
+    m.*f = med([f](const TimelineSummary& s) { return s.*f; });
+  }
+  for (TimelineFigure TimelineSummary::*f :
+       {&TimelineSummary::to_work_known, &TimelineSummary::to_first_issue, &TimelineSummary::to_q_ready,
+        &TimelineSummary::to_first_tile, &TimelineSummary::lifetime, &TimelineSummary::per_tile,
+        &TimelineSummary::epilogue, &TimelineSummary::combine_after_wait}) {
+    (m.*f).count = static_cast<int>(med([f](const TimelineSummary& s) { return (s.*f).count; }));
+    (m.*f).median_us = med([f](const TimelineSummary& s) { return (s.*f).median_us; });
+    (m.*f).max_us = med([f](const TimelineSummary& s) { return (s.*f).max_us; });
+  }
   return m;
 }
 

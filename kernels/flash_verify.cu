@@ -167,10 +167,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
 
   const detail::BlockWork work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
   if (detail::empty_split_handled<kRowsPerTile>(work, ws, num_splits, split_tiles, tid, kBlockThreads)) return;
-  if (tid == 0) {
-    VB_TIMELINE_TILES(g_timeline_main, work.tile_end - work.tile_begin);
-    VB_TIMELINE_STAMP(g_timeline_main, kTimelineWorkKnown);
-  }
+  if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_main, work.tile_end - work.tile_begin);
   const int rows_per_request = work.rows_per_request, row0 = work.row0, prefix = work.prefix, kv_len = work.kv_len;
   const std::int64_t request_row0 = work.request_row0;
   const int tile_begin = work.tile_begin, tile_end = work.tile_end;

@@ -47,20 +47,23 @@ __device__ __forceinline__ void timeline_stamp(FlashVerifyTimelineBlock (&slots)
   const int blk = linear_block_index();
   if (blk < kSlots) slots[blk].t_ns[stamp] = globaltimer_ns();
 }
+// The block's split range is known (its request length loaded): its tile count and the stamp.
 template <int kSlots>
-__device__ __forceinline__ void timeline_tiles(FlashVerifyTimelineBlock (&slots)[kSlots], int tiles) {
+__device__ __forceinline__ void timeline_work_known(FlashVerifyTimelineBlock (&slots)[kSlots], int tiles) {
   const int blk = linear_block_index();
-  if (blk < kSlots) slots[blk].tiles = tiles;
+  if (blk >= kSlots) return;
+  slots[blk].tiles = tiles;
+  slots[blk].t_ns[kTimelineWorkKnown] = globaltimer_ns();
 }
 #define VB_TIMELINE_SLOTS(name, count) __device__ ::vb::FlashVerifyTimelineBlock name[count]
 #define VB_TIMELINE_BEGIN(slots) ::vb::detail::timeline_begin(slots)
 #define VB_TIMELINE_STAMP(slots, stamp) ::vb::detail::timeline_stamp(slots, stamp)
-#define VB_TIMELINE_TILES(slots, tiles) ::vb::detail::timeline_tiles(slots, tiles)
+#define VB_TIMELINE_WORK_KNOWN(slots, tiles) ::vb::detail::timeline_work_known(slots, tiles)
 #else
 #define VB_TIMELINE_SLOTS(name, count) static_assert(true, "no timeline in this build")
 #define VB_TIMELINE_BEGIN(slots) ((void)0)
 #define VB_TIMELINE_STAMP(slots, stamp) ((void)0)
-#define VB_TIMELINE_TILES(slots, tiles) ((void)0)
+#define VB_TIMELINE_WORK_KNOWN(slots, tiles) ((void)0)
 #endif
 
 // Host side of one slot array: zero it (a slot whose entry stamp is 0 was not written), and
