@@ -5,6 +5,7 @@
 #include "harness/problem.h"
 #include "harness/traffic_model.h"
 #include "verifybench/kernels.h"
+#include "verifybench/tile_balance.h"
 
 namespace vb {
 
@@ -65,12 +66,27 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
   plan.tiles_per_split = fp.tiles_per_split;
   plan.token_split = fp.token_split;
   const std::int64_t query_rows = static_cast<std::int64_t>(batch) * tree * spec.heads;
-  plan.combine_lanes = fp.num_splits > 1 ? flash_verify_combine_lanes(fp.num_splits, query_rows, device.num_sms,
+  plan.combine_lanes = fp.num_splits > 1 ? flash_verify_combine_lanes(fp.tile_balanced ? fp.balanced_slots : fp.num_splits,
+                                                                      query_rows, device.num_sms,
                                                                       device.max_threads_per_sm)
                                          : 0;
   // Blocks that hold tiles (the kernel's ranges: the others exit at once).
   const int tokens_per_tile = flash_verify_path_config(fp.path).tokens_per_tile;
+  plan.tile_balanced = fp.tile_balanced;
+  if (fp.tile_balanced) {
+    VerifyParams lengths;  // the schedule's arithmetic reads only the lengths
+    lengths.batch = batch;
+    lengths.tree_size = tree;
+    lengths.prefix_len = prefix.data();
+    const int boundary = flash_verify_balance_boundary_units();
+    const std::int64_t total = tile_balance::total_units(lengths, tokens_per_tile, boundary);
+    plan.balanced_units_per_block = tile_balance::units_per_block(total, fp.num_splits);
+    plan.blocks = static_cast<std::int64_t>(fp.m_tiles) *
+                  std::min<std::int64_t>(fp.num_splits, (total + plan.balanced_units_per_block - 1) /
+                                                            plan.balanced_units_per_block);
+  }
   for (int len : kv_lens) {
+    if (fp.tile_balanced) break;
     const int tiles = (len + tokens_per_tile - 1) / tokens_per_tile;
     const int per_split = std::max(fp.tiles_per_split, (tiles + fp.num_splits - 1) / fp.num_splits);
     plan.blocks += static_cast<std::int64_t>(fp.m_tiles) * ((tiles + per_split - 1) / per_split);

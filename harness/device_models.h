@@ -41,6 +41,8 @@ struct PlannedLaunch {
   int m_tiles = 0;      // query-row tiles per request
   int num_splits = 0;   // KV splits per request (the longest request's)
   int tiles_per_split = 0;  // length-aware plans: tiles per split (0: each request divided evenly)
+  bool tile_balanced = false;  // mma.sync, unequal lengths: blocks walk equal shares of the batch's tiles
+  std::int64_t balanced_units_per_block = 0;  // tile-balanced: each block's share (tiles + boundary units)
   bool token_split = false;  // mma.sync, H*T <= 16: both row groups on alternate tiles
   int combine_lanes = 0;     // split lanes per row of the combine (0: one split, no combine)
   std::int64_t blocks = 0;  // blocks that hold tiles (B * m_tiles * splits for equal lengths)

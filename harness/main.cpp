@@ -168,7 +168,9 @@ int cmd_plan(const std::vector<std::string>& files, const std::vector<std::strin
         table.add_row({c.name, d->slug, std::string(vb::to_string(p.path)) + (p.token_split ? "+ts" : ""), p.stages > 0 ? fmt::format("{}", p.stages) : "none fits",
                        fmt::format("{}", p.smem_bytes), fmt::format("{}", p.m_tiles),
                        fmt::format("{}", p.num_splits),
-                       p.tiles_per_split > 0 ? fmt::format("{}", p.tiles_per_split) : std::string("even"),
+                       p.tile_balanced         ? fmt::format("bal {}", p.balanced_units_per_block)
+                       : p.tiles_per_split > 0 ? fmt::format("{}", p.tiles_per_split)
+                                               : std::string("even"),
                        p.combine_lanes > 0 ? fmt::format("{}", p.combine_lanes) : std::string("-"),
                        fmt::format("{}", p.blocks),
                        fmt::format("{:.2f}", p.waves), fmt::format("{}", p.kv_tokens),
@@ -180,6 +182,9 @@ int cmd_plan(const std::vector<std::string>& files, const std::vector<std::strin
     std::fputs(table.render().c_str(), stdout);
   }
   std::printf("\n+ts: the mma.sync path's token split (H*T <= 16: both row groups on alternate KV tiles)\n");
+  std::printf("bal N: the tile-balanced schedule, splits = blocks per row tile, each N units of the batch's tiles "
+              "laid end to end (a request costs %d more; kernels/include/verifybench/tile_balance.h)\n",
+              vb::flash_verify_balance_boundary_units());
   std::printf("\ndevices (harness/device_models.cpp):\n");
   for (const vb::DeviceModel* d : devices) {
     std::printf("  %-13s %s, sm_%d, %d SMs, %d B shared memory per block, %d block(s) per SM, %.0f GB/s, %.1f TFLOP/s, %s: %s\n",

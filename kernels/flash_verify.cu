@@ -39,6 +39,7 @@
 #include "flash_verify_split.h"
 #include "flash_verify_timeline.cuh"
 #include "verifybench/kernels.h"
+#include "verifybench/tile_balance.h"
 #include "warp_mma.cuh"
 
 namespace vb {
@@ -56,9 +57,18 @@ using detail::SplitWorkspace;
 
 std::size_t align_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
 
-SplitWorkspace carve_workspace(void* base, std::int64_t rows, int num_splits) {
+// Split partials (one normalised O row and one LSE each) a plan's workspace holds: one per
+// query row and split, or under the tile-balanced schedule (blocks + batch - 1) per query
+// row of a request, shared by the whole batch (balanced_partial_row).
+std::size_t split_partials(const FlashVerifyPlan& plan, int batch, int tree_size, int num_heads) {
+  const std::size_t rows_per_request = static_cast<std::size_t>(tree_size) * num_heads;
+  return plan.tile_balanced ? rows_per_request * (static_cast<std::size_t>(plan.num_splits) + batch - 1)
+                            : rows_per_request * batch * plan.num_splits;
+}
+
+SplitWorkspace carve_workspace(void* base, std::size_t partials) {
   auto* bytes = static_cast<unsigned char*>(base);
-  const std::size_t o_bytes = align_up(static_cast<std::size_t>(rows) * num_splits * mla::kHeadDimV * 4, 256);
+  const std::size_t o_bytes = align_up(partials * mla::kHeadDimV * 4, 256);
   return {reinterpret_cast<float*>(bytes), reinterpret_cast<float*>(bytes + o_bytes)};
 }
 
@@ -139,14 +149,128 @@ __device__ __forceinline__ void store_partial_chunk_pair(float* chunk_pair, floa
 }
 #endif
 
+// ---- the tile-balanced schedule (FlashVerifyPlan::tile_balanced; verifybench/tile_balance.h) ----
+// A request boundary inside a block costs about a tile: the finished request's partial is
+// written and the next request's Q fragments are loaded (from L2: prefetched when the block
+// starts the request before), while the producers carry on into the next request's KV.
+// -DVB_BALANCE_BOUNDARY_UNITS=n for A/B builds.
+#ifndef VB_BALANCE_BOUNDARY_UNITS
+#define VB_BALANCE_BOUNDARY_UNITS 1
+#endif
+constexpr int kBalanceBoundaryUnits = VB_BALANCE_BOUNDARY_UNITS;
+static_assert(kBalanceBoundaryUnits >= 0, "a boundary cannot save time");
+// The kernels get the schedule through split_tiles: > 0 a length-aware plan's split size,
+// 0 an even plan, < 0 the tile-balanced schedule with -split_tiles boundary units (the
+// combine's parameter list stays the same for every plan).
+__host__ __device__ constexpr int balanced_split_tiles_arg() { return -kBalanceBoundaryUnits - 1; }
+__device__ __forceinline__ int balanced_boundary_units(int split_tiles) { return -split_tiles - 1; }
+
+__device__ __forceinline__ std::int64_t warp_sum64(std::int64_t x) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) x += __shfl_xor_sync(0xffffffffu, x, offset);
+  return x;
+}
+// Every lane of a warp calls these (requests lane, lane + 32, ... are a lane's share); they
+// give what tile_balance::start_walk and its totals give on the host.
+// The batch's units, and those of the requests before `before`.
+__device__ __forceinline__ void balanced_units_warp(const VerifyParams& p, int boundary, int before, int lane,
+                                                    std::int64_t* total, std::int64_t* prior) {
+  std::int64_t t = 0, pr = 0;
+  for (int r = lane; r < p.batch; r += 32) {
+    const std::int64_t u = tile_balance::request_units(p.kv_len(r), kTokensPerTile, boundary);
+    t += u;
+    if (r < before) pr += u;
+  }
+  *total = warp_sum64(t);
+  *prior = warp_sum64(pr);
+}
+// Block `block` of `blocks`: its range, positioned at the first request whose units end
+// past the range's start (past the batch when the range is empty).
+__device__ __forceinline__ tile_balance::Walk balanced_walk_warp(const VerifyParams& p, int boundary, int block,
+                                                                 int blocks, int lane) {
+  std::int64_t total = 0, unused = 0;
+  balanced_units_warp(p, boundary, 0, lane, &total, &unused);
+  tile_balance::Walk w;
+  w.block = block;
+  w.units_per_block = tile_balance::units_per_block(total, blocks);
+  w.range_begin = static_cast<std::int64_t>(block) * w.units_per_block;
+  w.range_end = min(w.range_begin + w.units_per_block, total);
+  w.request = p.batch;
+  w.request_start = total;
+  std::int64_t base = 0;
+  for (int r0 = 0; r0 < p.batch; r0 += 32) {  // 32 requests at a time: inclusive scan, then ballot
+    const int r = r0 + lane;
+    const std::int64_t u = r < p.batch ? tile_balance::request_units(p.kv_len(r), kTokensPerTile, boundary) : 0;
+    std::int64_t incl = u;
+#pragma unroll
+    for (int offset = 1; offset < 32; offset <<= 1) {
+      const std::int64_t v = __shfl_up_sync(0xffffffffu, incl, offset);
+      if (lane >= offset) incl += v;
+    }
+    const unsigned past = __ballot_sync(0xffffffffu, r < p.batch && base + incl > w.range_begin);
+    if (past != 0) {
+      const int l = __ffs(past) - 1;
+      w.request = r0 + l;
+      w.request_start = base + __shfl_sync(0xffffffffu, incl - u, l);
+      break;
+    }
+    base += __shfl_sync(0xffffffffu, incl, 31);
+  }
+  return w;
+}
+// Where a tile-balanced block's partial of request b goes: partial (block + b) of the
+// request's row set, so the workspace holds (blocks + batch - 1) partials per query row of a
+// request instead of blocks per row (tile_balance::request_slots: the slots of consecutive
+// requests, shifted by b, never overlap).
+__host__ __device__ __forceinline__ std::int64_t balanced_partial_row(int block, int b, int rows_per_request,
+                                                                      int row) {
+  return (static_cast<std::int64_t>(block) + b) * rows_per_request + row;
+}
+
+// The A fragments of Q rows row0 + 16 * mgroup .. +15, this warp's K slice, straight from
+// global memory into registers (what ldmatrix_x4 gives from the staged tile: register j holds
+// row lane / 4 (+ 8 for j = 1, 3), columns 2 * (lane % 4) (+ 8 for j = 2, 3) of the k-step).
+// The tile-balanced kernel's later requests: the stages are busy with the next KV tiles.
+__device__ __forceinline__ void load_q_fragments(std::uint32_t (&q_frag)[kKStepsPerGroup][4], const VerifyParams& p,
+                                                 std::int64_t request_row0, int row0, int rows_per_request, int mgroup,
+                                                 int kgroup, int lane) {
+  const int r_lo = row0 + mgroup * kMmaM + lane / 4;
+  const int r_hi = r_lo + 8;
+  const auto* lo = reinterpret_cast<const std::uint32_t*>(p.q + (request_row0 + r_lo) * mla::kHeadDimQK);
+  const auto* hi = reinterpret_cast<const std::uint32_t*>(p.q + (request_row0 + r_hi) * mla::kHeadDimQK);
+  const bool lo_valid = r_lo < rows_per_request, hi_valid = r_hi < rows_per_request;  // padding rows are zeros
+#pragma unroll
+  for (int ks = 0; ks < kKStepsPerGroup; ++ks) {
+    const int word = ((kgroup * kKStepsPerGroup + ks) * kMmaK + (lane % 4) * 2) / 2;
+    q_frag[ks][0] = lo_valid ? lo[word] : 0u;
+    q_frag[ks][1] = hi_valid ? hi[word] : 0u;
+    q_frag[ks][2] = lo_valid ? lo[word + 4] : 0u;
+    q_frag[ks][3] = hi_valid ? hi[word + 4] : 0u;
+  }
+}
+// Brings the Q rows of the given group into L2 ahead of load_q_fragments (the group's 128
+// threads, one 128-byte line each of the 16 rows' 144).
+__device__ __forceinline__ void prefetch_q_rows_l2(const VerifyParams& p, std::int64_t request_row0, int row0,
+                                                   int rows_per_request, int mgroup, int group_tid) {
+  constexpr int kLinesPerRow = kKvRowBytes / 128;
+  for (int line = group_tid; line < kMmaM * kLinesPerRow; line += kGroupThreads) {
+    const int rr = row0 + mgroup * kMmaM + line / kLinesPerRow;
+    if (rr >= rows_per_request) continue;
+    const char* address = reinterpret_cast<const char*>(p.q + (request_row0 + rr) * mla::kHeadDimQK) +
+                          (line % kLinesPerRow) * 128;
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(address));
+  }
+}
+
 // Phase timeline slots (-DVB_DEBUG_TIMELINE=1 builds; flash_verify_timeline.cuh).
 VB_TIMELINE_SLOTS(g_timeline_main, detail::kTimelineMainSlots);
 VB_TIMELINE_SLOTS(g_timeline_combine, detail::kTimelineCombineSlots);
 
-template <int kStages, bool kTokenSplit>
+template <int kStages, bool kTokenSplit, bool kBalanced>
 __global__ void __launch_bounds__(kBlockThreads, 1)
     flash_verify_kernel(const VerifyParams p, const int num_splits, const int split_tiles, const SplitWorkspace ws) {
   static_assert(kStages >= kMinStages, "Q is staged through the last stage while tile 0 lands");
+  static_assert(!(kTokenSplit && kBalanced), "the tile-balanced instance runs both row groups on their own rows");
   extern __shared__ __align__(16) unsigned char smem[];
   auto* s_kv = reinterpret_cast<bf16_bits*>(smem);  // [kStages][kTokensPerTile][kKvStride]
   auto* s_partial = reinterpret_cast<float*>(smem + kStages * kStageBytes);  // [kKGroups][rows][kSStride]
@@ -158,23 +282,100 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
                                                   kRowStatBytes);  // [kStages] "stage landed"
   std::uint64_t* s_empty = s_full + kStages;                        // [kStages] "stage read"
 
-  const int split = blockIdx.y;
-  const int b = blockIdx.z;
+  // The tile-balanced instance moves on from request to request (segments): b, the partial's
+  // slot, the lengths and the tile range change at each; elsewhere they are the block's own.
+  const int split = blockIdx.y;  // the partial's index (tile-balanced: balanced_partial_row)
+  int b = blockIdx.z;
   const int tid = threadIdx.x;
   const int warp = tid / 32;
   const int lane = tid % 32;
   if (tid == 0) VB_TIMELINE_BEGIN(g_timeline_main);
 
-  const detail::BlockWork work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
-  if (detail::empty_split_handled<kRowsPerTile>(work, ws, num_splits, split_tiles, tid, kBlockThreads)) return;
-  if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_main, work.tile_end - work.tile_begin);
-  const int rows_per_request = work.rows_per_request, row0 = work.row0, prefix = work.prefix, kv_len = work.kv_len;
-  const std::int64_t request_row0 = work.request_row0;
-  const int tile_begin = work.tile_begin, tile_end = work.tile_end;
+  detail::BlockWork work;
+  // Tile-balanced: this warp's walk over the block's range, past its current segment. Every
+  // warp walks the same range itself (no block-wide exchange before the barriers), and keeps
+  // the walk in shared memory: in registers it spilled (168 per thread at 12 warps).
+  tile_balance::Walk* walk = nullptr;
+  int2* segment = nullptr;  // tile-balanced: this warp's current request and its prefix length
+  if constexpr (kBalanced) {
+    __shared__ tile_balance::Walk s_walks[kBlockThreads / 32];
+    __shared__ int2 s_segments[kBlockThreads / 32];
+    walk = &s_walks[warp];
+    segment = &s_segments[warp];
+    tile_balance::Walk w = balanced_walk_warp(p, balanced_boundary_units(split_tiles), blockIdx.y, num_splits, lane);
+    tile_balance::Segment seg;
+    const bool any = tile_balance::next_segment(p, kTokensPerTile, balanced_boundary_units(split_tiles), w, &seg);
+    if (lane == 0) *walk = w;
+    __syncwarp();
+    if (!any) return;
+    b = seg.request;
+    work.rows_per_request = p.query_rows_per_request();
+    work.row0 = blockIdx.x * kRowsPerTile;
+    work.request_row0 = static_cast<std::int64_t>(b) * work.rows_per_request;
+    work.prefix = p.prefix_len[b];
+    work.kv_len = p.kv_len(b);
+    work.tile_begin = seg.tile_begin;
+    work.tile_end = seg.tile_end;
+    if (lane == 0) *segment = make_int2(b, work.prefix);
+    __syncwarp();
+    // Timeline: the range's units (its tiles plus a boundary's units per request started in
+    // it; walking the range here for the exact tiles spilled a debug build).
+    if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_main, static_cast<int>(w.range_end - w.range_begin));
+  } else {
+    work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
+    if (detail::empty_split_handled<kRowsPerTile>(work, ws, num_splits, split_tiles, tid, kBlockThreads)) return;
+    if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_main, work.tile_end - work.tile_begin);
+  }
+  const int rows_per_request = work.rows_per_request, row0 = work.row0;
+  int prefix = work.prefix;
+  const int kv_len = work.kv_len;                   // through current_kv_len()
+  const std::int64_t request_row0 = work.request_row0;  // through current_request_row0()
+  int tile_begin = work.tile_begin, tile_end = work.tile_end;
   // Made here, not in the producer branch: its page-table base load (kv_indptr[b]) then
   // overlaps the prefix-length load and the barrier set-up instead of following them on the
   // way to the first KV byte.
-  const detail::RequestKvRows rows(p, b, prefix);
+  detail::RequestKvRows rows(p, b, prefix);
+  // The current request's length and first query row: the block's own, or in the
+  // tile-balanced instance derived from b and prefix where they are used (live registers
+  // spilled otherwise).
+  auto current_b = [&]() -> int {
+    if constexpr (kBalanced) return segment->x;
+    return b;
+  };
+  auto current_prefix = [&]() -> int {
+    if constexpr (kBalanced) return segment->y;
+    return prefix;
+  };
+  auto current_kv_len = [&]() -> int {
+    if constexpr (kBalanced) return current_prefix() + p.tree_size;
+    return kv_len;
+  };
+  auto current_request_row0 = [&]() -> std::int64_t {
+    if constexpr (kBalanced) return static_cast<std::int64_t>(current_b()) * rows_per_request;
+    return request_row0;
+  };
+  // Tile-balanced: the next segment of this block's range, if any, into b, prefix and the
+  // tile range (every warp of the block walks the same segments).
+  auto next_segment = [&]() -> bool {
+    if constexpr (kBalanced) {
+      tile_balance::Segment seg;
+      tile_balance::Walk w = *walk;
+      const bool any = tile_balance::next_segment(p, kTokensPerTile, balanced_boundary_units(split_tiles), w, &seg);
+      __syncwarp();  // every lane has read the walk
+      if (lane == 0) *walk = w;
+      __syncwarp();
+      if (!any) return false;
+      b = seg.request;
+      prefix = p.prefix_len[b];
+      tile_begin = seg.tile_begin;
+      tile_end = seg.tile_end;
+      if (lane == 0) *segment = make_int2(b, prefix);
+      __syncwarp();
+      return true;
+    } else {
+      return false;
+    }
+  };
 
   // Stage barriers: "full" completes when every producer warp has announced its rows' bytes and
   // they all landed; "empty" completes when every compute warp has finished reading the
@@ -214,10 +415,14 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     // register per stage: moving a word still in flight would wait for it): its compute is
     // fast enough that one table round trip per tile showed (H200 A/B, 1d04129: MTP T2 B8
     // 50.6 -> 48.5 us, decode B64 -2 %), while the two-group plans ran 1-5 % slower with it.
+    // The tile-balanced instance goes on into its next segment's tiles without waiting for
+    // the compute warps: the ring position (iter) runs on across segments.
     constexpr int kAhead = kTokenSplit ? kStages : 1;
     const int row_in_tile = (warp - kWarps) * kRowsPerProducer + lane;
     const bool is_copy_lane = lane < kRowsPerProducer;
-    auto token_of = [&](int tile) { return min(tile * kTokensPerTile + row_in_tile, kv_len - 1); };
+    auto token_of = [&](int tile) { return min(tile * kTokensPerTile + row_in_tile, current_kv_len() - 1); };
+    int iter0 = 0;  // tiles of earlier segments
+    for (;;) {
     std::int64_t entry[kAhead];
 #pragma unroll
     for (int j = 0; j < kAhead; ++j) {
@@ -228,7 +433,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       for (int j = 0; j < kAhead; ++j) {
         const int tile = first + j;
         if (kAhead > 1 && tile >= tile_end) break;
-        const int iter = tile - tile_begin;
+        const int iter = iter0 + tile - tile_begin;
         const int stage = kAhead == kStages ? j : iter % kStages;
         const int round = iter / kStages + (stage == kStages - 1 ? 1 : 0);  // Q's phase first
         if (round > 0) warp::mbarrier_wait_parity(&s_empty[stage], (round - 1) & 1);
@@ -248,10 +453,14 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         __syncwarp();
         if (is_copy_lane) warp::bulk_copy_g2s(dst, src, kKvRowBytes, &s_full[stage]);
 #endif
-        if (VB_DEBUG_TIMELINE && tile == tile_begin && warp == kWarps && lane == 0) {
+        if (VB_DEBUG_TIMELINE && iter == 0 && warp == kWarps && lane == 0) {
           VB_TIMELINE_STAMP(g_timeline_main, kTimelineFirstIssue);
         }
       }
+    }
+    iter0 += tile_end - tile_begin;
+    if (!next_segment()) break;
+    rows = detail::RequestKvRows(p, b, prefix);
     }
     return;  // the compute warps synchronise among themselves from here on
   }
@@ -277,7 +486,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     const int q_chunk0 = tid % kLoadThreadsPerRow;
     const int rr = row0 + query_row_of(q_row);
     const bool valid = rr < rows_per_request;  // padding rows are zeros
-    const bf16_bits* src = valid ? p.q + (request_row0 + rr) * mla::kHeadDimQK : p.q;
+    const bf16_bits* src = valid ? p.q + (current_request_row0() + rr) * mla::kHeadDimQK : p.q;
     bf16_bits* dst = s_kv + ((kStages - 1) * kTokensPerTile + q_row) * kKvStride;
 #pragma unroll
     for (int j = 0; j < kChunksPerThread; ++j) {
@@ -314,6 +523,12 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   const bool srow_valid = srow_global < rows_per_request;
   const int srow_node = srow_valid ? srow_global / p.num_heads : 0;  // its mask row is found per tree tile
   const float scale_log2 = p.sm_scale * kLog2e;
+  // Where query row qrow (row rr of its request) keeps this block's partial.
+  auto partial_row = [&](std::int64_t qrow, int rr) -> std::int64_t {
+    return kBalanced ? balanced_partial_row(blockIdx.y, current_b(), rows_per_request, rr) : qrow * num_splits + split;
+  };
+  int iter0 = 0;  // tiles of earlier segments (tile-balanced): the ring position runs on
+  for (;;) {      // segments: one, or the tile-balanced instance's requests in turn
   float row_max = -INFINITY;  // log2 domain
   float row_sum = 0.f;
 
@@ -328,9 +543,17 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // releases the stage on its "empty" mbarrier after its PV, and the producers refill it.
   const int tile_step = token_split ? kMGroups : 1;
   for (int tile = tile_begin + (token_split ? mgroup : 0); tile < tile_end; tile += tile_step) {
-    const int iter = tile - tile_begin;
+    const int iter = iter0 + tile - tile_begin;
     const int stage = iter % kStages;
     warp::mbarrier_wait_parity(&s_full[stage], (iter / kStages) & 1);
+    if constexpr (kBalanced) {
+      // Three tiles before this segment ends, the next request's Q rows into L2 (earlier,
+      // the KV stream through L2 would evict them again).
+      if (tile == max(tile_begin, tile_end - 3) && walk->request < p.batch && walk->request_start < walk->range_end) {
+        prefetch_q_rows_l2(p, static_cast<std::int64_t>(walk->request) * rows_per_request, row0, rows_per_request,
+                           mgroup, tid % kGroupThreads);
+      }
+    }
     if (VB_DEBUG_TIMELINE && tid == 0 && iter == 0) VB_TIMELINE_STAMP(g_timeline_main, kTimelineFirstTile);
     const bf16_bits* kv_tile = s_kv + stage * kTokensPerTile * kKvStride;
 
@@ -372,7 +595,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       }
       s[0] = sum.x; s[1] = sum.y; s[2] = sum.z; s[3] = sum.w;
       float tile_max = -INFINITY;
-      if ((tile + 1) * kTokensPerTile <= prefix) {  // block-uniform: all prefix, all visible
+      if ((tile + 1) * kTokensPerTile <= current_prefix()) {  // block-uniform: all prefix, all visible
 #pragma unroll
         for (int c = 0; c < kTokensPerThread; ++c) {
           s[c] *= scale_log2;
@@ -383,8 +606,9 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         for (int c = 0; c < kTokensPerThread; ++c) {
           const int t = tile * kTokensPerTile + scol0 + c;
           // Padding rows (zero Q) see everything: finite, never stored.
-          const bool visible = !srow_valid || t < prefix ||
-                               (t < kv_len && tree_node_visible(p.node_mask(b, srow_node), t - prefix));
+          const bool visible = !srow_valid || t < current_prefix() ||
+                               (t < current_kv_len() &&
+                                tree_node_visible(p.node_mask(current_b(), srow_node), t - current_prefix()));
           s[c] = visible ? s[c] * scale_log2 : -INFINITY;
           tile_max = fmaxf(tile_max, s[c]);
         }
@@ -504,10 +728,10 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       // Warp-uniform: the 8 rows of this half all lie past the request (decode's padding).
       if (row0 + mgroup * kMmaM + half * 8 >= rows_per_request) continue;
       const int r = mgroup * kMmaM + lane / 4 + half * 8;
-      const std::int64_t qrow = request_row0 + row0 + r;
+      const std::int64_t qrow = current_request_row0() + row0 + r;
       const float sum = s_final_sum[r];  // no token split in this branch
       const float inv = sum > 0.f ? 1.f / sum : 0.f;
-      float* row = ws.o_partial + (qrow * num_splits + split) * mla::kHeadDimV + kgroup * kChannelsPerWarp;
+      float* row = ws.o_partial + partial_row(qrow, row0 + r) * mla::kHeadDimV + kgroup * kChannelsPerWarp;
 #pragma unroll
       for (int nt = 0; nt < kNTilesO; nt += 2) {
         store_partial_chunk_pair(row + nt * kMmaN, o_acc[nt][2 * half] * inv, o_acc[nt][2 * half + 1] * inv,
@@ -521,7 +745,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   for (int half = 0; half < 2; ++half) {
     const int r = mgroup * kMmaM + lane / 4 + half * 8;
     if (row0 + r >= rows_per_request) continue;
-    const std::int64_t qrow = request_row0 + row0 + r;
+    const std::int64_t qrow = current_request_row0() + row0 + r;
     const float sum = token_split ? merged_sum[half] : s_final_sum[r];
     const float inv = sum > 0.f ? 1.f / sum : 0.f;
 #pragma unroll
@@ -532,20 +756,24 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       if (num_splits == 1) {
         *reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + col) = __floats2bfloat162_rn(x, y);
       } else {
-        *reinterpret_cast<float2*>(ws.o_partial + (qrow * num_splits + split) * mla::kHeadDimV + col) = make_float2(x, y);
+        *reinterpret_cast<float2*>(ws.o_partial + partial_row(qrow, row0 + r) * mla::kHeadDimV + col) = make_float2(x, y);
       }
     }
   }
   if (tid % kThreadsPerRow == 0 && srow_valid) {
-    const std::int64_t qrow = request_row0 + srow_global;
+    const std::int64_t qrow = current_request_row0() + srow_global;
     const float lse = row_sum > 0.f ? row_max * kLn2 + logf(row_sum) : -INFINITY;
     if (num_splits == 1) {
       p.lse[qrow] = lse;
     } else {
-      ws.lse_partial[qrow * num_splits + split] = lse;
+      ws.lse_partial[partial_row(qrow, srow_global)] = lse;
     }
   }
   if (tid == 0) VB_TIMELINE_STAMP(g_timeline_main, kTimelineEnd);
+  iter0 += tile_end - tile_begin;
+  if (!next_segment()) break;
+  load_q_fragments(q_frag, p, current_request_row0(), row0, rows_per_request, mgroup, kgroup, lane);
+  }
 }
 
 // LSE-weighted sum of every row's split partials. Block (r, chunk) owns 128 of the 512
@@ -598,13 +826,41 @@ constexpr int kCompiledSmMaxThreads = 2048;  // sm_90 (and the host pass)
 #ifndef VB_COMBINE_SMALL_BOUNDS
 #define VB_COMBINE_SMALL_BOUNDS 1
 #endif
-constexpr int combine_launch_min_blocks(int instance_loads) {
-  return VB_COMBINE_SMALL_BOUNDS || instance_loads > 6 ? combine_min_blocks_per_sm(instance_loads, kCompiledSmMaxThreads)
-                                                       : 1;
+// The tile-balanced instances hold one block per SM fewer where their slot arithmetic
+// would spill at the others' bound (instance 10: 8 bytes at 64 registers); the lane choice
+// still counts the others' bounds for them.
+constexpr int combine_launch_min_blocks(int instance_loads, bool balanced) {
+  const int bound = VB_COMBINE_SMALL_BOUNDS || instance_loads > 6
+                        ? combine_min_blocks_per_sm(instance_loads, kCompiledSmMaxThreads)
+                        : 1;
+  return balanced && instance_loads == 10 ? bound - 1 : bound;
 }
 
-template <int kPerLane>
-__global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launch_min_blocks(kPerLane))
+// Under the tile-balanced schedule: query row qrow's first partial, the partials between its
+// consecutive slots, and its slots (the blocks holding tiles of its request), from the same
+// arithmetic as the main kernel's walk (num_splits blocks per row tile). Every lane of the
+// warp calls it.
+__device__ __forceinline__ void balanced_row_partials(const VerifyParams& p, std::int64_t qrow, int num_splits,
+                                                      int split_tiles, std::int64_t* part0, int* part_stride,
+                                                      int* slots) {
+  const int rows_per_request = p.query_rows_per_request();
+  const int b = static_cast<int>(qrow / rows_per_request);
+  const int boundary = balanced_boundary_units(split_tiles);
+  std::int64_t total = 0, prior = 0;
+  balanced_units_warp(p, boundary, b, threadIdx.x, &total, &prior);  // the combine's 32 threads x of one y
+  const std::int64_t per_block = tile_balance::units_per_block(total, num_splits);
+  *slots = tile_balance::request_slots(prior, tile_balance::request_units(p.kv_len(b), kTokensPerTile, boundary),
+                                       boundary, per_block);
+  const int first_block = static_cast<int>((prior + boundary) / per_block);
+  *part0 = balanced_partial_row(first_block, b, rows_per_request,
+                                static_cast<int>(qrow - static_cast<std::int64_t>(b) * rows_per_request));
+  *part_stride = rows_per_request;
+}
+
+// kBalanced: the tile-balanced schedule's instances (split_tiles < 0), apart so that their
+// slot arithmetic and serial tail add no register to the others (instance 10 spilled).
+template <int kPerLane, bool kBalanced>
+__global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launch_min_blocks(kPerLane, kBalanced))
     flash_verify_combine_kernel(const VerifyParams p, const int num_splits, const int split_tiles,
                                 const int tokens_per_tile, const SplitWorkspace ws, const int lanes) {
   __shared__ float s_lane_max[kCombineSlots];
@@ -624,27 +880,40 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   // Length-aware plans: only the splits of this row's request that hold tiles (the main
   // kernel's ranges, from the device-side length: a replayed graph may carry other lengths);
   // the others wrote nothing. Even plans: every split (empty ones wrote LSE -inf).
+  // Tile-balanced plans: the blocks that hold tiles of the row's request, from the same
+  // arithmetic as the main kernel's walk (num_splits blocks per row tile); their partials lie
+  // part_stride apart (balanced_partial_row).
   int used_splits = num_splits;
+  std::int64_t part0 = qrow * num_splits;  // the row's first partial
+  int part_stride = 1;                     // partials between its consecutive splits
   if (split_tiles > 0) {
     const int b = static_cast<int>(qrow / p.query_rows_per_request());
     const int num_tiles = ceil_div(p.kv_len(b), tokens_per_tile);
     used_splits = ceil_div(num_tiles, detail::split_size_tiles(num_tiles, num_splits, split_tiles));
+  } else if (kBalanced) {
+    balanced_row_partials(p, qrow, num_splits, split_tiles, &part0, &part_stride, &used_splits);
   }
   // Launched early (programmatic dependent launch): the partials are read only after the main
   // grid has finished; the lengths above are inputs it never writes.
   warp::wait_for_prerequisite_grid();
   if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineGridDone);
-  const float* lse_part = ws.lse_partial + qrow * num_splits;
-  const float* o_part = ws.o_partial + qrow * num_splits * mla::kHeadDimV + c;
+  const float* lse_part = ws.lse_partial + part0;
+  const float* o_part = ws.o_partial + part0 * mla::kHeadDimV + c;
   float lse[kPerLane];
   float4 v[kPerLane];
 #pragma unroll
   for (int i = 0; i < kPerLane; ++i) {
     const int s = y + i * lanes;
     const bool used = s < used_splits;
-    lse[i] = used ? lse_part[s] : -INFINITY;
-    v[i] = used ? *reinterpret_cast<const float4*>(o_part + static_cast<std::int64_t>(s) * mla::kHeadDimV)
-                : make_float4(0.f, 0.f, 0.f, 0.f);
+    if constexpr (kBalanced) {
+      const std::int64_t part = static_cast<std::int64_t>(s) * part_stride;
+      lse[i] = used ? lse_part[part] : -INFINITY;
+      v[i] = used ? *reinterpret_cast<const float4*>(o_part + part * mla::kHeadDimV) : make_float4(0.f, 0.f, 0.f, 0.f);
+    } else {
+      lse[i] = used ? lse_part[s] : -INFINITY;
+      v[i] = used ? *reinterpret_cast<const float4*>(o_part + static_cast<std::int64_t>(s) * mla::kHeadDimV)
+                  : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
   }
   // The row's largest split LSE: this lane's (the same in every thread x), then over lanes.
   float max_lse = lse[0];
@@ -673,6 +942,22 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
     acc.x += u.x; acc.y += u.y; acc.z += u.z; acc.w += u.w;
     weight_sum += s_weight[slot0 + l];
   }
+  // Splits past what the lanes hold: only a tile-balanced plan replayed with lengths that
+  // give a request more slots than the plan's balanced_slots. Merged one at a time.
+  for (int s = lanes * kPerLane; kBalanced && s < used_splits; ++s) {
+    const std::int64_t part = static_cast<std::int64_t>(s) * part_stride;
+    const float l = lse_part[part];
+    const float4 u = *reinterpret_cast<const float4*>(o_part + part * mla::kHeadDimV);
+    if (l > max_lse) {
+      const float scale = expf(max_lse - l);
+      acc.x *= scale; acc.y *= scale; acc.z *= scale; acc.w *= scale;
+      weight_sum *= scale;
+      max_lse = l;
+    }
+    const float w = l == -INFINITY ? 0.f : expf(l - max_lse);
+    weight_sum += w;
+    acc.x += w * u.x; acc.y += w * u.y; acc.z += w * u.z; acc.w += w * u.w;
+  }
   // weight_sum > 0 always: every node sees itself in exactly one split.
   const float inv = 1.f / weight_sum;
   auto* o2 = reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + c);
@@ -687,20 +972,26 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
 // (one 16-load instance for 65 splits: 96 registers, 2 blocks per SM, and one 64k request
 // with T = 16 was 2 % slower than v4's loop).
 using CombineKernel = void (*)(VerifyParams, int, int, int, SplitWorkspace, int);
+template <bool kBalanced>
 CombineKernel combine_kernel_for(int num_splits, int lanes) {
   static_assert(kCombineMaxPerLane == 16, "the instances below cover kMaxSplits");
   switch (combine_instance_loads(ceil_div(num_splits, lanes))) {
-    case 1: return flash_verify_combine_kernel<1>;
-    case 2: return flash_verify_combine_kernel<2>;
-    case 3: return flash_verify_combine_kernel<3>;
-    case 4: return flash_verify_combine_kernel<4>;
-    case 5: return flash_verify_combine_kernel<5>;
-    case 6: return flash_verify_combine_kernel<6>;
-    case 8: return flash_verify_combine_kernel<8>;
-    case 10: return flash_verify_combine_kernel<10>;
-    case 12: return flash_verify_combine_kernel<12>;
-    default: return flash_verify_combine_kernel<16>;
+    case 1: return flash_verify_combine_kernel<1, kBalanced>;
+    case 2: return flash_verify_combine_kernel<2, kBalanced>;
+    case 3: return flash_verify_combine_kernel<3, kBalanced>;
+    case 4: return flash_verify_combine_kernel<4, kBalanced>;
+    case 5: return flash_verify_combine_kernel<5, kBalanced>;
+    case 6: return flash_verify_combine_kernel<6, kBalanced>;
+    case 8: return flash_verify_combine_kernel<8, kBalanced>;
+    case 10: return flash_verify_combine_kernel<10, kBalanced>;
+    case 12: return flash_verify_combine_kernel<12, kBalanced>;
+    default: return flash_verify_combine_kernel<16, kBalanced>;
   }
+}
+// combine_splits: the splits per row the lanes hold (every split, or a tile-balanced plan's
+// balanced_slots).
+CombineKernel combine_kernel_for(int combine_splits, int lanes, bool balanced) {
+  return balanced ? combine_kernel_for<true>(combine_splits, lanes) : combine_kernel_for<false>(combine_splits, lanes);
 }
 
 bool aligned_to(const void* ptr, std::uintptr_t bytes) { return reinterpret_cast<std::uintptr_t>(ptr) % bytes == 0; }
@@ -718,8 +1009,15 @@ bool params_valid(const VerifyParams& p) {
   return p.block_table && p.page_size > 0 && p.max_pages > 0;
 }
 
-// The production kernel instance for a pipeline depth (with or without the token split), and
-// its dynamic shared memory.
+// The production kernel's instances besides the pipeline depth: the plain one, the token
+// split and the tile-balanced schedule.
+enum class Instance : int { kPlain = 0, kTokenSplit = 1, kBalanced = 2 };
+constexpr int kNumInstances = 3;
+Instance instance_for(const FlashVerifyPlan& plan) {
+  return plan.token_split ? Instance::kTokenSplit : plan.tile_balanced ? Instance::kBalanced : Instance::kPlain;
+}
+
+// The production kernel instance for a pipeline depth, and its dynamic shared memory.
 struct KernelVariant {
   void (*kernel)(VerifyParams, int, int, SplitWorkspace);
   int stages;
@@ -727,15 +1025,17 @@ struct KernelVariant {
 };
 
 template <int kStages>
-KernelVariant make_variant(bool token_split) {
-  return {token_split ? flash_verify_kernel<kStages, true> : flash_verify_kernel<kStages, false>, kStages,
-          smem_bytes_for_stages(kStages)};
+KernelVariant make_variant(Instance instance) {
+  return {instance == Instance::kTokenSplit ? flash_verify_kernel<kStages, true, false>
+          : instance == Instance::kBalanced ? flash_verify_kernel<kStages, false, true>
+                                            : flash_verify_kernel<kStages, false, false>,
+          kStages, smem_bytes_for_stages(kStages)};
 }
 
-KernelVariant variant_for_stages(int stages, bool token_split) {
+KernelVariant variant_for_stages(int stages, Instance instance) {
   switch (stages) {
-    case 4: return make_variant<4>(token_split);
-    case 2: return make_variant<2>(token_split);
+    case 4: return make_variant<4>(instance);
+    case 2: return make_variant<2>(instance);
   }
   return {nullptr, stages, 0};
 }
@@ -748,7 +1048,7 @@ KernelVariant variant_for_stages(int stages, bool token_split) {
 // drop the attribute behind the cache's back; nothing in verifybench resets a device.)
 constexpr int kMaxCachedDevices = 64;
 constexpr int kNumVariants = static_cast<int>(sizeof(kPipelineVariants) / sizeof(kPipelineVariants[0]));
-std::atomic<bool> g_smem_limit_raised[kMaxCachedDevices][kNumVariants][2];  // [.][.][token split]
+std::atomic<bool> g_smem_limit_raised[kMaxCachedDevices][kNumVariants][kNumInstances];
 
 // The requested pipeline depth (0: the deepest whose shared memory fits the current
 // device's per-block opt-in limit), with its shared-memory limit raised.
@@ -761,7 +1061,7 @@ int deepest_stages_fitting(int optin_bytes) {
   return 0;
 }
 
-cudaError_t select_variant(int requested_stages, bool token_split, KernelVariant* out) {
+cudaError_t select_variant(int requested_stages, Instance instance, KernelVariant* out) {
   int device = 0, optin = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
   if (cudaError_t err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
@@ -771,11 +1071,11 @@ cudaError_t select_variant(int requested_stages, bool token_split, KernelVariant
   const int stages = requested_stages != 0 ? requested_stages : deepest_stages_fitting(optin);
   for (int i = 0; i < kNumVariants; ++i) {
     if (kPipelineVariants[i] != stages) continue;
-    const KernelVariant v = variant_for_stages(stages, token_split);
+    const KernelVariant v = variant_for_stages(stages, instance);
     if (v.smem_bytes > optin) break;
     *out = v;
     const bool cacheable = device >= 0 && device < kMaxCachedDevices;
-    std::atomic<bool>* raised = cacheable ? &g_smem_limit_raised[device][i][token_split ? 1 : 0] : nullptr;
+    std::atomic<bool>* raised = cacheable ? &g_smem_limit_raised[device][i][static_cast<int>(instance)] : nullptr;
     if (raised && raised->load(std::memory_order_acquire)) return cudaSuccess;
     const cudaError_t err = cudaFuncSetAttribute(v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem_bytes);
     if (err == cudaSuccess && raised) raised->store(true, std::memory_order_release);
@@ -795,7 +1095,9 @@ int flash_verify_pipeline_variants(int* stages, int capacity) {
   return n;
 }
 
-int flash_verify_smem_bytes(int stages) { return variant_for_stages(stages, false).smem_bytes; }
+int flash_verify_balance_boundary_units() { return kBalanceBoundaryUnits; }
+
+int flash_verify_smem_bytes(int stages) { return variant_for_stages(stages, Instance::kPlain).smem_bytes; }
 
 int flash_verify_stages_for_smem_optin(int optin_bytes) { return deepest_stages_fitting(optin_bytes); }
 
@@ -910,14 +1212,46 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
       plan.tiles_per_split = split_tiles;
     }
   }
+  // Tile-balanced plan (mma.sync, unequal lengths): as many blocks per row tile as one wave
+  // holds (kMaxSplits at most), each an equal share of the batch's tiles laid end to end
+  // with kBalanceBoundaryUnits in front of every request (verifybench/tile_balance.h). It
+  // replaces the plans above when its longest block is shorter: no block is left holding a
+  // request's short last split while another holds a full one.
+  // Like the even plan's splits, a block's share holds at least kMinTilesPerSplit tiles.
+  if (unequal && !wgmma) {
+    auto units_of = [&](int b) {
+      return tile_balance::request_units(std::max(1, std::min(max_kv_len, kv_lens[b])), tokens_per_tile,
+                                         kBalanceBoundaryUnits);
+    };
+    std::int64_t total = 0;
+    for (int b = 0; b < batch; ++b) total += units_of(b);
+    const int balanced_blocks = static_cast<int>(std::min<std::int64_t>(
+        {static_cast<std::int64_t>(kMaxSplits), slots / plan.m_tiles, total / (kMinTilesPerSplit + kBalanceBoundaryUnits)}));
+    const std::int64_t per_block = tile_balance::units_per_block(total, std::max(1, balanced_blocks));
+    int max_slots = 1;
+    std::int64_t start = 0;
+    for (int b = 0; b < batch; ++b) {
+      max_slots = std::max(max_slots, tile_balance::request_slots(start, units_of(b), kBalanceBoundaryUnits, per_block));
+      start += units_of(b);
+    }
+    const double cost = static_cast<double>(per_block) + kSplitOverheadTiles + max_slots * kCombineTilesPerSplit;
+    if (balanced_blocks >= 2 && cost < best_cost) {
+      best_cost = cost;
+      plan.tile_balanced = true;
+      plan.num_splits = balanced_blocks;
+      plan.tiles_per_split = 0;
+      plan.balanced_slots = max_slots;
+    }
+  }
 #if defined(VB_SLOW_SPLITS)
   plan.num_splits = std::max(1, plan.num_splits / 2);  // gate demo build only (CMake VB_SLOW_SPLITS)
   if (plan.tiles_per_split > 0) plan.tiles_per_split = ceil_div(max_tiles, plan.num_splits);
+  plan.balanced_slots = std::min(plan.balanced_slots, plan.num_splits);
 #endif
   // The token split, where one 16-row group holds every row and the longest request's splits
   // are long enough to repay the merge (the kernel checks each block's own length again).
   const int longest_split = std::max(plan.tiles_per_split, ceil_div(max_tiles, plan.num_splits));
-  plan.token_split = !wgmma && kTokenSplitMinTilesOrNone > 0 && tree_size * num_heads <= kMmaM &&
+  plan.token_split = !wgmma && !plan.tile_balanced && kTokenSplitMinTilesOrNone > 0 && tree_size * num_heads <= kMmaM &&
                      longest_split >= kTokenSplitMinTilesOrNone;
   return plan;
 }
@@ -925,14 +1259,13 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
 std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch, int tree_size,
                                          int num_heads) {
   if (plan.num_splits <= 1) return 0;
-  const std::size_t rows = static_cast<std::size_t>(batch) * tree_size * num_heads;
-  return align_up(rows * plan.num_splits * mla::kHeadDimV * 4, 256) +
-         align_up(rows * plan.num_splits * 4, 256);
+  const std::size_t partials = split_partials(plan, batch, tree_size, num_heads);
+  return align_up(partials * mla::kHeadDimV * 4, 256) + align_up(partials * 4, 256);
 }
 
 int flash_verify_blocks_per_sm(cudaError_t* error) {
   KernelVariant v{};
-  cudaError_t err = select_variant(0, false, &v);
+  cudaError_t err = select_variant(0, Instance::kPlain, &v);
   int blocks = 0;
   if (err == cudaSuccess) {
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.kernel, kBlockThreads, v.smem_bytes);
@@ -972,6 +1305,10 @@ int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms, i
 }
 
 namespace {
+// The splits the combine's lanes hold per row: every split, or a tile-balanced plan's
+// balanced_slots (more are merged serially).
+int combine_splits(const FlashVerifyPlan& plan) { return plan.tile_balanced ? plan.balanced_slots : plan.num_splits; }
+
 // 0 (the launcher picks) or 1, 2, 4, 8 lanes with at most kCombineMaxPerLane splits each.
 bool combine_lanes_valid(int lanes, int num_splits) {
   if (lanes == 0) return true;
@@ -992,14 +1329,17 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
       plan.m_tiles != ceil_div(params.tree_size * params.num_heads, rows_per_tile) || params.batch > 65535 ||
       (wgmma && plan.pipeline_stages != 0) || plan.tiles_per_split < 0 ||
       (plan.token_split && (wgmma || params.tree_size * params.num_heads > kMmaM)) ||
-      !combine_lanes_valid(plan.combine_split_lanes, plan.num_splits) ||
+      (plan.tile_balanced && (wgmma || plan.token_split || plan.tiles_per_split != 0 || plan.balanced_slots < 1 ||
+                              plan.balanced_slots > plan.num_splits)) ||
+      !combine_lanes_valid(plan.combine_split_lanes, combine_splits(plan)) ||
       (plan.path != FlashVerifyPath::kMmaSync && plan.path != FlashVerifyPath::kWgmma)) {
     return cudaErrorInvalidConfiguration;
   }
   const std::size_t needed = flash_verify_workspace_bytes(plan, params.batch, params.tree_size, params.num_heads);
   if (workspace_bytes < needed || (needed > 0 && workspace == nullptr)) return cudaErrorInvalidValue;
-  const std::int64_t rows = static_cast<std::int64_t>(params.batch) * params.tree_size * params.num_heads;
-  const SplitWorkspace ws = needed > 0 ? carve_workspace(workspace, rows, plan.num_splits) : SplitWorkspace{nullptr, nullptr};
+  const SplitWorkspace ws =
+      needed > 0 ? carve_workspace(workspace, split_partials(plan, params.batch, params.tree_size, params.num_heads))
+                 : SplitWorkspace{nullptr, nullptr};
   if (wgmma) {
     bool supported = false;
     if (cudaError_t err = detail::wgmma_path_supported(&supported); err != cudaSuccess) return err;
@@ -1007,27 +1347,29 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
     if (cudaError_t err = detail::launch_wgmma_main(params, plan, ws, stream); err != cudaSuccess) return err;
   } else {
     KernelVariant variant{};
-    if (cudaError_t err = select_variant(plan.pipeline_stages, plan.token_split, &variant); err != cudaSuccess) {
+    if (cudaError_t err = select_variant(plan.pipeline_stages, instance_for(plan), &variant); err != cudaSuccess) {
       return err;
     }
-    const dim3 grid(plan.m_tiles, plan.num_splits, params.batch);
-    variant.kernel<<<grid, kBlockThreads, variant.smem_bytes, stream>>>(params, plan.num_splits,
-                                                                        plan.tiles_per_split, ws);
+    // Tile-balanced: num_splits blocks per row tile walk the whole batch (blockIdx.z = 0).
+    const dim3 grid(plan.m_tiles, plan.num_splits, plan.tile_balanced ? 1 : params.batch);
+    variant.kernel<<<grid, kBlockThreads, variant.smem_bytes, stream>>>(
+        params, plan.num_splits, plan.tile_balanced ? balanced_split_tiles_arg() : plan.tiles_per_split, ws);
     if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
   }
   if (plan.num_splits == 1) return cudaSuccess;
 #if VB_DEBUG_SKIP_COMBINE
   return cudaSuccess;  // timing probe only: split plans' outputs stay unwritten (reported incorrect)
 #endif
-  return detail::launch_split_combine(params, plan.num_splits, plan.tiles_per_split,
-                                      wgmma ? wgmma_cfg::kTokensPerTile : kTokensPerTile, plan.combine_split_lanes, ws,
-                                      stream);
+  return detail::launch_split_combine(params, plan.num_splits,
+                                      plan.tile_balanced ? balanced_split_tiles_arg() : plan.tiles_per_split,
+                                      wgmma ? wgmma_cfg::kTokensPerTile : kTokensPerTile, combine_splits(plan),
+                                      plan.combine_split_lanes, ws, stream);
 }
 
 namespace detail {
 
 cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int split_tiles, int tokens_per_tile,
-                                 int split_lanes, const SplitWorkspace& ws, cudaStream_t stream) {
+                                 int combine_splits, int split_lanes, const SplitWorkspace& ws, cudaStream_t stream) {
   const std::int64_t rows = static_cast<std::int64_t>(params.batch) * params.tree_size * params.num_heads;
   int lanes = split_lanes;
   if (lanes == 0) {
@@ -1040,7 +1382,7 @@ cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int
         err != cudaSuccess) {
       return err;
     }
-    lanes = flash_verify_combine_lanes(num_splits, rows, num_sms, max_threads);
+    lanes = flash_verify_combine_lanes(combine_splits, rows, num_sms, max_threads);
   }
   const std::int64_t blocks_x = ceil_div64(rows, kCombineSlots / lanes);
   // Programmatic dependent launch (sm_90+): the combine is scheduled while the main
@@ -1055,7 +1397,7 @@ cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int
   attribute.val.programmaticStreamSerializationAllowed = 1;
   config.attrs = &attribute;
   config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, combine_kernel_for(num_splits, lanes), params, num_splits, split_tiles,
+  return cudaLaunchKernelEx(&config, combine_kernel_for(combine_splits, lanes, split_tiles < 0), params, num_splits, split_tiles,
                             tokens_per_tile, ws, lanes);
 }
 

@@ -13,8 +13,10 @@
 namespace vb::detail {
 
 struct SplitWorkspace {
-  float* o_partial;    // [B*T*H rows, num_splits, 512] normalised per split
-  float* lse_partial;  // [B*T*H rows, num_splits] natural log (see launch_split_combine)
+  // [B*T*H rows, num_splits, 512] normalised per split; tile-balanced plans:
+  // [num_splits + B - 1, H*T rows of a request, 512] (balanced_partial_row, flash_verify.cu)
+  float* o_partial;
+  float* lse_partial;  // the same partials' LSE, natural log (see launch_split_combine)
 };
 
 // Tiles per split of a request of num_tiles tiles: the plan's split size (length-aware
@@ -136,10 +138,13 @@ __device__ __forceinline__ bool empty_split_handled(const BlockWork& w, const Sp
 // programmatic dependent launch after the main kernel on `stream`. With split_tiles > 0 (a
 // length-aware plan) it reads only the splits that hold tiles: those the main kernel's
 // ranges give (tiles of `tokens_per_tile` tokens, max(split_tiles, even division) per
-// split), and an empty split writes nothing; with 0 it reads all num_splits.
-// split_lanes: FlashVerifyPlan::combine_split_lanes (0: flash_verify_combine_lanes picks).
+// split), and an empty split writes nothing; with 0 it reads all num_splits; with < 0 (the
+// tile-balanced schedule, mma.sync) each request's slots (verifybench/tile_balance.h).
+// combine_splits: the splits per row the combine's lanes hold (num_splits, or a tile-balanced
+// plan's balanced_slots: more are merged serially); split_lanes:
+// FlashVerifyPlan::combine_split_lanes (0: flash_verify_combine_lanes picks).
 cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int split_tiles, int tokens_per_tile,
-                                 int split_lanes, const SplitWorkspace& ws, cudaStream_t stream);
+                                 int combine_splits, int split_lanes, const SplitWorkspace& ws, cudaStream_t stream);
 
 // The wgmma path's main kernel (flash_verify_wgmma_sm90a.cu). The launcher has checked the
 // parameters and the plan; this raises the kernel's shared-memory limit once per device.

@@ -153,14 +153,17 @@ TEST_CASE("flash_verify_plan: one request spreads over the H200 in one wave, fin
 }
 
 TEST_CASE("flash_verify_plan: unequal lengths get fixed-size splits sized by the batch's work", "[plan]") {
-  // 32 requests: one of 64k tokens, 31 of 4k (H = 8, T = 4: the mma.sync path's 32-token tiles).
+  // 32 requests: one of 64k tokens, 31 of 4k (H = 8, T = 4), on the wgmma path's 64-token
+  // tiles (the mma.sync path takes the tile-balanced plan for them: test_tile_balance.cpp).
   std::vector<int> lens(32, 4096 + 4);
   lens[0] = 65536 + 4;
-  const vb::FlashVerifyPlan even = vb::flash_verify_plan(32, 4, 8, 65540, 132, 1);
-  const vb::FlashVerifyPlan sized = vb::flash_verify_plan(32, 4, 8, 65540, 132, 1, false, lens.data());
+  const auto wgmma = vb::FlashVerifyPath::kWgmma;
+  const vb::FlashVerifyPlan even = vb::flash_verify_plan_for_path(wgmma, 32, 4, 8, 65540, 132, 1, nullptr);
+  const vb::FlashVerifyPlan sized = vb::flash_verify_plan_for_path(wgmma, 32, 4, 8, 65540, 132, 1, lens.data());
   CHECK(even.tiles_per_split == 0);
   REQUIRE(sized.tiles_per_split > 0);
-  const int max_tiles = (65540 + 31) / 32;
+  CHECK_FALSE(sized.tile_balanced);
+  const int max_tiles = (65540 + 63) / 64;
   // The long request is cut into more, shorter splits than the even plan gives every request.
   CHECK(sized.tiles_per_split < (max_tiles + even.num_splits - 1) / even.num_splits);
   CHECK(sized.num_splits > even.num_splits);
@@ -168,7 +171,7 @@ TEST_CASE("flash_verify_plan: unequal lengths get fixed-size splits sized by the
   CHECK(sized.num_splits <= 128);
   // Equal lengths: exactly the plan made without them.
   const std::vector<int> same(32, 65540);
-  const vb::FlashVerifyPlan eq = vb::flash_verify_plan(32, 4, 8, 65540, 132, 1, false, same.data());
+  const vb::FlashVerifyPlan eq = vb::flash_verify_plan_for_path(wgmma, 32, 4, 8, 65540, 132, 1, same.data());
   CHECK(eq.tiles_per_split == 0);
   CHECK(eq.num_splits == even.num_splits);
 }

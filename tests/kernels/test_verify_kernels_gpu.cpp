@@ -458,6 +458,95 @@ TEST_CASE("length-aware plans over batches of 70 unequal requests give every spl
   }
 }
 
+// The tile-balanced schedule (FlashVerifyPlan::tile_balanced, mma.sync): blocks walk equal
+// shares of the batch's tiles laid end to end, finishing one request and going on into the
+// next without draining the KV ring. Batches of 40 unequal requests (empty prefixes, requests
+// shorter than a share, one long request last), with 72 query rows (three row tiles, the
+// last one's second group empty) and with 8 (decode: one group); block counts from 2 to 128;
+// the combine sized for every slot and for one (the other slots then merged serially, as a
+// replay with longer lengths would need); every pipeline depth that fits. A tile computed
+// twice or not at all, or a partial in the wrong slot, leaves a poisoned or wrong row.
+TEST_CASE("tile-balanced plans put every tile of unequal requests in exactly one block", "[gpu]") {
+  REQUIRE(has_device());
+  std::vector<int> prefixes;
+  std::uint64_t x = 0xD1B54A32D192ED03ull;
+  for (int r = 0; r < 40; ++r) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const int kind = static_cast<int>((x >> 33) % 4);
+    prefixes.push_back(kind == 0 ? 0 : kind == 1 ? static_cast<int>((x >> 40) % 64) : static_cast<int>((x >> 37) % 3000));
+  }
+  prefixes[39] = 9000;
+  int variants[8];
+  const int num_variants = vb::flash_verify_pipeline_variants(variants, 8);
+  int device_optin = 0;
+  REQUIRE(cudaDeviceGetAttribute(&device_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) == cudaSuccess);
+  const vb::FlashVerifyConfigInfo cfg = vb::flash_verify_config();
+  for (const auto& [heads, nodes] : {std::pair<int, int>{8, 9}, std::pair<int, int>{8, 1}}) {
+    const CaseSpec spec =
+        make_case("balanced-40", heads, prefixes, random_tree(nodes, 5), 16, vb::PagePlacement::kInterleaved, 37);
+    const vb::Problem problem = vb::materialize(spec);
+    const vb::ReferenceOutput ref =
+        vb::reference_verify(vb::host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr));
+    DeviceTokenProblem d(problem, problem);
+    const int rows = problem.tree_size * problem.num_heads;
+    for (int v = 0; v < num_variants; ++v) {
+      if (vb::flash_verify_smem_bytes(variants[v]) > device_optin) continue;
+      for (int blocks : {2, 7, 33, 128}) {
+        for (bool all_slots : {true, false}) {
+          INFO("rows " << rows << " stages " << variants[v] << " blocks " << blocks << " combine holds "
+                       << (all_slots ? "every slot" : "one slot"));
+          vb::FlashVerifyPlan plan{blocks, (rows + cfg.rows_per_tile - 1) / cfg.rows_per_tile, variants[v]};
+          plan.tile_balanced = true;
+          plan.balanced_slots = all_slots ? blocks : 1;
+          REQUIRE(run_plan_and_check(problem, ref, spec, d, plan) == cudaSuccess);
+        }
+      }
+    }
+    // The planner's own choice for this batch (the launcher picks the lanes).
+    std::vector<int> lens;
+    for (int pfx : prefixes) lens.push_back(pfx + problem.tree_size);
+    const vb::FlashVerifyPlan planned =
+        vb::flash_verify_plan_for_path(vb::FlashVerifyPath::kMmaSync, problem.batch, problem.tree_size,
+                                       problem.num_heads, 9000 + problem.tree_size, 132, 1, lens.data());
+    INFO("planned: splits " << planned.num_splits << " balanced " << planned.tile_balanced << " slots "
+                            << planned.balanced_slots);
+    CHECK(planned.tile_balanced);
+    REQUIRE(run_plan_and_check(problem, ref, spec, d, planned) == cudaSuccess);
+  }
+  // Refused: the tile-balanced schedule on the wgmma path, with the token split, with a
+  // split size, or with a combine that holds no slot or more slots than blocks.
+  const CaseSpec spec = make_case("balanced-refused", 8, {100, 3000}, random_tree(4, 6), 16, vb::PagePlacement::kShuffled, 38);
+  const vb::Problem problem = vb::materialize(spec);
+  DeviceTokenProblem d(problem, problem);
+  auto refused = [&](vb::FlashVerifyPlan plan) {
+    const std::size_t bytes = vb::flash_verify_workspace_bytes(plan, problem.batch, problem.tree_size, problem.num_heads);
+    void* ws = nullptr;
+    REQUIRE(cudaMalloc(&ws, bytes) == cudaSuccess);
+    const cudaError_t err = vb::flash_verify_launch(d.p, plan, ws, bytes, nullptr);
+    cudaFree(ws);
+    return err == cudaErrorInvalidConfiguration;
+  };
+  vb::FlashVerifyPlan ok{8, 1};
+  ok.tile_balanced = true;
+  ok.balanced_slots = 2;
+  vb::FlashVerifyPlan bad = ok;
+  bad.path = vb::FlashVerifyPath::kWgmma;
+  bad.m_tiles = 1;
+  CHECK(refused(bad));
+  bad = ok;
+  bad.token_split = true;
+  CHECK(refused(bad));
+  bad = ok;
+  bad.tiles_per_split = 4;
+  CHECK(refused(bad));
+  bad = ok;
+  bad.balanced_slots = 0;
+  CHECK(refused(bad));
+  bad = ok;
+  bad.balanced_slots = 9;
+  CHECK(refused(bad));
+}
+
 // The phase timeline (verifybench profile --timeline): a default build records nothing and
 // says so; a -DVB_DEBUG_TIMELINE=1 build records every block of both kernels once, with its
 // stamps in order, and no combine block passes its grid wait before every main block ended.
@@ -566,8 +655,14 @@ TEST_CASE("a captured CUDA graph replays correctly with other prefix lengths and
   vb::FlashVerifyPlan sized_plan = even_plan;
   sized_plan.tiles_per_split = 7;
   sized_plan.num_splits = (3016 + vb::flash_verify_config().tokens_per_tile - 1) / vb::flash_verify_config().tokens_per_tile / 7 + 1;
-  for (const vb::FlashVerifyPlan& plan : {even_plan, sized_plan}) {
-    INFO("plan splits " << plan.num_splits << " tiles_per_split " << plan.tiles_per_split);
+  // And a tile-balanced plan of 13 blocks whose combine holds 2 slots: the replays' lengths
+  // give a request more, merged serially.
+  vb::FlashVerifyPlan balanced_plan{13, even_plan.m_tiles};
+  balanced_plan.tile_balanced = true;
+  balanced_plan.balanced_slots = 2;
+  for (const vb::FlashVerifyPlan& plan : {even_plan, sized_plan, balanced_plan}) {
+    INFO("plan splits " << plan.num_splits << " tiles_per_split " << plan.tiles_per_split << " balanced "
+                        << plan.tile_balanced);
     REQUIRE(plan.num_splits > 1);  // the replay must exercise the combine too
     const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, 2, 16, 16);
     void* ws = nullptr;

@@ -45,6 +45,16 @@ struct FlashVerifyPlan {
   // FlashVerifyConfigInfo); 0 lets the launcher pick (flash_verify_combine_lanes). Forcing
   // one is for tests.
   int combine_split_lanes = 0;
+  // mma.sync only: the tile-balanced schedule (verifybench/tile_balance.h). num_splits is then
+  // the number of blocks per query-row tile, each owning an equal share of the batch's tiles
+  // laid end to end (a block may finish one request and go on into the next). The planner
+  // picks it for unequal lengths when its longest block is shorter than the length-aware
+  // plan's; tiles_per_split is 0 and token_split false with it.
+  bool tile_balanced = false;
+  // Tile-balanced plans: the most partial slots one request takes at the planned lengths
+  // (1 .. num_splits); the combine is sized for it. A replay whose lengths need more still
+  // completes correctly, the extra slots merged serially.
+  int balanced_slots = 0;
 };
 
 // The combine's split lanes per row for a launch of `rows` query rows on `num_sms` SMs: of
@@ -86,6 +96,10 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
 // Whether the current device runs the wgmma path (compute capability 9.0 with 227 KB of
 // shared memory per block). Every build carries its sm_90a machine code.
 bool flash_verify_wgmma_supported(cudaError_t* error);
+
+// The boundary units of the tile-balanced schedule (verifybench/tile_balance.h) in this
+// build: what the kernel and the planner put in front of every request.
+int flash_verify_balance_boundary_units();
 
 // Bytes of device workspace (split partial O and LSE) a plan needs; 0 when num_splits==1.
 std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch, int tree_size,

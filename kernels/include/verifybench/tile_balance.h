@@ -1,0 +1,108 @@
+// The tile-balanced split schedule of the production kernel (FlashVerifyPlan::tile_balanced)
+// as plain arithmetic, for the host (planner, plan table, tests) and the device (the mma.sync
+// kernel and the combine, kernels/flash_verify.cu).
+//
+// Why: a batch of unequal lengths under a fixed split size leaves the last split of every
+// request short, so the longest block holds far more tiles than the average (mixed lengths
+// on the H200: 121 against 107). Here the batch's KV tiles are laid end to end, request after
+// request, each request preceded by `boundary_units` units that stand for what starting a
+// request costs a block (its partial written, its Q loaded). The G blocks of a query-row
+// tile own equal ranges of S = ceil(W / G) of these W units; a block walks its range request
+// by request ("segments"). A request's partial slots are the blocks that hold at least one of
+// its tiles, in block order, so the combine finds them from the same arithmetic.
+// Everything is derived from the device-side lengths: a replayed graph with other lengths
+// gets a valid schedule (every tile of every request in exactly one segment).
+#pragma once
+#include <cstdint>
+
+#include "verifybench/hd.h"
+#include "verifybench/verify_params.h"
+
+namespace vb::tile_balance {
+
+// Units of one request: its KV tiles, behind the boundary's units.
+VB_HD std::int64_t request_units(int kv_len, int tokens_per_tile, int boundary_units) {
+  return boundary_units + (kv_len + tokens_per_tile - 1) / tokens_per_tile;
+}
+
+// S: units per block, at least 1.
+VB_HD std::int64_t units_per_block(std::int64_t total_units, int blocks) {
+  const std::int64_t s = (total_units + blocks - 1) / blocks;
+  return s > 0 ? s : 1;
+}
+
+// One block's part of one request: tiles [tile_begin, tile_end) of request `request`,
+// written as partial `slot` of that request.
+struct Segment {
+  int request = 0;
+  int tile_begin = 0, tile_end = 0;
+  int slot = 0;
+};
+
+// A block's walk over its range [range_begin, range_end), positioned at `request`, whose
+// units start at `request_start`.
+struct Walk {
+  std::int64_t units_per_block = 1;
+  std::int64_t range_begin = 0, range_end = 0;
+  std::int64_t request_start = 0;
+  int request = 0;
+  int block = 0;
+};
+
+// The walk's next segment (false: the range holds no more tiles). Requests whose only units
+// in the range are boundary units are passed over.
+VB_HD bool next_segment(const VerifyParams& p, int tokens_per_tile, int boundary_units, Walk& w,
+                               Segment* seg) {
+  while (w.request < p.batch && w.request_start < w.range_end) {
+    const std::int64_t units = request_units(p.kv_len(w.request), tokens_per_tile, boundary_units);
+    const std::int64_t first_tile = w.request_start + boundary_units;
+    const std::int64_t lo = first_tile > w.range_begin ? first_tile : w.range_begin;
+    const std::int64_t end = w.request_start + units;
+    const std::int64_t hi = end < w.range_end ? end : w.range_end;
+    const int request = w.request;
+    ++w.request;
+    w.request_start = end;
+    if (lo < hi) {
+      seg->request = request;
+      seg->tile_begin = static_cast<int>(lo - first_tile);
+      seg->tile_end = static_cast<int>(hi - first_tile);
+      seg->slot = w.block - static_cast<int>(first_tile / w.units_per_block);
+      return true;
+    }
+  }
+  return false;
+}
+
+// Partial slots of a request whose units start at `request_start`: the blocks from the one
+// holding its first tile to the one holding its last.
+VB_HD int request_slots(std::int64_t request_start, std::int64_t units, int boundary_units,
+                               std::int64_t units_per_block) {
+  const std::int64_t first = (request_start + boundary_units) / units_per_block;
+  const std::int64_t last = (request_start + units - 1) / units_per_block;
+  return static_cast<int>(last - first + 1);
+}
+
+// Serial forms (host; the device does the same with a warp, kernels/flash_verify.cu).
+inline std::int64_t total_units(const VerifyParams& p, int tokens_per_tile, int boundary_units) {
+  std::int64_t total = 0;
+  for (int b = 0; b < p.batch; ++b) total += request_units(p.kv_len(b), tokens_per_tile, boundary_units);
+  return total;
+}
+inline Walk start_walk(const VerifyParams& p, int tokens_per_tile, int boundary_units, int block, int blocks) {
+  Walk w;
+  w.block = block;
+  const std::int64_t total = total_units(p, tokens_per_tile, boundary_units);
+  w.units_per_block = units_per_block(total, blocks);
+  w.range_begin = static_cast<std::int64_t>(block) * w.units_per_block;
+  w.range_end = w.range_begin + w.units_per_block < total ? w.range_begin + w.units_per_block : total;
+  // The first request whose units end past range_begin.
+  while (w.request < p.batch) {
+    const std::int64_t units = request_units(p.kv_len(w.request), tokens_per_tile, boundary_units);
+    if (w.request_start + units > w.range_begin) break;
+    w.request_start += units;
+    ++w.request;
+  }
+  return w;
+}
+
+}  // namespace vb::tile_balance

@@ -1,0 +1,164 @@
+// The tile-balanced schedule's arithmetic (verifybench/tile_balance.h), walked on the host
+// exactly as the kernel's warps and the combine walk it: every tile of every request lands in
+// exactly one block's segment, a request's slots are the blocks holding its tiles in order,
+// and no two segments share a workspace partial. The GPU tests run the same schedule against
+// the CPU reference (tests/kernels).
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "verifybench/kernels.h"
+#include "verifybench/tile_balance.h"
+
+namespace {
+
+namespace tb = vb::tile_balance;
+
+struct Batch {
+  std::vector<std::int32_t> prefix;
+  vb::VerifyParams p;
+};
+
+Batch make_batch(std::vector<std::int32_t> prefix, int tree_size) {
+  Batch b{std::move(prefix), {}};
+  b.p.batch = static_cast<int>(b.prefix.size());
+  b.p.tree_size = tree_size;
+  b.p.prefix_len = b.prefix.data();
+  return b;
+}
+
+// Walks every block and checks the invariants; returns the segments' (request, slot) pairs.
+void check_schedule(const vb::VerifyParams& p, int tokens, int boundary, int blocks) {
+  INFO("batch " << p.batch << " tokens per tile " << tokens << " boundary " << boundary << " blocks " << blocks);
+  std::map<int, std::vector<int>> tiles_seen;  // request -> how often each tile was walked
+  for (int r = 0; r < p.batch; ++r) tiles_seen[r].assign((p.kv_len(r) + tokens - 1) / tokens, 0);
+  std::map<int, std::set<int>> slots_seen;  // request -> slots written
+  std::set<std::int64_t> partials;          // block + request (the kernel's balanced_partial_row)
+  const std::int64_t total = tb::total_units(p, tokens, boundary);
+  const std::int64_t per_block = tb::units_per_block(total, blocks);
+  for (int block = 0; block < blocks; ++block) {
+    tb::Walk w = tb::start_walk(p, tokens, boundary, block, blocks);
+    std::int64_t units = 0;
+    int last_request = -1;
+    for (tb::Segment s; tb::next_segment(p, tokens, boundary, w, &s);) {
+      REQUIRE(s.request > last_request);  // requests in order, each once per block
+      last_request = s.request;
+      REQUIRE(s.tile_begin < s.tile_end);
+      REQUIRE(s.tile_end <= static_cast<int>(tiles_seen[s.request].size()));
+      for (int t = s.tile_begin; t < s.tile_end; ++t) ++tiles_seen[s.request][t];
+      CHECK(slots_seen[s.request].insert(s.slot).second);
+      CHECK(partials.insert(static_cast<std::int64_t>(block) + s.request).second);
+      units += s.tile_end - s.tile_begin;
+    }
+    CHECK(units <= per_block);  // no block holds more than its share
+  }
+  // Every tile exactly once; a request's slots are 0 .. request_slots - 1, as the combine reads.
+  std::int64_t start = 0;
+  for (int r = 0; r < p.batch; ++r) {
+    INFO("request " << r << " kv_len " << p.kv_len(r));
+    for (int count : tiles_seen[r]) REQUIRE(count == 1);
+    const std::int64_t units = tb::request_units(p.kv_len(r), tokens, boundary);
+    const int slots = tb::request_slots(start, units, boundary, per_block);
+    CHECK(static_cast<int>(slots_seen[r].size()) == slots);
+    CHECK(*slots_seen[r].begin() == 0);
+    CHECK(*slots_seen[r].rbegin() == slots - 1);
+    CHECK(slots <= blocks);
+    start += units;
+  }
+  CHECK(start == total);
+}
+
+}  // namespace
+
+TEST_CASE("tile_balance: every tile in exactly one segment, slots as the combine finds them", "[tile-balance]") {
+  std::uint64_t x = 0x2545F4914F6CDD1Dull;
+  auto next = [&](int n) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<int>((x >> 33) % static_cast<std::uint64_t>(n));
+  };
+  for (int trial = 0; trial < 60; ++trial) {
+    std::vector<std::int32_t> prefix(1 + next(90));
+    for (auto& len : prefix) {
+      const int kind = next(4);
+      len = kind == 0 ? 0 : kind == 1 ? next(64) : kind == 2 ? next(3000) : next(70000);
+    }
+    const Batch b = make_batch(prefix, 1 + next(16));
+    for (int blocks : {1, 2, 7, 33, 128}) {
+      for (int boundary : {0, 1, 3}) check_schedule(b.p, 32, boundary, blocks);
+    }
+  }
+  // More blocks than units: the spare blocks walk nothing.
+  const Batch tiny = make_batch({0, 5}, 4);
+  check_schedule(tiny.p, 32, 1, 128);
+  // One request over every block.
+  const Batch one = make_batch({1 << 20}, 4);
+  check_schedule(one.p, 32, 1, 128);
+}
+
+TEST_CASE("tile_balance: the host walk starts where the device's warp search does", "[tile-balance]") {
+  // The device finds a block's first request by a ballot over inclusive sums (kernels/
+  // flash_verify.cu balanced_walk_warp): the first request whose units end past the block's
+  // first unit. The host walk must agree, including at exact boundaries.
+  const Batch b = make_batch({31, 0, 95, 1000}, 1);  // 32-token tiles: 1, 1, 3, 32 tiles
+  const int boundary = 1;                           // units: 2, 2, 4, 33 = 41 in all
+  CHECK(tb::total_units(b.p, 32, boundary) == 41);
+  const tb::Walk w0 = tb::start_walk(b.p, 32, boundary, 0, 41);  // one unit per block
+  CHECK(w0.request == 0);
+  const tb::Walk w2 = tb::start_walk(b.p, 32, boundary, 2, 41);  // unit 2: request 1's boundary
+  CHECK(w2.request == 1);
+  CHECK(w2.request_start == 2);
+  tb::Walk w4 = tb::start_walk(b.p, 32, boundary, 4, 41);  // unit 4: request 2's boundary unit
+  tb::Segment s;
+  CHECK_FALSE(tb::next_segment(b.p, 32, boundary, w4, &s));  // a boundary unit holds no tile
+  tb::Walk w5 = tb::start_walk(b.p, 32, boundary, 5, 41);
+  REQUIRE(tb::next_segment(b.p, 32, boundary, w5, &s));
+  CHECK(s.request == 2);
+  CHECK(s.tile_begin == 0);
+  CHECK(s.tile_end == 1);
+  CHECK(s.slot == 0);
+}
+
+TEST_CASE("flash_verify_plan: the tile-balanced plan for unequal lengths on the mma.sync path", "[plan]") {
+  // Mixed lengths as in perf.yaml's kimi_k2_tp8_mixed_lengths shape: one 64k request and 31
+  // of 4k (H = 8, T = 4).
+  std::vector<int> lens(32, 4096 + 4);
+  lens[0] = 65536 + 4;
+  const vb::FlashVerifyPlan plan = vb::flash_verify_plan(32, 4, 8, 65540, 132, 1, false, lens.data());
+  REQUIRE(plan.tile_balanced);
+  CHECK(plan.path == vb::FlashVerifyPath::kMmaSync);
+  CHECK(plan.num_splits == 128);  // blocks per row tile: one wave, at most kMaxSplits
+  CHECK(plan.tiles_per_split == 0);
+  CHECK_FALSE(plan.token_split);
+  // Each block's share: the batch's units over the 128 blocks, well under the 64k request's
+  // 2049 tiles over the 17 fixed-size splits the previous plan gave it (121 tiles each).
+  std::vector<std::int32_t> prefix;
+  for (int len : lens) prefix.push_back(len - 4);
+  const Batch b = make_batch(prefix, 4);
+  const int boundary = vb::flash_verify_balance_boundary_units();
+  const std::int64_t per_block = tb::units_per_block(tb::total_units(b.p, 32, boundary), plan.num_splits);
+  CHECK(per_block * 128 >= tb::total_units(b.p, 32, boundary));
+  CHECK(per_block < 121 / 2);
+  // balanced_slots: the most slots one request takes (the 64k request's), what the combine holds.
+  std::int64_t start = 0;
+  int most = 0;
+  for (int r = 0; r < 32; ++r) {
+    const std::int64_t units = tb::request_units(b.p.kv_len(r), 32, boundary);
+    most = std::max(most, tb::request_slots(start, units, boundary, per_block));
+    start += units;
+  }
+  CHECK(plan.balanced_slots == most);
+  CHECK(plan.balanced_slots >= (65540 + 31) / 32 / per_block);
+  // Equal lengths never get it; nor does the wgmma path.
+  const std::vector<int> same(32, 65540);
+  CHECK_FALSE(vb::flash_verify_plan(32, 4, 8, 65540, 132, 1, false, same.data()).tile_balanced);
+  CHECK_FALSE(vb::flash_verify_plan_for_path(vb::FlashVerifyPath::kWgmma, 32, 4, 8, 65540, 132, 1, lens.data())
+                  .tile_balanced);
+  // Workspace: (blocks + batch - 1) partials per query row of a request, not blocks per row.
+  CHECK(vb::flash_verify_workspace_bytes(plan, 32, 4, 8) < vb::flash_verify_workspace_bytes(
+                                                               vb::FlashVerifyPlan{128, 1}, 32, 4, 8) / 2);
+}
