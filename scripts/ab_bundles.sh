@@ -7,6 +7,7 @@
 #   AB_ROUNDS  rounds over the bundles (default 1; 2 shows run-to-run drift)
 #   AB_BUDGET  --budget-s per measurement (default 0.15)
 #   AB_FILE    scenario file (default scenarios/perf.yaml)
+#   AB_SKIP_TESTS=1  skip the bundles' GPU tests (the call ran them already)
 # Every run still checks each executor against the reference: a faster but wrong variant
 # shows "incorrect" in its column.
 set -u
@@ -23,6 +24,7 @@ mkdir -p "$out"
 cases=()
 for c in "$@"; do cases+=(--case "$c"); done
 for bun in "${bundles[@]}"; do
+  [[ ${AB_SKIP_TESTS:-0} == 1 ]] && break
   name=$(basename "$bun")
   ( cd "$bun" && ./run_gpu_tests.sh ) > "$out/gpu-tests-$name.log" 2>&1
   echo "$name tests rc=$? $(tail -n 1 "$out/gpu-tests-$name.log")"
