@@ -150,12 +150,14 @@ __device__ __forceinline__ void store_partial_chunk_pair(float* chunk_pair, floa
 #endif
 
 // ---- the tile-balanced schedule (FlashVerifyPlan::tile_balanced; verifybench/tile_balance.h) ----
-// A request boundary inside a block costs about a tile: the finished request's partial is
-// written and the next request's Q fragments are loaded (from L2: prefetched when the block
-// starts the request before), while the producers carry on into the next request's KV.
-// -DVB_BALANCE_BOUNDARY_UNITS=n for A/B builds.
+// What a request boundary inside a block costs, in tiles: the finished request's partial is
+// written, then the next request's Q fragments are loaded (into L2 three tiles ahead), while
+// the producers go on into the next request's page table and KV (a chain of dependent loads:
+// its length, its table, the first entry). H200, mixed lengths
+// (reports/h200/2026-11-30-balanced): with 1 unit, blocks with one boundary ended 5.4 us
+// (about 4 tiles at 1.29 us) after those without. -DVB_BALANCE_BOUNDARY_UNITS=n for A/B builds.
 #ifndef VB_BALANCE_BOUNDARY_UNITS
-#define VB_BALANCE_BOUNDARY_UNITS 1
+#define VB_BALANCE_BOUNDARY_UNITS 4
 #endif
 constexpr int kBalanceBoundaryUnits = VB_BALANCE_BOUNDARY_UNITS;
 static_assert(kBalanceBoundaryUnits >= 0, "a boundary cannot save time");
@@ -772,6 +774,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   if (tid == 0) VB_TIMELINE_STAMP(g_timeline_main, kTimelineEnd);
   iter0 += tile_end - tile_begin;
   if (!next_segment()) break;
+  // Loaded here, after the partial's write: loaded in the last tile or under the write, the
+  // fragments' registers spilled (168 per thread).
   load_q_fragments(q_frag, p, current_request_row0(), row0, rows_per_request, mgroup, kgroup, lane);
   }
 }
