@@ -167,6 +167,14 @@ static_assert(kBalanceBoundaryUnits >= 0, "a boundary cannot save time");
 __host__ __device__ constexpr int balanced_split_tiles_arg() { return -kBalanceBoundaryUnits - 1; }
 __device__ __forceinline__ int balanced_boundary_units(int split_tiles) { return -split_tiles - 1; }
 
+// A warp's place in the tile-balanced schedule, in shared memory (in registers it spilled:
+// 168 per thread at 12 warps): its walk past the current segment, the current request, its
+// prefix length, and whether this block holds all of its tiles (then it writes the final O).
+struct BalancedWarpState {
+  tile_balance::Walk walk;
+  int request, prefix, whole;
+};
+
 __device__ __forceinline__ std::int64_t warp_sum64(std::int64_t x) {
 #pragma unroll
   for (int offset = 16; offset > 0; offset >>= 1) x += __shfl_xor_sync(0xffffffffu, x, offset);
@@ -227,6 +235,25 @@ __device__ __forceinline__ tile_balance::Walk balanced_walk_warp(const VerifyPar
 __host__ __device__ __forceinline__ std::int64_t balanced_partial_row(int block, int b, int rows_per_request,
                                                                       int row) {
   return (static_cast<std::int64_t>(block) + b) * rows_per_request + row;
+}
+
+// Rows first_row .. first_row + 15 of a request (those below rows_per_request) that one
+// tile-balanced block held whole: its partial (slot 0, balanced_partial_row) becomes the final
+// O (bf16) and LSE. The row group's kGroupThreads threads, after their partial stores.
+__device__ __forceinline__ void finalize_whole_request_rows(const VerifyParams& p, const SplitWorkspace& ws,
+                                                            std::int64_t request_row0, int first_row,
+                                                            int rows_per_request, int block, int b, int group_tid) {
+  constexpr int kQuadsPerRow = mla::kHeadDimV / 4;
+  for (int i = group_tid; i < kMmaM * kQuadsPerRow; i += kGroupThreads) {
+    const int rr = first_row + i / kQuadsPerRow;
+    if (rr >= rows_per_request) break;  // rows in order: the rest lie past the request too
+    const std::int64_t part = balanced_partial_row(block, b, rows_per_request, rr);
+    const float4 v = *reinterpret_cast<const float4*>(ws.o_partial + part * mla::kHeadDimV + (i % kQuadsPerRow) * 4);
+    auto* o2 = reinterpret_cast<__nv_bfloat162*>(p.o + (request_row0 + rr) * mla::kHeadDimV + (i % kQuadsPerRow) * 4);
+    o2[0] = __floats2bfloat162_rn(v.x, v.y);
+    o2[1] = __floats2bfloat162_rn(v.z, v.w);
+    if (i % kQuadsPerRow == 0) p.lse[request_row0 + rr] = ws.lse_partial[part];
+  }
 }
 
 // The A fragments of Q rows row0 + 16 * mgroup .. +15, this warp's K slice, straight from
@@ -294,20 +321,16 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   if (tid == 0) VB_TIMELINE_BEGIN(g_timeline_main);
 
   detail::BlockWork work;
-  // Tile-balanced: this warp's walk over the block's range, past its current segment. Every
-  // warp walks the same range itself (no block-wide exchange before the barriers), and keeps
-  // the walk in shared memory: in registers it spilled (168 per thread at 12 warps).
-  tile_balance::Walk* walk = nullptr;
-  int2* segment = nullptr;  // tile-balanced: this warp's current request and its prefix length
+  // Tile-balanced: every warp walks the block's range itself (no block-wide exchange before
+  // the barriers) and keeps its place in shared memory (BalancedWarpState).
+  BalancedWarpState* state = nullptr;
   if constexpr (kBalanced) {
-    __shared__ tile_balance::Walk s_walks[kBlockThreads / 32];
-    __shared__ int2 s_segments[kBlockThreads / 32];
-    walk = &s_walks[warp];
-    segment = &s_segments[warp];
+    __shared__ BalancedWarpState s_states[kBlockThreads / 32];
+    state = &s_states[warp];
     tile_balance::Walk w = balanced_walk_warp(p, balanced_boundary_units(split_tiles), blockIdx.y, num_splits, lane);
     tile_balance::Segment seg;
     const bool any = tile_balance::next_segment(p, kTokensPerTile, balanced_boundary_units(split_tiles), w, &seg);
-    if (lane == 0) *walk = w;
+    if (lane == 0) state->walk = w;
     __syncwarp();
     if (!any) return;
     b = seg.request;
@@ -318,7 +341,11 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     work.kv_len = p.kv_len(b);
     work.tile_begin = seg.tile_begin;
     work.tile_end = seg.tile_end;
-    if (lane == 0) *segment = make_int2(b, work.prefix);
+    if (lane == 0) {
+      state->request = b;
+      state->prefix = work.prefix;
+      state->whole = seg.tile_begin == 0 && seg.tile_end * kTokensPerTile >= work.kv_len;
+    }
     __syncwarp();
     // Timeline: the range's units (its tiles plus a boundary's units per request started in
     // it; walking the range here for the exact tiles spilled a debug build).
@@ -341,11 +368,11 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // tile-balanced instance derived from b and prefix where they are used (live registers
   // spilled otherwise).
   auto current_b = [&]() -> int {
-    if constexpr (kBalanced) return segment->x;
+    if constexpr (kBalanced) return state->request;
     return b;
   };
   auto current_prefix = [&]() -> int {
-    if constexpr (kBalanced) return segment->y;
+    if constexpr (kBalanced) return state->prefix;
     return prefix;
   };
   auto current_kv_len = [&]() -> int {
@@ -361,17 +388,21 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   auto next_segment = [&]() -> bool {
     if constexpr (kBalanced) {
       tile_balance::Segment seg;
-      tile_balance::Walk w = *walk;
+      tile_balance::Walk w = state->walk;
       const bool any = tile_balance::next_segment(p, kTokensPerTile, balanced_boundary_units(split_tiles), w, &seg);
       __syncwarp();  // every lane has read the walk
-      if (lane == 0) *walk = w;
+      if (lane == 0) state->walk = w;
       __syncwarp();
       if (!any) return false;
       b = seg.request;
       prefix = p.prefix_len[b];
       tile_begin = seg.tile_begin;
       tile_end = seg.tile_end;
-      if (lane == 0) *segment = make_int2(b, prefix);
+      if (lane == 0) {
+        state->request = b;
+        state->prefix = prefix;
+        state->whole = tile_begin == 0 && tile_end * kTokensPerTile >= prefix + p.tree_size;
+      }
       __syncwarp();
       return true;
     } else {
@@ -550,9 +581,10 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     warp::mbarrier_wait_parity(&s_full[stage], (iter / kStages) & 1);
     if constexpr (kBalanced) {
       // Three tiles before this segment ends, the next request's Q rows into L2 (earlier,
-      // the KV stream through L2 would evict them again).
-      if (tile == max(tile_begin, tile_end - 3) && walk->request < p.batch && walk->request_start < walk->range_end) {
-        prefetch_q_rows_l2(p, static_cast<std::int64_t>(walk->request) * rows_per_request, row0, rows_per_request,
+      // the KV stream through L2 would evict them again; shorter segments do without).
+      const tile_balance::Walk& walk = state->walk;
+      if (tile + 3 == tile_end && walk.request < p.batch && walk.request_start < walk.range_end) {
+        prefetch_q_rows_l2(p, static_cast<std::int64_t>(walk.request) * rows_per_request, row0, rows_per_request,
                            mgroup, tid % kGroupThreads);
       }
     }
@@ -771,6 +803,16 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       ws.lse_partial[partial_row(qrow, srow_global)] = lse;
     }
   }
+  if constexpr (kBalanced) {
+    // A request this block holds whole has one slot, which the combine leaves alone: the
+    // group turns its rows' partials (just written, in L2) into the final O and LSE. Done
+    // here, after the registers of O are free: a second store path in the epilogue spilled.
+    if (state->whole != 0 && num_splits > 1) {
+      warp::named_barrier_sync(group_barrier, kGroupThreads);  // the group's partial stores are done
+      finalize_whole_request_rows(p, ws, current_request_row0(), row0 + mgroup * kMmaM, rows_per_request, blockIdx.y,
+                                  current_b(), tid % kGroupThreads);
+    }
+  }
   if (tid == 0) VB_TIMELINE_STAMP(g_timeline_main, kTimelineEnd);
   iter0 += tile_end - tile_begin;
   if (!next_segment()) break;
@@ -830,14 +872,14 @@ constexpr int kCompiledSmMaxThreads = 2048;  // sm_90 (and the host pass)
 #ifndef VB_COMBINE_SMALL_BOUNDS
 #define VB_COMBINE_SMALL_BOUNDS 1
 #endif
-// The tile-balanced instances hold one block per SM fewer where their slot arithmetic
-// would spill at the others' bound (instance 10: 8 bytes at 64 registers); the lane choice
-// still counts the others' bounds for them.
+// The tile-balanced instances hold two blocks per SM fewer: their slot arithmetic spilled at
+// the others' bounds (instance 10: 8 bytes at 64 registers; instance 3 of the timeline build
+// at one fewer); the lane choice still counts the others' bounds for them.
 constexpr int combine_launch_min_blocks(int instance_loads, bool balanced) {
   const int bound = VB_COMBINE_SMALL_BOUNDS || instance_loads > 6
                         ? combine_min_blocks_per_sm(instance_loads, kCompiledSmMaxThreads)
                         : 1;
-  return balanced && instance_loads == 10 ? bound - 1 : bound;
+  return balanced ? (bound > 2 ? bound - 2 : 1) : bound;
 }
 
 // Under the tile-balanced schedule: query row qrow's first partial, the partials between its
@@ -897,6 +939,10 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   } else if (kBalanced) {
     balanced_row_partials(p, qrow, num_splits, split_tiles, &part0, &part_stride, &used_splits);
   }
+  // Tile-balanced: a request one block held whole has one slot, and that block wrote its rows'
+  // final O and LSE; these threads still meet the block's barriers but load and store nothing.
+  const bool finalized = kBalanced && used_splits == 1;
+  if (finalized) used_splits = 0;
   // Launched early (programmatic dependent launch): the partials are read only after the main
   // grid has finished; the lengths above are inputs it never writes.
   warp::wait_for_prerequisite_grid();
@@ -940,7 +986,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
     if (threadIdx.x == 0) s_weight[threadIdx.y] = weight_sum;
   }
   __syncthreads();
-  if (y > 0 || my_row >= rows) return;
+  if (y > 0 || my_row >= rows || finalized) return;
   for (int l = 1; l < lanes; ++l) {
     const float4 u = s_acc[slot0 + l][threadIdx.x];
     acc.x += u.x; acc.y += u.y; acc.z += u.z; acc.w += u.w;
