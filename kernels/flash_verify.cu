@@ -157,9 +157,21 @@ __device__ __forceinline__ void store_partial_chunk_pair(float* chunk_pair, floa
 // (reports/h200/2026-11-30-balanced): with 1 unit, blocks with one boundary ended 5.4 us
 // (about 4 tiles at 1.29 us) after those without. -DVB_BALANCE_BOUNDARY_UNITS=n for A/B builds.
 #ifndef VB_BALANCE_BOUNDARY_UNITS
-#define VB_BALANCE_BOUNDARY_UNITS 4
+#define VB_BALANCE_BOUNDARY_UNITS 6
 #endif
 constexpr int kBalanceBoundaryUnits = VB_BALANCE_BOUNDARY_UNITS;
+// -DVB_BALANCE_FINALIZE=0 (A/B builds): a block that holds a request whole writes its partial
+// like any other and the combine merges that one slot too.
+#ifndef VB_BALANCE_FINALIZE
+#define VB_BALANCE_FINALIZE 1
+#endif
+// The planner takes the tile-balanced plan only when its modelled cost is this much below
+// the other plans' (H200: mixed lengths, 1.07x by the model, ran 0-3 % slower balanced; the
+// skewed batch, 1.22x, 10-14 % faster).
+#ifndef VB_BALANCE_MIN_GAIN
+#define VB_BALANCE_MIN_GAIN 1.15
+#endif
+constexpr double kBalanceMinGain = VB_BALANCE_MIN_GAIN;
 static_assert(kBalanceBoundaryUnits >= 0, "a boundary cannot save time");
 // The kernels get the schedule through split_tiles: > 0 a length-aware plan's split size,
 // 0 an even plan, < 0 the tile-balanced schedule with -split_tiles boundary units (the
@@ -803,7 +815,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       ws.lse_partial[partial_row(qrow, srow_global)] = lse;
     }
   }
-  if constexpr (kBalanced) {
+  if constexpr (kBalanced && VB_BALANCE_FINALIZE) {
     // A request this block holds whole has one slot, which the combine leaves alone: the
     // group turns its rows' partials (just written, in L2) into the final O and LSE. Done
     // here, after the registers of O are free: a second store path in the epilogue spilled.
@@ -872,14 +884,15 @@ constexpr int kCompiledSmMaxThreads = 2048;  // sm_90 (and the host pass)
 #ifndef VB_COMBINE_SMALL_BOUNDS
 #define VB_COMBINE_SMALL_BOUNDS 1
 #endif
-// The tile-balanced instances hold two blocks per SM fewer: their slot arithmetic spilled at
-// the others' bounds (instance 10: 8 bytes at 64 registers; instance 3 of the timeline build
-// at one fewer); the lane choice still counts the others' bounds for them.
+// The tile-balanced instances hold one block per SM fewer (two in timeline builds): their slot
+// arithmetic spilled at the others' bounds (instance 10: 8 bytes at 64 registers; instance 3
+// of the timeline build at one fewer). The lane choice still counts the others' bounds.
 constexpr int combine_launch_min_blocks(int instance_loads, bool balanced) {
   const int bound = VB_COMBINE_SMALL_BOUNDS || instance_loads > 6
                         ? combine_min_blocks_per_sm(instance_loads, kCompiledSmMaxThreads)
                         : 1;
-  return balanced ? (bound > 2 ? bound - 2 : 1) : bound;
+  const int fewer = VB_DEBUG_TIMELINE ? 2 : 1;
+  return balanced ? (bound > fewer ? bound - fewer : 1) : bound;
 }
 
 // Under the tile-balanced schedule: query row qrow's first partial, the partials between its
@@ -941,7 +954,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   }
   // Tile-balanced: a request one block held whole has one slot, and that block wrote its rows'
   // final O and LSE; these threads still meet the block's barriers but load and store nothing.
-  const bool finalized = kBalanced && used_splits == 1;
+  const bool finalized = kBalanced && VB_BALANCE_FINALIZE && used_splits == 1;
   if (finalized) used_splits = 0;
   // Launched early (programmatic dependent launch): the partials are read only after the main
   // grid has finished; the lengths above are inputs it never writes.
@@ -1285,7 +1298,7 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
       start += units_of(b);
     }
     const double cost = static_cast<double>(per_block) + kSplitOverheadTiles + max_slots * kCombineTilesPerSplit;
-    if (balanced_blocks >= 2 && cost < best_cost) {
+    if (balanced_blocks >= 2 && cost * kBalanceMinGain < best_cost) {
       best_cost = cost;
       plan.tile_balanced = true;
       plan.num_splits = balanced_blocks;

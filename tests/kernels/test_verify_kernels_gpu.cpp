@@ -502,7 +502,9 @@ TEST_CASE("tile-balanced plans put every tile of unequal requests in exactly one
         }
       }
     }
-    // The planner's own choice for this batch (the launcher picks the lanes).
+    // The planner's own choice for this batch (the launcher picks the lanes): tile-balanced
+    // for the 72-row batch (its fixed-size splits model more than 15 % dearer), fixed-size
+    // splits for the 8-row one.
     std::vector<int> lens;
     for (int pfx : prefixes) lens.push_back(pfx + problem.tree_size);
     const vb::FlashVerifyPlan planned =
@@ -510,7 +512,7 @@ TEST_CASE("tile-balanced plans put every tile of unequal requests in exactly one
                                        problem.num_heads, 9000 + problem.tree_size, 132, 1, lens.data());
     INFO("planned: splits " << planned.num_splits << " balanced " << planned.tile_balanced << " slots "
                             << planned.balanced_slots);
-    CHECK(planned.tile_balanced);
+    CHECK(planned.tile_balanced == (rows == 72));
     REQUIRE(run_plan_and_check(problem, ref, spec, d, planned) == cudaSuccess);
   }
   // Refused: the tile-balanced schedule on the wgmma path, with the token split, with a
