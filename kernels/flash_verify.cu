@@ -172,6 +172,14 @@ constexpr int kBalanceBoundaryUnits = VB_BALANCE_BOUNDARY_UNITS;
 #define VB_BALANCE_MIN_GAIN 1.15
 #endif
 constexpr double kBalanceMinGain = VB_BALANCE_MIN_GAIN;
+// The combine of a tile-balanced plan holds this many slots per row in its lanes; a request
+// with more (a long one among short ones) merges the rest in a loop. Sized for the most
+// slots instead (48 for the skewed batch: 3072 blocks of the 12-load instance, 2 per SM),
+// it took 36 us after the main kernel, a third of the launch (H200, call 4).
+#ifndef VB_BALANCE_COMBINE_SLOTS
+#define VB_BALANCE_COMBINE_SLOTS 8
+#endif
+constexpr int kBalanceCombineSlots = VB_BALANCE_COMBINE_SLOTS;
 static_assert(kBalanceBoundaryUnits >= 0, "a boundary cannot save time");
 // The kernels get the schedule through split_tiles: > 0 a length-aware plan's split size,
 // 0 an even plan, < 0 the tile-balanced schedule with -split_tiles boundary units (the
@@ -884,15 +892,17 @@ constexpr int kCompiledSmMaxThreads = 2048;  // sm_90 (and the host pass)
 #ifndef VB_COMBINE_SMALL_BOUNDS
 #define VB_COMBINE_SMALL_BOUNDS 1
 #endif
-// The tile-balanced instances hold one block per SM fewer (two in timeline builds): their slot
-// arithmetic spilled at the others' bounds (instance 10: 8 bytes at 64 registers; instance 3
-// of the timeline build at one fewer). The lane choice still counts the others' bounds.
+// The tile-balanced instances hold one block per SM fewer (two in timeline builds), four at
+// most: their slot arithmetic and the loop over a long request's slots spilled at the
+// others' bounds (instance 10: 8 bytes at 64 registers; instances 1-3 with the loop: up to
+// 80 bytes at 36). The lane choice still counts the others' bounds.
 constexpr int combine_launch_min_blocks(int instance_loads, bool balanced) {
   const int bound = VB_COMBINE_SMALL_BOUNDS || instance_loads > 6
                         ? combine_min_blocks_per_sm(instance_loads, kCompiledSmMaxThreads)
                         : 1;
   const int fewer = VB_DEBUG_TIMELINE ? 2 : 1;
-  return balanced ? (bound > fewer ? bound - fewer : 1) : bound;
+  const int balanced_bound = bound > fewer ? bound - fewer : 1;
+  return balanced ? (balanced_bound < 4 ? balanced_bound : 4) : bound;
 }
 
 // Under the tile-balanced schedule: query row qrow's first partial, the partials between its
@@ -1005,21 +1015,33 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
     acc.x += u.x; acc.y += u.y; acc.z += u.z; acc.w += u.w;
     weight_sum += s_weight[slot0 + l];
   }
-  // Splits past what the lanes hold: only a tile-balanced plan replayed with lengths that
-  // give a request more slots than the plan's balanced_slots. Merged one at a time.
-  for (int s = lanes * kPerLane; kBalanced && s < used_splits; ++s) {
-    const std::int64_t part = static_cast<std::int64_t>(s) * part_stride;
-    const float l = lse_part[part];
-    const float4 u = *reinterpret_cast<const float4*>(o_part + part * mla::kHeadDimV);
-    if (l > max_lse) {
-      const float scale = expf(max_lse - l);
-      acc.x *= scale; acc.y *= scale; acc.z *= scale; acc.w *= scale;
-      weight_sum *= scale;
-      max_lse = l;
+  // Slots past what the lanes hold (tile-balanced plans: the combine is sized for the slots
+  // of most requests, kBalanceCombineSlots, and a long request's rows take the rest here),
+  // kTailLoads loads in flight at a time, merged online.
+  constexpr int kTailLoads = 4;
+  for (int s0 = lanes * kPerLane; kBalanced && s0 < used_splits; s0 += kTailLoads) {
+    float tl[kTailLoads];
+    float4 tu[kTailLoads];
+#pragma unroll
+    for (int i = 0; i < kTailLoads; ++i) {
+      const bool used = s0 + i < used_splits;
+      const std::int64_t part = static_cast<std::int64_t>(s0 + i) * part_stride;
+      tl[i] = used ? lse_part[part] : -INFINITY;
+      tu[i] = used ? *reinterpret_cast<const float4*>(o_part + part * mla::kHeadDimV) : make_float4(0.f, 0.f, 0.f, 0.f);
     }
-    const float w = l == -INFINITY ? 0.f : expf(l - max_lse);
-    weight_sum += w;
-    acc.x += w * u.x; acc.y += w * u.y; acc.z += w * u.z; acc.w += w * u.w;
+    float m = max_lse;
+#pragma unroll
+    for (int i = 0; i < kTailLoads; ++i) m = fmaxf(m, tl[i]);
+    const float scale = m == max_lse ? 1.f : expf(max_lse - m);  // max_lse -inf: acc and weights are 0
+    acc.x *= scale; acc.y *= scale; acc.z *= scale; acc.w *= scale;
+    weight_sum *= scale;
+    max_lse = m;
+#pragma unroll
+    for (int i = 0; i < kTailLoads; ++i) {
+      const float w = tl[i] == -INFINITY ? 0.f : expf(tl[i] - max_lse);
+      weight_sum += w;
+      acc.x += w * tu[i].x; acc.y += w * tu[i].y; acc.z += w * tu[i].z; acc.w += w * tu[i].w;
+    }
   }
   // weight_sum > 0 always: every node sees itself in exactly one split.
   const float inv = 1.f / weight_sum;
@@ -1303,7 +1325,7 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
       plan.tile_balanced = true;
       plan.num_splits = balanced_blocks;
       plan.tiles_per_split = 0;
-      plan.balanced_slots = max_slots;
+      plan.balanced_slots = std::min(max_slots, kBalanceCombineSlots);
     }
   }
 #if defined(VB_SLOW_SPLITS)

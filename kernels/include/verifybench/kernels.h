@@ -51,9 +51,9 @@ struct FlashVerifyPlan {
   // picks it for unequal lengths when its longest block is shorter than the length-aware
   // plan's; tiles_per_split is 0 and token_split false with it.
   bool tile_balanced = false;
-  // Tile-balanced plans: the most partial slots one request takes at the planned lengths
-  // (1 .. num_splits); the combine is sized for it. A replay whose lengths need more still
-  // completes correctly, the extra slots merged serially.
+  // Tile-balanced plans: the partial slots per row the combine's lanes hold (1 .. num_splits;
+  // the planner: the most one request takes at the planned lengths, at most 8). Rows with
+  // more slots (a long request's, or a replay's) merge the rest in a loop.
   int balanced_slots = 0;
 };
 
