@@ -166,8 +166,9 @@ constexpr int kBalanceBoundaryUnits = VB_BALANCE_BOUNDARY_UNITS;
 #define VB_BALANCE_FINALIZE 1
 #endif
 // The planner takes the tile-balanced plan only when its modelled cost is this much below
-// the other plans' (H200: mixed lengths, 1.07x by the model, ran 0-3 % slower balanced; the
-// skewed batch, 1.22x, 10-14 % faster).
+// the other plans' (H200, reports/h200/2026-11-30-balanced: mixed lengths, 1.07x by the
+// model, ran between 1 % faster and 2 % slower balanced; the skewed batch, 1.22x, 30 %
+// faster: 75.4 against 108.0 us).
 #ifndef VB_BALANCE_MIN_GAIN
 #define VB_BALANCE_MIN_GAIN 1.15
 #endif
@@ -175,7 +176,8 @@ constexpr double kBalanceMinGain = VB_BALANCE_MIN_GAIN;
 // The combine of a tile-balanced plan holds this many slots per row in its lanes; a request
 // with more (a long one among short ones) merges the rest in a loop. Sized for the most
 // slots instead (48 for the skewed batch: 3072 blocks of the 12-load instance, 2 per SM),
-// it took 36 us after the main kernel, a third of the launch (H200, call 4).
+// it took 36 us after the main kernel, a third of the launch; with 8 (768 blocks) 11 us,
+// and the batch ran in 75.4 us instead of 100.1 (H200, reports/h200/2026-11-30-balanced).
 #ifndef VB_BALANCE_COMBINE_SLOTS
 #define VB_BALANCE_COMBINE_SLOTS 8
 #endif
@@ -194,6 +196,8 @@ struct BalancedWarpState {
   tile_balance::Walk walk;
   int request, prefix, whole;
 };
+static_assert(smem_bytes_for_stages(kMinStages) + sizeof(BalancedWarpState) * (kBlockThreads / 32) <= kSm120SmemLimit,
+              "the tile-balanced instance's static shared memory must fit next to sm_120's pipeline");
 
 __device__ __forceinline__ std::int64_t warp_sum64(std::int64_t x) {
 #pragma unroll
@@ -476,44 +480,45 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     auto token_of = [&](int tile) { return min(tile * kTokensPerTile + row_in_tile, current_kv_len() - 1); };
     int iter0 = 0;  // tiles of earlier segments
     for (;;) {
-    std::int64_t entry[kAhead];
-#pragma unroll
-    for (int j = 0; j < kAhead; ++j) {
-      entry[j] = is_copy_lane && (j == 0 || tile_begin + j < tile_end) ? rows.table_entry(token_of(tile_begin + j)) : 0;
-    }
-    for (int first = tile_begin; first < tile_end; first += kAhead) {
+      std::int64_t entry[kAhead];
 #pragma unroll
       for (int j = 0; j < kAhead; ++j) {
-        const int tile = first + j;
-        if (kAhead > 1 && tile >= tile_end) break;
-        const int iter = iter0 + tile - tile_begin;
-        const int stage = kAhead == kStages ? j : iter % kStages;
-        const int round = iter / kStages + (stage == kStages - 1 ? 1 : 0);  // Q's phase first
-        if (round > 0) warp::mbarrier_wait_parity(&s_empty[stage], (round - 1) & 1);
-        const bf16_bits* src = rows.row_ptr(token_of(tile), entry[j]);
-        bf16_bits* dst = s_kv + (stage * kTokensPerTile + row_in_tile) * kKvStride;
-        if (is_copy_lane && tile + kAhead < tile_end) entry[j] = rows.table_entry(token_of(tile + kAhead));
+        entry[j] = is_copy_lane && (j == 0 || tile_begin + j < tile_end) ? rows.table_entry(token_of(tile_begin + j))
+                                                                         : 0;
+      }
+      for (int first = tile_begin; first < tile_end; first += kAhead) {
+#pragma unroll
+        for (int j = 0; j < kAhead; ++j) {
+          const int tile = first + j;
+          if (kAhead > 1 && tile >= tile_end) break;
+          const int iter = iter0 + tile - tile_begin;
+          const int stage = kAhead == kStages ? j : iter % kStages;
+          const int round = iter / kStages + (stage == kStages - 1 ? 1 : 0);  // Q's phase first
+          if (round > 0) warp::mbarrier_wait_parity(&s_empty[stage], (round - 1) & 1);
+          const bf16_bits* src = rows.row_ptr(token_of(tile), entry[j]);
+          bf16_bits* dst = s_kv + (stage * kTokensPerTile + row_in_tile) * kKvStride;
+          if (is_copy_lane && tile + kAhead < tile_end) entry[j] = rows.table_entry(token_of(tile + kAhead));
 #if VB_DEBUG_SYNC_COPY
-        if (is_copy_lane) {
-          const auto* from = reinterpret_cast<const uint4*>(src);
-          auto* to = reinterpret_cast<uint4*>(dst);
-          for (int i = 0; i < kKvRowBytes / 16; ++i) to[i] = from[i];
-        }
-        __syncwarp();
-        if (kFullArrivalsPerWarp > 1 || lane == 0) warp::mbarrier_arrive(&s_full[stage]);  // release: rows are in
+          if (is_copy_lane) {
+            const auto* from = reinterpret_cast<const uint4*>(src);
+            auto* to = reinterpret_cast<uint4*>(dst);
+            for (int i = 0; i < kKvRowBytes / 16; ++i) to[i] = from[i];
+          }
+          __syncwarp();
+          if (kFullArrivalsPerWarp > 1 || lane == 0) warp::mbarrier_arrive(&s_full[stage]);  // release: rows are in
 #else
-        if (lane == 0) warp::mbarrier_arrive_expect_tx(&s_full[stage], kRowsPerProducer * kKvRowBytes);
-        __syncwarp();
-        if (is_copy_lane) warp::bulk_copy_g2s(dst, src, kKvRowBytes, &s_full[stage]);
+          if (lane == 0) warp::mbarrier_arrive_expect_tx(&s_full[stage], kRowsPerProducer * kKvRowBytes);
+          __syncwarp();
+          if (is_copy_lane) warp::bulk_copy_g2s(dst, src, kKvRowBytes, &s_full[stage]);
 #endif
-        if (VB_DEBUG_TIMELINE && iter == 0 && warp == kWarps && lane == 0) {
-          VB_TIMELINE_STAMP(g_timeline_main, kTimelineFirstIssue);
+          if (VB_DEBUG_TIMELINE && iter == 0 && warp == kWarps && lane == 0) {
+            VB_TIMELINE_STAMP(g_timeline_main, kTimelineFirstIssue);
+          }
         }
       }
-    }
-    iter0 += tile_end - tile_begin;
-    if (!next_segment()) break;
-    rows = detail::RequestKvRows(p, b, prefix);
+      iter0 += tile_end - tile_begin;
+      if (!next_segment()) break;
+      rows = detail::RequestKvRows(p, b, prefix);
     }
     return;  // the compute warps synchronise among themselves from here on
   }
@@ -582,263 +587,264 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   };
   int iter0 = 0;  // tiles of earlier segments (tile-balanced): the ring position runs on
   for (;;) {      // segments: one, or the tile-balanced instance's requests in turn
-  float row_max = -INFINITY;  // log2 domain
-  float row_sum = 0.f;
+    float row_max = -INFINITY;  // log2 domain
+    float row_sum = 0.f;
 
-  float o_acc[kNTilesO][4];
+    float o_acc[kNTilesO][4];
 #pragma unroll
-  for (int nt = 0; nt < kNTilesO; ++nt)
+    for (int nt = 0; nt < kNTilesO; ++nt)
 #pragma unroll
-    for (int e = 0; e < 4; ++e) o_acc[nt][e] = 0.f;
+      for (int e = 0; e < 4; ++e) o_acc[nt][e] = 0.f;
 
-  // Two group barriers per tile: (1) the group's partial S is complete; (2) its P and
-  // rescale factors are complete. "Tile landed" is the stage's "full" mbarrier; each warp
-  // releases the stage on its "empty" mbarrier after its PV, and the producers refill it.
-  const int tile_step = token_split ? kMGroups : 1;
-  for (int tile = tile_begin + (token_split ? mgroup : 0); tile < tile_end; tile += tile_step) {
-    const int iter = iter0 + tile - tile_begin;
-    const int stage = iter % kStages;
-    warp::mbarrier_wait_parity(&s_full[stage], (iter / kStages) & 1);
-    if constexpr (kBalanced) {
-      // Three tiles before this segment ends, the next request's Q rows into L2 (earlier,
-      // the KV stream through L2 would evict them again; shorter segments do without).
-      const tile_balance::Walk& walk = state->walk;
-      if (tile + 3 == tile_end && walk.request < p.batch && walk.request_start < walk.range_end) {
-        prefetch_q_rows_l2(p, static_cast<std::int64_t>(walk.request) * rows_per_request, row0, rows_per_request,
-                           mgroup, tid % kGroupThreads);
+    // Two group barriers per tile: (1) the group's partial S is complete; (2) its P and
+    // rescale factors are complete. "Tile landed" is the stage's "full" mbarrier; each warp
+    // releases the stage on its "empty" mbarrier after its PV, and the producers refill it.
+    const int tile_step = token_split ? kMGroups : 1;
+    for (int tile = tile_begin + (token_split ? mgroup : 0); tile < tile_end; tile += tile_step) {
+      const int iter = iter0 + tile - tile_begin;
+      const int stage = iter % kStages;
+      warp::mbarrier_wait_parity(&s_full[stage], (iter / kStages) & 1);
+      if constexpr (kBalanced) {
+        // Three tiles before this segment ends, the next request's Q rows into L2 (earlier,
+        // the KV stream through L2 would evict them again; shorter segments do without).
+        const tile_balance::Walk& walk = state->walk;
+        if (tile + 3 == tile_end && walk.request < p.batch && walk.request_start < walk.range_end) {
+          prefetch_q_rows_l2(p, static_cast<std::int64_t>(walk.request) * rows_per_request, row0, rows_per_request,
+                             mgroup, tid % kGroupThreads);
+        }
       }
-    }
-    if (VB_DEBUG_TIMELINE && tid == 0 && iter == 0) VB_TIMELINE_STAMP(g_timeline_main, kTimelineFirstTile);
-    const bf16_bits* kv_tile = s_kv + stage * kTokensPerTile * kKvStride;
+      if (VB_DEBUG_TIMELINE && tid == 0 && iter == 0) VB_TIMELINE_STAMP(g_timeline_main, kTimelineFirstTile);
+      const bf16_bits* kv_tile = s_kv + stage * kTokensPerTile * kKvStride;
 
-    // ---- S partial over this warp's K slice, the group's 16 rows, all tokens ----
-    float s_acc[kNTilesS][4];
+      // ---- S partial over this warp's K slice, the group's 16 rows, all tokens ----
+      float s_acc[kNTilesS][4];
 #pragma unroll
-    for (int nt = 0; nt < kNTilesS; ++nt)
+      for (int nt = 0; nt < kNTilesS; ++nt)
 #pragma unroll
-      for (int e = 0; e < 4; ++e) s_acc[nt][e] = 0.f;
+        for (int e = 0; e < 4; ++e) s_acc[nt][e] = 0.f;
 #pragma unroll
-    for (int ks = 0; ks < kKStepsPerGroup; ++ks) {
-      const int col = (kgroup * kKStepsPerGroup + ks) * kMmaK + ((lane >> 3) & 1) * 8;
+      for (int ks = 0; ks < kKStepsPerGroup; ++ks) {
+        const int col = (kgroup * kKStepsPerGroup + ks) * kMmaK + ((lane >> 3) & 1) * 8;
 #pragma unroll
-      for (int np = 0; np < kNTilesS / 2; ++np) {
-        std::uint32_t k_frag[4];
-        const int token = np * 2 * kMmaN + (lane & 7) + ((lane >> 4) << 3);
-        warp::ldmatrix_x4(k_frag, kv_tile + token * kKvStride + col);
-        warp::mma_bf16_16816(s_acc[2 * np], q_frag[ks], k_frag[0], k_frag[1]);
-        warp::mma_bf16_16816(s_acc[2 * np + 1], q_frag[ks], k_frag[2], k_frag[3]);
+        for (int np = 0; np < kNTilesS / 2; ++np) {
+          std::uint32_t k_frag[4];
+          const int token = np * 2 * kMmaN + (lane & 7) + ((lane >> 4) << 3);
+          warp::ldmatrix_x4(k_frag, kv_tile + token * kKvStride + col);
+          warp::mma_bf16_16816(s_acc[2 * np], q_frag[ks], k_frag[0], k_frag[1]);
+          warp::mma_bf16_16816(s_acc[2 * np + 1], q_frag[ks], k_frag[2], k_frag[3]);
+        }
       }
-    }
-    float* partial = s_partial + kgroup * kRowsPerTile * kSStride;
+      float* partial = s_partial + kgroup * kRowsPerTile * kSStride;
 #pragma unroll
-    for (int nt = 0; nt < kNTilesS; ++nt) {
-      const int r = mgroup * kMmaM + lane / 4;
-      const int c = nt * kMmaN + (lane % 4) * 2;
-      *reinterpret_cast<float2*>(partial + r * kSStride + c) = make_float2(s_acc[nt][0], s_acc[nt][1]);
-      *reinterpret_cast<float2*>(partial + (r + 8) * kSStride + c) = make_float2(s_acc[nt][2], s_acc[nt][3]);
-    }
-    warp::named_barrier_sync(group_barrier, kGroupThreads);  // (1)
-    // ---- masked online softmax of this tile, one row per kThreadsPerRow lanes ----
-    {
-      float s[kTokensPerThread];
-      float4 sum = *reinterpret_cast<const float4*>(s_partial + srow * kSStride + scol0);
-#pragma unroll
-      for (int kg = 1; kg < kKGroups; ++kg) {
-        const float4 v = *reinterpret_cast<const float4*>(s_partial + (kg * kRowsPerTile + srow) * kSStride + scol0);
-        sum.x += v.x; sum.y += v.y; sum.z += v.z; sum.w += v.w;
+      for (int nt = 0; nt < kNTilesS; ++nt) {
+        const int r = mgroup * kMmaM + lane / 4;
+        const int c = nt * kMmaN + (lane % 4) * 2;
+        *reinterpret_cast<float2*>(partial + r * kSStride + c) = make_float2(s_acc[nt][0], s_acc[nt][1]);
+        *reinterpret_cast<float2*>(partial + (r + 8) * kSStride + c) = make_float2(s_acc[nt][2], s_acc[nt][3]);
       }
-      s[0] = sum.x; s[1] = sum.y; s[2] = sum.z; s[3] = sum.w;
-      float tile_max = -INFINITY;
-      if ((tile + 1) * kTokensPerTile <= current_prefix()) {  // block-uniform: all prefix, all visible
+      warp::named_barrier_sync(group_barrier, kGroupThreads);  // (1)
+      // ---- masked online softmax of this tile, one row per kThreadsPerRow lanes ----
+      {
+        float s[kTokensPerThread];
+        float4 sum = *reinterpret_cast<const float4*>(s_partial + srow * kSStride + scol0);
+#pragma unroll
+        for (int kg = 1; kg < kKGroups; ++kg) {
+          const float4 v = *reinterpret_cast<const float4*>(s_partial + (kg * kRowsPerTile + srow) * kSStride + scol0);
+          sum.x += v.x; sum.y += v.y; sum.z += v.z; sum.w += v.w;
+        }
+        s[0] = sum.x; s[1] = sum.y; s[2] = sum.z; s[3] = sum.w;
+        float tile_max = -INFINITY;
+        if ((tile + 1) * kTokensPerTile <= current_prefix()) {  // block-uniform: all prefix, all visible
+#pragma unroll
+          for (int c = 0; c < kTokensPerThread; ++c) {
+            s[c] *= scale_log2;
+            tile_max = fmaxf(tile_max, s[c]);
+          }
+        } else {
+#pragma unroll
+          for (int c = 0; c < kTokensPerThread; ++c) {
+            const int t = tile * kTokensPerTile + scol0 + c;
+            // Padding rows (zero Q) see everything: finite, never stored.
+            const bool visible = !srow_valid || t < current_prefix() ||
+                                 (t < current_kv_len() &&
+                                  tree_node_visible(p.node_mask(current_b(), srow_node), t - current_prefix()));
+            s[c] = visible ? s[c] * scale_log2 : -INFINITY;
+            tile_max = fmaxf(tile_max, s[c]);
+          }
+        }
+#pragma unroll
+        for (int offset = 1; offset < kThreadsPerRow; offset *= 2) {
+          tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, offset));
+        }
+        const float new_max = fmaxf(row_max, tile_max);
+        const float exp_base = new_max == -INFINITY ? 0.f : new_max;  // nothing visible yet
+        const float rescale = warp::fast_exp2(row_max - exp_base);
+        float tile_sum = 0.f;
 #pragma unroll
         for (int c = 0; c < kTokensPerThread; ++c) {
-          s[c] *= scale_log2;
-          tile_max = fmaxf(tile_max, s[c]);
+          s[c] = warp::fast_exp2(s[c] - exp_base);
+          tile_sum += s[c];
         }
-      } else {
 #pragma unroll
-        for (int c = 0; c < kTokensPerThread; ++c) {
-          const int t = tile * kTokensPerTile + scol0 + c;
-          // Padding rows (zero Q) see everything: finite, never stored.
-          const bool visible = !srow_valid || t < current_prefix() ||
-                               (t < current_kv_len() &&
-                                tree_node_visible(p.node_mask(current_b(), srow_node), t - current_prefix()));
-          s[c] = visible ? s[c] * scale_log2 : -INFINITY;
-          tile_max = fmaxf(tile_max, s[c]);
+        for (int offset = 1; offset < kThreadsPerRow; offset *= 2) {
+          tile_sum += __shfl_xor_sync(0xffffffffu, tile_sum, offset);
         }
+        row_sum = row_sum * rescale + tile_sum;
+        row_max = new_max;
+        *reinterpret_cast<uint2*>(s_p + srow * kPStride + scol0) =
+            make_uint2(warp::pack_bf16x2(s[0], s[1]), warp::pack_bf16x2(s[2], s[3]));
+        if (tid % kThreadsPerRow == 0) s_rescale[srow] = rescale;
       }
-#pragma unroll
-      for (int offset = 1; offset < kThreadsPerRow; offset *= 2) {
-        tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, offset));
-      }
-      const float new_max = fmaxf(row_max, tile_max);
-      const float exp_base = new_max == -INFINITY ? 0.f : new_max;  // nothing visible yet
-      const float rescale = warp::fast_exp2(row_max - exp_base);
-      float tile_sum = 0.f;
-#pragma unroll
-      for (int c = 0; c < kTokensPerThread; ++c) {
-        s[c] = warp::fast_exp2(s[c] - exp_base);
-        tile_sum += s[c];
-      }
-#pragma unroll
-      for (int offset = 1; offset < kThreadsPerRow; offset *= 2) {
-        tile_sum += __shfl_xor_sync(0xffffffffu, tile_sum, offset);
-      }
-      row_sum = row_sum * rescale + tile_sum;
-      row_max = new_max;
-      *reinterpret_cast<uint2*>(s_p + srow * kPStride + scol0) =
-          make_uint2(warp::pack_bf16x2(s[0], s[1]), warp::pack_bf16x2(s[2], s[3]));
-      if (tid % kThreadsPerRow == 0) s_rescale[srow] = rescale;
-    }
-    warp::named_barrier_sync(group_barrier, kGroupThreads);  // (2)
+      warp::named_barrier_sync(group_barrier, kGroupThreads);  // (2)
 
-    // ---- O = O * rescale + P V over the group's 16 rows and this warp's 128 channels ----
-    // Once the running maxima settle most tiles rescale by exactly 1: skip the multiplies
-    // when no row of this warp's fragments moved.
-    const float a_lo = s_rescale[mgroup * kMmaM + lane / 4];
-    const float a_hi = s_rescale[mgroup * kMmaM + lane / 4 + 8];
-    if (__any_sync(0xffffffffu, a_lo != 1.f || a_hi != 1.f)) {
+      // ---- O = O * rescale + P V over the group's 16 rows and this warp's 128 channels ----
+      // Once the running maxima settle most tiles rescale by exactly 1: skip the multiplies
+      // when no row of this warp's fragments moved.
+      const float a_lo = s_rescale[mgroup * kMmaM + lane / 4];
+      const float a_hi = s_rescale[mgroup * kMmaM + lane / 4 + 8];
+      if (__any_sync(0xffffffffu, a_lo != 1.f || a_hi != 1.f)) {
 #pragma unroll
-      for (int nt = 0; nt < kNTilesO; ++nt) {
-        o_acc[nt][0] *= a_lo; o_acc[nt][1] *= a_lo;
-        o_acc[nt][2] *= a_hi; o_acc[nt][3] *= a_hi;
-      }
-    }
-#pragma unroll
-    for (int ks = 0; ks < kKStepsPV; ++ks) {
-      std::uint32_t p_frag[4];
-      warp::ldmatrix_x4(p_frag, s_p + (mgroup * kMmaM + lane % 16) * kPStride + ks * kMmaK + (lane / 16) * 8);
-#pragma unroll
-      for (int np = 0; np < kNTilesO / 2; ++np) {
-        std::uint32_t v_frag[4];
-        const int token = ks * kMmaK + (lane & 7) + ((lane >> 3) & 1) * 8;
-        const int col = kgroup * kChannelsPerWarp + np * 2 * kMmaN + (lane >> 4) * 8;
-        warp::ldmatrix_x4_trans(v_frag, kv_tile + token * kKvStride + col);
-        warp::mma_bf16_16816(o_acc[2 * np], p_frag, v_frag[0], v_frag[1]);
-        warp::mma_bf16_16816(o_acc[2 * np + 1], p_frag, v_frag[2], v_frag[3]);
-      }
-    }
-    __syncwarp();
-    if (signals_empty) warp::mbarrier_arrive(&s_empty[stage]);  // this warp is done with the stage
-  }
-
-  // ---- epilogue: normalise, write final O/LSE or this split's partials ----
-  if (tid == 0) VB_TIMELINE_STAMP(g_timeline_main, kTimelineTilesDone);
-  if (tid % kThreadsPerRow == 0) {
-    s_final_max[srow] = row_max;
-    s_final_sum[srow] = row_sum;
-  }
-  warp::named_barrier_sync(group_barrier, kGroupThreads);
-  // Token split: group 1 hands its O (unnormalised) over through stage memory, which no one
-  // reads any more once both groups are past their last tile; group 0 rescales both halves
-  // to the common maximum of each row and adds them (and the row sums).
-  float merged_sum[2] = {0.f, 0.f};
-  if (token_split) {
-    float* handover = reinterpret_cast<float*>(s_kv);  // [kNTilesO * 4][kGroupThreads]
-    const int wtid = tid % kGroupThreads;
-    warp::named_barrier_sync(kTokenSplitBarrier, kThreads);  // both groups past every stage
-    if (mgroup == 1) {
-#pragma unroll
-      for (int nt = 0; nt < kNTilesO; ++nt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) handover[(nt * 4 + e) * kGroupThreads + wtid] = o_acc[nt][e];
-    }
-    warp::named_barrier_sync(kTokenSplitBarrier, kThreads);  // group 1's O and statistics are in
-    if (mgroup == 1) return;
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int r = lane / 4 + half * 8;
-      const float m0 = s_final_max[r], m1 = s_final_max[r + kMmaM];
-      const float m = fmaxf(m0, m1);
-      const float a0 = m == -INFINITY ? 0.f : warp::fast_exp2(m0 - m);
-      const float a1 = m == -INFINITY ? 0.f : warp::fast_exp2(m1 - m);
-      merged_sum[half] = s_final_sum[r] * a0 + s_final_sum[r + kMmaM] * a1;
-#pragma unroll
-      for (int nt = 0; nt < kNTilesO; ++nt)
-#pragma unroll
-        for (int j = 0; j < 2; ++j) {
-          const int e = 2 * half + j;
-          o_acc[nt][e] = o_acc[nt][e] * a0 + handover[(nt * 4 + e) * kGroupThreads + wtid] * a1;
+        for (int nt = 0; nt < kNTilesO; ++nt) {
+          o_acc[nt][0] *= a_lo; o_acc[nt][1] *= a_lo;
+          o_acc[nt][2] *= a_hi; o_acc[nt][3] *= a_hi;
         }
+      }
+#pragma unroll
+      for (int ks = 0; ks < kKStepsPV; ++ks) {
+        std::uint32_t p_frag[4];
+        warp::ldmatrix_x4(p_frag, s_p + (mgroup * kMmaM + lane % 16) * kPStride + ks * kMmaK + (lane / 16) * 8);
+#pragma unroll
+        for (int np = 0; np < kNTilesO / 2; ++np) {
+          std::uint32_t v_frag[4];
+          const int token = ks * kMmaK + (lane & 7) + ((lane >> 3) & 1) * 8;
+          const int col = kgroup * kChannelsPerWarp + np * 2 * kMmaN + (lane >> 4) * 8;
+          warp::ldmatrix_x4_trans(v_frag, kv_tile + token * kKvStride + col);
+          warp::mma_bf16_16816(o_acc[2 * np], p_frag, v_frag[0], v_frag[1]);
+          warp::mma_bf16_16816(o_acc[2 * np + 1], p_frag, v_frag[2], v_frag[3]);
+        }
+      }
+      __syncwarp();
+      if (signals_empty) warp::mbarrier_arrive(&s_empty[stage]);  // this warp is done with the stage
     }
-    if (tid % kThreadsPerRow == 0) {  // this thread's row statistics, merged for its LSE
-      const float m1 = s_final_max[srow + kMmaM];
-      const float m = fmaxf(row_max, m1);
-      row_sum = m == -INFINITY ? 0.f
-                               : row_sum * warp::fast_exp2(row_max - m) + s_final_sum[srow + kMmaM] * warp::fast_exp2(m1 - m);
-      row_max = m;
+
+    // ---- epilogue: normalise, write final O/LSE or this split's partials ----
+    if (tid == 0) VB_TIMELINE_STAMP(g_timeline_main, kTimelineTilesDone);
+    if (tid % kThreadsPerRow == 0) {
+      s_final_max[srow] = row_max;
+      s_final_sum[srow] = row_sum;
     }
-  }
+    warp::named_barrier_sync(group_barrier, kGroupThreads);
+    // Token split: group 1 hands its O (unnormalised) over through stage memory, which no one
+    // reads any more once both groups are past their last tile; group 0 rescales both halves
+    // to the common maximum of each row and adds them (and the row sums).
+    float merged_sum[2] = {0.f, 0.f};
+    if (token_split) {
+      float* handover = reinterpret_cast<float*>(s_kv);  // [kNTilesO * 4][kGroupThreads]
+      const int wtid = tid % kGroupThreads;
+      warp::named_barrier_sync(kTokenSplitBarrier, kThreads);  // both groups past every stage
+      if (mgroup == 1) {
+#pragma unroll
+        for (int nt = 0; nt < kNTilesO; ++nt)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) handover[(nt * 4 + e) * kGroupThreads + wtid] = o_acc[nt][e];
+      }
+      warp::named_barrier_sync(kTokenSplitBarrier, kThreads);  // group 1's O and statistics are in
+      if (mgroup == 1) return;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int r = lane / 4 + half * 8;
+        const float m0 = s_final_max[r], m1 = s_final_max[r + kMmaM];
+        const float m = fmaxf(m0, m1);
+        const float a0 = m == -INFINITY ? 0.f : warp::fast_exp2(m0 - m);
+        const float a1 = m == -INFINITY ? 0.f : warp::fast_exp2(m1 - m);
+        merged_sum[half] = s_final_sum[r] * a0 + s_final_sum[r + kMmaM] * a1;
+#pragma unroll
+        for (int nt = 0; nt < kNTilesO; ++nt)
+#pragma unroll
+          for (int j = 0; j < 2; ++j) {
+            const int e = 2 * half + j;
+            o_acc[nt][e] = o_acc[nt][e] * a0 + handover[(nt * 4 + e) * kGroupThreads + wtid] * a1;
+          }
+      }
+      if (tid % kThreadsPerRow == 0) {  // this thread's row statistics, merged for its LSE
+        const float m1 = s_final_max[srow + kMmaM];
+        const float m = fmaxf(row_max, m1);
+        row_sum = m == -INFINITY ? 0.f
+                                 : row_sum * warp::fast_exp2(row_max - m) + s_final_sum[srow + kMmaM] * warp::fast_exp2(m1 - m);
+        row_max = m;
+      }
+    }
 #if VB_WIDE_PARTIAL_STORES
-  // Blocks whose second row group holds rows too (H*T > 16 past row0), outside the token-split
-  // instance. H200, 3 rounds, on every split block: one 4k request with T = 16, DeepSeek EAGLE
-  // B1 and dp128 decode B1 2.7-4.1 % faster; decode B8 1.2-1.5 % and MTP T2 B8 (token split)
-  // 0-3.5 % slower, so those keep the 8-byte stores; restricted so (114392c), 2 rounds: the
-  // gains kept (-2.5 to -4.6 %), decode and MTP T2 B8 within 2 %. Block-uniform: every lane
-  // reaches the shuffles.
-  if (!kTokenSplit && num_splits > 1 && rows_per_request - row0 > kMmaM) {
+    // Blocks whose second row group holds rows too (H*T > 16 past row0), outside the token-split
+    // instance. H200, 3 rounds, on every split block: one 4k request with T = 16, DeepSeek EAGLE
+    // B1 and dp128 decode B1 2.7-4.1 % faster; decode B8 1.2-1.5 % and MTP T2 B8 (token split)
+    // 0-3.5 % slower, so those keep the 8-byte stores; restricted so (114392c), 2 rounds: the
+    // gains kept (-2.5 to -4.6 %), decode and MTP T2 B8 within 2 %. Block-uniform: every lane
+    // reaches the shuffles.
+    if (!kTokenSplit && num_splits > 1 && rows_per_request - row0 > kMmaM) {
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      // Warp-uniform: the 8 rows of this half all lie past the request (decode's padding).
-      if (row0 + mgroup * kMmaM + half * 8 >= rows_per_request) continue;
-      const int r = mgroup * kMmaM + lane / 4 + half * 8;
-      const std::int64_t qrow = current_request_row0() + row0 + r;
-      const float sum = s_final_sum[r];  // no token split in this branch
-      const float inv = sum > 0.f ? 1.f / sum : 0.f;
-      float* row = ws.o_partial + partial_row(qrow, row0 + r) * mla::kHeadDimV + kgroup * kChannelsPerWarp;
+      for (int half = 0; half < 2; ++half) {
+        // Warp-uniform: the 8 rows of this half all lie past the request (decode's padding).
+        if (row0 + mgroup * kMmaM + half * 8 >= rows_per_request) continue;
+        const int r = mgroup * kMmaM + lane / 4 + half * 8;
+        const std::int64_t qrow = current_request_row0() + row0 + r;
+        const float sum = s_final_sum[r];  // no token split in this branch
+        const float inv = sum > 0.f ? 1.f / sum : 0.f;
+        float* row = ws.o_partial + partial_row(qrow, row0 + r) * mla::kHeadDimV + kgroup * kChannelsPerWarp;
 #pragma unroll
-      for (int nt = 0; nt < kNTilesO; nt += 2) {
-        store_partial_chunk_pair(row + nt * kMmaN, o_acc[nt][2 * half] * inv, o_acc[nt][2 * half + 1] * inv,
-                                 o_acc[nt + 1][2 * half] * inv, o_acc[nt + 1][2 * half + 1] * inv,
-                                 row0 + r < rows_per_request);
+        for (int nt = 0; nt < kNTilesO; nt += 2) {
+          store_partial_chunk_pair(row + nt * kMmaN, o_acc[nt][2 * half] * inv, o_acc[nt][2 * half + 1] * inv,
+                                   o_acc[nt + 1][2 * half] * inv, o_acc[nt + 1][2 * half + 1] * inv,
+                                   row0 + r < rows_per_request);
+        }
       }
-    }
-  } else
+    } else
 #endif
 #pragma unroll
-  for (int half = 0; half < 2; ++half) {
-    const int r = mgroup * kMmaM + lane / 4 + half * 8;
-    if (row0 + r >= rows_per_request) continue;
-    const std::int64_t qrow = current_request_row0() + row0 + r;
-    const float sum = token_split ? merged_sum[half] : s_final_sum[r];
-    const float inv = sum > 0.f ? 1.f / sum : 0.f;
+    for (int half = 0; half < 2; ++half) {
+      const int r = mgroup * kMmaM + lane / 4 + half * 8;
+      if (row0 + r >= rows_per_request) continue;
+      const std::int64_t qrow = current_request_row0() + row0 + r;
+      const float sum = token_split ? merged_sum[half] : s_final_sum[r];
+      const float inv = sum > 0.f ? 1.f / sum : 0.f;
 #pragma unroll
-    for (int nt = 0; nt < kNTilesO; ++nt) {
-      const int col = kgroup * kChannelsPerWarp + nt * kMmaN + (lane % 4) * 2;
-      const float x = o_acc[nt][2 * half] * inv;
-      const float y = o_acc[nt][2 * half + 1] * inv;
-      if (num_splits == 1) {
-        *reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + col) = __floats2bfloat162_rn(x, y);
-      } else {
-        *reinterpret_cast<float2*>(ws.o_partial + partial_row(qrow, row0 + r) * mla::kHeadDimV + col) = make_float2(x, y);
+      for (int nt = 0; nt < kNTilesO; ++nt) {
+        const int col = kgroup * kChannelsPerWarp + nt * kMmaN + (lane % 4) * 2;
+        const float x = o_acc[nt][2 * half] * inv;
+        const float y = o_acc[nt][2 * half + 1] * inv;
+        if (num_splits == 1) {
+          *reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + col) = __floats2bfloat162_rn(x, y);
+        } else {
+          *reinterpret_cast<float2*>(ws.o_partial + partial_row(qrow, row0 + r) * mla::kHeadDimV + col) =
+              make_float2(x, y);
+        }
       }
     }
-  }
-  if (tid % kThreadsPerRow == 0 && srow_valid) {
-    const std::int64_t qrow = current_request_row0() + srow_global;
-    const float lse = row_sum > 0.f ? row_max * kLn2 + logf(row_sum) : -INFINITY;
-    if (num_splits == 1) {
-      p.lse[qrow] = lse;
-    } else {
-      ws.lse_partial[partial_row(qrow, srow_global)] = lse;
+    if (tid % kThreadsPerRow == 0 && srow_valid) {
+      const std::int64_t qrow = current_request_row0() + srow_global;
+      const float lse = row_sum > 0.f ? row_max * kLn2 + logf(row_sum) : -INFINITY;
+      if (num_splits == 1) {
+        p.lse[qrow] = lse;
+      } else {
+        ws.lse_partial[partial_row(qrow, srow_global)] = lse;
+      }
     }
-  }
-  if constexpr (kBalanced && VB_BALANCE_FINALIZE) {
-    // A request this block holds whole has one slot, which the combine leaves alone: the
-    // group turns its rows' partials (just written, in L2) into the final O and LSE. Done
-    // here, after the registers of O are free: a second store path in the epilogue spilled.
-    if (state->whole != 0 && num_splits > 1) {
-      warp::named_barrier_sync(group_barrier, kGroupThreads);  // the group's partial stores are done
-      finalize_whole_request_rows(p, ws, current_request_row0(), row0 + mgroup * kMmaM, rows_per_request, blockIdx.y,
-                                  current_b(), tid % kGroupThreads);
+    if constexpr (kBalanced && VB_BALANCE_FINALIZE) {
+      // A request this block holds whole has one slot, which the combine leaves alone: the
+      // group turns its rows' partials (just written, in L2) into the final O and LSE. Done
+      // here, after the registers of O are free: a second store path in the epilogue spilled.
+      if (state->whole != 0 && num_splits > 1) {
+        warp::named_barrier_sync(group_barrier, kGroupThreads);  // the group's partial stores are done
+        finalize_whole_request_rows(p, ws, current_request_row0(), row0 + mgroup * kMmaM, rows_per_request, blockIdx.y,
+                                    current_b(), tid % kGroupThreads);
+      }
     }
-  }
-  if (tid == 0) VB_TIMELINE_STAMP(g_timeline_main, kTimelineEnd);
-  iter0 += tile_end - tile_begin;
-  if (!next_segment()) break;
-  // Loaded here, after the partial's write: loaded in the last tile or under the write, the
-  // fragments' registers spilled (168 per thread).
-  load_q_fragments(q_frag, p, current_request_row0(), row0, rows_per_request, mgroup, kgroup, lane);
+    if (tid == 0) VB_TIMELINE_STAMP(g_timeline_main, kTimelineEnd);
+    iter0 += tile_end - tile_begin;
+    if (!next_segment()) break;
+    // Loaded here, after the partial's write: loaded in the last tile or under the write, the
+    // fragments' registers spilled (168 per thread).
+    load_q_fragments(q_frag, p, current_request_row0(), row0, rows_per_request, mgroup, kgroup, lane);
   }
 }
 
@@ -1311,12 +1317,14 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
     std::int64_t total = 0;
     for (int b = 0; b < batch; ++b) total += units_of(b);
     const int balanced_blocks = static_cast<int>(std::min<std::int64_t>(
-        {static_cast<std::int64_t>(kMaxSplits), slots / plan.m_tiles, total / (kMinTilesPerSplit + kBalanceBoundaryUnits)}));
+        {static_cast<std::int64_t>(kMaxSplits), slots / plan.m_tiles,
+         total / (kMinTilesPerSplit + kBalanceBoundaryUnits)}));
     const std::int64_t per_block = tile_balance::units_per_block(total, std::max(1, balanced_blocks));
     int max_slots = 1;
     std::int64_t start = 0;
     for (int b = 0; b < batch; ++b) {
-      max_slots = std::max(max_slots, tile_balance::request_slots(start, units_of(b), kBalanceBoundaryUnits, per_block));
+      max_slots =
+          std::max(max_slots, tile_balance::request_slots(start, units_of(b), kBalanceBoundaryUnits, per_block));
       start += units_of(b);
     }
     const double cost = static_cast<double>(per_block) + kSplitOverheadTiles + max_slots * kCombineTilesPerSplit;
@@ -1482,8 +1490,8 @@ cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int
   attribute.val.programmaticStreamSerializationAllowed = 1;
   config.attrs = &attribute;
   config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, combine_kernel_for(combine_splits, lanes, split_tiles < 0), params, num_splits, split_tiles,
-                            tokens_per_tile, ws, lanes);
+  return cudaLaunchKernelEx(&config, combine_kernel_for(combine_splits, lanes, split_tiles < 0), params, num_splits,
+                            split_tiles, tokens_per_tile, ws, lanes);
 }
 
 }  // namespace detail
