@@ -349,8 +349,10 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // the barriers) and keeps its place in shared memory (BalancedWarpState).
   BalancedWarpState* state = nullptr;
   if constexpr (kBalanced) {
-    __shared__ BalancedWarpState s_states[kBlockThreads / 32];
-    state = &s_states[warp];
+    // Raw storage: Walk's default member initializers would ask for a dynamic initialization,
+    // which __shared__ variables do not get (every field is written before it is read).
+    __shared__ __align__(16) unsigned char s_states[sizeof(BalancedWarpState) * (kBlockThreads / 32)];
+    state = reinterpret_cast<BalancedWarpState*>(s_states) + warp;
     tile_balance::Walk w = balanced_walk_warp(p, balanced_boundary_units(split_tiles), blockIdx.y, num_splits, lane);
     tile_balance::Segment seg;
     const bool any = tile_balance::next_segment(p, kTokensPerTile, balanced_boundary_units(split_tiles), w, &seg);

@@ -243,6 +243,22 @@ cudaError_t run_plan_and_check(const vb::Problem& problem, const vb::ReferenceOu
   return launched;
 }
 
+// Prefix lengths of `count` requests from a 64-bit LCG seeded with `seed`: of `kinds` kinds,
+// one empty, one below `short_max`, the others below `long_max`; the last request `last` long.
+std::vector<int> unequal_prefixes(int count, std::uint64_t seed, int kinds, int short_max, int long_max, int last) {
+  std::vector<int> prefixes;
+  std::uint64_t x = seed;
+  for (int r = 0; r < count; ++r) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const int kind = static_cast<int>((x >> 33) % kinds);
+    prefixes.push_back(kind == 0   ? 0
+                       : kind == 1 ? static_cast<int>((x >> 40) % short_max)
+                                   : static_cast<int>((x >> 37) % long_max));
+  }
+  prefixes.back() = last;
+  return prefixes;
+}
+
 // The production paths this device runs: mma.sync, and wgmma where it is supported.
 std::vector<vb::FlashVerifyPath> device_paths() {
   cudaError_t error = cudaSuccess;
@@ -427,14 +443,8 @@ TEST_CASE("the token split (H*T <= 16) agrees with the reference on both sides o
 // scan over the batch, 32 requests a step: kernels/NOTES.md, v6.)
 TEST_CASE("length-aware plans over batches of 70 unequal requests give every split one block", "[gpu]") {
   REQUIRE(has_device());
-  std::vector<int> prefixes;
-  std::uint64_t x = 0x9E3779B97F4A7C15ull;
-  for (int r = 0; r < 70; ++r) {
-    x = x * 6364136223846793005ull + 1442695040888963407ull;
-    const int kind = static_cast<int>((x >> 33) % 5);
-    prefixes.push_back(kind == 0 ? 0 : kind == 1 ? static_cast<int>((x >> 40) % 40) : static_cast<int>((x >> 37) % 2500));
-  }
-  prefixes[69] = 6000;  // the longest request last: its splits are the grid's last working pairs
+  // The longest request last: its splits are the grid's last working pairs.
+  const std::vector<int> prefixes = unequal_prefixes(70, 0x9E3779B97F4A7C15ull, 5, 40, 2500, 6000);
   const CaseSpec spec = make_case("sized-70", 8, prefixes, random_tree(9, 4), 16, vb::PagePlacement::kShuffled, 31);
   const vb::Problem problem = vb::materialize(spec);
   const vb::ReferenceOutput ref =
@@ -468,14 +478,7 @@ TEST_CASE("length-aware plans over batches of 70 unequal requests give every spl
 // twice or not at all, or a partial in the wrong slot, leaves a poisoned or wrong row.
 TEST_CASE("tile-balanced plans put every tile of unequal requests in exactly one block", "[gpu]") {
   REQUIRE(has_device());
-  std::vector<int> prefixes;
-  std::uint64_t x = 0xD1B54A32D192ED03ull;
-  for (int r = 0; r < 40; ++r) {
-    x = x * 6364136223846793005ull + 1442695040888963407ull;
-    const int kind = static_cast<int>((x >> 33) % 4);
-    prefixes.push_back(kind == 0 ? 0 : kind == 1 ? static_cast<int>((x >> 40) % 64) : static_cast<int>((x >> 37) % 3000));
-  }
-  prefixes[39] = 9000;
+  const std::vector<int> prefixes = unequal_prefixes(40, 0xD1B54A32D192ED03ull, 4, 64, 3000, 9000);
   int variants[8];
   const int num_variants = vb::flash_verify_pipeline_variants(variants, 8);
   int device_optin = 0;
