@@ -351,7 +351,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   if constexpr (kBalanced) {
     // Raw storage: Walk's default member initializers would ask for a dynamic initialization,
     // which __shared__ variables do not get (every field is written before it is read).
-    __shared__ __align__(16) unsigned char s_states[sizeof(BalancedWarpState) * (kBlockThreads / 32)];
+    constexpr int kStateBytes = sizeof(BalancedWarpState) * (kBlockThreads / 32);
+    __shared__ __align__(alignof(BalancedWarpState)) unsigned char s_states[kStateBytes];
     state = reinterpret_cast<BalancedWarpState*>(s_states) + warp;
     tile_balance::Walk w = balanced_walk_warp(p, balanced_boundary_units(split_tiles), blockIdx.y, num_splits, lane);
     tile_balance::Segment seg;
