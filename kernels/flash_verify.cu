@@ -155,7 +155,8 @@ __device__ __forceinline__ void store_partial_chunk_pair(float* chunk_pair, floa
 // the producers go on into the next request's page table and KV (a chain of dependent loads:
 // its length, its table, the first entry). H200, mixed lengths
 // (reports/h200/2026-11-30-balanced): with 1 unit, blocks with one boundary ended 5.4 us
-// (about 4 tiles at 1.29 us) after those without. -DVB_BALANCE_BOUNDARY_UNITS=n for A/B builds.
+// (about 4 tiles at 1.29 us) after those without; of 0, 1, 2, 4 and 6 units, 6 ran the
+// skewed batch fastest (calls 1-2 there). -DVB_BALANCE_BOUNDARY_UNITS=n for A/B builds.
 #ifndef VB_BALANCE_BOUNDARY_UNITS
 #define VB_BALANCE_BOUNDARY_UNITS 6
 #endif
@@ -196,7 +197,8 @@ struct BalancedWarpState {
   tile_balance::Walk walk;
   int request, prefix, whole;
 };
-static_assert(smem_bytes_for_stages(kMinStages) + sizeof(BalancedWarpState) * (kBlockThreads / 32) <= kSm120SmemLimit,
+static_assert(smem_bytes_for_stages(kMinStages) + sizeof(BalancedWarpState) * (kBlockThreads / 32) <=
+                  kSm120SmemLimit,
               "the tile-balanced instance's static shared memory must fit next to sm_120's pipeline");
 
 __device__ __forceinline__ std::int64_t warp_sum64(std::int64_t x) {
