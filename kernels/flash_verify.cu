@@ -208,7 +208,7 @@ __device__ __forceinline__ std::int64_t warp_sum64(std::int64_t x) {
 }
 // Every lane of a warp calls these (requests lane, lane + 32, ... are a lane's share); they
 // give what tile_balance::start_walk and its totals give on the host.
-// The batch's units, and those of the requests before `before`.
+// The batch's units, and (prior non-null) those of the requests before `before`.
 __device__ __forceinline__ void balanced_units_warp(const VerifyParams& p, int boundary, int before, int lane,
                                                     std::int64_t* total, std::int64_t* prior) {
   std::int64_t t = 0, pr = 0;
@@ -218,14 +218,14 @@ __device__ __forceinline__ void balanced_units_warp(const VerifyParams& p, int b
     if (r < before) pr += u;
   }
   *total = warp_sum64(t);
-  *prior = warp_sum64(pr);
+  if (prior != nullptr) *prior = warp_sum64(pr);
 }
 // Block `block` of `blocks`: its range, positioned at the first request whose units end
 // past the range's start (past the batch when the range is empty).
 __device__ __forceinline__ tile_balance::Walk balanced_walk_warp(const VerifyParams& p, int boundary, int block,
                                                                  int blocks, int lane) {
-  std::int64_t total = 0, unused = 0;
-  balanced_units_warp(p, boundary, 0, lane, &total, &unused);
+  std::int64_t total = 0;
+  balanced_units_warp(p, boundary, 0, lane, &total, nullptr);
   tile_balance::Walk w;
   w.block = block;
   w.units_per_block = tile_balance::units_per_block(total, blocks);
@@ -1328,9 +1328,9 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
     int max_slots = 1;
     std::int64_t start = 0;
     for (int b = 0; b < batch; ++b) {
-      max_slots =
-          std::max(max_slots, tile_balance::request_slots(start, units_of(b), kBalanceBoundaryUnits, per_block));
-      start += units_of(b);
+      const std::int64_t units = units_of(b);
+      max_slots = std::max(max_slots, tile_balance::request_slots(start, units, kBalanceBoundaryUnits, per_block));
+      start += units;
     }
     const double cost = static_cast<double>(per_block) + kSplitOverheadTiles + max_slots * kCombineTilesPerSplit;
     if (balanced_blocks >= 2 && cost * kBalanceMinGain < best_cost) {

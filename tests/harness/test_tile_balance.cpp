@@ -100,10 +100,10 @@ TEST_CASE("tile_balance: every tile in exactly one segment, slots as the combine
   check_schedule(one.p, 32, 1, 128);
 }
 
-TEST_CASE("tile_balance: the host walk starts where the device's warp search does", "[tile-balance]") {
-  // The device finds a block's first request by a ballot over inclusive sums (kernels/
-  // flash_verify.cu balanced_walk_warp): the first request whose units end past the block's
-  // first unit. The host walk must agree, including at exact boundaries.
+TEST_CASE("tile_balance: a block's walk starts at the request its first unit falls in", "[tile-balance]") {
+  // The first request whose units end past the block's first unit, at exact boundaries and
+  // on a boundary unit. (The device finds it by a ballot over inclusive sums, kernels/
+  // flash_verify.cu balanced_walk_warp; the GPU tests check that path end to end.)
   const Batch b = make_batch({31, 0, 95, 1000}, 1);  // 32-token tiles: 1, 1, 3, 32 tiles
   const int boundary = 1;                           // units: 2, 2, 4, 33 = 41 in all
   CHECK(tb::total_units(b.p, 32, boundary) == 41);

@@ -217,6 +217,19 @@ struct DeviceTokenProblem {
   }
 };
 
+// A case materialized, its CPU reference (every row) and its token-form device copy: what
+// most GPU tests check the production kernel against. Bind the members by name:
+// `ReferencedProblem checked(spec); auto& [problem, ref, d] = checked;`.
+struct ReferencedProblem {
+  vb::Problem problem;
+  vb::ReferenceOutput ref;
+  DeviceTokenProblem d;
+  explicit ReferencedProblem(const CaseSpec& spec)
+      : problem(vb::materialize(spec)),
+        ref(vb::reference_verify(vb::host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr))),
+        d(problem, problem) {}
+};
+
 // Runs one plan on poisoned outputs and a NaN-filled workspace and checks every element
 // against the reference; returns the launch error without checking when it was refused.
 cudaError_t run_plan_and_check(const vb::Problem& problem, const vb::ReferenceOutput& ref, const CaseSpec& spec,
@@ -275,10 +288,8 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
   REQUIRE(has_device());
   const CaseSpec spec = make_case("splits", 16, {5000, 77, 0}, random_tree(24, 3), 1,
                                   vb::PagePlacement::kShuffled, 21);
-  const vb::Problem problem = vb::materialize(spec);
-  const vb::ReferenceOutput ref =
-      vb::reference_verify(vb::host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr));
-  DeviceTokenProblem d(problem, problem);
+  ReferencedProblem checked(spec);
+  auto& [problem, ref, d] = checked;
   const int m_tiles = (problem.tree_size * problem.num_heads + vb::flash_verify_config().rows_per_tile - 1) /
                       vb::flash_verify_config().rows_per_tile;
   auto run_plan = [&](const vb::FlashVerifyPlan& plan) { return run_plan_and_check(problem, ref, spec, d, plan); };
@@ -389,11 +400,9 @@ TEST_CASE("the token split (H*T <= 16) agrees with the reference on both sides o
   };
   for (const CaseSpec& spec : specs) {
     INFO("case " << spec.name << ", token split from " << threshold << " tiles per split");
-    const vb::Problem problem = vb::materialize(spec);
+    ReferencedProblem checked(spec);
+    auto& [problem, ref, d] = checked;
     REQUIRE(problem.tree_size * problem.num_heads <= cfg.rows_per_tile / 2);
-    const vb::ReferenceOutput ref =
-        vb::reference_verify(vb::host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr));
-    DeviceTokenProblem d(problem, problem);
     const int longest_tiles = (prefixes[0] + problem.tree_size + cfg.tokens_per_tile - 1) / cfg.tokens_per_tile;
     // The planner asks for the token split on this shape once its splits are long enough.
     const int longest_kv = prefixes[0] + problem.tree_size;
@@ -446,10 +455,8 @@ TEST_CASE("length-aware plans over batches of 70 unequal requests give every spl
   // The longest request last: its splits are the grid's last working pairs.
   const std::vector<int> prefixes = unequal_prefixes(70, 0x9E3779B97F4A7C15ull, 5, 40, 2500, 6000);
   const CaseSpec spec = make_case("sized-70", 8, prefixes, random_tree(9, 4), 16, vb::PagePlacement::kShuffled, 31);
-  const vb::Problem problem = vb::materialize(spec);
-  const vb::ReferenceOutput ref =
-      vb::reference_verify(vb::host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr));
-  DeviceTokenProblem d(problem, problem);
+  ReferencedProblem checked(spec);
+  auto& [problem, ref, d] = checked;
   for (vb::FlashVerifyPath path : device_paths()) {
     const vb::FlashVerifyConfigInfo cfg = vb::flash_verify_path_config(path);
     const int rows = problem.tree_size * problem.num_heads;
@@ -487,10 +494,8 @@ TEST_CASE("tile-balanced plans put every tile of unequal requests in exactly one
   for (const auto& [heads, nodes] : {std::pair<int, int>{8, 9}, std::pair<int, int>{8, 1}}) {
     const CaseSpec spec =
         make_case("balanced-40", heads, prefixes, random_tree(nodes, 5), 16, vb::PagePlacement::kInterleaved, 37);
-    const vb::Problem problem = vb::materialize(spec);
-    const vb::ReferenceOutput ref =
-        vb::reference_verify(vb::host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr));
-    DeviceTokenProblem d(problem, problem);
+    ReferencedProblem checked(spec);
+    auto& [problem, ref, d] = checked;
     const int rows = problem.tree_size * problem.num_heads;
     for (int v = 0; v < num_variants; ++v) {
       if (vb::flash_verify_smem_bytes(variants[v]) > device_optin) continue;
@@ -566,10 +571,8 @@ TEST_CASE("the phase timeline records every block in timeline builds and nothing
   }
   const CaseSpec spec = make_case("timeline", 16, {5000, 77, 0}, random_tree(24, 3), 1,
                                   vb::PagePlacement::kShuffled, 22);
-  const vb::Problem problem = vb::materialize(spec);
-  const vb::ReferenceOutput ref =
-      vb::reference_verify(vb::host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr));
-  DeviceTokenProblem d(problem, problem);
+  ReferencedProblem checked(spec);
+  auto& [problem, ref, d] = checked;
   for (vb::FlashVerifyPath path : device_paths()) {
     INFO("path " << vb::to_string(path));
     const int rows = problem.tree_size * problem.num_heads;
