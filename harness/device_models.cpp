@@ -52,7 +52,7 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
     kv_lens.push_back(p + tree);
   }
   const FlashVerifyPlan fp = flash_verify_plan(batch, tree, spec.heads, max_kv_len, device.num_sms,
-                                               device.blocks_per_sm, device.wgmma, kv_lens.data());
+                                               device.blocks_per_sm, device.wgmma, kv_lens.data(), spec.pages.size);
   plan.path = fp.path;
   if (fp.path == FlashVerifyPath::kWgmma) {
     plan.stages = 2;

@@ -215,7 +215,7 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
   const bool wgmma = flash_verify_wgmma_supported(&wgmma_error);
   check(wgmma_error, "flash_verify_wgmma_supported");
   impl->plan = flash_verify_plan(B, T, problem.num_heads, max_kv_len, gpu.sm_count, blocks_per_sm, wgmma,
-                                 kv_lens.data());
+                                 kv_lens.data(), problem.pages.page_size);
   impl->plan_mma_sync = flash_verify_plan(B, T, problem.num_heads, max_kv_len, gpu.sm_count, blocks_per_sm,
                                           false, kv_lens.data());
   impl->plan_wgmma = flash_verify_plan_for_path(FlashVerifyPath::kWgmma, B, T, problem.num_heads, max_kv_len,

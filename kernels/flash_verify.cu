@@ -1251,17 +1251,28 @@ FlashVerifyConfigInfo flash_verify_path_config(FlashVerifyPath path) {
 // blocks fit in one wave and the longest block (C tiles plus the overheads) is cheaper than
 // the even plan's: a long request then takes more splits than a short one.
 FlashVerifyPlan flash_verify_plan(int batch, int tree_size, int num_heads, int max_kv_len,
-                                  int num_sms, int blocks_per_sm, bool wgmma_available, const int* kv_lens) {
+                                  int num_sms, int blocks_per_sm, bool wgmma_available, const int* kv_lens,
+                                  int page_size) {
   long kv_tiles = 0;  // 64-token tiles of all requests (each at most max_kv_len long)
   for (int b = 0; b < batch; ++b) {
     kv_tiles += ceil_div(std::max(1, std::min(max_kv_len, kv_lens ? kv_lens[b] : max_kv_len)),
                          wgmma_cfg::kTokensPerTile);
   }
-  const long wgmma_tiles = kv_tiles * ceil_div(tree_size * num_heads, wgmma_cfg::kRowsPerTile);
-  const bool wgmma = wgmma_available && tree_size * num_heads >= wgmma_cfg::kMinRows &&
-                     wgmma_tiles >= static_cast<long>(wgmma_cfg::kMinTilesPerSm) * std::max(1, num_sms);
-  return flash_verify_plan_for_path(wgmma ? FlashVerifyPath::kWgmma : FlashVerifyPath::kMmaSync, batch,
-                                    tree_size, num_heads, max_kv_len, num_sms, blocks_per_sm, kv_lens);
+  const int rows = tree_size * num_heads;
+  const long wgmma_tiles = kv_tiles * ceil_div(rows, wgmma_cfg::kRowsPerTile);
+  const long sms = std::max(1, num_sms);
+  const bool wgmma_for_compute = rows >= wgmma_cfg::kMinRows &&
+                                 wgmma_tiles >= static_cast<long>(wgmma_cfg::kMinTilesPerSm) * sms;
+  const bool wgmma_for_paged_bytes = rows > kMmaM && rows < wgmma_cfg::kMinRows &&
+                                     page_size >= wgmma_cfg::kFewRowsMinPageSize &&
+                                     wgmma_tiles >= static_cast<long>(wgmma_cfg::kFewRowsMinTilesPerSm) * sms;
+  const FlashVerifyPlan mma_sync = flash_verify_plan_for_path(FlashVerifyPath::kMmaSync, batch, tree_size, num_heads,
+                                                              max_kv_len, num_sms, blocks_per_sm, kv_lens);
+  // The wgmma path has no tile-balanced schedule: where mma.sync takes one, it keeps it.
+  const bool wgmma = wgmma_available && (wgmma_for_compute || (wgmma_for_paged_bytes && !mma_sync.tile_balanced));
+  if (!wgmma) return mma_sync;
+  return flash_verify_plan_for_path(FlashVerifyPath::kWgmma, batch, tree_size, num_heads, max_kv_len, num_sms,
+                                    blocks_per_sm, kv_lens);
 }
 
 FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int tree_size, int num_heads,

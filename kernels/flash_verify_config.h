@@ -141,6 +141,18 @@ inline constexpr int kMinRows = VB_WGMMA_MIN_ROWS;
 // mma.sync path (its larger per-block prologue: 72 KB of Q, a 72 KB first tile), from 514
 // tiles up it was 1.11-2.39x (H200, reports/h200/2026-11-29-wgmma/final-605f51a).
 inline constexpr int kMinTilesPerSm = 2;
+// Rows of one mma.sync tile but more than one m16 group (H*T of 17-63: half a wgmma tile)
+// take the wgmma path too, where both paths are bound by bytes, when pages hold at least
+// kFewRowsMinPageSize rows and the batch at least kFewRowsMinTilesPerSm 64-token tiles per SM.
+// Measured in the same runs (H200, cold L2; effdb78 and 114392c finals), wgmma / mma.sync:
+// 128k x 8 at page 64 0.946 / 0.945, mixed lengths at page 16 0.960 / 0.960, one 64k and
+// one 128k request at page 64 0.97-0.98; why the 64-token gathers stream faster there was not
+// profiled. Left on mma.sync: page 1 (shuffled 1.00x, and the planner cannot tell shuffled
+// pages from contiguous ones, 0.97x), one 32k request (3.9 tiles per SM: 1.04x slower), 8-row
+// decode at page 64 (1.03-1.04x slower), and tile-balanced plans (the wgmma path has none:
+// the skewed batch ran 1.38x slower on it).
+inline constexpr int kFewRowsMinPageSize = 16;
+inline constexpr int kFewRowsMinTilesPerSm = 6;  // 3.9 was slower, 7.8 faster; 6 is between
 inline constexpr int kRowsPerTile = 64;
 inline constexpr int kTokensPerTile = 64;
 inline constexpr int kStages = 2;                       // Q (72 KB) + 2 x 72 KB of KV fill 227 KB

@@ -133,6 +133,39 @@ TEST_CASE("flash_verify_plan: the wgmma path only where it is available and H*T 
   CHECK(std::string(vb::to_string(FlashVerifyPath::kMmaSync)) == "mma.sync");
 }
 
+TEST_CASE("flash_verify_plan: 17-63 rows over pages of 16+ rows take the wgmma path when the batch is long", "[plan]") {
+  using vb::FlashVerifyPath;
+  // 128k x 8, 32 rows (H = 8, T = 4): pages of 16 and 64 rows go to wgmma, page 1 stays.
+  CHECK(vb::flash_verify_plan(8, 4, 8, 131076, 132, 1, true, nullptr, 64).path == FlashVerifyPath::kWgmma);
+  CHECK(vb::flash_verify_plan(8, 4, 8, 131076, 132, 1, true, nullptr, 16).path == FlashVerifyPath::kWgmma);
+  CHECK(vb::flash_verify_plan(8, 4, 8, 131076, 132, 1, true, nullptr, 1).path == FlashVerifyPath::kMmaSync);
+  CHECK(vb::flash_verify_plan(8, 4, 8, 131076, 132, 1, true).path == FlashVerifyPath::kMmaSync);  // page 1 default
+  CHECK(vb::flash_verify_plan(8, 4, 8, 131076, 132, 1, false, nullptr, 64).path == FlashVerifyPath::kMmaSync);
+  // 24 rows (T = 3) too; 16 rows or fewer (one m16 group: 8-row decode) stay on mma.sync.
+  CHECK(vb::flash_verify_plan(8, 3, 8, 131076, 132, 1, true, nullptr, 64).path == FlashVerifyPath::kWgmma);
+  CHECK(vb::flash_verify_plan(64, 1, 8, 16385, 132, 1, true, nullptr, 64).path == FlashVerifyPath::kMmaSync);
+  CHECK(vb::flash_verify_plan(8, 2, 8, 131076, 132, 1, true, nullptr, 64).path == FlashVerifyPath::kMmaSync);
+  // The batch's 64-token tiles per SM: one 64k request holds 7.8 (wgmma), one 32k request 3.9.
+  CHECK(vb::flash_verify_plan(1, 4, 8, 65540, 132, 1, true, nullptr, 64).path == FlashVerifyPath::kWgmma);
+  CHECK(vb::flash_verify_plan(1, 4, 8, 32772, 132, 1, true, nullptr, 64).path == FlashVerifyPath::kMmaSync);
+  // A batch the mma.sync path balances tile by tile keeps mma.sync (the skewed perf case:
+  // one 64k request among 47 of 2k, page 16).
+  std::vector<int> skewed(48, 2048 + 4);
+  skewed[0] = 65536 + 4;
+  const vb::FlashVerifyPlan s = vb::flash_verify_plan(48, 4, 8, 65540, 132, 1, true, skewed.data(), 16);
+  CHECK(s.path == FlashVerifyPath::kMmaSync);
+  CHECK(s.tile_balanced);
+  // The chosen wgmma plan is the path's own plan for the same lengths.
+  std::vector<int> mixed(32, 4096 + 4);
+  mixed[0] = 65536 + 4;
+  const vb::FlashVerifyPlan m = vb::flash_verify_plan(32, 4, 8, 65540, 132, 1, true, mixed.data(), 16);
+  const vb::FlashVerifyPlan w = vb::flash_verify_plan_for_path(FlashVerifyPath::kWgmma, 32, 4, 8, 65540, 132, 1,
+                                                               mixed.data());
+  CHECK(m.path == FlashVerifyPath::kWgmma);
+  CHECK(m.num_splits == w.num_splits);
+  CHECK(m.tiles_per_split == w.tiles_per_split);
+}
+
 TEST_CASE("flash_verify_plan: one request spreads over the H200 in one wave, finer with the cheap combine", "[plan]") {
   // One request, 8 heads, T = 4 (32 rows, one 32-row tile): the split counts the H200 ran
   // fastest with since the combine charge fell to 1/16 tile per split (f6090a6; A/B in

@@ -75,7 +75,9 @@ int flash_verify_stages_for_smem_optin(int optin_bytes);
 // Chooses the path and the split count so that B * m_tiles * splits blocks fill `num_sms`
 // several times over for the longest expected request. With `wgmma_available` (see
 // flash_verify_wgmma_supported), requests of H*T >= 64 rows take the wgmma path when the
-// batch holds at least 2 of its 64-row x 64-token tiles per SM.
+// batch holds at least 2 of its 64-row x 64-token tiles per SM; requests of 17-63 rows take
+// it when pages hold >= 16 rows (`page_size`), the batch holds >= 6 such tiles per SM and
+// the mma.sync plan is not tile-balanced (wgmma_cfg::kFewRowsMinPageSize: measured why).
 // Host-only arithmetic, no device calls.
 //
 // With `kv_lens` (host, `batch` entries of prefix + T, each <= max_kv_len) the split model
@@ -85,7 +87,7 @@ int flash_verify_stages_for_smem_optin(int optin_bytes);
 // up to max_kv_len.
 FlashVerifyPlan flash_verify_plan(int batch, int tree_size, int num_heads, int max_kv_len,
                                   int num_sms, int blocks_per_sm, bool wgmma_available = false,
-                                  const int* kv_lens = nullptr);
+                                  const int* kv_lens = nullptr, int page_size = 1);
 
 // The split count for a given path (what flash_verify_plan does once it has chosen the
 // path): to run one path where the planner would pick the other, e.g. in tests.
