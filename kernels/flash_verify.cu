@@ -1302,11 +1302,13 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
   // Length-aware plan, only for unequal lengths and only in one wave of blocks: splits of C
   // tiles, a request of t tiles taking ceil(t / C) of them. It replaces the even plan when
   // its longest block is shorter. (Several waves of fixed-size splits were measured slower:
-  // deepseek shared prefix, 557 blocks, 286.0 -> 301.9 us on the H200.)
+  // deepseek shared prefix, 557 blocks, 286.0 -> 301.9 us on the H200.) Every C is tried,
+  // not only the longest request's even divisions ceil(max_tiles / s): the smallest C whose
+  // blocks fit one wave may lie between two of those (Kimi EAGLE B32: 79 tiles, not 84).
   bool unequal = false;
   for (int b = 1; kv_lens != nullptr && b < batch; ++b) unequal = unequal || kv_lens[b] != kv_lens[0];
-  for (int s = 2; unequal && s <= split_cap; ++s) {
-    const int split_tiles = ceil_div(max_tiles, s);  // C
+  for (int split_tiles = ceil_div(max_tiles, split_cap); unequal && split_tiles < max_tiles; ++split_tiles) {
+    const int s = ceil_div(max_tiles, split_tiles);
     long blocks = 0;
     for (int b = 0; b < batch; ++b) {
       blocks += ceil_div(ceil_div(std::max(1, std::min(max_kv_len, kv_lens[b])), tokens_per_tile), split_tiles);

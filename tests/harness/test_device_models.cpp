@@ -202,6 +202,15 @@ TEST_CASE("flash_verify_plan: unequal lengths get fixed-size splits sized by the
   CHECK(sized.num_splits > even.num_splits);
   CHECK(static_cast<long>(sized.num_splits) * sized.tiles_per_split >= max_tiles);  // no tile left out
   CHECK(sized.num_splits <= 128);
+  // The smallest split size whose blocks fit one wave of 132, whether or not it is an even
+  // division of the long request (every size is tried).
+  auto blocks_of = [&](int split_tiles) {
+    long blocks = 0;
+    for (int len : lens) blocks += ((len + 63) / 64 + split_tiles - 1) / split_tiles;
+    return blocks;
+  };
+  CHECK(blocks_of(sized.tiles_per_split) <= 132);
+  CHECK(blocks_of(sized.tiles_per_split - 1) > 132);
   // Equal lengths: exactly the plan made without them.
   const std::vector<int> same(32, 65540);
   const vb::FlashVerifyPlan eq = vb::flash_verify_plan_for_path(wgmma, 32, 4, 8, 65540, 132, 1, same.data());
