@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Session 9, call 3. C2 = f8d5276 (compact_split loads 128 requests' lengths at once and
+# Session 9, call 3 (one archive of F, C, C2). C2 = f8d5276 (compact_split loads 128 requests' lengths at once and
 # shuffles the block's prefix instead of loading it again). C2's GPU tests; F / C / C2 A/B,
 # 3 rounds, on the fixed-size split cases; then the nightly MTP T4 B8 16k page-64 case with
 # F, 3 rounds (its runs time production = wgmma beside production/mma.sync).
-for t in s9-c1 s9-c2 s9-c3; do tar xJf .device-carry/$t.tar.xz -C .device-carry || exit 1; done
+for t in s9-c3; do tar xJf .device-carry/$t.tar.xz -C .device-carry || exit 1; done
 O=/tmp/s9c3; mkdir -p $O
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > $O/gpu.txt
 (cd .device-carry/C2 && timeout 120 ./run_gpu_tests.sh) > $O/gpu-tests-C2.log 2>&1; echo "C2 tests rc=$? $(tail -n 2 $O/gpu-tests-C2.log | tr '\n' ' ')"
