@@ -35,52 +35,37 @@ __device__ __forceinline__ int split_size_tiles(int num_tiles, int num_splits, i
 // i - first(b) of request b, first(b) being the splits of requests 0 .. b-1; blocks past
 // the batch's last split hold nothing. Every warp finds its block's request itself (32
 // requests per step: a scan and a ballot), so no block-wide exchange is needed. The
-// partials keep their (row, split) slots, so the combine is unchanged. The lengths of 128
-// requests are loaded at once, and the block's own prefix comes from the lane that held it.
+// partials keep their (row, split) slots, so the combine is unchanged.
 struct CompactSplit {
-  int request, split, prefix;  // request -1: past the batch's last split
+  int request, split;  // request -1: past the batch's last split
 };
 template <int kTokens>
 __device__ __forceinline__ CompactSplit compact_split(const VerifyParams& p, int num_splits, int split_tiles,
                                                       int block) {
-  constexpr int kSteps = 4;  // 32-request steps whose lengths are loaded together
   const int lane = threadIdx.x % 32;
-  CompactSplit found{-1, 0, 0};  // warp-uniform
-  int first = 0;                 // splits of the requests before the current step's 32
-  for (int b0 = 0; b0 < p.batch && found.request < 0; b0 += 32 * kSteps) {
-    int prefix[kSteps];
-#pragma unroll
-    for (int s = 0; s < kSteps; ++s) {
-      const int b = b0 + 32 * s + lane;
-      prefix[s] = b < p.batch ? p.prefix_len[b] : -1;
+  int first = 0;  // splits of the requests before this step's 32
+  for (int b0 = 0; b0 < p.batch; b0 += 32) {
+    int splits = 0;
+    if (b0 + lane < p.batch) {
+      const int tiles = (p.kv_len(b0 + lane) + kTokens - 1) / kTokens;
+      const int size = split_size_tiles(tiles, num_splits, split_tiles);
+      splits = (tiles + size - 1) / size;
     }
+    int through = splits;  // inclusive scan: splits of requests b0 .. b0 + lane
 #pragma unroll
-    for (int s = 0; s < kSteps; ++s) {
-      if (found.request >= 0) continue;
-      int splits = 0;
-      if (prefix[s] >= 0) {
-        const int tiles = (prefix[s] + p.tree_size + kTokens - 1) / kTokens;
-        const int size = split_size_tiles(tiles, num_splits, split_tiles);
-        splits = (tiles + size - 1) / size;
-      }
-      int through = splits;  // inclusive scan: splits of this step's requests up to this lane's
-#pragma unroll
-      for (int d = 1; d < 32; d *= 2) {
-        const int v = __shfl_up_sync(0xffffffffu, through, d);
-        if (lane >= d) through += v;
-      }
-      const unsigned past = __ballot_sync(0xffffffffu, block < first + through);
-      if (past != 0) {
-        const int l = __ffs(past) - 1;
-        found.request = b0 + 32 * s + l;
-        found.split = block - first - __shfl_sync(0xffffffffu, through - splits, l);
-        found.prefix = __shfl_sync(0xffffffffu, prefix[s], l);
-      } else {
-        first += __shfl_sync(0xffffffffu, through, 31);
-      }
+    for (int d = 1; d < 32; d *= 2) {
+      const int v = __shfl_up_sync(0xffffffffu, through, d);
+      if (lane >= d) through += v;
     }
+    const unsigned past = __ballot_sync(0xffffffffu, block < first + through);
+    if (past != 0) {
+      const int l = __ffs(past) - 1;
+      const int before = __shfl_sync(0xffffffffu, through - splits, l);  // requests b0 .. b0 + l - 1
+      return {b0 + l, block - first - before};
+    }
+    first += __shfl_sync(0xffffffffu, through, 31);
   }
-  return found;
+  return {-1, 0};
 }
 
 // What one block of either kernel owns: request b and split `split` (blockIdx.z and
@@ -112,11 +97,9 @@ __device__ __forceinline__ BlockWork block_work(const VerifyParams& p, int num_s
     }
     w.b = c.request;
     w.split = c.split;
-    w.prefix = c.prefix;
-  } else {
-    w.prefix = p.prefix_len[w.b];
   }
   w.request_row0 = static_cast<std::int64_t>(w.b) * w.rows_per_request;
+  w.prefix = p.prefix_len[w.b];
   w.kv_len = p.kv_len(w.b);
   const int num_tiles = (w.kv_len + kTokens - 1) / kTokens;
   const int tiles_per_split = split_size_tiles(num_tiles, num_splits, split_tiles);
