@@ -8,8 +8,6 @@
 // request share every KV tile: they are the M dimension of the tensor-core products), and
 // one contiguous range of the request's logical tokens (split blockIdx.y of num_splits;
 // the range covers prefix and tree tokens alike, the tree mask applies past the prefix).
-// Length-aware plans number (request, split) pairs in a compact order instead, busy blocks
-// first (detail::compact_split); tile-balanced plans walk several requests per block.
 //
 // Warp roles: kWarps compute warps and kProducerWarps producer warps. The producers fill a
 // kStages-deep ring of KV tiles (kTokensPerTile tokens each) in shared memory through the
@@ -341,7 +339,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
 
   // The tile-balanced instance moves on from request to request (segments): b, the partial's
   // slot, the lengths and the tile range change at each; elsewhere they are the block's own.
-  int split = blockIdx.y;  // the partial's index (tile-balanced: balanced_partial_row)
+  const int split = blockIdx.y;  // the partial's index (tile-balanced: balanced_partial_row)
   int b = blockIdx.z;
   const int tid = threadIdx.x;
   const int warp = tid / 32;
@@ -384,8 +382,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   } else {
     work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
     if (detail::empty_split_handled<kRowsPerTile>(work, ws, num_splits, split_tiles, tid, kBlockThreads)) return;
-    b = work.b;
-    split = work.split;
     if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_main, work.tile_end - work.tile_begin);
   }
   const int rows_per_request = work.rows_per_request, row0 = work.row0;

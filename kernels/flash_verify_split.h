@@ -26,54 +26,10 @@ __device__ __forceinline__ int split_size_tiles(int num_tiles, int num_splits, i
   return max(split_tiles, (num_tiles + num_splits - 1) / num_splits);
 }
 
-// Length-aware plans (split_tiles > 0): the blocks that hold tiles come first in launch
-// order. The grid is still B x num_splits per row tile (what any lengths up to the planned
-// maximum can need), but a short request needs few of its num_splits, and with one block
-// per SM the empty blocks queued between busy ones held back the later requests' first
-// blocks (H200, mixed lengths on the wgmma path: 413 of 544 blocks empty, the last busy
-// block entered 8.1 us after the first). Block i of the (split, request) order takes split
-// i - first(b) of request b, first(b) being the splits of requests 0 .. b-1; blocks past
-// the batch's last split hold nothing. Every warp finds its block's request itself (32
-// requests per step: a scan and a ballot), so no block-wide exchange is needed. The
-// partials keep their (row, split) slots, so the combine is unchanged.
-struct CompactSplit {
-  int request, split;  // request -1: past the batch's last split
-};
-template <int kTokens>
-__device__ __forceinline__ CompactSplit compact_split(const VerifyParams& p, int num_splits, int split_tiles,
-                                                      int block) {
-  const int lane = threadIdx.x % 32;
-  int first = 0;  // splits of the requests before this step's 32
-  for (int b0 = 0; b0 < p.batch; b0 += 32) {
-    int splits = 0;
-    if (b0 + lane < p.batch) {
-      const int tiles = (p.kv_len(b0 + lane) + kTokens - 1) / kTokens;
-      const int size = split_size_tiles(tiles, num_splits, split_tiles);
-      splits = (tiles + size - 1) / size;
-    }
-    int through = splits;  // inclusive scan: splits of requests b0 .. b0 + lane
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-      const int v = __shfl_up_sync(0xffffffffu, through, d);
-      if (lane >= d) through += v;
-    }
-    const unsigned past = __ballot_sync(0xffffffffu, block < first + through);
-    if (past != 0) {
-      const int l = __ffs(past) - 1;
-      const int before = __shfl_sync(0xffffffffu, through - splits, l);  // requests b0 .. b0 + l - 1
-      return {b0 + l, block - first - before};
-    }
-    first += __shfl_sync(0xffffffffu, through, 31);
-  }
-  return {-1, 0};
-}
-
-// What one block of either kernel owns: request b and split `split` (blockIdx.z and
-// blockIdx.y; length-aware plans: compact_split's), the kRows-row tile blockIdx.x of its
-// rows (node-major, head-minor), and the tiles [tile_begin, tile_end) of kTokens tokens of
-// that split (empty when tile_begin >= tile_end). Called by whole warps.
+// What one block of either kernel owns: request b = blockIdx.z, the kRows-row tile
+// blockIdx.x of its rows (node-major, head-minor), and the tiles [tile_begin, tile_end) of
+// kTokens tokens of split blockIdx.y (empty when tile_begin >= tile_end).
 struct BlockWork {
-  int b, split;
   int rows_per_request, row0;
   std::int64_t request_row0;  // the request's first query row in q / o / lse
   int prefix, kv_len;         // from the device-side prefix length (graphs replay other lengths)
@@ -82,28 +38,15 @@ struct BlockWork {
 template <int kRows, int kTokens>
 __device__ __forceinline__ BlockWork block_work(const VerifyParams& p, int num_splits, int split_tiles) {
   BlockWork w;
-  w.b = blockIdx.z;
-  w.split = blockIdx.y;
+  const int m_tile = blockIdx.x, split = blockIdx.y, b = blockIdx.z;
   w.rows_per_request = p.query_rows_per_request();
-  w.row0 = blockIdx.x * kRows;
-  if (split_tiles > 0) {
-    const CompactSplit c = compact_split<kTokens>(p, num_splits, split_tiles, blockIdx.y + gridDim.y * blockIdx.z);
-    if (c.request < 0) {  // nothing to do: an empty range of a real request
-      w.b = 0;
-      w.request_row0 = 0;
-      w.prefix = w.kv_len = 0;
-      w.tile_begin = w.tile_end = 0;
-      return w;
-    }
-    w.b = c.request;
-    w.split = c.split;
-  }
-  w.request_row0 = static_cast<std::int64_t>(w.b) * w.rows_per_request;
-  w.prefix = p.prefix_len[w.b];
-  w.kv_len = p.kv_len(w.b);
+  w.row0 = m_tile * kRows;
+  w.request_row0 = static_cast<std::int64_t>(b) * w.rows_per_request;
+  w.prefix = p.prefix_len[b];
+  w.kv_len = p.kv_len(b);
   const int num_tiles = (w.kv_len + kTokens - 1) / kTokens;
   const int tiles_per_split = split_size_tiles(num_tiles, num_splits, split_tiles);
-  w.tile_begin = w.split * tiles_per_split;
+  w.tile_begin = split * tiles_per_split;
   w.tile_end = min(num_tiles, w.tile_begin + tiles_per_split);
   return w;
 }
@@ -187,7 +130,7 @@ __device__ __forceinline__ bool empty_split_handled(const BlockWork& w, const Sp
                                                     int split_tiles, int tid, int threads) {
   if (w.tile_begin < w.tile_end) return false;
   if (split_tiles > 0) return true;  // a length-aware plan's combine skips empty splits
-  write_empty_split<kRows>(ws, num_splits, w.split, w.request_row0, w.row0, w.rows_per_request, tid, threads);
+  write_empty_split<kRows>(ws, num_splits, blockIdx.y, w.request_row0, w.row0, w.rows_per_request, tid, threads);
   return true;
 }
 

@@ -122,6 +122,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   std::uint64_t* s_empty = s_full + kStages * kLoadParts;                // [kStages]
   std::uint64_t* s_q_full = s_empty + kStages;
 
+  const int split = blockIdx.y;
+  const int b = blockIdx.z;
   const int tid = threadIdx.x;
   const int warpgroup = tid / 128;
   const int wg_tid = tid % 128;
@@ -131,7 +133,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   const detail::BlockWork work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
   if (detail::empty_split_handled<kRowsPerTile>(work, ws, num_splits, split_tiles, tid, kThreads)) return;
-  const int b = work.b, split = work.split;
   if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_wgmma, work.tile_end - work.tile_begin);
   const int rows_per_request = work.rows_per_request, row0 = work.row0, prefix = work.prefix, kv_len = work.kv_len;
   const std::int64_t request_row0 = work.request_row0;

@@ -452,8 +452,7 @@ TEST_CASE("the token split (H*T <= 16) agrees with the reference on both sides o
 // scan over the batch, 32 requests a step: kernels/NOTES.md, v6.)
 TEST_CASE("length-aware plans over batches of 70 unequal requests give every split one block", "[gpu]") {
   REQUIRE(has_device());
-  // The longest request last: its splits are the last busy blocks of the compact order
-  // (detail::compact_split), found in the third 32-request step of its scan.
+  // The longest request last: its splits are the grid's last working pairs.
   const std::vector<int> prefixes = unequal_prefixes(70, 0x9E3779B97F4A7C15ull, 5, 40, 2500, 6000);
   const CaseSpec spec = make_case("sized-70", 8, prefixes, random_tree(9, 4), 16, vb::PagePlacement::kShuffled, 31);
   ReferencedProblem checked(spec);
