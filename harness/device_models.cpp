@@ -78,7 +78,7 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
     lengths.batch = batch;
     lengths.tree_size = tree;
     lengths.prefix_len = prefix.data();
-    const int boundary = flash_verify_balance_boundary_units();
+    const int boundary = flash_verify_balance_boundary_units(fp.path);
     const std::int64_t total = tile_balance::total_units(lengths, tokens_per_tile, boundary);
     plan.balanced_units_per_block = tile_balance::units_per_block(total, fp.num_splits);
     plan.blocks = static_cast<std::int64_t>(fp.m_tiles) *

@@ -183,8 +183,10 @@ int cmd_plan(const std::vector<std::string>& files, const std::vector<std::strin
   }
   std::printf("\n+ts: the mma.sync path's token split (H*T <= 16: both row groups on alternate KV tiles)\n");
   std::printf("bal N: the tile-balanced schedule, splits = blocks per row tile, each N units of the batch's tiles "
-              "laid end to end (a request costs %d more; kernels/include/verifybench/tile_balance.h)\n",
-              vb::flash_verify_balance_boundary_units());
+              "laid end to end (a request costs %d more on mma.sync, %d on wgmma; "
+              "kernels/include/verifybench/tile_balance.h)\n",
+              vb::flash_verify_balance_boundary_units(vb::FlashVerifyPath::kMmaSync),
+              vb::flash_verify_balance_boundary_units(vb::FlashVerifyPath::kWgmma));
   std::printf("\ndevices (harness/device_models.cpp):\n");
   for (const vb::DeviceModel* d : devices) {
     std::printf("  %-13s %s, sm_%d, %d SMs, %d B shared memory per block, %d block(s) per SM, %.0f GB/s, %.1f TFLOP/s, %s: %s\n",

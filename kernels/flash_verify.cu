@@ -54,6 +54,9 @@ __host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / 
 constexpr std::int64_t ceil_div64(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 using detail::SplitWorkspace;
+using detail::balanced_boundary_units;
+using detail::balanced_partial_row;
+using detail::balanced_split_tiles_arg;
 
 std::size_t align_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
 
@@ -161,11 +164,6 @@ __device__ __forceinline__ void store_partial_chunk_pair(float* chunk_pair, floa
 #define VB_BALANCE_BOUNDARY_UNITS 6
 #endif
 constexpr int kBalanceBoundaryUnits = VB_BALANCE_BOUNDARY_UNITS;
-// -DVB_BALANCE_FINALIZE=0 (A/B builds): a block that holds a request whole writes its partial
-// like any other and the combine merges that one slot too.
-#ifndef VB_BALANCE_FINALIZE
-#define VB_BALANCE_FINALIZE 1
-#endif
 // The planner takes the tile-balanced plan only when its modelled cost is this much below
 // the other plans' (H200, reports/h200/2026-11-30-balanced: mixed lengths, 1.07x by the
 // model, ran between 1 % faster and 2 % slower balanced; the skewed batch, 1.22x, 30 %
@@ -187,8 +185,7 @@ static_assert(kBalanceBoundaryUnits >= 0, "a boundary cannot save time");
 // The kernels get the schedule through split_tiles: > 0 a length-aware plan's split size,
 // 0 an even plan, < 0 the tile-balanced schedule with -split_tiles boundary units (the
 // combine's parameter list stays the same for every plan).
-__host__ __device__ constexpr int balanced_split_tiles_arg() { return -kBalanceBoundaryUnits - 1; }
-__device__ __forceinline__ int balanced_boundary_units(int split_tiles) { return -split_tiles - 1; }
+// (detail::balanced_split_tiles_arg encodes it, detail::balanced_boundary_units decodes it.)
 
 // A warp's place in the tile-balanced schedule, in shared memory (in registers it spilled:
 // 168 per thread at 12 warps): its walk past the current segment, the current request, its
@@ -200,68 +197,6 @@ struct BalancedWarpState {
 static_assert(smem_bytes_for_stages(kMinStages) + sizeof(BalancedWarpState) * (kBlockThreads / 32) <=
                   kSm120SmemLimit,
               "the tile-balanced instance's static shared memory must fit next to sm_120's pipeline");
-
-__device__ __forceinline__ std::int64_t warp_sum64(std::int64_t x) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) x += __shfl_xor_sync(0xffffffffu, x, offset);
-  return x;
-}
-// Every lane of a warp calls these (requests lane, lane + 32, ... are a lane's share); they
-// give what tile_balance::start_walk and its totals give on the host.
-// The batch's units, and (prior non-null) those of the requests before `before`.
-__device__ __forceinline__ void balanced_units_warp(const VerifyParams& p, int boundary, int before, int lane,
-                                                    std::int64_t* total, std::int64_t* prior) {
-  std::int64_t t = 0, pr = 0;
-  for (int r = lane; r < p.batch; r += 32) {
-    const std::int64_t u = tile_balance::request_units(p.kv_len(r), kTokensPerTile, boundary);
-    t += u;
-    if (r < before) pr += u;
-  }
-  *total = warp_sum64(t);
-  if (prior != nullptr) *prior = warp_sum64(pr);
-}
-// Block `block` of `blocks`: its range, positioned at the first request whose units end
-// past the range's start (past the batch when the range is empty).
-__device__ __forceinline__ tile_balance::Walk balanced_walk_warp(const VerifyParams& p, int boundary, int block,
-                                                                 int blocks, int lane) {
-  std::int64_t total = 0;
-  balanced_units_warp(p, boundary, 0, lane, &total, nullptr);
-  tile_balance::Walk w;
-  w.block = block;
-  w.units_per_block = tile_balance::units_per_block(total, blocks);
-  w.range_begin = static_cast<std::int64_t>(block) * w.units_per_block;
-  w.range_end = min(w.range_begin + w.units_per_block, total);
-  w.request = p.batch;
-  w.request_start = total;
-  std::int64_t base = 0;
-  for (int r0 = 0; r0 < p.batch; r0 += 32) {  // 32 requests at a time: inclusive scan, then ballot
-    const int r = r0 + lane;
-    const std::int64_t u = r < p.batch ? tile_balance::request_units(p.kv_len(r), kTokensPerTile, boundary) : 0;
-    std::int64_t incl = u;
-#pragma unroll
-    for (int offset = 1; offset < 32; offset <<= 1) {
-      const std::int64_t v = __shfl_up_sync(0xffffffffu, incl, offset);
-      if (lane >= offset) incl += v;
-    }
-    const unsigned past = __ballot_sync(0xffffffffu, r < p.batch && base + incl > w.range_begin);
-    if (past != 0) {
-      const int l = __ffs(past) - 1;
-      w.request = r0 + l;
-      w.request_start = base + __shfl_sync(0xffffffffu, incl - u, l);
-      break;
-    }
-    base += __shfl_sync(0xffffffffu, incl, 31);
-  }
-  return w;
-}
-// Where a tile-balanced block's partial of request b goes: partial (block + b) of the
-// request's row set, so the workspace holds (blocks + batch - 1) partials per query row of a
-// request instead of blocks per row (tile_balance::request_slots: the slots of consecutive
-// requests, shifted by b, never overlap).
-__host__ __device__ __forceinline__ std::int64_t balanced_partial_row(int block, int b, int rows_per_request,
-                                                                      int row) {
-  return (static_cast<std::int64_t>(block) + b) * rows_per_request + row;
-}
 
 // Rows first_row .. first_row + 15 of a request (those below rows_per_request) that one
 // tile-balanced block held whole: its partial (slot 0, balanced_partial_row) becomes the final
@@ -356,7 +291,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     constexpr int kStateBytes = sizeof(BalancedWarpState) * (kBlockThreads / 32);
     __shared__ __align__(alignof(BalancedWarpState)) unsigned char s_states[kStateBytes];
     state = reinterpret_cast<BalancedWarpState*>(s_states) + warp;
-    tile_balance::Walk w = balanced_walk_warp(p, balanced_boundary_units(split_tiles), blockIdx.y, num_splits, lane);
+    tile_balance::Walk w = detail::balanced_walk_warp(p, kTokensPerTile, balanced_boundary_units(split_tiles), blockIdx.y, num_splits, lane);
     tile_balance::Segment seg;
     const bool any = tile_balance::next_segment(p, kTokensPerTile, balanced_boundary_units(split_tiles), w, &seg);
     if (lane == 0) state->walk = w;
@@ -921,15 +856,15 @@ constexpr int combine_launch_min_blocks(int instance_loads, bool balanced) {
 // arithmetic as the main kernel's walk (num_splits blocks per row tile). Every lane of the
 // warp calls it.
 __device__ __forceinline__ void balanced_row_partials(const VerifyParams& p, std::int64_t qrow, int num_splits,
-                                                      int split_tiles, std::int64_t* part0, int* part_stride,
-                                                      int* slots) {
+                                                      int split_tiles, int tokens_per_tile, std::int64_t* part0,
+                                                      int* part_stride, int* slots) {
   const int rows_per_request = p.query_rows_per_request();
   const int b = static_cast<int>(qrow / rows_per_request);
   const int boundary = balanced_boundary_units(split_tiles);
   std::int64_t total = 0, prior = 0;
-  balanced_units_warp(p, boundary, b, threadIdx.x, &total, &prior);  // the combine's 32 threads x of one y
+  detail::balanced_units_warp(p, tokens_per_tile, boundary, b, threadIdx.x, &total, &prior);  // the combine's 32 threads x of one y
   const std::int64_t per_block = tile_balance::units_per_block(total, num_splits);
-  *slots = tile_balance::request_slots(prior, tile_balance::request_units(p.kv_len(b), kTokensPerTile, boundary),
+  *slots = tile_balance::request_slots(prior, tile_balance::request_units(p.kv_len(b), tokens_per_tile, boundary),
                                        boundary, per_block);
   const int first_block = static_cast<int>((prior + boundary) / per_block);
   *part0 = balanced_partial_row(first_block, b, rows_per_request,
@@ -971,7 +906,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
     const int num_tiles = ceil_div(p.kv_len(b), tokens_per_tile);
     used_splits = ceil_div(num_tiles, detail::split_size_tiles(num_tiles, num_splits, split_tiles));
   } else if (kBalanced) {
-    balanced_row_partials(p, qrow, num_splits, split_tiles, &part0, &part_stride, &used_splits);
+    balanced_row_partials(p, qrow, num_splits, split_tiles, tokens_per_tile, &part0, &part_stride, &used_splits);
   }
   // Tile-balanced: a request one block held whole has one slot, and that block wrote its rows'
   // final O and LSE; these threads still meet the block's barriers but load and store nothing.
@@ -1191,7 +1126,9 @@ int flash_verify_pipeline_variants(int* stages, int capacity) {
   return n;
 }
 
-int flash_verify_balance_boundary_units() { return kBalanceBoundaryUnits; }
+int flash_verify_balance_boundary_units(FlashVerifyPath path) {
+  return path == FlashVerifyPath::kWgmma ? wgmma_cfg::kBalanceBoundaryUnits : kBalanceBoundaryUnits;
+}
 
 int flash_verify_smem_bytes(int stages) { return variant_for_stages(stages, Instance::kPlain).smem_bytes; }
 
@@ -1327,26 +1264,27 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
   // replaces the plans above when its longest block is shorter: no block is left holding a
   // request's short last split while another holds a full one.
   // Like the even plan's splits, a block's share holds at least kMinTilesPerSplit tiles.
-  if (unequal && !wgmma) {
+  const int boundary = flash_verify_balance_boundary_units(path);
+  const double min_gain = wgmma ? wgmma_cfg::kBalanceMinGain : kBalanceMinGain;
+  if (unequal) {
     auto units_of = [&](int b) {
-      return tile_balance::request_units(std::max(1, std::min(max_kv_len, kv_lens[b])), tokens_per_tile,
-                                         kBalanceBoundaryUnits);
+      return tile_balance::request_units(std::max(1, std::min(max_kv_len, kv_lens[b])), tokens_per_tile, boundary);
     };
     std::int64_t total = 0;
     for (int b = 0; b < batch; ++b) total += units_of(b);
     const int balanced_blocks = static_cast<int>(std::min<std::int64_t>(
         {static_cast<std::int64_t>(kMaxSplits), slots / plan.m_tiles,
-         total / (kMinTilesPerSplit + kBalanceBoundaryUnits)}));
+         total / (kMinTilesPerSplit + boundary)}));
     const std::int64_t per_block = tile_balance::units_per_block(total, std::max(1, balanced_blocks));
     int max_slots = 1;
     std::int64_t start = 0;
     for (int b = 0; b < batch; ++b) {
       const std::int64_t units = units_of(b);
-      max_slots = std::max(max_slots, tile_balance::request_slots(start, units, kBalanceBoundaryUnits, per_block));
+      max_slots = std::max(max_slots, tile_balance::request_slots(start, units, boundary, per_block));
       start += units;
     }
     const double cost = static_cast<double>(per_block) + kSplitOverheadTiles + max_slots * kCombineTilesPerSplit;
-    if (balanced_blocks >= 2 && cost * kBalanceMinGain < best_cost) {
+    if (balanced_blocks >= 2 && cost * min_gain < best_cost) {
       best_cost = cost;
       plan.tile_balanced = true;
       plan.num_splits = balanced_blocks;
@@ -1440,7 +1378,7 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
       plan.m_tiles != ceil_div(params.tree_size * params.num_heads, rows_per_tile) || params.batch > 65535 ||
       (wgmma && plan.pipeline_stages != 0) || plan.tiles_per_split < 0 ||
       (plan.token_split && (wgmma || params.tree_size * params.num_heads > kMmaM)) ||
-      (plan.tile_balanced && (wgmma || plan.token_split || plan.tiles_per_split != 0 || plan.balanced_slots < 1 ||
+      (plan.tile_balanced && (plan.token_split || plan.tiles_per_split != 0 || plan.balanced_slots < 1 ||
                               plan.balanced_slots > plan.num_splits)) ||
       !combine_lanes_valid(plan.combine_split_lanes, combine_splits(plan)) ||
       (plan.path != FlashVerifyPath::kMmaSync && plan.path != FlashVerifyPath::kWgmma)) {
@@ -1464,7 +1402,8 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
     // Tile-balanced: num_splits blocks per row tile walk the whole batch (blockIdx.z = 0).
     const dim3 grid(plan.m_tiles, plan.num_splits, plan.tile_balanced ? 1 : params.batch);
     variant.kernel<<<grid, kBlockThreads, variant.smem_bytes, stream>>>(
-        params, plan.num_splits, plan.tile_balanced ? balanced_split_tiles_arg() : plan.tiles_per_split, ws);
+        params, plan.num_splits, plan.tile_balanced ? balanced_split_tiles_arg(kBalanceBoundaryUnits) : plan.tiles_per_split,
+        ws);
     if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
   }
   if (plan.num_splits == 1) return cudaSuccess;
@@ -1472,7 +1411,9 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
   return cudaSuccess;  // timing probe only: split plans' outputs stay unwritten (reported incorrect)
 #endif
   return detail::launch_split_combine(params, plan.num_splits,
-                                      plan.tile_balanced ? balanced_split_tiles_arg() : plan.tiles_per_split,
+                                      plan.tile_balanced
+                                          ? balanced_split_tiles_arg(flash_verify_balance_boundary_units(plan.path))
+                                          : plan.tiles_per_split,
                                       wgmma ? wgmma_cfg::kTokensPerTile : kTokensPerTile, combine_splits(plan),
                                       plan.combine_split_lanes, ws, stream);
 }

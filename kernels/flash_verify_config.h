@@ -151,6 +151,19 @@ inline constexpr int kMinTilesPerSm = 2;
 // pages from contiguous ones, 0.97x), one 32k request (3.9 tiles per SM: 1.04x slower), 8-row
 // decode at page 64 (1.03-1.04x slower), and tile-balanced plans (the wgmma path has none:
 // the skewed batch ran 1.38x slower on it).
+// The wgmma path's tile-balanced schedule (verifybench/tile_balance.h; the mma.sync path's
+// constants are in flash_verify.cu): what a request boundary costs in 64-token tiles (the
+// finished request's partial stores, then the next request's Q, 36-72 KB, loaded once the
+// last S of the previous one has read it), and how much cheaper than fixed-size splits its
+// model must put it. Both are first guesses, to be measured.
+#ifndef VB_WGMMA_BALANCE_BOUNDARY_UNITS
+#define VB_WGMMA_BALANCE_BOUNDARY_UNITS 2
+#endif
+inline constexpr int kBalanceBoundaryUnits = VB_WGMMA_BALANCE_BOUNDARY_UNITS;
+#ifndef VB_WGMMA_BALANCE_MIN_GAIN
+#define VB_WGMMA_BALANCE_MIN_GAIN 1.0
+#endif
+inline constexpr double kBalanceMinGain = VB_WGMMA_BALANCE_MIN_GAIN;
 inline constexpr int kFewRowsMinPageSize = 16;
 inline constexpr int kFewRowsMinTilesPerSm = 6;  // 3.9 was slower, 7.8 faster; 6 is between
 inline constexpr int kRowsPerTile = 64;
@@ -176,8 +189,10 @@ inline constexpr int kOffFinalSum = kOffRescale + kRowsPerTile * 4;  // [64] flo
 inline constexpr int kLoadParts = VB_WGMMA_LOAD_PARTS;
 inline constexpr int kBlocksPerPart = kDimBlocks / kLoadParts;
 static_assert(kBlocksPerPart * kLoadParts == kDimBlocks, "load parts split the 9 column blocks evenly");
-inline constexpr int kOffBarriers = kOffFinalSum + kRowsPerTile * 4;  // full[2][parts], empty[2], q_full
-inline constexpr int kBarrierCount = kStages * kLoadParts + kStages + 1;
+// full[2][parts], empty[2], q_full, q_empty (tile-balanced: the softmax warpgroup's last S of a
+// request has read Q, so the producer may load the next request's)
+inline constexpr int kOffBarriers = kOffFinalSum + kRowsPerTile * 4;
+inline constexpr int kBarrierCount = kStages * kLoadParts + kStages + 2;
 // +1024: the dynamic shared-memory base is aligned up to 1024 B (128-byte swizzle atoms).
 inline constexpr int kSmemBytes = kOffBarriers + kBarrierCount * 8 + 1024;
 inline constexpr int kHopperSmemLimit = 227 * 1024;

@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "verifybench/kernels.h"
+#include "verifybench/tile_balance.h"
 
 namespace vb::detail {
 
@@ -49,6 +50,81 @@ __device__ __forceinline__ BlockWork block_work(const VerifyParams& p, int num_s
   w.tile_begin = split * tiles_per_split;
   w.tile_end = min(num_tiles, w.tile_begin + tiles_per_split);
   return w;
+}
+
+// ---- the tile-balanced schedule, device side (both paths; verifybench/tile_balance.h) ----
+// The kernels get the schedule through split_tiles: > 0 a length-aware plan's split size,
+// 0 an even plan, < 0 the tile-balanced schedule with -split_tiles - 1 boundary units (the
+// combine's parameter list stays the same for every plan).
+// A block that holds a request whole writes its final O and LSE, and the combine leaves
+// those rows. -DVB_BALANCE_FINALIZE=0 (A/B builds): it writes its partial like any other and
+// the combine merges that one slot too.
+#ifndef VB_BALANCE_FINALIZE
+#define VB_BALANCE_FINALIZE 1
+#endif
+__host__ __device__ constexpr int balanced_split_tiles_arg(int boundary_units) { return -boundary_units - 1; }
+__host__ __device__ constexpr int balanced_boundary_units(int split_tiles) { return -split_tiles - 1; }
+
+__device__ __forceinline__ std::int64_t warp_sum64(std::int64_t x) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) x += __shfl_xor_sync(0xffffffffu, x, offset);
+  return x;
+}
+// Every lane of a warp calls these (requests lane, lane + 32, ... are a lane's share); they
+// give what tile_balance::start_walk and its totals give on the host.
+// The batch's units, and (prior non-null) those of the requests before `before`.
+__device__ __forceinline__ void balanced_units_warp(const VerifyParams& p, int tokens_per_tile, int boundary,
+                                                    int before, int lane, std::int64_t* total, std::int64_t* prior) {
+  std::int64_t t = 0, pr = 0;
+  for (int r = lane; r < p.batch; r += 32) {
+    const std::int64_t u = tile_balance::request_units(p.kv_len(r), tokens_per_tile, boundary);
+    t += u;
+    if (r < before) pr += u;
+  }
+  *total = warp_sum64(t);
+  if (prior != nullptr) *prior = warp_sum64(pr);
+}
+// Block `block` of `blocks`: its range, positioned at the first request whose units end
+// past the range's start (past the batch when the range is empty).
+__device__ __forceinline__ tile_balance::Walk balanced_walk_warp(const VerifyParams& p, int tokens_per_tile,
+                                                                 int boundary, int block, int blocks, int lane) {
+  std::int64_t total = 0;
+  balanced_units_warp(p, tokens_per_tile, boundary, 0, lane, &total, nullptr);
+  tile_balance::Walk w;
+  w.block = block;
+  w.units_per_block = tile_balance::units_per_block(total, blocks);
+  w.range_begin = static_cast<std::int64_t>(block) * w.units_per_block;
+  w.range_end = min(w.range_begin + w.units_per_block, total);
+  w.request = p.batch;
+  w.request_start = total;
+  std::int64_t base = 0;
+  for (int r0 = 0; r0 < p.batch; r0 += 32) {  // 32 requests at a time: inclusive scan, then ballot
+    const int r = r0 + lane;
+    const std::int64_t u = r < p.batch ? tile_balance::request_units(p.kv_len(r), tokens_per_tile, boundary) : 0;
+    std::int64_t incl = u;
+#pragma unroll
+    for (int offset = 1; offset < 32; offset <<= 1) {
+      const std::int64_t v = __shfl_up_sync(0xffffffffu, incl, offset);
+      if (lane >= offset) incl += v;
+    }
+    const unsigned past = __ballot_sync(0xffffffffu, r < p.batch && base + incl > w.range_begin);
+    if (past != 0) {
+      const int l = __ffs(past) - 1;
+      w.request = r0 + l;
+      w.request_start = base + __shfl_sync(0xffffffffu, incl - u, l);
+      break;
+    }
+    base += __shfl_sync(0xffffffffu, incl, 31);
+  }
+  return w;
+}
+// Where a tile-balanced block's partial of request b goes: partial (block + b) of the
+// request's row set, so the workspace holds (blocks + batch - 1) partials per query row of a
+// request instead of blocks per row (tile_balance::request_slots: the slots of consecutive
+// requests, shifted by b, never overlap).
+__host__ __device__ __forceinline__ std::int64_t balanced_partial_row(int block, int b, int rows_per_request,
+                                                                      int row) {
+  return (static_cast<std::int64_t>(block) + b) * rows_per_request + row;
 }
 
 // log2(x) when x is a power of two, else -1 (device code; nvcc's host pass sees no __ffs).

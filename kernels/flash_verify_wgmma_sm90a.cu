@@ -48,6 +48,11 @@ constexpr int kProducerRegs = 88;
 constexpr int kSoftmaxRegs = 240;
 constexpr int kSecondPvRegs = 176;
 static_assert(kProducerRegs + kSoftmaxRegs + kSecondPvRegs == 3 * 168, "the block's register budget");
+// The tile-balanced instance's producer also walks its segments and reloads Q for each
+// request: at 88 it spilled (40-92 bytes); 96 / 232 / 176 do not.
+constexpr int kBalancedProducerRegs = 96;
+constexpr int kBalancedSoftmaxRegs = 232;
+static_assert(kBalancedProducerRegs + kBalancedSoftmaxRegs + kSecondPvRegs == 3 * 168, "the block's register budget");
 constexpr int kBarPFull = 1;        // softmax warpgroup -> second PV warpgroup: P(i) is in smem
 constexpr int kBarPEmpty = 2;       // second PV warpgroup -> softmax warpgroup: P(i) was read
 constexpr int kBarEpilogue = 3;     // final row sums are in smem
@@ -108,6 +113,25 @@ __device__ __forceinline__ std::uint64_t tile_visibility(const std::uint64_t* ma
 // Phase timeline slots (-DVB_DEBUG_TIMELINE=1 builds; flash_verify_timeline.cuh).
 VB_TIMELINE_SLOTS(g_timeline_wgmma, detail::kTimelineMainSlots);
 
+// Tile-balanced instance: a warp's walk over its block's range (verifybench/tile_balance.h),
+// in static shared memory (registers are the budget: 88 / 240 / 176 per warpgroup). Every warp
+// walks it itself, so segment changes need no block-wide exchange; all reach the same ones.
+constexpr int kWalkBytes = sizeof(tile_balance::Walk) * (kThreads / 32);
+static_assert(kWalkBytes <= 1024 && kSmemBytes + 1024 <= kHopperSmemLimit,
+              "the walk states (static shared memory, rounded up to the dynamic base's 1024-byte alignment) must fit");
+
+// The next segment of this warp's walk into *seg (false: the range holds no more tiles).
+__device__ __forceinline__ bool next_balanced_segment(const VerifyParams& p, int boundary, tile_balance::Walk* state,
+                                                      tile_balance::Segment* seg) {
+  tile_balance::Walk w = *state;
+  const bool any = tile_balance::next_segment(p, kTokensPerTile, boundary, w, seg);
+  __syncwarp();
+  if ((threadIdx.x & 31) == 0) *state = w;
+  __syncwarp();
+  return any;
+}
+
+template <bool kBalanced>
 __global__ void __launch_bounds__(kThreads, 1)
     flash_verify_wgmma_kernel(const VerifyParams p, const int num_splits, const int split_tiles,
                               const detail::SplitWorkspace ws) {
@@ -121,9 +145,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto* s_full = reinterpret_cast<std::uint64_t*>(smem + kOffBarriers);  // [kStages][kLoadParts]
   std::uint64_t* s_empty = s_full + kStages * kLoadParts;                // [kStages]
   std::uint64_t* s_q_full = s_empty + kStages;
+  std::uint64_t* s_q_empty = s_q_full + 1;  // tile-balanced only
 
-  const int split = blockIdx.y;
-  const int b = blockIdx.z;
   const int tid = threadIdx.x;
   const int warpgroup = tid / 128;
   const int wg_tid = tid % 128;
@@ -131,15 +154,61 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int lane = tid % 32;
   if (tid == 0) VB_TIMELINE_BEGIN(g_timeline_wgmma);
 
-  const detail::BlockWork work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
-  if (detail::empty_split_handled<kRowsPerTile>(work, ws, num_splits, split_tiles, tid, kThreads)) return;
-  if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_wgmma, work.tile_end - work.tile_begin);
-  const int rows_per_request = work.rows_per_request, row0 = work.row0, prefix = work.prefix, kv_len = work.kv_len;
-  const std::int64_t request_row0 = work.request_row0;
-  const int tile_begin = work.tile_begin, tile_end = work.tile_end;
+  // The current request and its tiles: the block's own, or (tile-balanced) the segment of the
+  // walk each warpgroup is in; they change at a segment's end.
+  detail::BlockWork work;
+  int b = blockIdx.z;
+  int split = 0;                         // the partial's index (tile-balanced: balanced_partial_row)
+  bool whole = false;                    // tile-balanced: this block holds all of the request's tiles
+  tile_balance::Walk* walk = nullptr;
+  const int boundary = detail::balanced_boundary_units(split_tiles);
+  if constexpr (kBalanced) {
+    __shared__ __align__(alignof(tile_balance::Walk)) unsigned char s_walks[kWalkBytes];
+    walk = reinterpret_cast<tile_balance::Walk*>(s_walks) + tid / 32;
+    const tile_balance::Walk w = detail::balanced_walk_warp(p, kTokensPerTile, boundary, blockIdx.y, num_splits, lane);
+    if (lane == 0) *walk = w;
+    __syncwarp();
+    tile_balance::Segment seg;
+    if (!next_balanced_segment(p, boundary, walk, &seg)) return;  // the same for every warp
+    b = seg.request;
+    work.rows_per_request = p.query_rows_per_request();
+    work.row0 = blockIdx.x * kRowsPerTile;
+    work.request_row0 = static_cast<std::int64_t>(b) * work.rows_per_request;
+    work.prefix = p.prefix_len[b];
+    work.kv_len = p.kv_len(b);
+    work.tile_begin = seg.tile_begin;
+    work.tile_end = seg.tile_end;
+    whole = VB_BALANCE_FINALIZE && seg.tile_begin == 0 && seg.tile_end * kTokensPerTile >= work.kv_len;
+    if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_wgmma, static_cast<int>(w.range_end - w.range_begin));
+  } else {
+    work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
+    if (detail::empty_split_handled<kRowsPerTile>(work, ws, num_splits, split_tiles, tid, kThreads)) return;
+    split = blockIdx.y;
+    whole = num_splits == 1;
+    if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_wgmma, work.tile_end - work.tile_begin);
+  }
+  const int rows_per_request = work.rows_per_request, row0 = work.row0;
+  int prefix = work.prefix, kv_len = work.kv_len;
+  std::int64_t request_row0 = work.request_row0;
+  int tile_begin = work.tile_begin, tile_end = work.tile_end;
+  // Tile-balanced: moves this warp on to its walk's next segment (false: no more). The
+  // segment's values are assigned only by the caller, after what still uses the old ones.
+  auto next_segment = [&](tile_balance::Segment* seg) {
+    if constexpr (kBalanced) return next_balanced_segment(p, boundary, walk, seg);
+    return false;
+  };
+  auto enter_segment = [&](const tile_balance::Segment& seg) {
+    b = seg.request;
+    prefix = p.prefix_len[b];
+    kv_len = p.kv_len(b);
+    request_row0 = static_cast<std::int64_t>(b) * rows_per_request;
+    tile_begin = seg.tile_begin;
+    tile_end = seg.tile_end;
+    whole = VB_BALANCE_FINALIZE && seg.tile_begin == 0 && seg.tile_end * kTokensPerTile >= kv_len;
+  };
   // Made before the barrier set-up so its page-table base load overlaps it (see the mma.sync
   // kernel); only the producer uses it.
-  const detail::RequestKvRows rows(p, b, prefix);
+  detail::RequestKvRows rows(p, b, prefix);
 
   if (tid == 0) {
 #pragma unroll
@@ -151,6 +220,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       warp::mbarrier_init(&s_empty[s], 8);  // one arrival per consumer warp
     }
     warp::mbarrier_init(s_q_full, 128);
+    warp::mbarrier_init(s_q_empty, 4);  // one arrival per softmax warp
     warp::fence_mbarrier_init();
   }
   __syncthreads();
@@ -158,61 +228,81 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   if (warpgroup == 0) {
     // ---------------- producer ----------------
-    wg::setmaxnreg_dec<kProducerRegs>();
+    wg::setmaxnreg_dec<kBalanced ? kBalancedProducerRegs : kProducerRegs>();
     // Lane l copies 16-byte chunk (l % 8) of each 128-byte column block of 4 rows per
     // pass; a warp covers 4 rows per pass, the warpgroup 16, four passes a 64-row tile.
     // Eight lanes read 128 contiguous bytes of one row per instruction.
     const int chunk_in_block = lane & 7;
     const int row_in_pass = wg_warp * 4 + (lane >> 3);
-    // Q rows of this tile (zeros past the request's rows).
+    // Q rows of this tile (zeros past the request's rows). Tile-balanced: a pass at a time
+    // (unrolled, the reload between segments spilled).
+    auto load_q = [&] {
+#pragma unroll(kBalanced ? 1 : 4)
+      for (int pass = 0; pass < 4; ++pass) {
+        const int r = pass * 16 + row_in_pass;
+        const bool valid = row0 + r < rows_per_request;
+        const bf16_bits* src = valid ? p.q + (request_row0 + row0 + r) * mla::kHeadDimQK : p.q;
 #pragma unroll
-    for (int pass = 0; pass < 4; ++pass) {
-      const int r = pass * 16 + row_in_pass;
-      const bool valid = row0 + r < rows_per_request;
-      const bf16_bits* src = valid ? p.q + (request_row0 + row0 + r) * mla::kHeadDimQK : p.q;
-#pragma unroll
-      for (int blk = 0; blk < kDimBlocks; ++blk) {
-        const int chunk = blk * 8 + chunk_in_block;
-        warp::cp_async_16(smem + kOffQ + swizzled_offset(r, chunk, kRowsPerTile * 128), src + chunk * 8, valid);
+        for (int blk = 0; blk < kDimBlocks; ++blk) {
+          const int chunk = blk * 8 + chunk_in_block;
+          warp::cp_async_16(smem + kOffQ + swizzled_offset(r, chunk, kRowsPerTile * 128), src + chunk * 8, valid);
+        }
       }
-    }
-    wg::cp_async_mbarrier_arrive_noinc(s_q_full);
+      wg::cp_async_mbarrier_arrive_noinc(s_q_full);
+    };
+    load_q();
 
     // Rows past kv_len re-read the last row (finite, masked out by the softmax).
     auto token_of = [&](int tile, int pass) {
       return min(tile * kTokensPerTile + pass * 16 + row_in_pass, kv_len - 1);
     };
-    std::int64_t entry[4];
+    // Tile-balanced: the ring position (iter) runs on across segments, and the producer goes
+    // on into the next segment's Q and tiles as soon as the ring and Q allow.
+    int iter0 = 0;  // tiles of earlier segments
+    for (int segment = 1;; ++segment) {
+      std::int64_t entry[4];
 #pragma unroll
-    for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile_begin, pass));
-    for (int tile = tile_begin; tile < tile_end; ++tile) {
-      const int iter = tile - tile_begin;
-      const int stage = iter % kStages;
-      if (iter >= kStages) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
-      unsigned char* stage_base = smem + kOffKv + stage * kTileBytes;
-      const bf16_bits* src[4];
+      for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile_begin, pass));
+      for (int tile = tile_begin; tile < tile_end; ++tile) {
+        const int iter = iter0 + tile - tile_begin;
+        const int stage = iter % kStages;
+        if (iter >= kStages) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
+        unsigned char* stage_base = smem + kOffKv + stage * kTileBytes;
+        const bf16_bits* src[4];
 #pragma unroll
-      for (int pass = 0; pass < 4; ++pass) src[pass] = rows.row_ptr(token_of(tile, pass), entry[pass]);
-      if (tile + 1 < tile_end) {
+        for (int pass = 0; pass < 4; ++pass) src[pass] = rows.row_ptr(token_of(tile, pass), entry[pass]);
+        if (tile + 1 < tile_end) {
 #pragma unroll
-        for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile + 1, pass));
-      }
-      // Column-block parts in the order S reads them; each part's arrival fires once all
-      // of this thread's copies so far (that part and the earlier ones) have landed.
-#pragma unroll
-      for (int part = 0; part < kLoadParts; ++part) {
-#pragma unroll
-        for (int pass = 0; pass < 4; ++pass) {
-          const int r = pass * 16 + row_in_pass;
-#pragma unroll
-          for (int blk = part * kBlocksPerPart; blk < (part + 1) * kBlocksPerPart; ++blk) {
-            const int chunk = blk * 8 + chunk_in_block;
-            warp::cp_async_16(stage_base + swizzled_offset(r, chunk, kBlockBytes), src[pass] + chunk * 8, true);
-          }
+          for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile + 1, pass));
         }
-        wg::cp_async_mbarrier_arrive_noinc(&s_full[stage * kLoadParts + part]);
+        // Column-block parts in the order S reads them; each part's arrival fires once all
+        // of this thread's copies so far (that part and the earlier ones) have landed.
+#pragma unroll
+        for (int part = 0; part < kLoadParts; ++part) {
+#pragma unroll
+          for (int pass = 0; pass < 4; ++pass) {
+            const int r = pass * 16 + row_in_pass;
+#pragma unroll
+            for (int blk = part * kBlocksPerPart; blk < (part + 1) * kBlocksPerPart; ++blk) {
+              const int chunk = blk * 8 + chunk_in_block;
+              warp::cp_async_16(stage_base + swizzled_offset(r, chunk, kBlockBytes), src[pass] + chunk * 8, true);
+            }
+          }
+          wg::cp_async_mbarrier_arrive_noinc(&s_full[stage * kLoadParts + part]);
+        }
+        if (VB_DEBUG_TIMELINE && tid == 0 && tile == tile_begin && iter0 == 0) {
+          VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineFirstIssue);
+        }
       }
-      if (VB_DEBUG_TIMELINE && tid == 0 && tile == tile_begin) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineFirstIssue);
+      if constexpr (!kBalanced) break;
+      tile_balance::Segment seg;
+      if (!next_segment(&seg)) break;
+      iter0 += tile_end - tile_begin;
+      enter_segment(seg);
+      // The next request's Q, once the softmax warpgroup's last S of this one has read Q.
+      warp::mbarrier_wait_parity(s_q_empty, (segment - 1) & 1);
+      load_q();
+      rows = detail::RequestKvRows(p, b, prefix);
     }
     return;
   }
@@ -229,7 +319,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int row_hi = row_lo + 8;
   const int half = warpgroup - 1;  // channel half of O: 0 (softmax warpgroup) or 1
   const std::uint32_t kv_base = smem_base + kOffKv;
-  const int n_iters = tile_end - tile_begin;
 
   float o_acc[kORegs];  // zeroed by each warpgroup after its setmaxnreg
   std::uint32_t p_frag[kPvSteps][4];
@@ -261,10 +350,16 @@ __global__ void __launch_bounds__(kThreads, 1)
     __syncwarp();
     if (lane == 0) warp::mbarrier_arrive(&s_empty[stage]);
   };
+  // Where query row rr's (of this request) split partial goes.
+  auto partial_row = [&](int rr) -> std::int64_t {
+    if constexpr (kBalanced) return detail::balanced_partial_row(blockIdx.y, b, rows_per_request, rr);
+    return (request_row0 + rr) * num_splits + split;
+  };
 
-  // Epilogue: this warpgroup's 256 channels of the 64 rows, normalised. A lambda called at
-  // the end of each warpgroup's branch, so no code is shared between the two register
-  // budgets (a shared tail made ptxas fit both in the smaller one).
+  // Epilogue: this warpgroup's 256 channels of the 64 rows, normalised: the final O when the
+  // block holds the request whole, else its partial. A lambda called at the end of each
+  // warpgroup's branch, so no code is shared between the two register budgets (a shared tail
+  // made ptxas fit both in the smaller one).
   auto store_o = [&](float sum_lo, float sum_hi) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -278,10 +373,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int col = half * 256 + 8 * j + 2 * quad_col;
         const float x = o_acc[4 * j + 2 * h] * inv;
         const float y = o_acc[4 * j + 2 * h + 1] * inv;
-        if (num_splits == 1) {
+        if (whole) {
           *reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + col) = __floats2bfloat162_rn(x, y);
         } else {
-          *reinterpret_cast<float2*>(ws.o_partial + (qrow * num_splits + split) * mla::kHeadDimV + col) =
+          *reinterpret_cast<float2*>(ws.o_partial + partial_row(row0 + r) * mla::kHeadDimV + col) =
               make_float2(x, y);
         }
       }
@@ -293,181 +388,217 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   if (warpgroup == 1) {
     // ---------------- softmax warpgroup ----------------
-    wg::setmaxnreg_inc<kSoftmaxRegs>();
+    wg::setmaxnreg_inc<kBalanced ? kBalancedSoftmaxRegs : kSoftmaxRegs>();
     zero_o();
     const bool valid_lo = row0 + row_lo < rows_per_request;
     const bool valid_hi = row0 + row_hi < rows_per_request;
-    // Padding rows (zero Q) see everything: finite, never stored.
-    const std::uint64_t* mask_lo = p.node_mask(b, valid_lo ? (row0 + row_lo) / p.num_heads : 0);
-    const std::uint64_t* mask_hi = p.node_mask(b, valid_hi ? (row0 + row_hi) / p.num_heads : 0);
     const float scale_log2 = p.sm_scale * kLog2e;
     const std::uint64_t q_desc = wg::smem_desc_sw128(smem_base + kOffQ, 16, 1024);
     float s_acc[kSRegs];
 #pragma unroll
     for (int i = 0; i < kSRegs; ++i) s_acc[i] = 0.f;  // overwritten by the first k step (scale-d 0)
-
-    warp::mbarrier_wait_parity(s_q_full, 0);
     const bool timeline_thread = VB_DEBUG_TIMELINE && wg_tid == 0;
-    if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineQReady);
-    for (int iter = 0; iter < n_iters; ++iter) {
-      const int tile = tile_begin + iter;
-      const int stage = iter % kStages;
-      // S = Q K^T: k step ks reads column block ks/4 at byte 32*(ks%4) of its 128-byte rows;
-      // each load part's k steps are issued once that part has landed.
-      const std::uint64_t k_desc = wg::smem_desc_sw128(kv_base + stage * kTileBytes, 16, 1024);
-      constexpr int kStepsPerPart = kKSteps / kLoadParts;
+
+    int iter0 = 0;  // tiles of earlier segments (tile-balanced)
+    for (int segment = 0;; ++segment) {
+      // Padding rows (zero Q) see everything: finite, never stored.
+      const std::uint64_t* mask_lo = p.node_mask(b, valid_lo ? (row0 + row_lo) / p.num_heads : 0);
+      const std::uint64_t* mask_hi = p.node_mask(b, valid_hi ? (row0 + row_hi) / p.num_heads : 0);
+      const int n_iters = tile_end - tile_begin;
+      warp::mbarrier_wait_parity(s_q_full, segment & 1);
+      if (timeline_thread && segment == 0) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineQReady);
+      for (int it = 0; it < n_iters; ++it) {
+        const int tile = tile_begin + it;
+        const int iter = iter0 + it;
+        const int stage = iter % kStages;
+        // S = Q K^T: k step ks reads column block ks/4 at byte 32*(ks%4) of its 128-byte rows;
+        // each load part's k steps are issued once that part has landed.
+        const std::uint64_t k_desc = wg::smem_desc_sw128(kv_base + stage * kTileBytes, 16, 1024);
+        constexpr int kStepsPerPart = kKSteps / kLoadParts;
 #pragma unroll
-      for (int part = 0; part < kLoadParts; ++part) {
-        warp::mbarrier_wait_parity(&s_full[stage * kLoadParts + part], (iter / kStages) & 1);
-        if (timeline_thread && iter == 0 && part == 0) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineFirstTile);
-        warp::fence_proxy_async_shared();  // cp.async (generic proxy) bytes read by wgmma (async proxy)
-        if (part == 0) wg::fence();
+        for (int part = 0; part < kLoadParts; ++part) {
+          warp::mbarrier_wait_parity(&s_full[stage * kLoadParts + part], (iter / kStages) & 1);
+          if (timeline_thread && iter == 0 && part == 0) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineFirstTile);
+          warp::fence_proxy_async_shared();  // cp.async (generic proxy) bytes read by wgmma (async proxy)
+          if (part == 0) wg::fence();
 #pragma unroll
-        for (int ks = part * kStepsPerPart; ks < (part + 1) * kStepsPerPart; ++ks) {
-          const std::uint32_t step = ((ks / 4) * kRowsPerTile * 128 + (ks % 4) * 32) >> 4;
-          const std::uint32_t kstep = ((ks / 4) * kBlockBytes + (ks % 4) * 32) >> 4;
-          wg::wgmma_m64n64k16_ss(s_acc, q_desc + step, k_desc + kstep, ks > 0 ? 1 : 0);
+          for (int ks = part * kStepsPerPart; ks < (part + 1) * kStepsPerPart; ++ks) {
+            const std::uint32_t step = ((ks / 4) * kRowsPerTile * 128 + (ks % 4) * 32) >> 4;
+            const std::uint32_t kstep = ((ks / 4) * kBlockBytes + (ks % 4) * 32) >> 4;
+            wg::wgmma_m64n64k16_ss(s_acc, q_desc + step, k_desc + kstep, ks > 0 ? 1 : 0);
+          }
         }
-      }
-      wg::commit_group();
-      if (iter > 0) {
-        wg::wait_group<1>();  // PV of the previous tile is done: its stage is free
-        wg::fence_operands(o_acc);
-        release_stage((iter - 1) % kStages);
+        wg::commit_group();
+        if (it > 0) {
+          wg::wait_group<1>();  // PV of the previous tile is done: its stage is free
+          wg::fence_operands(o_acc);
+          release_stage((iter - 1) % kStages);
+        }
+        wg::wait_group<0>();
+        wg::fence_operands(s_acc);
+        // Tile-balanced: the segment's last S has read Q; the producer may load the next request's.
+        if (kBalanced && it == n_iters - 1) {
+          __syncwarp();
+          if (lane == 0) warp::mbarrier_arrive(s_q_empty);
+        }
+
+        // ---- masked online softmax on the accumulators (log2 domain) ----
+        // Visibility of the tile's 64 tokens for each of the thread's rows as one 64-bit word
+        // (all ones for prefix-only tiles), shifted so bit 8j + e&1 is this thread's column:
+        // the per-element test is a shift and a select, with no branch (per-element branches
+        // cost ~11 % of all stall samples in the first version, on unmasked tiles too).
+        std::uint64_t vis_lo = ~0ull, vis_hi = ~0ull;
+        if ((tile + 1) * kTokensPerTile > prefix) {  // block-uniform: the tile holds tree tokens
+          vis_lo = valid_lo ? tile_visibility(mask_lo, tile, prefix, kv_len) : ~0ull;
+          vis_hi = valid_hi ? tile_visibility(mask_hi, tile, prefix, kv_len) : ~0ull;
+        }
+        vis_lo >>= 2 * quad_col;
+        vis_hi >>= 2 * quad_col;
+        float max_lo = -INFINITY, max_hi = -INFINITY;
+#pragma unroll
+        for (int j = 0; j < kSTiles; ++j) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const bool hi = e >= 2;
+            const bool visible = (((hi ? vis_hi : vis_lo) >> (8 * j + (e & 1))) & 1u) != 0;
+            const float v = visible ? s_acc[4 * j + e] * scale_log2 : -INFINITY;
+            s_acc[4 * j + e] = v;
+            if (hi) max_hi = fmaxf(max_hi, v); else max_lo = fmaxf(max_lo, v);
+          }
+        }
+#pragma unroll
+        for (int offset = 1; offset < 4; offset *= 2) {
+          max_lo = fmaxf(max_lo, __shfl_xor_sync(0xffffffffu, max_lo, offset));
+          max_hi = fmaxf(max_hi, __shfl_xor_sync(0xffffffffu, max_hi, offset));
+        }
+        const float new_lo = fmaxf(row_max_lo, max_lo);
+        const float new_hi = fmaxf(row_max_hi, max_hi);
+        const float base_lo = new_lo == -INFINITY ? 0.f : new_lo;  // nothing visible yet
+        const float base_hi = new_hi == -INFINITY ? 0.f : new_hi;
+        const float a_lo = warp::fast_exp2(row_max_lo - base_lo);
+        const float a_hi = warp::fast_exp2(row_max_hi - base_hi);
+        row_max_lo = new_lo;
+        row_max_hi = new_hi;
+        row_sum_lo *= a_lo;
+        row_sum_hi *= a_hi;
+#pragma unroll
+        for (int j = 0; j < kSTiles; ++j) {
+          s_acc[4 * j] = warp::fast_exp2(s_acc[4 * j] - base_lo);
+          s_acc[4 * j + 1] = warp::fast_exp2(s_acc[4 * j + 1] - base_lo);
+          s_acc[4 * j + 2] = warp::fast_exp2(s_acc[4 * j + 2] - base_hi);
+          s_acc[4 * j + 3] = warp::fast_exp2(s_acc[4 * j + 3] - base_hi);
+          row_sum_lo += s_acc[4 * j] + s_acc[4 * j + 1];
+          row_sum_hi += s_acc[4 * j + 2] + s_acc[4 * j + 3];
+        }
+        // P as wgmma A fragments: k16 step kk covers S chunks 2kk (a0: row lo, a1: row hi)
+        // and 2kk+1 (a2: row lo, a3: row hi).
+#pragma unroll
+        for (int kk = 0; kk < kPvSteps; ++kk) {
+          p_frag[kk][0] = warp::pack_bf16x2(s_acc[8 * kk], s_acc[8 * kk + 1]);
+          p_frag[kk][1] = warp::pack_bf16x2(s_acc[8 * kk + 2], s_acc[8 * kk + 3]);
+          p_frag[kk][2] = warp::pack_bf16x2(s_acc[8 * kk + 4], s_acc[8 * kk + 5]);
+          p_frag[kk][3] = warp::pack_bf16x2(s_acc[8 * kk + 6], s_acc[8 * kk + 7]);
+        }
+        rescale_o(a_lo, a_hi);
+
+        // Hand P and the rescale factors to the second PV warpgroup (same thread index,
+        // same rows), once it has read the previous tile's (tile-balanced: and the previous
+        // segment's final sums).
+        if (iter > 0) warp::named_barrier_sync(kBarPEmpty, kConsumerThreads);
+#pragma unroll
+        for (int kk = 0; kk < kPvSteps; ++kk)
+#pragma unroll
+          for (int r = 0; r < 4; ++r) s_pexchange[(kk * 4 + r) * 128 + wg_tid] = p_frag[kk][r];
+        if (quad_col == 0) {
+          s_rescale[row_lo] = a_lo;
+          s_rescale[row_hi] = a_hi;
+        }
+        handoff_signal(kBarPFull);
+
+        issue_pv(stage);
       }
       wg::wait_group<0>();
-      wg::fence_operands(s_acc);
+      wg::fence_operands(o_acc);
+      // Tile-balanced: the segment's last stage, released here (the next segment's first
+      // tile does not release the one before it).
+      if constexpr (kBalanced) release_stage((iter0 + n_iters - 1) % kStages);
+      if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineTilesDone);
 
-      // ---- masked online softmax on the accumulators (log2 domain) ----
-      // Visibility of the tile's 64 tokens for each of the thread's rows as one 64-bit word
-      // (all ones for prefix-only tiles), shifted so bit 8j + e&1 is this thread's column:
-      // the per-element test is a shift and a select, with no branch (per-element branches
-      // cost ~11 % of all stall samples in the first version, on unmasked tiles too).
-      std::uint64_t vis_lo = ~0ull, vis_hi = ~0ull;
-      if ((tile + 1) * kTokensPerTile > prefix) {  // block-uniform: the tile holds tree tokens
-        vis_lo = valid_lo ? tile_visibility(mask_lo, tile, prefix, kv_len) : ~0ull;
-        vis_hi = valid_hi ? tile_visibility(mask_hi, tile, prefix, kv_len) : ~0ull;
-      }
-      vis_lo >>= 2 * quad_col;
-      vis_hi >>= 2 * quad_col;
-      float max_lo = -INFINITY, max_hi = -INFINITY;
-#pragma unroll
-      for (int j = 0; j < kSTiles; ++j) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const bool hi = e >= 2;
-          const bool visible = (((hi ? vis_hi : vis_lo) >> (8 * j + (e & 1))) & 1u) != 0;
-          const float v = visible ? s_acc[4 * j + e] * scale_log2 : -INFINITY;
-          s_acc[4 * j + e] = v;
-          if (hi) max_hi = fmaxf(max_hi, v); else max_lo = fmaxf(max_lo, v);
-        }
-      }
+      // Final statistics: the quad's partial sums, to shared memory for the other warpgroup.
 #pragma unroll
       for (int offset = 1; offset < 4; offset *= 2) {
-        max_lo = fmaxf(max_lo, __shfl_xor_sync(0xffffffffu, max_lo, offset));
-        max_hi = fmaxf(max_hi, __shfl_xor_sync(0xffffffffu, max_hi, offset));
+        row_sum_lo += __shfl_xor_sync(0xffffffffu, row_sum_lo, offset);
+        row_sum_hi += __shfl_xor_sync(0xffffffffu, row_sum_hi, offset);
       }
-      const float new_lo = fmaxf(row_max_lo, max_lo);
-      const float new_hi = fmaxf(row_max_hi, max_hi);
-      const float base_lo = new_lo == -INFINITY ? 0.f : new_lo;  // nothing visible yet
-      const float base_hi = new_hi == -INFINITY ? 0.f : new_hi;
-      const float a_lo = warp::fast_exp2(row_max_lo - base_lo);
-      const float a_hi = warp::fast_exp2(row_max_hi - base_hi);
-      row_max_lo = new_lo;
-      row_max_hi = new_hi;
-      row_sum_lo *= a_lo;
-      row_sum_hi *= a_hi;
-#pragma unroll
-      for (int j = 0; j < kSTiles; ++j) {
-        s_acc[4 * j] = warp::fast_exp2(s_acc[4 * j] - base_lo);
-        s_acc[4 * j + 1] = warp::fast_exp2(s_acc[4 * j + 1] - base_lo);
-        s_acc[4 * j + 2] = warp::fast_exp2(s_acc[4 * j + 2] - base_hi);
-        s_acc[4 * j + 3] = warp::fast_exp2(s_acc[4 * j + 3] - base_hi);
-        row_sum_lo += s_acc[4 * j] + s_acc[4 * j + 1];
-        row_sum_hi += s_acc[4 * j + 2] + s_acc[4 * j + 3];
-      }
-      // P as wgmma A fragments: k16 step kk covers S chunks 2kk (a0: row lo, a1: row hi)
-      // and 2kk+1 (a2: row lo, a3: row hi).
-#pragma unroll
-      for (int kk = 0; kk < kPvSteps; ++kk) {
-        p_frag[kk][0] = warp::pack_bf16x2(s_acc[8 * kk], s_acc[8 * kk + 1]);
-        p_frag[kk][1] = warp::pack_bf16x2(s_acc[8 * kk + 2], s_acc[8 * kk + 3]);
-        p_frag[kk][2] = warp::pack_bf16x2(s_acc[8 * kk + 4], s_acc[8 * kk + 5]);
-        p_frag[kk][3] = warp::pack_bf16x2(s_acc[8 * kk + 6], s_acc[8 * kk + 7]);
-      }
-      rescale_o(a_lo, a_hi);
-
-      // Hand P and the rescale factors to the second PV warpgroup (same thread index,
-      // same rows), once it has read the previous tile's.
-      if (iter > 0) warp::named_barrier_sync(kBarPEmpty, kConsumerThreads);
-#pragma unroll
-      for (int kk = 0; kk < kPvSteps; ++kk)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) s_pexchange[(kk * 4 + r) * 128 + wg_tid] = p_frag[kk][r];
       if (quad_col == 0) {
-        s_rescale[row_lo] = a_lo;
-        s_rescale[row_hi] = a_hi;
-      }
-      handoff_signal(kBarPFull);
-
-      issue_pv(stage);
-    }
-    wg::wait_group<0>();
-    wg::fence_operands(o_acc);
-    if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineTilesDone);
-
-    // Final statistics: the quad's partial sums, to shared memory for the other warpgroup.
+        s_final_sum[row_lo] = row_sum_lo;
+        s_final_sum[row_hi] = row_sum_hi;
 #pragma unroll
-    for (int offset = 1; offset < 4; offset *= 2) {
-      row_sum_lo += __shfl_xor_sync(0xffffffffu, row_sum_lo, offset);
-      row_sum_hi += __shfl_xor_sync(0xffffffffu, row_sum_hi, offset);
-    }
-    if (quad_col == 0) {
-      s_final_sum[row_lo] = row_sum_lo;
-      s_final_sum[row_hi] = row_sum_hi;
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int r = h ? row_hi : row_lo;
-        if (row0 + r >= rows_per_request) continue;
-        const float sum = h ? row_sum_hi : row_sum_lo;
-        const float mx = h ? row_max_hi : row_max_lo;
-        const std::int64_t qrow = request_row0 + row0 + r;
-        const float lse = sum > 0.f ? mx * kLn2 + logf(sum) : -INFINITY;
-        if (num_splits == 1) {
-          p.lse[qrow] = lse;
-        } else {
-          ws.lse_partial[qrow * num_splits + split] = lse;
+        for (int h = 0; h < 2; ++h) {
+          const int r = h ? row_hi : row_lo;
+          if (row0 + r >= rows_per_request) continue;
+          const float sum = h ? row_sum_hi : row_sum_lo;
+          const float mx = h ? row_max_hi : row_max_lo;
+          const float lse = sum > 0.f ? mx * kLn2 + logf(sum) : -INFINITY;
+          if (whole) {
+            p.lse[request_row0 + row0 + r] = lse;
+          } else {
+            ws.lse_partial[partial_row(row0 + r)] = lse;
+          }
         }
       }
+      wg::named_barrier_arrive(kBarEpilogue, kConsumerThreads);
+      store_o(row_sum_lo, row_sum_hi);
+      if constexpr (!kBalanced) break;
+      tile_balance::Segment seg;
+      if (!next_segment(&seg)) break;
+      iter0 += n_iters;
+      enter_segment(seg);
+      zero_o();
+      row_sum_lo = row_sum_hi = 0.f;
+      row_max_lo = row_max_hi = -INFINITY;
     }
-    wg::named_barrier_arrive(kBarEpilogue, kConsumerThreads);
-    store_o(row_sum_lo, row_sum_hi);
     if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineEnd);
   } else {
     // ---------------- second PV warpgroup ----------------
     wg::setmaxnreg_inc<kSecondPvRegs>();
     zero_o();
-    for (int iter = 0; iter < n_iters; ++iter) {
-      const int stage = iter % kStages;
-      warp::named_barrier_sync(kBarPFull, kConsumerThreads);
-      // Landed (already observed by warpgroup 1); the last part's arrival covers all parts.
-      warp::mbarrier_wait_parity(&s_full[stage * kLoadParts + kLoadParts - 1], (iter / kStages) & 1);
-      warp::fence_proxy_async_shared();
+    int iter0 = 0;  // tiles of earlier segments (tile-balanced)
+    for (;;) {
+      const int n_iters = tile_end - tile_begin;
+      for (int it = 0; it < n_iters; ++it) {
+        const int iter = iter0 + it;
+        const int stage = iter % kStages;
+        warp::named_barrier_sync(kBarPFull, kConsumerThreads);
+        // Landed (already observed by warpgroup 1); the last part's arrival covers all parts.
+        warp::mbarrier_wait_parity(&s_full[stage * kLoadParts + kLoadParts - 1], (iter / kStages) & 1);
+        warp::fence_proxy_async_shared();
 #pragma unroll
-      for (int kk = 0; kk < kPvSteps; ++kk)
+        for (int kk = 0; kk < kPvSteps; ++kk)
 #pragma unroll
-        for (int r = 0; r < 4; ++r) p_frag[kk][r] = s_pexchange[(kk * 4 + r) * 128 + wg_tid];
-      const float a_lo = s_rescale[row_lo];
-      const float a_hi = s_rescale[row_hi];
-      if (iter + 1 < n_iters) handoff_signal(kBarPEmpty);
-      rescale_o(a_lo, a_hi);
-      issue_pv(stage);
-      wg::wait_group<0>();
-      wg::fence_operands(o_acc);
-      release_stage(stage);
+          for (int r = 0; r < 4; ++r) p_frag[kk][r] = s_pexchange[(kk * 4 + r) * 128 + wg_tid];
+        const float a_lo = s_rescale[row_lo];
+        const float a_hi = s_rescale[row_hi];
+        if (it + 1 < n_iters) handoff_signal(kBarPEmpty);
+        rescale_o(a_lo, a_hi);
+        issue_pv(stage);
+        wg::wait_group<0>();
+        wg::fence_operands(o_acc);
+        release_stage(stage);
+      }
+      warp::named_barrier_sync(kBarEpilogue, kConsumerThreads);
+      store_o(s_final_sum[row_lo], s_final_sum[row_hi]);
+      if constexpr (!kBalanced) break;
+      // Tile-balanced: the walk is advanced once O is stored (its registers are free then).
+      tile_balance::Segment seg;
+      if (!next_segment(&seg)) break;
+      // The final sums are read: the softmax warpgroup may hand over the next segment's first
+      // P (and later overwrite the sums).
+      handoff_signal(kBarPEmpty);
+      iter0 += n_iters;
+      enter_segment(seg);
+      zero_o();
     }
-    warp::named_barrier_sync(kBarEpilogue, kConsumerThreads);
-    store_o(s_final_sum[row_lo], s_final_sum[row_hi]);
   }
 
 #else
@@ -476,7 +607,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 constexpr int kMaxCachedDevices = 64;
-std::atomic<bool> g_smem_limit_raised[kMaxCachedDevices];
+std::atomic<bool> g_smem_limit_raised[2][kMaxCachedDevices];  // [tile-balanced instance][device]
 
 }  // namespace
 
@@ -519,14 +650,17 @@ cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan&
   int device = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
   const bool cacheable = device >= 0 && device < kMaxCachedDevices;
-  if (!cacheable || !g_smem_limit_raised[device].load(std::memory_order_acquire)) {
-    const cudaError_t err =
-        cudaFuncSetAttribute(flash_verify_wgmma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+  const bool balanced = plan.tile_balanced;
+  auto* kernel = balanced ? flash_verify_wgmma_kernel<true> : flash_verify_wgmma_kernel<false>;
+  if (!cacheable || !g_smem_limit_raised[balanced][device].load(std::memory_order_acquire)) {
+    const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
     if (err != cudaSuccess) return err;
-    if (cacheable) g_smem_limit_raised[device].store(true, std::memory_order_release);
+    if (cacheable) g_smem_limit_raised[balanced][device].store(true, std::memory_order_release);
   }
-  const dim3 grid(plan.m_tiles, plan.num_splits, params.batch);
-  flash_verify_wgmma_kernel<<<grid, kThreads, kSmemBytes, stream>>>(params, plan.num_splits, plan.tiles_per_split, ws);
+  // Tile-balanced: num_splits blocks per row tile walk the whole batch (blockIdx.z = 0).
+  const dim3 grid(plan.m_tiles, plan.num_splits, balanced ? 1 : params.batch);
+  kernel<<<grid, kThreads, kSmemBytes, stream>>>(
+      params, plan.num_splits, balanced ? balanced_split_tiles_arg(kBalanceBoundaryUnits) : plan.tiles_per_split, ws);
   return cudaGetLastError();
 }
 

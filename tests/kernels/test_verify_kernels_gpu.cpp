@@ -490,41 +490,45 @@ TEST_CASE("tile-balanced plans put every tile of unequal requests in exactly one
   const int num_variants = vb::flash_verify_pipeline_variants(variants, 8);
   int device_optin = 0;
   REQUIRE(cudaDeviceGetAttribute(&device_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) == cudaSuccess);
-  const vb::FlashVerifyConfigInfo cfg = vb::flash_verify_config();
   for (const auto& [heads, nodes] : {std::pair<int, int>{8, 9}, std::pair<int, int>{8, 1}}) {
     const CaseSpec spec =
         make_case("balanced-40", heads, prefixes, random_tree(nodes, 5), 16, vb::PagePlacement::kInterleaved, 37);
     ReferencedProblem checked(spec);
     auto& [problem, ref, d] = checked;
     const int rows = problem.tree_size * problem.num_heads;
-    for (int v = 0; v < num_variants; ++v) {
-      if (vb::flash_verify_smem_bytes(variants[v]) > device_optin) continue;
-      for (int blocks : {2, 7, 33, 128}) {
-        for (bool all_slots : {true, false}) {
-          INFO("rows " << rows << " stages " << variants[v] << " blocks " << blocks << " combine holds "
-                       << (all_slots ? "every slot" : "one slot"));
-          vb::FlashVerifyPlan plan{blocks, (rows + cfg.rows_per_tile - 1) / cfg.rows_per_tile, variants[v]};
-          plan.tile_balanced = true;
-          plan.balanced_slots = all_slots ? blocks : 1;
-          REQUIRE(run_plan_and_check(problem, ref, spec, d, plan) == cudaSuccess);
+    for (vb::FlashVerifyPath path : device_paths()) {
+      const bool wgmma = path == vb::FlashVerifyPath::kWgmma;
+      const vb::FlashVerifyConfigInfo cfg = vb::flash_verify_path_config(path);
+      // The wgmma path has one depth (0: its own); mma.sync every depth that fits.
+      for (int v = 0; v < (wgmma ? 1 : num_variants); ++v) {
+        const int stages = wgmma ? 0 : variants[v];
+        if (!wgmma && vb::flash_verify_smem_bytes(stages) > device_optin) continue;
+        for (int blocks : {2, 7, 33, 128}) {
+          for (bool all_slots : {true, false}) {
+            INFO(vb::to_string(path) << ", rows " << rows << " stages " << stages << " blocks " << blocks
+                                     << " combine holds " << (all_slots ? "every slot" : "one slot"));
+            vb::FlashVerifyPlan plan{blocks, (rows + cfg.rows_per_tile - 1) / cfg.rows_per_tile, stages, path};
+            plan.tile_balanced = true;
+            plan.balanced_slots = all_slots ? blocks : 1;
+            REQUIRE(run_plan_and_check(problem, ref, spec, d, plan) == cudaSuccess);
+          }
         }
       }
+      // The planner's own choice for this batch on this path (the launcher picks the lanes).
+      // mma.sync: tile-balanced for the 72-row batch (its fixed-size splits model more than
+      // 15 % dearer), fixed-size splits for the 8-row one.
+      std::vector<int> lens;
+      for (int pfx : prefixes) lens.push_back(pfx + problem.tree_size);
+      const vb::FlashVerifyPlan planned = vb::flash_verify_plan_for_path(
+          path, problem.batch, problem.tree_size, problem.num_heads, 9000 + problem.tree_size, 132, 1, lens.data());
+      INFO(vb::to_string(path) << " planned: splits " << planned.num_splits << " balanced " << planned.tile_balanced
+                               << " slots " << planned.balanced_slots);
+      if (!wgmma) CHECK(planned.tile_balanced == (rows == 72));
+      REQUIRE(run_plan_and_check(problem, ref, spec, d, planned) == cudaSuccess);
     }
-    // The planner's own choice for this batch (the launcher picks the lanes): tile-balanced
-    // for the 72-row batch (its fixed-size splits model more than 15 % dearer), fixed-size
-    // splits for the 8-row one.
-    std::vector<int> lens;
-    for (int pfx : prefixes) lens.push_back(pfx + problem.tree_size);
-    const vb::FlashVerifyPlan planned =
-        vb::flash_verify_plan_for_path(vb::FlashVerifyPath::kMmaSync, problem.batch, problem.tree_size,
-                                       problem.num_heads, 9000 + problem.tree_size, 132, 1, lens.data());
-    INFO("planned: splits " << planned.num_splits << " balanced " << planned.tile_balanced << " slots "
-                            << planned.balanced_slots);
-    CHECK(planned.tile_balanced == (rows == 72));
-    REQUIRE(run_plan_and_check(problem, ref, spec, d, planned) == cudaSuccess);
   }
-  // Refused: the tile-balanced schedule on the wgmma path, with the token split, with a
-  // split size, or with a combine that holds no slot or more slots than blocks.
+  // Refused: the tile-balanced schedule with the token split, with a split size, or with a
+  // combine that holds no slot or more slots than blocks.
   const CaseSpec spec = make_case("balanced-refused", 8, {100, 3000}, random_tree(4, 6), 16, vb::PagePlacement::kShuffled, 38);
   const vb::Problem problem = vb::materialize(spec);
   DeviceTokenProblem d(problem, problem);
@@ -540,10 +544,6 @@ TEST_CASE("tile-balanced plans put every tile of unequal requests in exactly one
   ok.tile_balanced = true;
   ok.balanced_slots = 2;
   vb::FlashVerifyPlan bad = ok;
-  bad.path = vb::FlashVerifyPath::kWgmma;
-  bad.m_tiles = 1;
-  CHECK(refused(bad));
-  bad = ok;
   bad.token_split = true;
   CHECK(refused(bad));
   bad = ok;
@@ -668,9 +668,19 @@ TEST_CASE("a captured CUDA graph replays correctly with other prefix lengths and
   vb::FlashVerifyPlan balanced_plan{13, even_plan.m_tiles};
   balanced_plan.tile_balanced = true;
   balanced_plan.balanced_slots = 2;
-  for (const vb::FlashVerifyPlan& plan : {even_plan, sized_plan, balanced_plan}) {
-    INFO("plan splits " << plan.num_splits << " tiles_per_split " << plan.tiles_per_split << " balanced "
-                        << plan.tile_balanced);
+  std::vector<vb::FlashVerifyPlan> plans = {even_plan, sized_plan, balanced_plan};
+  cudaError_t wgmma_error = cudaSuccess;
+  if (vb::flash_verify_wgmma_supported(&wgmma_error)) {  // the same on the wgmma path (256 rows: 4 row tiles)
+    vb::FlashVerifyPlan wgmma_balanced{13, 256 / vb::flash_verify_path_config(vb::FlashVerifyPath::kWgmma).rows_per_tile,
+                                       0, vb::FlashVerifyPath::kWgmma};
+    wgmma_balanced.tile_balanced = true;
+    wgmma_balanced.balanced_slots = 2;
+    plans.push_back(wgmma_balanced);
+  }
+  REQUIRE(wgmma_error == cudaSuccess);
+  for (const vb::FlashVerifyPlan& plan : plans) {
+    INFO(vb::to_string(plan.path) << " plan splits " << plan.num_splits << " tiles_per_split " << plan.tiles_per_split
+                                  << " balanced " << plan.tile_balanced);
     REQUIRE(plan.num_splits > 1);  // the replay must exercise the combine too
     const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, 2, 16, 16);
     void* ws = nullptr;

@@ -45,7 +45,7 @@ struct FlashVerifyPlan {
   // FlashVerifyConfigInfo); 0 lets the launcher pick (flash_verify_combine_lanes). Forcing
   // one is for tests.
   int combine_split_lanes = 0;
-  // mma.sync only: the tile-balanced schedule (verifybench/tile_balance.h). num_splits is then
+  // The tile-balanced schedule (verifybench/tile_balance.h; both paths). num_splits is then
   // the number of blocks per query-row tile, each owning an equal share of the batch's tiles
   // laid end to end (a block may finish one request and go on into the next). The planner
   // picks it for unequal lengths when its longest block is shorter than the length-aware
@@ -99,9 +99,9 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
 // shared memory per block). Every build carries its sm_90a machine code.
 bool flash_verify_wgmma_supported(cudaError_t* error);
 
-// The boundary units of the tile-balanced schedule (verifybench/tile_balance.h) in this
+// The boundary units of a path's tile-balanced schedule (verifybench/tile_balance.h) in this
 // build: what the kernel and the planner put in front of every request.
-int flash_verify_balance_boundary_units();
+int flash_verify_balance_boundary_units(FlashVerifyPath path = FlashVerifyPath::kMmaSync);
 
 // Bytes of device workspace (split partial O and LSE) a plan needs; 0 when num_splits==1.
 std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch, int tree_size,
