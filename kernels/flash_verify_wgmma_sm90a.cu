@@ -161,25 +161,44 @@ __global__ void __launch_bounds__(kThreads, 1)
   int split = 0;                         // the partial's index (tile-balanced: balanced_partial_row)
   bool whole = false;                    // tile-balanced: this block holds all of the request's tiles
   tile_balance::Walk* walk = nullptr;
+  // Tile-balanced: the producer's walk hands each next segment (request -1: none) to the
+  // softmax warpgroup here, published with the segment's Q (a walk loop in the softmax
+  // warpgroup's own code made ptxas serialise every wgmma: C7520).
+  __shared__ int s_next_segment[3];
+  int* s_next = nullptr;
   const int boundary = detail::balanced_boundary_units(split_tiles);
   if constexpr (kBalanced) {
+    // Warp 0 finds the block's range and first segment and hands them to every warp through
+    // shared memory: with each warp walking here itself (loops of ballots ahead of the
+    // warpgroup branches), ptxas serialised every wgmma of the kernel (C7520: the balanced
+    // instance ran 1.5x slower per tile).
     __shared__ __align__(alignof(tile_balance::Walk)) unsigned char s_walks[kWalkBytes];
+    __shared__ int s_first[3];  // request (-1: none), tile_begin, tile_end
+    s_next = s_next_segment;
     walk = reinterpret_cast<tile_balance::Walk*>(s_walks) + tid / 32;
-    const tile_balance::Walk w = detail::balanced_walk_warp(p, kTokensPerTile, boundary, blockIdx.y, num_splits, lane);
-    if (lane == 0) *walk = w;
-    __syncwarp();
-    tile_balance::Segment seg;
-    if (!next_balanced_segment(p, boundary, walk, &seg)) return;  // the same for every warp
-    b = seg.request;
+    if (tid < 32) {
+      tile_balance::Walk w = detail::balanced_walk_warp(p, kTokensPerTile, boundary, blockIdx.y, num_splits, lane);
+      tile_balance::Segment seg;
+      const bool any = tile_balance::next_segment(p, kTokensPerTile, boundary, w, &seg);
+      if (lane < kThreads / 32) reinterpret_cast<tile_balance::Walk*>(s_walks)[lane] = w;
+      if (lane == 0) {
+        s_first[0] = any ? seg.request : -1;
+        s_first[1] = seg.tile_begin;
+        s_first[2] = seg.tile_end;
+      }
+      if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_wgmma, static_cast<int>(w.range_end - w.range_begin));
+    }
+    __syncthreads();
+    if (s_first[0] < 0) return;  // the same for every thread
+    b = s_first[0];
     work.rows_per_request = p.query_rows_per_request();
     work.row0 = blockIdx.x * kRowsPerTile;
     work.request_row0 = static_cast<std::int64_t>(b) * work.rows_per_request;
     work.prefix = p.prefix_len[b];
     work.kv_len = p.kv_len(b);
-    work.tile_begin = seg.tile_begin;
-    work.tile_end = seg.tile_end;
-    whole = VB_BALANCE_FINALIZE && seg.tile_begin == 0 && seg.tile_end * kTokensPerTile >= work.kv_len;
-    if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_wgmma, static_cast<int>(w.range_end - w.range_begin));
+    work.tile_begin = s_first[1];
+    work.tile_end = s_first[2];
+    whole = VB_BALANCE_FINALIZE && work.tile_begin == 0 && work.tile_end * kTokensPerTile >= work.kv_len;
   } else {
     work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
     if (detail::empty_split_handled<kRowsPerTile>(work, ws, num_splits, split_tiles, tid, kThreads)) return;
@@ -219,7 +238,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       warp::mbarrier_init(&s_empty[s], 8);  // one arrival per consumer warp
     }
-    warp::mbarrier_init(s_q_full, 128);
+    // One cp.async completion per producer thread (tile-balanced: and producer thread 0's
+    // arrive once it has published the segment in s_next).
+    warp::mbarrier_init(s_q_full, kBalanced ? 129 : 128);
     warp::mbarrier_init(s_q_empty, 4);  // one arrival per softmax warp
     warp::fence_mbarrier_init();
   }
@@ -251,6 +272,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       wg::cp_async_mbarrier_arrive_noinc(s_q_full);
     };
     load_q();
+    if (kBalanced && wg_tid == 0) warp::mbarrier_arrive(s_q_full);
 
     // Rows past kv_len re-read the last row (finite, masked out by the softmax).
     auto token_of = [&](int tile, int pass) {
@@ -296,12 +318,27 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       if constexpr (!kBalanced) break;
       tile_balance::Segment seg;
-      if (!next_segment(&seg)) break;
+      const bool more = next_segment(&seg);
+      // Once the softmax warpgroup's last S of this segment has read Q (and it has read this
+      // segment from s_next): the next segment and its Q, or "none".
+      warp::mbarrier_wait_parity(s_q_empty, (segment - 1) & 1);
+      if (!more) {
+        if (wg_tid == 0) {
+          s_next[0] = -1;
+          warp::mbarrier_arrive(s_q_full);
+        }
+        warp::mbarrier_arrive(s_q_full);
+        break;
+      }
       iter0 += tile_end - tile_begin;
       enter_segment(seg);
-      // The next request's Q, once the softmax warpgroup's last S of this one has read Q.
-      warp::mbarrier_wait_parity(s_q_empty, (segment - 1) & 1);
+      if (wg_tid == 0) {
+        s_next[0] = seg.request;
+        s_next[1] = seg.tile_begin;
+        s_next[2] = seg.tile_end;
+      }
       load_q();
+      if (wg_tid == 0) warp::mbarrier_arrive(s_q_full);  // releases the s_next stores
       rows = detail::RequestKvRows(p, b, prefix);
     }
     return;
@@ -401,12 +438,20 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     int iter0 = 0;  // tiles of earlier segments (tile-balanced)
     for (int segment = 0;; ++segment) {
+      warp::mbarrier_wait_parity(s_q_full, segment & 1);
+      if (kBalanced && segment > 0) {  // the producer's next segment, published with its Q
+        if (s_next[0] < 0) break;
+        tile_balance::Segment seg;
+        seg.request = s_next[0];
+        seg.tile_begin = s_next[1];
+        seg.tile_end = s_next[2];
+        enter_segment(seg);
+      }
+      if (timeline_thread && segment == 0) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineQReady);
       // Padding rows (zero Q) see everything: finite, never stored.
       const std::uint64_t* mask_lo = p.node_mask(b, valid_lo ? (row0 + row_lo) / p.num_heads : 0);
       const std::uint64_t* mask_hi = p.node_mask(b, valid_hi ? (row0 + row_hi) / p.num_heads : 0);
       const int n_iters = tile_end - tile_begin;
-      warp::mbarrier_wait_parity(s_q_full, segment & 1);
-      if (timeline_thread && segment == 0) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineQReady);
       for (int it = 0; it < n_iters; ++it) {
         const int tile = tile_begin + it;
         const int iter = iter0 + it;
@@ -550,10 +595,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       wg::named_barrier_arrive(kBarEpilogue, kConsumerThreads);
       store_o(row_sum_lo, row_sum_hi);
       if constexpr (!kBalanced) break;
-      tile_balance::Segment seg;
-      if (!next_segment(&seg)) break;
       iter0 += n_iters;
-      enter_segment(seg);
       zero_o();
       row_sum_lo = row_sum_hi = 0.f;
       row_max_lo = row_max_hi = -INFINITY;
