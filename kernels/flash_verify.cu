@@ -1203,13 +1203,9 @@ FlashVerifyPlan flash_verify_plan(int batch, int tree_size, int num_heads, int m
   const bool wgmma_for_paged_bytes = rows > kMmaM && rows < wgmma_cfg::kMinRows &&
                                      page_size >= wgmma_cfg::kFewRowsMinPageSize &&
                                      wgmma_tiles >= static_cast<long>(wgmma_cfg::kFewRowsMinTilesPerSm) * sms;
-  const FlashVerifyPlan mma_sync = flash_verify_plan_for_path(FlashVerifyPath::kMmaSync, batch, tree_size, num_heads,
-                                                              max_kv_len, num_sms, blocks_per_sm, kv_lens);
-  // The wgmma path has no tile-balanced schedule: where mma.sync takes one, it keeps it.
-  const bool wgmma = wgmma_available && (wgmma_for_compute || (wgmma_for_paged_bytes && !mma_sync.tile_balanced));
-  if (!wgmma) return mma_sync;
-  return flash_verify_plan_for_path(FlashVerifyPath::kWgmma, batch, tree_size, num_heads, max_kv_len, num_sms,
-                                    blocks_per_sm, kv_lens);
+  const bool wgmma = wgmma_available && (wgmma_for_compute || wgmma_for_paged_bytes);
+  return flash_verify_plan_for_path(wgmma ? FlashVerifyPath::kWgmma : FlashVerifyPath::kMmaSync, batch, tree_size,
+                                    num_heads, max_kv_len, num_sms, blocks_per_sm, kv_lens);
 }
 
 FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int tree_size, int num_heads,

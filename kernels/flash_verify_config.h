@@ -141,21 +141,16 @@ inline constexpr int kMinRows = VB_WGMMA_MIN_ROWS;
 // mma.sync path (its larger per-block prologue: 72 KB of Q, a 72 KB first tile), from 514
 // tiles up it was 1.11-2.39x (H200, reports/h200/2026-11-29-wgmma/final-605f51a).
 inline constexpr int kMinTilesPerSm = 2;
-// Rows of one mma.sync tile but more than one m16 group (H*T of 17-63: half a wgmma tile)
-// take the wgmma path too, where both paths are bound by bytes, when pages hold at least
-// kFewRowsMinPageSize rows and the batch at least kFewRowsMinTilesPerSm 64-token tiles per SM.
-// Measured in the same runs (H200, cold L2; effdb78 and 114392c finals), wgmma / mma.sync:
-// 128k x 8 at page 64 0.946 / 0.945, mixed lengths at page 16 0.960 / 0.960, one 64k and
-// one 128k request at page 64 0.97-0.98; why the 64-token gathers stream faster there was not
-// profiled. Left on mma.sync: page 1 (shuffled 1.00x, and the planner cannot tell shuffled
-// pages from contiguous ones, 0.97x), one 32k request (3.9 tiles per SM: 1.04x slower), 8-row
-// decode at page 64 (1.03-1.04x slower), and tile-balanced plans (the wgmma path has none:
-// the skewed batch ran 1.38x slower on it).
 // The wgmma path's tile-balanced schedule (verifybench/tile_balance.h; the mma.sync path's
 // constants are in flash_verify.cu): what a request boundary costs in 64-token tiles (the
 // finished request's partial stores, then the next request's Q, 36-72 KB, loaded once the
-// last S of the previous one has read it), and how much cheaper than fixed-size splits its
-// model must put it. Both are first guesses, to be measured.
+// last S of the previous one has read it), and how much cheaper than the fixed-size or even
+// plan its model must put it. H200, same calls (reports/h200/2026-11-30-planner, call 5):
+// 2 and 4 units ran mixed lengths and the shared prefix alike, the skewed batch 72.1 against
+// 73.9 us; taken wherever cheaper (1.0), mixed lengths ran 1.9 % and the DeepSeek shared
+// prefix 5.9 % faster than their fixed-size / even plans, Kimi EAGLE B32 (64 rows, modelled
+// 1.08x cheaper, like mixed lengths) 0.9 % slower: with every block streaming to the end each
+// tile takes longer (mixed lengths: 2.16 -> 2.31 us per tile).
 #ifndef VB_WGMMA_BALANCE_BOUNDARY_UNITS
 #define VB_WGMMA_BALANCE_BOUNDARY_UNITS 2
 #endif
@@ -164,6 +159,17 @@ inline constexpr int kBalanceBoundaryUnits = VB_WGMMA_BALANCE_BOUNDARY_UNITS;
 #define VB_WGMMA_BALANCE_MIN_GAIN 1.0
 #endif
 inline constexpr double kBalanceMinGain = VB_WGMMA_BALANCE_MIN_GAIN;
+// Rows of one mma.sync tile but more than one m16 group (H*T of 17-63: half a wgmma tile)
+// take the wgmma path too, where both paths are bound by bytes, when pages hold at least
+// kFewRowsMinPageSize rows and the batch at least kFewRowsMinTilesPerSm 64-token tiles per SM.
+// Measured in the same runs (H200, cold L2; effdb78 and 114392c finals), wgmma / mma.sync:
+// 128k x 8 at page 64 0.946 / 0.945, mixed lengths at page 16 0.960 / 0.960, one 64k and
+// one 128k request at page 64 0.97-0.98; why the 64-token gathers stream faster there was not
+// profiled. Left on mma.sync: page 1 (shuffled 1.00x, and the planner cannot tell shuffled
+// pages from contiguous ones, 0.97x), one 32k request (3.9 tiles per SM: 1.04x slower), and
+// 8-row decode at page 64 (1.03-1.04x slower). Unequal lengths take the wgmma path's
+// tile-balanced schedule there too (the skewed batch: 72.1 us against 75.5 us for the
+// mma.sync path's, same call).
 inline constexpr int kFewRowsMinPageSize = 16;
 inline constexpr int kFewRowsMinTilesPerSm = 6;  // 3.9 was slower, 7.8 faster; 6 is between
 inline constexpr int kRowsPerTile = 64;

@@ -162,9 +162,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   bool whole = false;                    // tile-balanced: this block holds all of the request's tiles
   tile_balance::Walk* walk = nullptr;
   // Tile-balanced: the producer's walk hands each next segment (request -1: none) to the
-  // softmax warpgroup here, published with the segment's Q (a walk loop in the softmax
-  // warpgroup's own code made ptxas serialise every wgmma: C7520).
-  __shared__ int s_next_segment[3];
+  // softmax warpgroup through s_next, published with the segment's Q (a walk loop in the
+  // softmax warpgroup's own code made ptxas serialise every wgmma: C7520).
   int* s_next = nullptr;
   const int boundary = detail::balanced_boundary_units(split_tiles);
   if constexpr (kBalanced) {
@@ -173,7 +172,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     // warpgroup branches), ptxas serialised every wgmma of the kernel (C7520: the balanced
     // instance ran 1.5x slower per tile).
     __shared__ __align__(alignof(tile_balance::Walk)) unsigned char s_walks[kWalkBytes];
-    __shared__ int s_first[3];  // request (-1: none), tile_begin, tile_end
+    __shared__ int s_first[3];         // request (-1: none), tile_begin, tile_end
+    __shared__ int s_next_segment[3];  // the same, for the softmax warpgroup's next segment
     s_next = s_next_segment;
     walk = reinterpret_cast<tile_balance::Walk*>(s_walks) + tid / 32;
     if (tid < 32) {

@@ -148,13 +148,16 @@ TEST_CASE("flash_verify_plan: 17-63 rows over pages of 16+ rows take the wgmma p
   // The batch's 64-token tiles per SM: one 64k request holds 7.8 (wgmma), one 32k request 3.9.
   CHECK(vb::flash_verify_plan(1, 4, 8, 65540, 132, 1, true, nullptr, 64).path == FlashVerifyPath::kWgmma);
   CHECK(vb::flash_verify_plan(1, 4, 8, 32772, 132, 1, true, nullptr, 64).path == FlashVerifyPath::kMmaSync);
-  // A batch the mma.sync path balances tile by tile keeps mma.sync (the skewed perf case:
-  // one 64k request among 47 of 2k, page 16).
+  // Unequal lengths too, tile-balanced on the wgmma path (the skewed perf case: one 64k
+  // request among 47 of 2k, page 16; mma.sync balances it at page 1).
   std::vector<int> skewed(48, 2048 + 4);
   skewed[0] = 65536 + 4;
   const vb::FlashVerifyPlan s = vb::flash_verify_plan(48, 4, 8, 65540, 132, 1, true, skewed.data(), 16);
-  CHECK(s.path == FlashVerifyPath::kMmaSync);
+  CHECK(s.path == FlashVerifyPath::kWgmma);
   CHECK(s.tile_balanced);
+  const vb::FlashVerifyPlan s1 = vb::flash_verify_plan(48, 4, 8, 65540, 132, 1, true, skewed.data(), 1);
+  CHECK(s1.path == FlashVerifyPath::kMmaSync);
+  CHECK(s1.tile_balanced);
   // The chosen wgmma plan is the path's own plan for the same lengths.
   std::vector<int> mixed(32, 4096 + 4);
   mixed[0] = 65536 + 4;
@@ -164,6 +167,7 @@ TEST_CASE("flash_verify_plan: 17-63 rows over pages of 16+ rows take the wgmma p
   CHECK(m.path == FlashVerifyPath::kWgmma);
   CHECK(m.num_splits == w.num_splits);
   CHECK(m.tiles_per_split == w.tiles_per_split);
+  CHECK(m.tile_balanced == w.tile_balanced);
 }
 
 TEST_CASE("flash_verify_plan: one request spreads over the H200 in one wave, finer with the cheap combine", "[plan]") {
@@ -186,17 +190,18 @@ TEST_CASE("flash_verify_plan: one request spreads over the H200 in one wave, fin
 }
 
 TEST_CASE("flash_verify_plan: unequal lengths get fixed-size splits sized by the batch's work", "[plan]") {
-  // 32 requests: one of 64k tokens, 31 of 4k (H = 8, T = 4), on the wgmma path's 64-token
-  // tiles (the mma.sync path takes the tile-balanced plan for them: test_tile_balance.cpp).
+  // 32 requests: one of 64k tokens, 31 of 4k (H = 8, T = 4), on the mma.sync path's 32-token
+  // tiles, where the tile-balanced plan models less than 15 % cheaper (test_tile_balance.cpp;
+  // the wgmma path balances this batch).
   std::vector<int> lens(32, 4096 + 4);
   lens[0] = 65536 + 4;
-  const auto wgmma = vb::FlashVerifyPath::kWgmma;
-  const vb::FlashVerifyPlan even = vb::flash_verify_plan_for_path(wgmma, 32, 4, 8, 65540, 132, 1, nullptr);
-  const vb::FlashVerifyPlan sized = vb::flash_verify_plan_for_path(wgmma, 32, 4, 8, 65540, 132, 1, lens.data());
+  const auto mma_sync = vb::FlashVerifyPath::kMmaSync;
+  const vb::FlashVerifyPlan even = vb::flash_verify_plan_for_path(mma_sync, 32, 4, 8, 65540, 132, 1, nullptr);
+  const vb::FlashVerifyPlan sized = vb::flash_verify_plan_for_path(mma_sync, 32, 4, 8, 65540, 132, 1, lens.data());
   CHECK(even.tiles_per_split == 0);
   REQUIRE(sized.tiles_per_split > 0);
   CHECK_FALSE(sized.tile_balanced);
-  const int max_tiles = (65540 + 63) / 64;
+  const int max_tiles = (65540 + 31) / 32;
   // The long request is cut into more, shorter splits than the even plan gives every request.
   CHECK(sized.tiles_per_split < (max_tiles + even.num_splits - 1) / even.num_splits);
   CHECK(sized.num_splits > even.num_splits);
@@ -206,14 +211,14 @@ TEST_CASE("flash_verify_plan: unequal lengths get fixed-size splits sized by the
   // division of the long request (every size is tried).
   auto blocks_of = [&](int split_tiles) {
     long blocks = 0;
-    for (int len : lens) blocks += ((len + 63) / 64 + split_tiles - 1) / split_tiles;
+    for (int len : lens) blocks += ((len + 31) / 32 + split_tiles - 1) / split_tiles;
     return blocks;
   };
   CHECK(blocks_of(sized.tiles_per_split) <= 132);
   CHECK(blocks_of(sized.tiles_per_split - 1) > 132);
   // Equal lengths: exactly the plan made without them.
   const std::vector<int> same(32, 65540);
-  const vb::FlashVerifyPlan eq = vb::flash_verify_plan_for_path(wgmma, 32, 4, 8, 65540, 132, 1, same.data());
+  const vb::FlashVerifyPlan eq = vb::flash_verify_plan_for_path(mma_sync, 32, 4, 8, 65540, 132, 1, same.data());
   CHECK(eq.tiles_per_split == 0);
   CHECK(eq.num_splits == even.num_splits);
 }

@@ -156,11 +156,19 @@ TEST_CASE("flash_verify_plan: the tile-balanced plan for skewed lengths on the m
   // Workspace: (blocks + batch - 1) partials per query row of a request, not blocks per row.
   CHECK(vb::flash_verify_workspace_bytes(plan, 48, 4, 8) <
         vb::flash_verify_workspace_bytes(vb::FlashVerifyPlan{128, 1}, 48, 4, 8) / 2);
-  // Equal lengths never get it; nor does the wgmma path.
+  // Equal lengths never get it, on either path.
   const std::vector<int> same(48, 65540);
   CHECK_FALSE(vb::flash_verify_plan(48, 4, 8, 65540, 132, 1, false, same.data()).tile_balanced);
-  CHECK_FALSE(vb::flash_verify_plan_for_path(vb::FlashVerifyPath::kWgmma, 48, 4, 8, 65540, 132, 1, lens.data())
+  CHECK_FALSE(vb::flash_verify_plan_for_path(vb::FlashVerifyPath::kWgmma, 48, 4, 8, 65540, 132, 1, same.data())
                   .tile_balanced);
+  // The wgmma path balances the skewed batch too, in its own 64-token units (taken wherever
+  // modelled cheaper), below its fixed-size splits' 27 tiles per block.
+  const vb::FlashVerifyPlan w =
+      vb::flash_verify_plan_for_path(vb::FlashVerifyPath::kWgmma, 48, 4, 8, 65540, 132, 1, lens.data());
+  REQUIRE(w.tile_balanced);
+  CHECK(w.num_splits == 128);
+  const int wgmma_boundary = vb::flash_verify_balance_boundary_units(vb::FlashVerifyPath::kWgmma);
+  CHECK(tb::units_per_block(tb::total_units(b.p, 64, wgmma_boundary), w.num_splits) < 27);
   // One 64k request among 31 of 4k (like the mixed-lengths case): the model puts the
   // balanced plan less than 15 % below the fixed-size splits, and on the H200 the mixed-lengths
   // case ran between 1 % faster and 2 % slower balanced (calls 1-4 of
