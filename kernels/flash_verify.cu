@@ -182,10 +182,8 @@ constexpr double kBalanceMinGain = VB_BALANCE_MIN_GAIN;
 #endif
 constexpr int kBalanceCombineSlots = VB_BALANCE_COMBINE_SLOTS;
 static_assert(kBalanceBoundaryUnits >= 0, "a boundary cannot save time");
-// The kernels get the schedule through split_tiles: > 0 a length-aware plan's split size,
-// 0 an even plan, < 0 the tile-balanced schedule with -split_tiles boundary units (the
-// combine's parameter list stays the same for every plan).
-// (detail::balanced_split_tiles_arg encodes it, detail::balanced_boundary_units decodes it.)
+// The kernels get the schedule through split_tiles (detail::balanced_split_tiles_arg,
+// flash_verify_split.h).
 
 // A warp's place in the tile-balanced schedule, in shared memory (in registers it spilled:
 // 168 per thread at 12 warps): its walk past the current segment, the current request, its
@@ -291,9 +289,10 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     constexpr int kStateBytes = sizeof(BalancedWarpState) * (kBlockThreads / 32);
     __shared__ __align__(alignof(BalancedWarpState)) unsigned char s_states[kStateBytes];
     state = reinterpret_cast<BalancedWarpState*>(s_states) + warp;
-    tile_balance::Walk w = detail::balanced_walk_warp(p, kTokensPerTile, balanced_boundary_units(split_tiles), blockIdx.y, num_splits, lane);
+    const int boundary = balanced_boundary_units(split_tiles);
+    tile_balance::Walk w = detail::balanced_walk_warp(p, kTokensPerTile, boundary, blockIdx.y, num_splits, lane);
     tile_balance::Segment seg;
-    const bool any = tile_balance::next_segment(p, kTokensPerTile, balanced_boundary_units(split_tiles), w, &seg);
+    const bool any = tile_balance::next_segment(p, kTokensPerTile, boundary, w, &seg);
     if (lane == 0) state->walk = w;
     __syncwarp();
     if (!any) return;
@@ -862,7 +861,8 @@ __device__ __forceinline__ void balanced_row_partials(const VerifyParams& p, std
   const int b = static_cast<int>(qrow / rows_per_request);
   const int boundary = balanced_boundary_units(split_tiles);
   std::int64_t total = 0, prior = 0;
-  detail::balanced_units_warp(p, tokens_per_tile, boundary, b, threadIdx.x, &total, &prior);  // the combine's 32 threads x of one y
+  // The combine's 32 threads x of one y.
+  detail::balanced_units_warp(p, tokens_per_tile, boundary, b, threadIdx.x, &total, &prior);
   const std::int64_t per_block = tile_balance::units_per_block(total, num_splits);
   *slots = tile_balance::request_slots(prior, tile_balance::request_units(p.kv_len(b), tokens_per_tile, boundary),
                                        boundary, per_block);
@@ -1397,9 +1397,9 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
     }
     // Tile-balanced: num_splits blocks per row tile walk the whole batch (blockIdx.z = 0).
     const dim3 grid(plan.m_tiles, plan.num_splits, plan.tile_balanced ? 1 : params.batch);
-    variant.kernel<<<grid, kBlockThreads, variant.smem_bytes, stream>>>(
-        params, plan.num_splits, plan.tile_balanced ? balanced_split_tiles_arg(kBalanceBoundaryUnits) : plan.tiles_per_split,
-        ws);
+    const int split_tiles =
+        plan.tile_balanced ? balanced_split_tiles_arg(kBalanceBoundaryUnits) : plan.tiles_per_split;
+    variant.kernel<<<grid, kBlockThreads, variant.smem_bytes, stream>>>(params, plan.num_splits, split_tiles, ws);
     if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
   }
   if (plan.num_splits == 1) return cudaSuccess;
