@@ -1255,7 +1255,7 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
     }
   }
   // Tile-balanced plan (mma.sync, unequal lengths): as many blocks per row tile as one wave
-  // holds (kBalanceMaxBlocks at most), each an equal share of the batch's tiles laid end to end
+  // holds (kMaxSplits at most), each an equal share of the batch's tiles laid end to end
   // with kBalanceBoundaryUnits in front of every request (verifybench/tile_balance.h). It
   // replaces the plans above when its longest block is shorter: no block is left holding a
   // request's short last split while another holds a full one.
@@ -1269,7 +1269,7 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
     std::int64_t total = 0;
     for (int b = 0; b < batch; ++b) total += units_of(b);
     const int balanced_blocks = static_cast<int>(std::min<std::int64_t>(
-        {static_cast<std::int64_t>(kBalanceMaxBlocks), slots / plan.m_tiles,
+        {static_cast<std::int64_t>(kMaxSplits), slots / plan.m_tiles,
          total / (kMinTilesPerSplit + boundary)}));
     const std::int64_t per_block = tile_balance::units_per_block(total, std::max(1, balanced_blocks));
     int max_slots = 1;
@@ -1370,8 +1370,7 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
   }
   const bool wgmma = plan.path == FlashVerifyPath::kWgmma;
   const int rows_per_tile = wgmma ? wgmma_cfg::kRowsPerTile : kRowsPerTile;
-  if (plan.num_splits < 1 || plan.num_splits > (plan.tile_balanced ? kBalanceMaxBlocks : kMaxSplits) ||
-      plan.num_splits > 65535 ||
+  if (plan.num_splits < 1 || plan.num_splits > kMaxSplits || plan.num_splits > 65535 ||
       plan.m_tiles != ceil_div(params.tree_size * params.num_heads, rows_per_tile) || params.batch > 65535 ||
       (wgmma && plan.pipeline_stages != 0) || plan.tiles_per_split < 0 ||
       (plan.token_split && (wgmma || params.tree_size * params.num_heads > kMmaM)) ||
