@@ -4,7 +4,7 @@
 # compare its L2 throughput at ~4.45 TB/s with the verify kernel's 85 % at 3.68 TB/s.
 tar xJf .device-carry/s9-c8.tar.xz -C .device-carry || exit 1
 O=/tmp/s9c9; mkdir -p $O
-case_name=$(.device-carry/N/run.sh list scenarios/smoke.yaml 2>/dev/null | awk 'NR>1 && $1 != "" {print $1; exit}')
+case_name=smoke_chain4_page1
 echo "case: $case_name"
 timeout 200 /usr/local/cuda/bin/ncu --clock-control none -k regex:row_read_kernel -c 2 --section SpeedOfLight \
   --section MemoryWorkloadAnalysis --print-units base .device-carry/N/run.sh run scenarios/smoke.yaml --time \
