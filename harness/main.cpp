@@ -191,7 +191,8 @@ int cmd_plan(const std::vector<std::string>& files, const std::vector<std::strin
   for (const vb::DeviceModel* d : devices) {
     std::printf("  %-13s %s, sm_%d, %d SMs, %d B shared memory per block, %d block(s) per SM, %.0f GB/s, %.1f TFLOP/s, %s: %s\n",
                 d->slug.c_str(), d->name.c_str(), d->sm_arch, d->num_sms, d->smem_optin_bytes, d->blocks_per_sm,
-                d->memory_gbps, d->mma_tflops, d->wgmma ? "wgmma path for H*T >= 64" : "mma.sync path only",
+                d->memory_gbps, d->mma_tflops,
+                d->wgmma ? "wgmma path for H*T >= 64, and 17-63 over pages of 16+" : "mma.sync path only",
                 d->source.c_str());
   }
   std::fputs("(floors: KV rows once + q + o + lse at the memory roof; 2*(P+T)*H*T*1088 FLOP at the mma roof; "

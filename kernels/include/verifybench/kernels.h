@@ -48,8 +48,8 @@ struct FlashVerifyPlan {
   // The tile-balanced schedule (verifybench/tile_balance.h; both paths). num_splits is then
   // the number of blocks per query-row tile, each owning an equal share of the batch's tiles
   // laid end to end (a block may finish one request and go on into the next). The planner
-  // picks it for unequal lengths when its longest block is shorter than the length-aware
-  // plan's; tiles_per_split is 0 and token_split false with it.
+  // picks it for unequal lengths when its model is cheaper than the length-aware plan's by
+  // the path's margin; tiles_per_split is 0 and token_split false with it.
   bool tile_balanced = false;
   // Tile-balanced plans: the partial slots per row the combine's lanes hold (1 .. num_splits;
   // the planner: the most one request takes at the planned lengths, at most 8). Rows with
