@@ -84,12 +84,12 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
     plan.blocks = static_cast<std::int64_t>(fp.m_tiles) *
                   std::min<std::int64_t>(fp.num_splits, (total + plan.balanced_units_per_block - 1) /
                                                             plan.balanced_units_per_block);
-  }
-  for (int len : kv_lens) {
-    if (fp.tile_balanced) break;
-    const int tiles = (len + tokens_per_tile - 1) / tokens_per_tile;
-    const int per_split = std::max(fp.tiles_per_split, (tiles + fp.num_splits - 1) / fp.num_splits);
-    plan.blocks += static_cast<std::int64_t>(fp.m_tiles) * ((tiles + per_split - 1) / per_split);
+  } else {
+    for (int len : kv_lens) {
+      const int tiles = (len + tokens_per_tile - 1) / tokens_per_tile;
+      const int per_split = std::max(fp.tiles_per_split, (tiles + fp.num_splits - 1) / fp.num_splits);
+      plan.blocks += static_cast<std::int64_t>(fp.m_tiles) * ((tiles + per_split - 1) / per_split);
+    }
   }
   plan.waves = static_cast<double>(plan.blocks) / (static_cast<double>(device.num_sms) * device.blocks_per_sm);
   plan.bytes = static_cast<double>(kKvRowBytes) * static_cast<double>(plan.kv_tokens) +

@@ -1386,11 +1386,18 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
   const SplitWorkspace ws =
       needed > 0 ? carve_workspace(workspace, split_partials(plan, params.batch, params.tree_size, params.num_heads))
                  : SplitWorkspace{nullptr, nullptr};
+  // What the main kernels and the combine get as split_tiles: the plan's split size, or the
+  // tile-balanced schedule with the path's boundary units.
+  const int split_tiles = plan.tile_balanced
+                              ? balanced_split_tiles_arg(flash_verify_balance_boundary_units(plan.path))
+                              : plan.tiles_per_split;
   if (wgmma) {
     bool supported = false;
     if (cudaError_t err = detail::wgmma_path_supported(&supported); err != cudaSuccess) return err;
     if (!supported) return cudaErrorInvalidConfiguration;  // not a compute capability 9.0 device
-    if (cudaError_t err = detail::launch_wgmma_main(params, plan, ws, stream); err != cudaSuccess) return err;
+    if (cudaError_t err = detail::launch_wgmma_main(params, plan, split_tiles, ws, stream); err != cudaSuccess) {
+      return err;
+    }
   } else {
     KernelVariant variant{};
     if (cudaError_t err = select_variant(plan.pipeline_stages, instance_for(plan), &variant); err != cudaSuccess) {
@@ -1398,8 +1405,6 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
     }
     // Tile-balanced: num_splits blocks per row tile walk the whole batch (blockIdx.z = 0).
     const dim3 grid(plan.m_tiles, plan.num_splits, plan.tile_balanced ? 1 : params.batch);
-    const int split_tiles =
-        plan.tile_balanced ? balanced_split_tiles_arg(kBalanceBoundaryUnits) : plan.tiles_per_split;
     variant.kernel<<<grid, kBlockThreads, variant.smem_bytes, stream>>>(params, plan.num_splits, split_tiles, ws);
     if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
   }
@@ -1407,10 +1412,7 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
 #if VB_DEBUG_SKIP_COMBINE
   return cudaSuccess;  // timing probe only: split plans' outputs stay unwritten (reported incorrect)
 #endif
-  return detail::launch_split_combine(params, plan.num_splits,
-                                      plan.tile_balanced
-                                          ? balanced_split_tiles_arg(flash_verify_balance_boundary_units(plan.path))
-                                          : plan.tiles_per_split,
+  return detail::launch_split_combine(params, plan.num_splits, split_tiles,
                                       wgmma ? wgmma_cfg::kTokensPerTile : kTokensPerTile, combine_splits(plan),
                                       plan.combine_split_lanes, ws, stream);
 }

@@ -223,8 +223,9 @@ cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int
                                  int combine_splits, int split_lanes, const SplitWorkspace& ws, cudaStream_t stream);
 
 // The wgmma path's main kernel (flash_verify_wgmma_sm90a.cu). The launcher has checked the
-// parameters and the plan; this raises the kernel's shared-memory limit once per device.
-cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan& plan,
+// parameters and the plan, and encoded the schedule in split_tiles (as for the combine);
+// this raises the kernel's shared-memory limit once per device.
+cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan& plan, int split_tiles,
                               const SplitWorkspace& ws, cudaStream_t stream);
 // Whether the current device can run it (sm_90 with 227 KB of shared memory per block).
 cudaError_t wgmma_path_supported(bool* supported);

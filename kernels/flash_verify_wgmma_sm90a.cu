@@ -687,8 +687,8 @@ cudaError_t wgmma_path_supported(bool* supported) {
   return cudaSuccess;
 }
 
-cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan& plan, const SplitWorkspace& ws,
-                              cudaStream_t stream) {
+cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan& plan, int split_tiles,
+                              const SplitWorkspace& ws, cudaStream_t stream) {
   int device = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
   const bool cacheable = device >= 0 && device < kMaxCachedDevices;
@@ -701,8 +701,7 @@ cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan&
   }
   // Tile-balanced: num_splits blocks per row tile walk the whole batch (blockIdx.z = 0).
   const dim3 grid(plan.m_tiles, plan.num_splits, balanced ? 1 : params.batch);
-  kernel<<<grid, kThreads, kSmemBytes, stream>>>(
-      params, plan.num_splits, balanced ? balanced_split_tiles_arg(kBalanceBoundaryUnits) : plan.tiles_per_split, ws);
+  kernel<<<grid, kThreads, kSmemBytes, stream>>>(params, plan.num_splits, split_tiles, ws);
   return cudaGetLastError();
 }
 
