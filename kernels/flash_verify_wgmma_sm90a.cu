@@ -288,12 +288,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     const bool prefetch_lane = kKvPrefetchTiles > 0 && chunk_in_block < 4;
     const int prefetch_pass = chunk_in_block & 3;
     for (int segment = 1;; ++segment) {
-      std::uint32_t entry[4];  // 32 bits (see prefetch_entry)
+      std::int64_t entry[4];
 #pragma unroll
-      for (int pass = 0; pass < 4; ++pass) entry[pass] = static_cast<std::uint32_t>(rows.table_entry(token_of(tile_begin, pass)));
-      // The word of tile - 1 + kKvPrefetchTiles, in 32 bits (a pool row or page id fits: 2^32
-      // rows would be 4.9 TB; the 64-bit form spilled the tile-balanced producer).
-      std::uint32_t prefetch_entry = 0;
+      for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile_begin, pass));
+      int prefetch_tile = -1;  // the tile whose word prefetch_entry holds (-1: none)
+      std::int64_t prefetch_entry = 0;
       for (int tile = tile_begin; tile < tile_end; ++tile) {
         const int iter = iter0 + tile - tile_begin;
         const int stage = iter % kStages;
@@ -301,10 +300,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         unsigned char* stage_base = smem + kOffKv + stage * kTileBytes;
         const bf16_bits* src[4];
 #pragma unroll
-        for (int pass = 0; pass < 4; ++pass) src[pass] = rows.row_ptr(token_of(tile, pass), std::int64_t{entry[pass]});
+        for (int pass = 0; pass < 4; ++pass) src[pass] = rows.row_ptr(token_of(tile, pass), entry[pass]);
         if (tile + 1 < tile_end) {
 #pragma unroll
-          for (int pass = 0; pass < 4; ++pass) entry[pass] = static_cast<std::uint32_t>(rows.table_entry(token_of(tile + 1, pass)));
+          for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile + 1, pass));
         }
         // Column-block parts in the order S reads them; each part's arrival fires once all
         // of this thread's copies so far (that part and the earlier ones) have landed.
@@ -322,14 +321,12 @@ __global__ void __launch_bounds__(kThreads, 1)
           wg::cp_async_mbarrier_arrive_noinc(&s_full[stage * kLoadParts + part]);
         }
         if (kKvPrefetchTiles > 0 && prefetch_lane) {
-          const int prefetch_tile = tile - 1 + kKvPrefetchTiles;  // its word was loaded last iteration
-          if (tile > tile_begin && prefetch_tile < tile_end) {
-            warp::prefetch_l2_bulk(rows.row_ptr(token_of(prefetch_tile, prefetch_pass), std::int64_t{prefetch_entry}),
-                                   mla::kHeadDimQK * 2);
+          if (prefetch_tile >= 0) {
+            warp::prefetch_l2_bulk(rows.row_ptr(token_of(prefetch_tile, prefetch_pass), prefetch_entry),
+                                     mla::kHeadDimQK * 2);
           }
-          if (prefetch_tile + 1 < tile_end) {
-            prefetch_entry = static_cast<std::uint32_t>(rows.table_entry(token_of(prefetch_tile + 1, prefetch_pass)));
-          }
+          prefetch_tile = tile + kKvPrefetchTiles < tile_end ? tile + kKvPrefetchTiles : -1;
+          if (prefetch_tile >= 0) prefetch_entry = rows.table_entry(token_of(prefetch_tile, prefetch_pass));
         }
         if (VB_DEBUG_TIMELINE && tid == 0 && tile == tile_begin && iter0 == 0) {
           VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineFirstIssue);
