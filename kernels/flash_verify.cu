@@ -425,8 +425,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         entry[j] = is_copy_lane && (j == 0 || tile_begin + j < tile_end) ? rows.table_entry(token_of(tile_begin + j))
                                                                          : 0;
       }
-      int prefetch_tile = -1;  // L2 prefetch (kKvPrefetchTiles > 0): the tile whose word prefetch_entry holds
-      std::int64_t prefetch_entry = 0;
       for (int first = tile_begin; first < tile_end; first += kAhead) {
 #pragma unroll
         for (int j = 0; j < kAhead; ++j) {
@@ -452,11 +450,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
           __syncwarp();
           if (is_copy_lane) warp::bulk_copy_g2s(dst, src, kKvRowBytes, &s_full[stage]);
 #endif
-          if (kKvPrefetchTiles > 0 && is_copy_lane) {  // the word is loaded one iteration before its use
-            if (prefetch_tile >= 0) warp::prefetch_l2_bulk(rows.row_ptr(token_of(prefetch_tile), prefetch_entry), kKvRowBytes);
-            prefetch_tile = tile + kKvPrefetchTiles < tile_end ? tile + kKvPrefetchTiles : -1;
-            if (prefetch_tile >= 0) prefetch_entry = rows.table_entry(token_of(prefetch_tile));
-          }
           if (VB_DEBUG_TIMELINE && iter == 0 && warp == kWarps && lane == 0) {
             VB_TIMELINE_STAMP(g_timeline_main, kTimelineFirstIssue);
           }

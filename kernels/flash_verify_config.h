@@ -68,13 +68,6 @@ inline constexpr int kChunksPerThread = kChunksPerRow / kLoadThreadsPerRow;  // 
 // producer warp copying row l of every tile, counted on the stage's "full" mbarrier.
 inline constexpr int kKvRowBytes = mla::kHeadDimQK * 2;
 
-// The producers ask the L2 for tile t + kKvPrefetchTiles while they issue tile t + 1's
-// copies (0: no prefetch), so DRAM can run further ahead than the stages hold.
-#ifndef VB_KV_PREFETCH_TILES
-#define VB_KV_PREFETCH_TILES 0  // A/B builds override it
-#endif
-inline constexpr int kKvPrefetchTiles = VB_KV_PREFETCH_TILES;
-
 inline constexpr int kStageBytes = kTokensPerTile * kKvStride * 2;
 inline constexpr int kSPartialBytes = kKGroups * kRowsPerTile * kSStride * 4;
 inline constexpr int kPBytes = kRowsPerTile * kPStride * 2;
@@ -200,13 +193,6 @@ inline constexpr int kOffFinalSum = kOffRescale + kRowsPerTile * 4;  // [64] flo
 #define VB_WGMMA_LOAD_PARTS 3  // A/B builds override it
 #endif
 inline constexpr int kLoadParts = VB_WGMMA_LOAD_PARTS;
-// The producer asks the L2 for tile t + kKvPrefetchTiles while it issues tile t + 1's copies
-// (0: no prefetch). Two 72 KB stages hold at most one tile in flight while the other is
-// computed on; the L2 prefetch lets DRAM run further ahead than shared memory allows.
-#ifndef VB_WGMMA_KV_PREFETCH_TILES
-#define VB_WGMMA_KV_PREFETCH_TILES 0  // A/B builds override it
-#endif
-inline constexpr int kKvPrefetchTiles = VB_WGMMA_KV_PREFETCH_TILES;
 inline constexpr int kBlocksPerPart = kDimBlocks / kLoadParts;
 static_assert(kBlocksPerPart * kLoadParts == kDimBlocks, "load parts split the 9 column blocks evenly");
 // full[2][parts], empty[2], q_full, q_empty (tile-balanced: the softmax warpgroup's last S of a

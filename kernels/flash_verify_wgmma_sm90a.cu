@@ -281,18 +281,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     // Tile-balanced: the ring position (iter) runs on across segments, and the producer goes
     // on into the next segment's Q and tiles as soon as the ring and Q allow.
     int iter0 = 0;  // tiles of earlier segments
-    // L2 prefetch (kKvPrefetchTiles > 0): lane chunk_in_block < 4 of each row's 8 lanes
-    // prefetches that row of pass chunk_in_block, so the 64 rows of a tile take one bulk
-    // prefetch each. Its page-table word is loaded one iteration before the prefetch, so the
-    // prefetch never waits on it.
-    const bool prefetch_lane = kKvPrefetchTiles > 0 && chunk_in_block < 4;
-    const int prefetch_pass = chunk_in_block & 3;
     for (int segment = 1;; ++segment) {
       std::int64_t entry[4];
 #pragma unroll
       for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile_begin, pass));
-      int prefetch_tile = -1;  // the tile whose word prefetch_entry holds (-1: none)
-      std::int64_t prefetch_entry = 0;
       for (int tile = tile_begin; tile < tile_end; ++tile) {
         const int iter = iter0 + tile - tile_begin;
         const int stage = iter % kStages;
@@ -319,14 +311,6 @@ __global__ void __launch_bounds__(kThreads, 1)
             }
           }
           wg::cp_async_mbarrier_arrive_noinc(&s_full[stage * kLoadParts + part]);
-        }
-        if (kKvPrefetchTiles > 0 && prefetch_lane) {
-          if (prefetch_tile >= 0) {
-            warp::prefetch_l2_bulk(rows.row_ptr(token_of(prefetch_tile, prefetch_pass), prefetch_entry),
-                                     mla::kHeadDimQK * 2);
-          }
-          prefetch_tile = tile + kKvPrefetchTiles < tile_end ? tile + kKvPrefetchTiles : -1;
-          if (prefetch_tile >= 0) prefetch_entry = rows.table_entry(token_of(prefetch_tile, prefetch_pass));
         }
         if (VB_DEBUG_TIMELINE && tid == 0 && tile == tile_begin && iter0 == 0) {
           VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineFirstIssue);

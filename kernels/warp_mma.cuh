@@ -119,12 +119,4 @@ __device__ __forceinline__ void bulk_copy_g2s(void* smem_dst, const void* gmem_s
       : "memory");
 }
 
-// Asks the L2 to fetch `bytes` (multiple of 16, 16-byte aligned) ahead of a later copy of
-// them: no shared memory, no completion to wait for (sm_90+). The copy then finds its
-// lines in the L2 instead of waiting on DRAM, so more of the stream is in flight per SM
-// than its shared-memory stages hold.
-__device__ __forceinline__ void prefetch_l2_bulk(const void* gmem_src, std::uint32_t bytes) {
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(gmem_src), "r"(bytes) : "memory");
-}
-
 }  // namespace vb::warp
