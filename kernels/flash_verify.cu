@@ -837,17 +837,25 @@ constexpr int kCompiledSmMaxThreads = 2048;  // sm_90 (and the host pass)
 #ifndef VB_COMBINE_SMALL_BOUNDS
 #define VB_COMBINE_SMALL_BOUNDS 1
 #endif
-// The tile-balanced instances hold one block per SM fewer (two in timeline builds), four at
-// most: their slot arithmetic and the loop over a long request's slots spilled at the
-// others' bounds (instance 10: 8 bytes at 64 registers; instances 1-3 with the loop: up to
-// 80 bytes at 36). The lane choice still counts the others' bounds.
+// The tile-balanced instances hold at most 4 blocks per SM (64 registers): their slot
+// arithmetic and the loop over a long request's slots need more than the smallest bounds
+// (instances 1-3 with the loop spilled up to 80 bytes at 36 registers). At a878038 they were
+// held one block per SM lower still (3 for instance 8: 75 registers), so the mixed-lengths
+// batch's 512 combine blocks took two waves on the H200's 132 SMs (396 resident) while the
+// lane choice counted 4 per SM; at 4 none of them spills (sm_90, sm_120, timeline builds).
+constexpr int kBalancedCombineMaxBlocksPerSm = 4;
+// Loads in flight per round of that loop (A/B switch).
+#ifndef VB_COMBINE_TAIL_LOADS
+#define VB_COMBINE_TAIL_LOADS 4
+#endif
+constexpr int combine_blocks_per_sm(int instance_loads, int max_threads_per_sm, bool balanced) {
+  const int bound = combine_min_blocks_per_sm(instance_loads, max_threads_per_sm);
+  return balanced && bound > kBalancedCombineMaxBlocksPerSm ? kBalancedCombineMaxBlocksPerSm : bound;
+}
 constexpr int combine_launch_min_blocks(int instance_loads, bool balanced) {
-  const int bound = VB_COMBINE_SMALL_BOUNDS || instance_loads > 6
-                        ? combine_min_blocks_per_sm(instance_loads, kCompiledSmMaxThreads)
-                        : 1;
-  const int fewer = VB_DEBUG_TIMELINE ? 2 : 1;
-  const int balanced_bound = bound > fewer ? bound - fewer : 1;
-  return balanced ? (balanced_bound < 4 ? balanced_bound : 4) : bound;
+  return VB_COMBINE_SMALL_BOUNDS || instance_loads > 6 || balanced
+             ? combine_blocks_per_sm(instance_loads, kCompiledSmMaxThreads, balanced)
+             : 1;
 }
 
 // Under the tile-balanced schedule: query row qrow's first partial, the partials between its
@@ -964,7 +972,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   // Slots past what the lanes hold (tile-balanced plans: the combine is sized for the slots
   // of most requests, kBalanceCombineSlots, and a long request's rows take the rest here),
   // kTailLoads loads in flight at a time, merged online.
-  constexpr int kTailLoads = 4;
+  constexpr int kTailLoads = VB_COMBINE_TAIL_LOADS;
   for (int s0 = lanes * kPerLane; kBalanced && s0 < used_splits; s0 += kTailLoads) {
     float tl[kTailLoads];
     float4 tu[kTailLoads];
@@ -1331,7 +1339,8 @@ const char* to_string(FlashVerifyPath path) {
   return path == FlashVerifyPath::kWgmma ? "wgmma" : "mma.sync";
 }
 
-int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms, int max_threads_per_sm) {
+int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms, int max_threads_per_sm,
+                               bool tile_balanced) {
   // At most as many lanes as splits (a power of two, 8 at most: the block's 8 row slots
   // divide by it); of those and the fewer lane counts whose loads fit the largest instance,
   // the one with the fewest waves of resident blocks (the more lanes on a tie).
@@ -1339,7 +1348,8 @@ int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms, i
   while (lanes > 1 && lanes / 2 >= num_splits) lanes /= 2;
   auto waves = [&](int l) {
     const int per_sm =
-        std::max(1, combine_min_blocks_per_sm(combine_instance_loads(ceil_div(num_splits, l)), max_threads_per_sm));
+        std::max(1, combine_blocks_per_sm(combine_instance_loads(ceil_div(num_splits, l)), max_threads_per_sm,
+                                          tile_balanced));
     const std::int64_t blocks = ceil_div64(rows, kCombineSlots / l) * kCombineChunks;
     return ceil_div64(blocks, static_cast<std::int64_t>(std::max(1, num_sms)) * per_sm);
   };
@@ -1433,7 +1443,7 @@ cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int
         err != cudaSuccess) {
       return err;
     }
-    lanes = flash_verify_combine_lanes(combine_splits, rows, num_sms, max_threads);
+    lanes = flash_verify_combine_lanes(combine_splits, rows, num_sms, max_threads, split_tiles < 0);
   }
   const std::int64_t blocks_x = ceil_div64(rows, kCombineSlots / lanes);
   // Programmatic dependent launch (sm_90+): the combine is scheduled while the main

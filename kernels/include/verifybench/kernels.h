@@ -61,8 +61,10 @@ struct FlashVerifyPlan {
 // min(num_splits, 8) rounded up to a power of two and the halvings of it whose lanes read at
 // most max_splits / 8 splits each, the one whose blocks take the fewest waves (the most lanes
 // on a tie).
-// max_threads_per_sm: the device's (2048 on sm_90, 1536 on sm_120).
-int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms, int max_threads_per_sm = 2048);
+// max_threads_per_sm: the device's (2048 on sm_90, 1536 on sm_120). tile_balanced: the
+// tile-balanced plans' combine instances, which hold at most 4 blocks per SM.
+int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms, int max_threads_per_sm = 2048,
+                               bool tile_balanced = false);
 
 // Pipeline depths the production kernel is built with, deepest first.
 int flash_verify_pipeline_variants(int* stages, int capacity);
