@@ -193,11 +193,6 @@ inline constexpr int kOffFinalSum = kOffRescale + kRowsPerTile * 4;  // [64] flo
 #define VB_WGMMA_LOAD_PARTS 3  // A/B builds override it
 #endif
 inline constexpr int kLoadParts = VB_WGMMA_LOAD_PARTS;
-// The producer loads a segment's first page-table words before its Q copies (A/B switch).
-#ifndef VB_WGMMA_EARLY_TABLE_WORDS
-#define VB_WGMMA_EARLY_TABLE_WORDS 0
-#endif
-inline constexpr bool kEarlyTableWords = VB_WGMMA_EARLY_TABLE_WORDS != 0;
 inline constexpr int kBlocksPerPart = kDimBlocks / kLoadParts;
 static_assert(kBlocksPerPart * kLoadParts == kDimBlocks, "load parts split the 9 column blocks evenly");
 // full[2][parts], empty[2], q_full, q_empty (tile-balanced: the softmax warpgroup's last S of a

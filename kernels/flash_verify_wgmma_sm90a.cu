@@ -271,27 +271,20 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       wg::cp_async_mbarrier_arrive_noinc(s_q_full);
     };
+    load_q();
+    if (kBalanced && wg_tid == 0) warp::mbarrier_arrive(s_q_full);
+
     // Rows past kv_len re-read the last row (finite, masked out by the softmax).
     auto token_of = [&](int tile, int pass) {
       return min(tile * kTokensPerTile + pass * 16 + row_in_pass, kv_len - 1);
     };
-    // The page-table words of a segment's first tile. kEarlyTableWords: loaded before the
-    // segment's Q copies (and, between segments, before the wait for Q's buffer), so the
-    // table's round trip overlaps them instead of following them.
-    std::int64_t entry[4];
-    auto load_first_entries = [&] {
-#pragma unroll
-      for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile_begin, pass));
-    };
-    if (kEarlyTableWords) load_first_entries();
-    load_q();
-    if (kBalanced && wg_tid == 0) warp::mbarrier_arrive(s_q_full);
-
     // Tile-balanced: the ring position (iter) runs on across segments, and the producer goes
     // on into the next segment's Q and tiles as soon as the ring and Q allow.
     int iter0 = 0;  // tiles of earlier segments
     for (int segment = 1;; ++segment) {
-      if (!kEarlyTableWords) load_first_entries();
+      std::int64_t entry[4];
+#pragma unroll
+      for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile_begin, pass));
       for (int tile = tile_begin; tile < tile_end; ++tile) {
         const int iter = iter0 + tile - tile_begin;
         const int stage = iter % kStages;
@@ -326,12 +319,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       if constexpr (!kBalanced) break;
       tile_balance::Segment seg;
       const bool more = next_segment(&seg);
-      if (kEarlyTableWords && more) {
-        iter0 += tile_end - tile_begin;
-        enter_segment(seg);
-        rows = detail::RequestKvRows(p, b, prefix);
-        load_first_entries();
-      }
       // Once the softmax warpgroup's last S of this segment has read Q (and it has read this
       // segment from s_next): the next segment and its Q, or "none".
       warp::mbarrier_wait_parity(s_q_empty, (segment - 1) & 1);
@@ -343,10 +330,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         warp::mbarrier_arrive(s_q_full);
         break;
       }
-      if (!kEarlyTableWords) {
-        iter0 += tile_end - tile_begin;
-        enter_segment(seg);
-      }
+      iter0 += tile_end - tile_begin;
+      enter_segment(seg);
       if (wg_tid == 0) {
         s_next[0] = seg.request;
         s_next[1] = seg.tile_begin;
@@ -354,7 +339,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       load_q();
       if (wg_tid == 0) warp::mbarrier_arrive(s_q_full);  // releases the s_next stores
-      if (!kEarlyTableWords) rows = detail::RequestKvRows(p, b, prefix);
+      rows = detail::RequestKvRows(p, b, prefix);
     }
     return;
   }
