@@ -837,25 +837,23 @@ constexpr int kCompiledSmMaxThreads = 2048;  // sm_90 (and the host pass)
 #ifndef VB_COMBINE_SMALL_BOUNDS
 #define VB_COMBINE_SMALL_BOUNDS 1
 #endif
-// The tile-balanced instances hold at most 4 blocks per SM (64 registers): their slot
-// arithmetic and the loop over a long request's slots need more than the smallest bounds
-// (instances 1-3 with the loop spilled up to 80 bytes at 36 registers). At a878038 they were
-// held one block per SM lower still (3 for instance 8: 75 registers), so the mixed-lengths
-// batch's 512 combine blocks took two waves on the H200's 132 SMs (396 resident) while the
-// lane choice counted 4 per SM; at 4 none of them spills (sm_90, sm_120, timeline builds).
+// The tile-balanced instances hold one block per SM fewer (two in timeline builds), four at
+// most: their slot arithmetic and the loop over a long request's slots spilled at the
+// others' bounds (instance 10: 8 bytes at 64 registers; instances 1-3 with the loop: up to
+// 80 bytes at 36). Held to 4 per SM instead, instance 8 ran the skewed batch 4 % slower
+// (H200, reports/h200/2026-11-30-prefetch, call 2). The lane choice counts these bounds
+// (timeline builds aside; at a878038 it counted the others': DeepSeek's shared prefix then
+// took 2 lanes whose 4096 blocks needed 8 waves at 4 per SM, not 4; with 1 lane it ran 4 %
+// faster).
 constexpr int kBalancedCombineMaxBlocksPerSm = 4;
-// Loads in flight per round of that loop (A/B switch).
-#ifndef VB_COMBINE_TAIL_LOADS
-#define VB_COMBINE_TAIL_LOADS 4
-#endif
-constexpr int combine_blocks_per_sm(int instance_loads, int max_threads_per_sm, bool balanced) {
+constexpr int combine_blocks_per_sm(int instance_loads, int max_threads_per_sm, bool balanced, int fewer = 1) {
   const int bound = combine_min_blocks_per_sm(instance_loads, max_threads_per_sm);
-  return balanced && bound > kBalancedCombineMaxBlocksPerSm ? kBalancedCombineMaxBlocksPerSm : bound;
+  const int balanced_bound = bound > fewer ? bound - fewer : 1;
+  return !balanced ? bound : balanced_bound < kBalancedCombineMaxBlocksPerSm ? balanced_bound : kBalancedCombineMaxBlocksPerSm;
 }
 constexpr int combine_launch_min_blocks(int instance_loads, bool balanced) {
-  return VB_COMBINE_SMALL_BOUNDS || instance_loads > 6 || balanced
-             ? combine_blocks_per_sm(instance_loads, kCompiledSmMaxThreads, balanced)
-             : 1;
+  if (!balanced && !VB_COMBINE_SMALL_BOUNDS && instance_loads <= 6) return 1;
+  return combine_blocks_per_sm(instance_loads, kCompiledSmMaxThreads, balanced, VB_DEBUG_TIMELINE ? 2 : 1);
 }
 
 // Under the tile-balanced schedule: query row qrow's first partial, the partials between its
@@ -972,7 +970,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   // Slots past what the lanes hold (tile-balanced plans: the combine is sized for the slots
   // of most requests, kBalanceCombineSlots, and a long request's rows take the rest here),
   // kTailLoads loads in flight at a time, merged online.
-  constexpr int kTailLoads = VB_COMBINE_TAIL_LOADS;
+  constexpr int kTailLoads = 4;
   for (int s0 = lanes * kPerLane; kBalanced && s0 < used_splits; s0 += kTailLoads) {
     float tl[kTailLoads];
     float4 tu[kTailLoads];
@@ -1343,7 +1341,8 @@ int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms, i
                                bool tile_balanced) {
   // At most as many lanes as splits (a power of two, 8 at most: the block's 8 row slots
   // divide by it); of those and the fewer lane counts whose loads fit the largest instance,
-  // the one with the fewest waves of resident blocks (the more lanes on a tie).
+  // the one with the fewest waves of resident blocks (the more lanes on a tie, tile-balanced
+  // plans the fewer).
   int lanes = kCombineSlots;
   while (lanes > 1 && lanes / 2 >= num_splits) lanes /= 2;
   auto waves = [&](int l) {
@@ -1355,7 +1354,11 @@ int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms, i
   };
   int best = lanes;
   for (int l = lanes / 2; l >= 1 && ceil_div(num_splits, l) <= kCombineMaxPerLane; l /= 2) {
-    if (waves(l) < waves(best)) best = l;
+    // Tile-balanced plans take the fewer lanes on a tie: their long requests' rows merge the
+    // slots past the lanes in one loop whatever the lanes, and fewer lanes are fewer blocks
+    // (mixed lengths was measured with 1 lane of 8 loads, 2 waves; 2 lanes of 4, also 2
+    // waves at these bounds, were not).
+    if (waves(l) < waves(best) || (tile_balanced && waves(l) == waves(best))) best = l;
   }
   return best;
 }

@@ -238,10 +238,11 @@ TEST_CASE("flash_verify_combine_lanes: one wave of combine threads where the spl
   CHECK(vb::flash_verify_combine_lanes(4, 1024, 1000) == 4);  // enough SMs: every split its lane
   // A split count that needs 8 lanes of 16 loads keeps them, whatever the rows.
   CHECK(vb::flash_verify_combine_lanes(128, 1 << 20, 132) == 8);
-  // Tile-balanced plans' instances hold at most 4 blocks per SM. 6 slots over 4096 rows
-  // (DeepSeek shared prefix): 2 lanes of 3 loads take 4096 blocks, 4 waves at the other
-  // instances' 8 per SM but 8 at 4, so the balanced combine takes 1 lane (2048 blocks, 4
-  // waves). 8 slots over 1024 rows (mixed lengths): 512 blocks, one wave at 4 per SM.
+  // Tile-balanced plans' instances hold one block per SM fewer, 4 at most. 6 slots over 4096
+  // rows (DeepSeek shared prefix): 2 lanes of 3 loads take 4096 blocks, 4 waves at the
+  // other instances' 8 per SM but 8 at 4, so the balanced combine takes 1 lane (2048 blocks
+  // of 6 loads at 4 per SM: 4 waves). 8 slots over 1024 rows (mixed lengths): 1 lane (512
+  // blocks at 3 per SM) and 2 lanes (1024 at 4) take 2 waves each; a tie goes to fewer lanes.
   CHECK(vb::flash_verify_combine_lanes(6, 4096, 132, 2048, false) == 2);
   CHECK(vb::flash_verify_combine_lanes(6, 4096, 132, 2048, true) == 1);
   CHECK(vb::flash_verify_combine_lanes(8, 1024, 132, 2048, true) == 1);

@@ -62,7 +62,8 @@ struct FlashVerifyPlan {
 // most max_splits / 8 splits each, the one whose blocks take the fewest waves (the most lanes
 // on a tie).
 // max_threads_per_sm: the device's (2048 on sm_90, 1536 on sm_120). tile_balanced: the
-// tile-balanced plans' combine instances, which hold at most 4 blocks per SM.
+// tile-balanced plans' combine, whose instances hold one block per SM fewer (4 at most),
+// and which takes the fewer lanes on a tie.
 int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms, int max_threads_per_sm = 2048,
                                bool tile_balanced = false);
 
