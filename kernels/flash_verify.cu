@@ -846,10 +846,6 @@ constexpr int kCompiledSmMaxThreads = 2048;  // sm_90 (and the host pass)
 // took 2 lanes whose 4096 blocks needed 8 waves at 4 per SM, not 4; with 1 lane it ran 4 %
 // faster).
 constexpr int kBalancedCombineMaxBlocksPerSm = 4;
-// Loads in flight per round of the long-request loop (A/B switch).
-#ifndef VB_COMBINE_TAIL_LOADS
-#define VB_COMBINE_TAIL_LOADS 4
-#endif
 constexpr int combine_blocks_per_sm(int instance_loads, int max_threads_per_sm, bool balanced, int fewer = 1) {
   const int bound = combine_min_blocks_per_sm(instance_loads, max_threads_per_sm);
   const int balanced_bound = bound > fewer ? bound - fewer : 1;
@@ -974,7 +970,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   // Slots past what the lanes hold (tile-balanced plans: the combine is sized for the slots
   // of most requests, kBalanceCombineSlots, and a long request's rows take the rest here),
   // kTailLoads loads in flight at a time, merged online.
-  constexpr int kTailLoads = VB_COMBINE_TAIL_LOADS;
+  constexpr int kTailLoads = 4;
   for (int s0 = lanes * kPerLane; kBalanced && s0 < used_splits; s0 += kTailLoads) {
     float tl[kTailLoads];
     float4 tu[kTailLoads];
