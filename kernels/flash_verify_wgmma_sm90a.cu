@@ -76,6 +76,12 @@ constexpr int kSTiles = kTokensPerTile / 8;   // n8 column chunks of S per threa
 constexpr int kSRegs = kTokensPerTile / 2;    // S accumulators per thread: 32
 constexpr int kORegs = 128;                   // O accumulators per thread (64 x 256 / 128)
 constexpr int kKSteps = mla::kHeadDimQK / 16;  // 36 k16 steps of S
+// Timing experiment (-DVB_WGMMA_DEBUG_S_STEPS=n < 36): S issues only its first n k steps
+// (the tiles still land whole), to see what the tensor work costs a memory-bound tile.
+// Results are wrong; never a production build.
+#ifndef VB_WGMMA_DEBUG_S_STEPS
+#define VB_WGMMA_DEBUG_S_STEPS 36
+#endif
 constexpr int kPvSteps = kTokensPerTile / 16;  // 4 k16 steps of PV
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -468,6 +474,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           if (part == 0) wg::fence();
 #pragma unroll
           for (int ks = part * kStepsPerPart; ks < (part + 1) * kStepsPerPart; ++ks) {
+            if (ks >= VB_WGMMA_DEBUG_S_STEPS) continue;  // timing experiment only: wrong results
             const std::uint32_t step = ((ks / 4) * kRowsPerTile * 128 + (ks % 4) * 32) >> 4;
             const std::uint32_t kstep = ((ks / 4) * kBlockBytes + (ks % 4) * 32) >> 4;
             wg::wgmma_m64n64k16_ss(s_acc, q_desc + step, k_desc + kstep, ks > 0 ? 1 : 0);
