@@ -266,9 +266,7 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
   out.plan = fmt::format("path={} splits={} m_tiles={}{}{}{}", to_string(plan.path), plan.num_splits, plan.m_tiles,
                          plan.tiles_per_split > 0 ? fmt::format(" tiles_per_split={}", plan.tiles_per_split) : "",
                          plan.token_split ? " token_split" : "",
-                         plan.tile_balanced ? fmt::format(" tile_balanced slots={}{}", plan.balanced_slots,
-                                                          plan.balanced_wide_rows ? " wide_rows" : "")
-                                            : "");
+                         plan.tile_balanced ? fmt::format(" tile_balanced slots={}", plan.balanced_slots) : "");
   CallChecker check;
   // Poison: 0xFFFF is a bf16 NaN and 0xFFFFFFFF an fp32 NaN, so anything not written shows.
   check(cudaMemsetAsync(d.o.get(), 0xFF, d.o.bytes(), d.stream), "poison o");

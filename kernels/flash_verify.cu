@@ -878,94 +878,24 @@ __device__ __forceinline__ void balanced_row_partials(const VerifyParams& p, std
   *part_stride = rows_per_request;
 }
 
-// Wide rows (FlashVerifyPlan::balanced_wide_rows): combine block `block`'s request, its
-// lanes per row and first row, the request's slots and the main-kernel block holding its
-// first tile, from the device-side lengths (tile_balance::wide_request_lanes: requests one
-// after another, each in the blocks its rows need). request -1: past the batch's blocks.
-// Every lane of the warp calls it (the combine's 32 threads x of one y).
-struct WideCombineRows {
-  int request = -1, lanes = 1, first_row = 0, slots = 0, first_block = 0;
-};
-__device__ __forceinline__ WideCombineRows wide_combine_rows(const VerifyParams& p, int num_splits, int boundary,
-                                                             int tokens_per_tile, int base_lanes, int per_lane,
-                                                             int block) {
-  const int lane = threadIdx.x;
-  std::int64_t total = 0;
-  detail::balanced_units_warp(p, tokens_per_tile, boundary, 0, lane, &total, nullptr);
-  const std::int64_t per_block = tile_balance::units_per_block(total, num_splits);
-  const int rows_per_request = p.query_rows_per_request();
-  WideCombineRows m;
-  std::int64_t unit_base = 0, block_base = 0;
-  for (int r0 = 0; r0 < p.batch; r0 += 32) {  // 32 requests at a time: inclusive scans, then ballot
-    const int r = r0 + lane;
-    const bool live = r < p.batch;
-    const std::int64_t units = live ? tile_balance::request_units(p.kv_len(r), tokens_per_tile, boundary) : 0;
-    std::int64_t units_incl = units;
-#pragma unroll
-    for (int offset = 1; offset < 32; offset <<= 1) {
-      const std::int64_t v = __shfl_up_sync(0xffffffffu, units_incl, offset);
-      if (lane >= offset) units_incl += v;
-    }
-    const std::int64_t prior = unit_base + units_incl - units;
-    const int slots = live ? tile_balance::request_slots(prior, units, boundary, per_block) : 0;
-    const int lanes = tile_balance::wide_request_lanes(slots, base_lanes, per_lane);
-    const std::int64_t blocks = live ? tile_balance::wide_request_blocks(rows_per_request, lanes) : 0;
-    std::int64_t blocks_incl = blocks;
-#pragma unroll
-    for (int offset = 1; offset < 32; offset <<= 1) {
-      const std::int64_t v = __shfl_up_sync(0xffffffffu, blocks_incl, offset);
-      if (lane >= offset) blocks_incl += v;
-    }
-    const unsigned past = __ballot_sync(0xffffffffu, live && block_base + blocks_incl > block);
-    if (past != 0) {
-      const int l = __ffs(past) - 1;
-      m.request = r0 + l;
-      m.lanes = __shfl_sync(0xffffffffu, lanes, l);
-      m.slots = __shfl_sync(0xffffffffu, slots, l);
-      const std::int64_t start = block_base + __shfl_sync(0xffffffffu, blocks_incl - blocks, l);
-      m.first_row = static_cast<int>(block - start) * (kCombineSlots / m.lanes);
-      m.first_block = static_cast<int>((__shfl_sync(0xffffffffu, prior, l) + boundary) / per_block);
-      return m;
-    }
-    unit_base += __shfl_sync(0xffffffffu, units_incl, 31);
-    block_base += __shfl_sync(0xffffffffu, blocks_incl, 31);
-  }
-  return m;
-}
-
 // kBalanced: the tile-balanced schedule's instances (split_tiles < 0), apart so that their
 // slot arithmetic and serial tail add no register to the others (instance 10 spilled).
 template <int kPerLane, bool kBalanced>
 __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launch_min_blocks(kPerLane, kBalanced))
     flash_verify_combine_kernel(const VerifyParams p, const int num_splits, const int split_tiles,
-                                const int tokens_per_tile, const SplitWorkspace ws, const int launch_lanes,
-                                const int wide_rows) {
+                                const int tokens_per_tile, const SplitWorkspace ws, const int lanes) {
   __shared__ float s_lane_max[kCombineSlots];
   __shared__ float4 s_acc[kCombineSlots][kCombineThreadsX];
   __shared__ float s_weight[kCombineSlots];
   const bool timeline_thread = VB_DEBUG_TIMELINE && threadIdx.x == 0 && threadIdx.y == 0;
   if (timeline_thread) VB_TIMELINE_BEGIN(g_timeline_combine);
-  // Wide rows: this block's request and lanes from the lengths (the whole block leaves when
-  // it lies past the batch's blocks: before any barrier).
-  int lanes = launch_lanes;
-  WideCombineRows wide;
-  if (kBalanced && wide_rows) {
-    wide = wide_combine_rows(p, num_splits, balanced_boundary_units(split_tiles), tokens_per_tile, launch_lanes,
-                             kPerLane, blockIdx.x);
-    if (wide.request < 0) return;
-    lanes = wide.lanes;
-  }
   // lanes is a power of two: shifts and masks (32-bit row numbers, as blockIdx.x was: the
   // combine's registers decide how many of its blocks are resident).
   const int lane_shift = __ffs(lanes) - 1;
   const int slot0 = threadIdx.y & ~(lanes - 1);  // this row's first y
   const int y = threadIdx.y & (lanes - 1);       // split lane
   const int rows = p.batch * p.query_rows_per_request();
-  const int wide_row = wide.first_row + (threadIdx.y >> lane_shift);  // wide rows: the row in its request
-  const int my_row = kBalanced && wide_rows
-                         ? (wide_row < p.query_rows_per_request() ? wide.request * p.query_rows_per_request() + wide_row
-                                                                  : rows)
-                         : (blockIdx.x << (kCombineSlotsLog2 - lane_shift)) + (threadIdx.y >> lane_shift);
+  const int my_row = (blockIdx.x << (kCombineSlotsLog2 - lane_shift)) + (threadIdx.y >> lane_shift);
   const std::int64_t qrow = min(my_row, rows - 1);  // the last block's spare slots compute a copy, store nothing
   const int c = blockIdx.y * (mla::kHeadDimV / kCombineChunks) + threadIdx.x * 4;
   // Length-aware plans: only the splits of this row's request that hold tiles (the main
@@ -981,10 +911,6 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
     const int b = static_cast<int>(qrow / p.query_rows_per_request());
     const int num_tiles = ceil_div(p.kv_len(b), tokens_per_tile);
     used_splits = ceil_div(num_tiles, detail::split_size_tiles(num_tiles, num_splits, split_tiles));
-  } else if (kBalanced && wide_rows) {  // a spare row slot (my_row == rows) loads nothing
-    used_splits = my_row < rows ? wide.slots : 0;
-    part0 = balanced_partial_row(wide.first_block, wide.request, p.query_rows_per_request(), wide_row);
-    part_stride = p.query_rows_per_request();
   } else if (kBalanced) {
     balanced_row_partials(p, qrow, num_splits, split_tiles, tokens_per_tile, &part0, &part_stride, &used_splits);
   }
@@ -1082,7 +1008,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
 // lane are registers: the instance closest above the need keeps the most blocks resident
 // (one 16-load instance for 65 splits: 96 registers, 2 blocks per SM, and one 64k request
 // with T = 16 was 2 % slower than v4's loop).
-using CombineKernel = void (*)(VerifyParams, int, int, int, SplitWorkspace, int, int);
+using CombineKernel = void (*)(VerifyParams, int, int, int, SplitWorkspace, int);
 template <bool kBalanced>
 CombineKernel combine_kernel_for(int num_splits, int lanes) {
   static_assert(kCombineMaxPerLane == 16, "the instances below cover kMaxSplits");
@@ -1367,7 +1293,6 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
       plan.num_splits = balanced_blocks;
       plan.tiles_per_split = 0;
       plan.balanced_slots = std::min(max_slots, kBalanceCombineSlots);
-      plan.balanced_wide_rows = max_slots > plan.balanced_slots;
     }
   }
 #if defined(VB_SLOW_SPLITS)
@@ -1465,7 +1390,6 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
       (plan.token_split && (wgmma || params.tree_size * params.num_heads > kMmaM)) ||
       (plan.tile_balanced && (plan.token_split || plan.tiles_per_split != 0 || plan.balanced_slots < 1 ||
                               plan.balanced_slots > plan.num_splits)) ||
-      (plan.balanced_wide_rows && !plan.tile_balanced) ||
       !combine_lanes_valid(plan.combine_split_lanes, combine_splits(plan)) ||
       (plan.path != FlashVerifyPath::kMmaSync && plan.path != FlashVerifyPath::kWgmma)) {
     return cudaErrorInvalidConfiguration;
@@ -1503,14 +1427,13 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
 #endif
   return detail::launch_split_combine(params, plan.num_splits, split_tiles,
                                       wgmma ? wgmma_cfg::kTokensPerTile : kTokensPerTile, combine_splits(plan),
-                                      plan.combine_split_lanes, plan.balanced_wide_rows, ws, stream);
+                                      plan.combine_split_lanes, ws, stream);
 }
 
 namespace detail {
 
 cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int split_tiles, int tokens_per_tile,
-                                 int combine_splits, int split_lanes, bool wide_rows, const SplitWorkspace& ws,
-                                 cudaStream_t stream) {
+                                 int combine_splits, int split_lanes, const SplitWorkspace& ws, cudaStream_t stream) {
   const std::int64_t rows = static_cast<std::int64_t>(params.batch) * params.tree_size * params.num_heads;
   int lanes = split_lanes;
   if (lanes == 0) {
@@ -1525,13 +1448,7 @@ cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int
     }
     lanes = flash_verify_combine_lanes(combine_splits, rows, num_sms, max_threads, split_tiles < 0);
   }
-  // Wide rows (tile-balanced plans): each request's rows take the blocks their lanes need,
-  // found on the device from the lengths; the grid holds them for any lengths, and the
-  // blocks past the batch's exit at once.
-  const std::int64_t blocks_x =
-      wide_rows ? tile_balance::wide_blocks_bound(params.batch, params.tree_size * params.num_heads, num_splits, lanes,
-                                                  combine_instance_loads(ceil_div(combine_splits, lanes)))
-                : ceil_div64(rows, kCombineSlots / lanes);
+  const std::int64_t blocks_x = ceil_div64(rows, kCombineSlots / lanes);
   // Programmatic dependent launch (sm_90+): the combine is scheduled while the main
   // kernel's last blocks run and waits on the device for its results.
   cudaLaunchConfig_t config{};
@@ -1545,7 +1462,7 @@ cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int
   config.attrs = &attribute;
   config.numAttrs = 1;
   return cudaLaunchKernelEx(&config, combine_kernel_for(combine_splits, lanes, split_tiles < 0), params, num_splits,
-                            split_tiles, tokens_per_tile, ws, lanes, wide_rows ? 1 : 0);
+                            split_tiles, tokens_per_tile, ws, lanes);
 }
 
 }  // namespace detail

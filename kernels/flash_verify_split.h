@@ -218,11 +218,9 @@ __device__ __forceinline__ bool empty_split_handled(const BlockWork& w, const Sp
 // tile-balanced schedule, mma.sync) each request's slots (verifybench/tile_balance.h).
 // combine_splits: the splits per row the combine's lanes hold (num_splits, or a tile-balanced
 // plan's balanced_slots: more are merged serially); split_lanes:
-// FlashVerifyPlan::combine_split_lanes (0: flash_verify_combine_lanes picks); wide_rows:
-// FlashVerifyPlan::balanced_wide_rows.
+// FlashVerifyPlan::combine_split_lanes (0: flash_verify_combine_lanes picks).
 cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int split_tiles, int tokens_per_tile,
-                                 int combine_splits, int split_lanes, bool wide_rows, const SplitWorkspace& ws,
-                                 cudaStream_t stream);
+                                 int combine_splits, int split_lanes, const SplitWorkspace& ws, cudaStream_t stream);
 
 // The wgmma path's main kernel (flash_verify_wgmma_sm90a.cu). The launcher has checked the
 // parameters and the plan, and encoded the schedule in split_tiles (as for the combine);

@@ -153,7 +153,6 @@ TEST_CASE("flash_verify_plan: the tile-balanced plan for skewed lengths on the m
   }
   CHECK(most >= (65540 + 31) / 32 / per_block);
   CHECK(plan.balanced_slots == std::min(most, 8));
-  CHECK(plan.balanced_wide_rows == (most > 8));  // the 64k request's rows get more combine lanes
   // Workspace: (blocks + batch - 1) partials per query row of a request, not blocks per row.
   CHECK(vb::flash_verify_workspace_bytes(plan, 48, 4, 8) <
         vb::flash_verify_workspace_bytes(vb::FlashVerifyPlan{128, 1}, 48, 4, 8) / 2);
@@ -177,52 +176,4 @@ TEST_CASE("flash_verify_plan: the tile-balanced plan for skewed lengths on the m
   std::vector<int> mixed(32, 4096 + 4);
   mixed[0] = 65536 + 4;
   CHECK_FALSE(vb::flash_verify_plan(32, 4, 8, 65540, 132, 1, false, mixed.data()).tile_balanced);
-}
-
-TEST_CASE("tile_balance: wide combine rows fit the grid bound whatever the lengths", "[plan]") {
-  // wide_request_lanes: the launch's lanes while they hold the slots, else doubled until they
-  // do, 8 at most.
-  CHECK(tb::wide_request_lanes(8, 1, 8) == 1);
-  CHECK(tb::wide_request_lanes(9, 1, 8) == 2);
-  CHECK(tb::wide_request_lanes(20, 1, 8) == 4);
-  CHECK(tb::wide_request_lanes(49, 1, 8) == 8);
-  CHECK(tb::wide_request_lanes(500, 1, 8) == 8);
-  CHECK(tb::wide_request_lanes(3, 2, 2) == 2);
-  CHECK(tb::wide_request_lanes(5, 2, 2) == 4);
-  CHECK(tb::wide_request_blocks(32, 4) == 16);
-  CHECK(tb::wide_request_blocks(9, 1) == 2);
-  // For random batches, boundaries, block counts and lanes: the blocks the requests' rows
-  // take (as the combine lays them out) never exceed wide_blocks_bound, which the launcher
-  // sizes the grid with before the lengths are known.
-  std::uint64_t state = 12345;
-  auto next = [&] {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<int>(state >> 33);
-  };
-  for (int trial = 0; trial < 2000; ++trial) {
-    const int batch = 1 + next() % 200;
-    std::vector<std::int32_t> prefix;
-    for (int b = 0; b < batch; ++b) prefix.push_back(next() % 3 == 0 ? next() % 140000 : next() % 5000);
-    const int tree = 1 + next() % 16;
-    const Batch bt = make_batch(prefix, tree);
-    const int tokens_per_tile = next() % 2 ? 32 : 64;
-    const int boundary = next() % 7;
-    const int blocks = 2 + next() % 200;
-    const int base_lanes = 1 << (next() % 4);
-    const int per_lane = 1 + next() % 16;
-    const int rows_per_request = tree * (1 + next() % 16);
-    const std::int64_t per_block = tb::units_per_block(tb::total_units(bt.p, tokens_per_tile, boundary), blocks);
-    std::int64_t start = 0, total_blocks = 0, total_slots = 0;
-    for (int r = 0; r < batch; ++r) {
-      const std::int64_t units = tb::request_units(bt.p.kv_len(r), tokens_per_tile, boundary);
-      const int slots = tb::request_slots(start, units, boundary, per_block);
-      total_slots += slots;
-      total_blocks += tb::wide_request_blocks(rows_per_request, tb::wide_request_lanes(slots, base_lanes, per_lane));
-      start += units;
-    }
-    INFO("trial " << trial << " batch " << batch << " blocks " << blocks << " lanes " << base_lanes << " per lane "
-                  << per_lane);
-    REQUIRE(total_slots <= blocks + batch - 1);
-    REQUIRE(total_blocks <= tb::wide_blocks_bound(batch, rows_per_request, blocks, base_lanes, per_lane));
-  }
 }

@@ -504,17 +504,12 @@ TEST_CASE("tile-balanced plans put every tile of unequal requests in exactly one
         const int stages = wgmma ? 0 : variants[v];
         if (!wgmma && vb::flash_verify_smem_bytes(stages) > device_optin) continue;
         for (int blocks : {2, 7, 33, 128}) {
-          // The combine's lanes hold every slot; one slot per row, the rest merged in a loop; one
-          // slot per launch lane with wide rows (requests with more get more lanes).
-          for (int slots_mode = 0; slots_mode < 3; ++slots_mode) {
-            const bool all_slots = slots_mode == 0, wide = slots_mode == 2;
+          for (bool all_slots : {true, false}) {
             INFO(vb::to_string(path) << ", rows " << rows << " stages " << stages << " blocks " << blocks
-                                     << " combine holds " << (all_slots ? "every slot" : "one slot")
-                                     << (wide ? ", wide rows" : ""));
+                                     << " combine holds " << (all_slots ? "every slot" : "one slot"));
             vb::FlashVerifyPlan plan{blocks, (rows + cfg.rows_per_tile - 1) / cfg.rows_per_tile, stages, path};
             plan.tile_balanced = true;
             plan.balanced_slots = all_slots ? blocks : 1;
-            plan.balanced_wide_rows = wide;
             REQUIRE(run_plan_and_check(problem, ref, spec, d, plan) == cudaSuccess);
           }
         }
@@ -560,9 +555,6 @@ TEST_CASE("tile-balanced plans put every tile of unequal requests in exactly one
   bad = ok;
   bad.balanced_slots = 9;
   CHECK(refused(bad));
-  vb::FlashVerifyPlan not_balanced{8, 1};  // wide combine rows belong to tile-balanced plans
-  not_balanced.balanced_wide_rows = true;
-  CHECK(refused(not_balanced));
 }
 
 // The phase timeline (verifybench profile --timeline): a default build records nothing and
@@ -676,9 +668,7 @@ TEST_CASE("a captured CUDA graph replays correctly with other prefix lengths and
   vb::FlashVerifyPlan balanced_plan{13, even_plan.m_tiles};
   balanced_plan.tile_balanced = true;
   balanced_plan.balanced_slots = 2;
-  vb::FlashVerifyPlan balanced_wide_plan = balanced_plan;  // replays give rows other lanes
-  balanced_wide_plan.balanced_wide_rows = true;
-  std::vector<vb::FlashVerifyPlan> plans = {even_plan, sized_plan, balanced_plan, balanced_wide_plan};
+  std::vector<vb::FlashVerifyPlan> plans = {even_plan, sized_plan, balanced_plan};
   cudaError_t wgmma_error = cudaSuccess;
   if (vb::flash_verify_wgmma_supported(&wgmma_error)) {  // the same on the wgmma path (256 rows: 4 row tiles)
     vb::FlashVerifyPlan wgmma_balanced{13, 256 / vb::flash_verify_path_config(vb::FlashVerifyPath::kWgmma).rows_per_tile,
@@ -686,13 +676,11 @@ TEST_CASE("a captured CUDA graph replays correctly with other prefix lengths and
     wgmma_balanced.tile_balanced = true;
     wgmma_balanced.balanced_slots = 2;
     plans.push_back(wgmma_balanced);
-    wgmma_balanced.balanced_wide_rows = true;
-    plans.push_back(wgmma_balanced);
   }
   REQUIRE(wgmma_error == cudaSuccess);
   for (const vb::FlashVerifyPlan& plan : plans) {
     INFO(vb::to_string(plan.path) << " plan splits " << plan.num_splits << " tiles_per_split " << plan.tiles_per_split
-                                  << " balanced " << plan.tile_balanced << " wide rows " << plan.balanced_wide_rows);
+                                  << " balanced " << plan.tile_balanced);
     REQUIRE(plan.num_splits > 1);  // the replay must exercise the combine too
     const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, 2, 16, 16);
     void* ws = nullptr;

@@ -55,12 +55,6 @@ struct FlashVerifyPlan {
   // the planner: the most one request takes at the planned lengths, at most 8). Rows with
   // more slots (a long request's, or a replay's) merge the rest in a loop.
   int balanced_slots = 0;
-  // Tile-balanced plans: a request with more slots than the lanes hold gets more lanes per
-  // row (tile_balance::wide_request_lanes), its rows over more combine blocks, instead of one
-  // lane merging the rest in a loop (the longest request's rows ended the combine: mixed
-  // lengths 4.8 us per block against a median of 1.6; the skewed batch 11). The planner sets
-  // it when a request at the planned lengths has more than balanced_slots.
-  bool balanced_wide_rows = false;
 };
 
 // The combine's split lanes per row for a launch of `rows` query rows on `num_sms` SMs: of

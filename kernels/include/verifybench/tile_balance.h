@@ -85,28 +85,6 @@ VB_HD int request_slots(std::int64_t request_start, std::int64_t units, int boun
   return static_cast<int>(last - first + 1);
 }
 
-// ---- the combine's wide rows (FlashVerifyPlan::balanced_wide_rows) ----
-// The combine gives each query row `lanes` split lanes of `per_lane` slots. With wide rows a
-// request whose slots do not fit gets its lanes doubled until they do (8 at most; past that
-// the rest is merged in a loop), and its rows take the combine blocks of 8 row slots they
-// need, requests one after another.
-VB_HD int wide_request_lanes(int slots, int base_lanes, int per_lane) {
-  int lanes = base_lanes;
-  while (lanes < 8 && lanes * per_lane < slots) lanes *= 2;
-  return lanes;
-}
-VB_HD std::int64_t wide_request_blocks(int rows_per_request, int lanes) { return (rows_per_request * lanes + 7) / 8; }
-// Blocks that every request's rows take at most, whatever the lengths (a replayed graph's):
-// the slots of all requests add up to at most blocks + batch - 1 (consecutive requests share
-// at most one block), and a widened request's lanes hold fewer than twice its slots, so the
-// lanes add up to less than batch * base_lanes + 2 (blocks + batch - 1) / per_lane; each
-// request rounds its blocks up once.
-VB_HD std::int64_t wide_blocks_bound(int batch, int rows_per_request, int blocks, int base_lanes, int per_lane) {
-  const std::int64_t lanes_x_per_lane =
-      static_cast<std::int64_t>(batch) * base_lanes * per_lane + 2 * (static_cast<std::int64_t>(blocks) + batch - 1);
-  return (rows_per_request * lanes_x_per_lane + 8 * per_lane - 1) / (8 * per_lane) + batch;
-}
-
 // Serial forms (host; the device does the same with a warp, kernels/flash_verify.cu).
 inline std::int64_t total_units(const VerifyParams& p, int tokens_per_tile, int boundary_units) {
   std::int64_t total = 0;
