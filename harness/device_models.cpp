@@ -66,9 +66,9 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
   plan.tiles_per_split = fp.tiles_per_split;
   plan.token_split = fp.token_split;
   const std::int64_t query_rows = static_cast<std::int64_t>(batch) * tree * spec.heads;
-  plan.combine_lanes = fp.num_splits > 1 ? flash_verify_combine_lanes(fp.tile_balanced ? fp.balanced_slots : fp.num_splits,
-                                                                      query_rows, device.num_sms,
-                                                                      device.max_threads_per_sm, fp.tile_balanced)
+  plan.combine_lanes = fp.num_splits > 1 ? flash_verify_combine_lanes(flash_verify_combine_splits(fp), query_rows,
+                                                                      device.num_sms, device.max_threads_per_sm,
+                                                                      fp.tile_balanced)
                                          : 0;
   // Blocks that hold tiles (the kernel's ranges: the others exit at once).
   const int tokens_per_tile = flash_verify_path_config(fp.path).tokens_per_tile;

@@ -1363,11 +1363,11 @@ int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms, i
   return best;
 }
 
-namespace {
-// The splits the combine's lanes hold per row: every split, or a tile-balanced plan's
-// balanced_slots (more are merged serially).
-int combine_splits(const FlashVerifyPlan& plan) { return plan.tile_balanced ? plan.balanced_slots : plan.num_splits; }
+int flash_verify_combine_splits(const FlashVerifyPlan& plan) {
+  return plan.tile_balanced ? plan.balanced_slots : plan.num_splits;
+}
 
+namespace {
 // 0 (the launcher picks) or 1, 2, 4, 8 lanes with at most kCombineMaxPerLane splits each.
 bool combine_lanes_valid(int lanes, int num_splits) {
   if (lanes == 0) return true;
@@ -1390,7 +1390,7 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
       (plan.token_split && (wgmma || params.tree_size * params.num_heads > kMmaM)) ||
       (plan.tile_balanced && (plan.token_split || plan.tiles_per_split != 0 || plan.balanced_slots < 1 ||
                               plan.balanced_slots > plan.num_splits)) ||
-      !combine_lanes_valid(plan.combine_split_lanes, combine_splits(plan)) ||
+      !combine_lanes_valid(plan.combine_split_lanes, flash_verify_combine_splits(plan)) ||
       (plan.path != FlashVerifyPath::kMmaSync && plan.path != FlashVerifyPath::kWgmma)) {
     return cudaErrorInvalidConfiguration;
   }
@@ -1426,7 +1426,8 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
   return cudaSuccess;  // timing probe only: split plans' outputs stay unwritten (reported incorrect)
 #endif
   return detail::launch_split_combine(params, plan.num_splits, split_tiles,
-                                      wgmma ? wgmma_cfg::kTokensPerTile : kTokensPerTile, combine_splits(plan),
+                                      wgmma ? wgmma_cfg::kTokensPerTile : kTokensPerTile,
+                                      flash_verify_combine_splits(plan),
                                       plan.combine_split_lanes, ws, stream);
 }
 

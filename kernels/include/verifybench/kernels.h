@@ -66,6 +66,10 @@ struct FlashVerifyPlan {
 // and which takes the fewer lanes on a tie.
 int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms, int max_threads_per_sm = 2048,
                                bool tile_balanced = false);
+// The splits per row the combine's lanes hold for `plan` (what flash_verify_combine_lanes
+// takes as num_splits): every split, or a tile-balanced plan's balanced_slots (a request
+// with more merges the rest serially).
+int flash_verify_combine_splits(const FlashVerifyPlan& plan);
 
 // Pipeline depths the production kernel is built with, deepest first.
 int flash_verify_pipeline_variants(int* stages, int capacity);
