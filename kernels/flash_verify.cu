@@ -832,8 +832,9 @@ constexpr int kCompiledSmMaxThreads = 2048;  // sm_90 (and the host pass)
 #endif
 
 // Experiment (-DVB_COMBINE_SMALL_BOUNDS=0): instances of up to 6 loads without the bound
-// (the lane rule unchanged), to see whether holding them to 32/48 registers costs batches of
-// few rows anything (H200 final runs of 0a13f4b and 64d94d7: decode B8 +3 to +7 %, across runs).
+// (the lane rule unchanged; the tile-balanced instances keep theirs), to see whether holding
+// them to 32/48 registers costs batches of few rows anything (H200 final runs of 0a13f4b and
+// 64d94d7: decode B8 +3 to +7 %, across runs).
 #ifndef VB_COMBINE_SMALL_BOUNDS
 #define VB_COMBINE_SMALL_BOUNDS 1
 #endif
@@ -848,8 +849,9 @@ constexpr int kCompiledSmMaxThreads = 2048;  // sm_90 (and the host pass)
 constexpr int kBalancedCombineMaxBlocksPerSm = 4;
 constexpr int combine_blocks_per_sm(int instance_loads, int max_threads_per_sm, bool balanced, int fewer = 1) {
   const int bound = combine_min_blocks_per_sm(instance_loads, max_threads_per_sm);
+  if (!balanced) return bound;
   const int balanced_bound = bound > fewer ? bound - fewer : 1;
-  return !balanced ? bound : balanced_bound < kBalancedCombineMaxBlocksPerSm ? balanced_bound : kBalancedCombineMaxBlocksPerSm;
+  return balanced_bound < kBalancedCombineMaxBlocksPerSm ? balanced_bound : kBalancedCombineMaxBlocksPerSm;
 }
 constexpr int combine_launch_min_blocks(int instance_loads, bool balanced) {
   if (!balanced && !VB_COMBINE_SMALL_BOUNDS && instance_loads <= 6) return 1;

@@ -60,7 +60,7 @@ struct FlashVerifyPlan {
 // The combine's split lanes per row for a launch of `rows` query rows on `num_sms` SMs: of
 // min(num_splits, 8) rounded up to a power of two and the halvings of it whose lanes read at
 // most max_splits / 8 splits each, the one whose blocks take the fewest waves (the most lanes
-// on a tie).
+// on a tie; tile-balanced plans, below, the fewest).
 // max_threads_per_sm: the device's (2048 on sm_90, 1536 on sm_120). tile_balanced: the
 // tile-balanced plans' combine, whose instances hold one block per SM fewer (4 at most),
 // and which takes the fewer lanes on a tie.
@@ -83,8 +83,8 @@ int flash_verify_stages_for_smem_optin(int optin_bytes);
 // several times over for the longest expected request. With `wgmma_available` (see
 // flash_verify_wgmma_supported), requests of H*T >= 64 rows take the wgmma path when the
 // batch holds at least 2 of its 64-row x 64-token tiles per SM; requests of 17-63 rows take
-// it when pages hold >= 16 rows (`page_size`), the batch holds >= 6 such tiles per SM and
-// the mma.sync plan is not tile-balanced (wgmma_cfg::kFewRowsMinPageSize: measured why).
+// it when pages hold >= 16 rows (`page_size`) and the batch holds >= 6 such tiles per SM
+// (wgmma_cfg::kFewRowsMinPageSize: measured why).
 // Host-only arithmetic, no device calls.
 //
 // With `kv_lens` (host, `batch` entries of prefix + T, each <= max_kv_len) the split model

@@ -6,8 +6,9 @@
 // request short, so the longest block holds more tiles than the average: one 64k request
 // among 47 of 2k, 54 tiles where balanced blocks hold 43 units; on the H200 that batch ran
 // 30 % faster balanced (reports/h200/2026-11-30-balanced; the mixed-lengths batch, 121
-// against 111, did not: it is bound by its bytes, and the planner keeps fixed-size splits
-// there). Here the batch's KV tiles are laid end to end, request after
+// against 111, did not on the mma.sync path, whose planner keeps fixed-size splits there; on
+// the wgmma path, 61 -> 56 tiles per block, it ran 1.9 % faster: reports/h200/2026-11-30-planner).
+// Here the batch's KV tiles are laid end to end, request after
 // request, each request preceded by `boundary_units` units that stand for what starting a
 // request costs a block (its partial written, its Q loaded). The G blocks of a query-row
 // tile own equal ranges of S = ceil(W / G) of these W units; a block walks its range request
