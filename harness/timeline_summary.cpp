@@ -102,12 +102,6 @@ TimelineSummary summarize_timeline(const FlashVerifyTimeline& t) {
     device_end = std::max(device_end, combine_end);
   }
   s.device_span_us = us_between(first_entry, device_end);
-  for (const FlashVerifyTimelineBlock& b : t.main) s.merge_blocks += reached(b, kTimelineMergeReady) ? 1 : 0;
-  if (s.merge_blocks > 0) {
-    s.merge_wait = figure(t.main, kTimelineTilesDone, kTimelineMergeReady);
-    s.merge_work = figure(t.main, kTimelineMergeReady, kTimelineEnd);
-    s.merge_tail_us = us_between(latest(t.main, kTimelineTilesDone), last_end);
-  }
   return s;
 }
 
@@ -121,21 +115,20 @@ TimelineSummary median_timeline_summary(const std::vector<TimelineSummary>& laun
   TimelineSummary m;
   for (int TimelineSummary::*f : {&TimelineSummary::main_blocks, &TimelineSummary::main_sms,
                                   &TimelineSummary::combine_blocks, &TimelineSummary::median_tiles,
-                                  &TimelineSummary::max_tiles, &TimelineSummary::merge_blocks}) {
+                                  &TimelineSummary::max_tiles}) {
     m.*f = static_cast<int>(med([f](const TimelineSummary& s) { return s.*f; }));
   }
   for (double TimelineSummary::*f :
        {&TimelineSummary::dispatch_spread_us, &TimelineSummary::main_span_us,
         &TimelineSummary::slowest_end_minus_median_end_us, &TimelineSummary::combine_first_entry_us,
         &TimelineSummary::combine_wait_after_main_us, &TimelineSummary::combine_tail_us,
-        &TimelineSummary::device_span_us, &TimelineSummary::merge_tail_us}) {
+        &TimelineSummary::device_span_us}) {
     m.*f = med([f](const TimelineSummary& s) { return s.*f; });
   }
   for (TimelineFigure TimelineSummary::*f :
        {&TimelineSummary::to_work_known, &TimelineSummary::to_first_issue, &TimelineSummary::to_q_ready,
         &TimelineSummary::to_first_tile, &TimelineSummary::lifetime, &TimelineSummary::per_tile,
-        &TimelineSummary::epilogue, &TimelineSummary::combine_after_wait, &TimelineSummary::merge_wait,
-        &TimelineSummary::merge_work}) {
+        &TimelineSummary::epilogue, &TimelineSummary::combine_after_wait}) {
     (m.*f).count = static_cast<int>(med([f](const TimelineSummary& s) { return (s.*f).count; }));
     (m.*f).median_us = med([f](const TimelineSummary& s) { return (s.*f).median_us; });
     (m.*f).max_us = med([f](const TimelineSummary& s) { return (s.*f).max_us; });
@@ -166,14 +159,8 @@ std::string format_timeline_summary(const TimelineSummary& s, double event_us) {
   line("block lifetime (entry -> last store)", fig(s.lifetime));
   line("first entry -> last block end", fmt::format("{:.2f} us", s.main_span_us));
   line("last block end - median block end (imbalance)", fmt::format("{:.2f} us", s.slowest_end_minus_median_end_us));
-  if (s.merge_blocks > 0) {
-    out += fmt::format("in-kernel merge: {} merger blocks\n", s.merge_blocks);
-    line("per merger: loop done -> all partials in", fig(s.merge_wait));
-    line("per merger: all partials in -> merge done", fig(s.merge_work));
-    line("last loop done -> last block end", fmt::format("{:.2f} us", s.merge_tail_us));
-  }
   if (s.combine_blocks == 0) {
-    if (s.merge_blocks == 0) out += "combine: none (one split)\n";
+    out += "combine: none (one split)\n";
     return out;
   }
   out += fmt::format("combine: {} blocks\n", s.combine_blocks);

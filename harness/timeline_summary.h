@@ -31,12 +31,6 @@ struct TimelineSummary {
   TimelineFigure combine_after_wait;   // per combine block: grid wait done -> end
   double combine_tail_us = 0;          // last main end -> last combine end
   double device_span_us = 0;           // first main entry -> last end of either kernel
-  // The wgmma path's in-kernel merge (0 blocks when there is none); a merger's "end" is
-  // after its merge.
-  int merge_blocks = 0;                // blocks that merged rows
-  TimelineFigure merge_wait;           // per merger: loop done -> every partial of its request in
-  TimelineFigure merge_work;           // per merger: every partial in -> end of its merge
-  double merge_tail_us = 0;            // last loop done -> last main end
 };
 
 // Throws std::invalid_argument when the timeline holds no main-kernel block.

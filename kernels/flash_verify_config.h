@@ -209,6 +209,8 @@ inline constexpr int kHopperSmemLimit = 227 * 1024;
 #ifndef VB_WGMMA_FUSED_MERGE
 #define VB_WGMMA_FUSED_MERGE 1
 #endif
+// The merge's scratch (rows x slots split LSEs) lives in the free stage memory.
+static_assert(kStages * kTileBytes >= kRowsPerTile * flash_cfg::kMaxSplits * 4, "the merge's weights fit the stages");
 static_assert(kSmemBytes <= kHopperSmemLimit, "the wgmma path must fit one block per H100/H200 SM");
 static_assert(kOffKv % 1024 == 0 && kTileBytes % 1024 == 0 && kBlockBytes % 1024 == 0,
               "swizzle atoms start at 1024-byte boundaries");

@@ -10,12 +10,11 @@
 // loads in flight at once.
 //
 // Protocol, per request and 64-row tile (one 32-bit counter in the workspace):
-//  - every block that wrote a partial of the request arrives once, after both consumer
-//    warpgroups' stores (release at GPU scope): `slots` arrivals;
-//  - the request's mergers (every block that wrote one of its partials; the launcher has made
-//    every block resident, cooperative launch) wait for all arrivals (acquire), depart, and
-//    each merges an equal share of the rows' 16-byte chunks; the last to depart sets the
-//    counter back to 0 for the next launch.
+//  - every block that wrote a partial of the request arrives once per consumer warpgroup,
+//    after its stores (release at GPU scope): 2 x slots arrivals;
+//  - the request's mergers (launcher: every block is resident, cooperative launch) wait for
+//    all arrivals (acquire), each merges an equal share of the rows' 16-byte chunks, and
+//    departs; the last to depart sets the counter back to 0 for the next launch.
 // A counter that reads more than the protocol can produce (a workspace whose counters were
 // not zeroed before its first use) or that never completes traps (the launch fails) instead
 // of merging garbage or hanging. (No printf: its argument buffer is local memory, which the
@@ -49,10 +48,10 @@ __device__ __forceinline__ std::uint64_t global_timer_ns() {
   return t;
 }
 
-// A block's arrival for the partial it has just stored, by the second PV warpgroup (all its
-// threads call it): `barrier_id` is the one the softmax warpgroup arrives on after its stores.
+// One warpgroup's arrival for the partial it has just stored (all its threads call it;
+// `barrier_id` is the warpgroup's own named barrier).
 __device__ __forceinline__ void merge_arrive(unsigned* counter, int barrier_id, int wg_tid) {
-  warp::named_barrier_sync(barrier_id, kMergeThreads);  // every consumer thread's partial stores come first
+  warp::named_barrier_sync(barrier_id, 128);  // every thread's partial stores come first
   if (wg_tid == 0) red_release_add(counter, 1);
 }
 
@@ -81,38 +80,14 @@ struct MergeJob {
   int merger, mergers;
 };
 
-// The kMergeThreads consumer threads (t = 0 ..) of a merger block: until every partial of the
-// request is in (thread 0 waits, the barrier holds the others), then this block's departure.
-__device__ __forceinline__ void merge_wait_all(const MergeJob& job, int barrier_id, int t) {
-  if (t == 0) merge_wait(job.counter, job.slots, job.slots + job.mergers - 1);
-  warp::named_barrier_sync(barrier_id, kMergeThreads);
-  if (t == 0) {  // every merger departs once it has seen all arrivals; the last one resets
-    const unsigned seen = atomicAdd(job.counter, 1u);
-    if (seen == static_cast<unsigned>(job.slots + job.mergers - 1)) atomicExch(job.counter, 0u);
-  }
-}
-
-// (max, sum, acc) of LSE-weighted partials, merged online: weights are exp(lse - max).
-struct MergeState {
-  float max = -INFINITY, sum = 0.f;
-  float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-  // Rescales to a new max m >= max (m == max: unchanged; max -inf: sum and acc are 0).
-  __device__ __forceinline__ void rescale_to(float m) {
-    const float scale = m == max ? 1.f : expf(max - m);
-    sum *= scale;
-    acc.x *= scale; acc.y *= scale; acc.z *= scale; acc.w *= scale;
-    max = m;
-  }
-};
-
-// This block's chunks, `lanes` threads per chunk (each a share of its slots, merged through
-// shuffles at the end), kUnits chunks per thread per round with kLoads slots each: a
-// round's LSE and O loads are all in flight at once (the combine kernel's one round trip;
-// the first version waited for the LSEs before loading O and ran small batches 4-6 us slower).
-template <int kLoads, int kUnits>
+// Phase 2 for a class of slot counts: kSlots slots (masked above job.slots) of kUnits
+// chunks per thread per round, every load of the round in flight at once; `lanes` threads
+// share one chunk's slots (kUnits == 1 only) and sum through shuffles.
+template <int kSlots, int kUnits>
 __device__ __forceinline__ void merge_chunks(const VerifyParams& p, const SplitWorkspace& ws, const MergeJob& job,
-                                             int u_begin, int u_end, int lanes, int t) {
-  static_assert(kLoads * kUnits <= kMergeMaxLoads, "loads in flight");
+                                             const float* s_weight, int row_lo, int u_begin, int u_end, int lanes,
+                                             int t) {
+  static_assert(kSlots * kUnits <= kMergeMaxLoads, "loads in flight");
   const int units = u_end - u_begin;
   const int groups = kMergeThreads / lanes;
   const int g = t / lanes, sub = t % lanes;
@@ -120,97 +95,128 @@ __device__ __forceinline__ void merge_chunks(const VerifyParams& p, const SplitW
   const int per_round = groups * kUnits;
   const int rounds = g_warp0 < units ? (units - g_warp0 + per_round - 1) / per_round : 0;
   for (int round = 0; round < rounds; ++round) {
-    MergeState st[kUnits];
+    float4 acc[kUnits];
     int unit[kUnits];
 #pragma unroll
-    for (int q = 0; q < kUnits; ++q) unit[q] = (round * kUnits + q) * groups + g;
-    for (int s0 = sub; s0 < job.slots; s0 += lanes * kLoads) {
-      float l[kUnits][kLoads];
-      float4 v[kUnits][kLoads];
+    for (int q = 0; q < kUnits; ++q) {
+      acc[q] = make_float4(0.f, 0.f, 0.f, 0.f);
+      unit[q] = (round * kUnits + q) * groups + g;
+    }
+    for (int s0 = sub; s0 < job.slots; s0 += lanes * kSlots) {
+      float4 v[kUnits][kSlots];
 #pragma unroll
       for (int q = 0; q < kUnits; ++q) {
         const int u = u_begin + unit[q];
-        const std::int64_t row_part = job.part_base + static_cast<std::int64_t>(u / kMergeChunks) * job.row_stride;
+        const std::int64_t part = job.part_base + static_cast<std::int64_t>(u / kMergeChunks) * job.row_stride;
 #pragma unroll
-        for (int k = 0; k < kLoads; ++k) {
+        for (int k = 0; k < kSlots; ++k) {
           const int s = s0 + k * lanes;
-          const bool used = unit[q] < units && s < job.slots;
-          const std::int64_t part = row_part + static_cast<std::int64_t>(s) * job.slot_stride;
-          // LSEs through L1 (a row's 128 chunks read the same ones); O once, from L2.
-          l[q][k] = used ? ws.lse_partial[part] : -INFINITY;
-          v[q][k] = used ? __ldcg(reinterpret_cast<const float4*>(ws.o_partial + part * mla::kHeadDimV) +
-                                  u % kMergeChunks)
-                         : make_float4(0.f, 0.f, 0.f, 0.f);
+          v[q][k] = unit[q] < units && s < job.slots
+                        ? __ldcg(reinterpret_cast<const float4*>(
+                              ws.o_partial + (part + static_cast<std::int64_t>(s) * job.slot_stride) * mla::kHeadDimV) +
+                                 u % kMergeChunks)
+                        : make_float4(0.f, 0.f, 0.f, 0.f);
         }
       }
 #pragma unroll
       for (int q = 0; q < kUnits; ++q) {
-        float m = st[q].max;
+        const int r = (u_begin + unit[q]) / kMergeChunks - row_lo;
 #pragma unroll
-        for (int k = 0; k < kLoads; ++k) m = fmaxf(m, l[q][k]);
-        st[q].rescale_to(m);
-#pragma unroll
-        for (int k = 0; k < kLoads; ++k) {
-          const float w = l[q][k] == -INFINITY ? 0.f : expf(l[q][k] - m);  // a split this row cannot see: 0
-          st[q].sum += w;
-          st[q].acc.x += w * v[q][k].x; st[q].acc.y += w * v[q][k].y;
-          st[q].acc.z += w * v[q][k].z; st[q].acc.w += w * v[q][k].w;
+        for (int k = 0; k < kSlots; ++k) {
+          const int s = s0 + k * lanes;
+          const float w = unit[q] < units && s < job.slots ? s_weight[r * job.slots + s] : 0.f;
+          acc[q].x += w * v[q][k].x; acc[q].y += w * v[q][k].y; acc[q].z += w * v[q][k].z; acc[q].w += w * v[q][k].w;
         }
       }
     }
 #pragma unroll
     for (int q = 0; q < kUnits; ++q) {
-      for (int offset = lanes / 2; offset > 0; offset /= 2) {  // warp-uniform: every lane shuffles
-        MergeState other;
-        other.max = __shfl_xor_sync(0xffffffffu, st[q].max, offset);
-        other.sum = __shfl_xor_sync(0xffffffffu, st[q].sum, offset);
-        other.acc.x = __shfl_xor_sync(0xffffffffu, st[q].acc.x, offset);
-        other.acc.y = __shfl_xor_sync(0xffffffffu, st[q].acc.y, offset);
-        other.acc.z = __shfl_xor_sync(0xffffffffu, st[q].acc.z, offset);
-        other.acc.w = __shfl_xor_sync(0xffffffffu, st[q].acc.w, offset);
-        const float m = fmaxf(st[q].max, other.max);
-        st[q].rescale_to(m);
-        other.rescale_to(m);
-        st[q].sum += other.sum;
-        st[q].acc.x += other.acc.x; st[q].acc.y += other.acc.y;
-        st[q].acc.z += other.acc.z; st[q].acc.w += other.acc.w;
+      for (int offset = lanes / 2; offset > 0; offset /= 2) {  // lanes > 1 only with kUnits == 1
+        acc[q].x += __shfl_xor_sync(0xffffffffu, acc[q].x, offset);
+        acc[q].y += __shfl_xor_sync(0xffffffffu, acc[q].y, offset);
+        acc[q].z += __shfl_xor_sync(0xffffffffu, acc[q].z, offset);
+        acc[q].w += __shfl_xor_sync(0xffffffffu, acc[q].w, offset);
       }
       if (unit[q] < units && sub == 0) {
-        // sum > 0: every row sees itself in exactly one split.
         const int u = u_begin + unit[q];
-        const std::int64_t qrow = job.out_row0 + u / kMergeChunks;
-        const float inv = 1.f / st[q].sum;
-        auto* o2 = reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + (u % kMergeChunks) * 4);
-        o2[0] = __floats2bfloat162_rn(st[q].acc.x * inv, st[q].acc.y * inv);
-        o2[1] = __floats2bfloat162_rn(st[q].acc.z * inv, st[q].acc.w * inv);
-        if (u % kMergeChunks == 0) p.lse[qrow] = st[q].max + logf(st[q].sum);
+        auto* o2 = reinterpret_cast<__nv_bfloat162*>(p.o + (job.out_row0 + u / kMergeChunks) * mla::kHeadDimV +
+                                                     (u % kMergeChunks) * 4);
+        o2[0] = __floats2bfloat162_rn(acc[q].x, acc[q].y);
+        o2[1] = __floats2bfloat162_rn(acc[q].z, acc[q].w);
       }
     }
   }
 }
 
-// The merge itself, after merge_wait_all: this block's equal share of the tile's rows x 128
-// chunks. Slot classes keep the register arrays static; many slots and few chunks per
-// block: `lanes` threads per chunk split its slots.
-__device__ __forceinline__ void merge_rows(const VerifyParams& p, const SplitWorkspace& ws, const MergeJob& job,
-                                           int t) {
+// The merge itself, by the kMergeThreads consumer threads (t = 0 ..) of a merger block;
+// `s_scratch` is free shared memory for rows x slots floats (64 x kMaxSplits at most).
+__device__ __forceinline__ void merge_request_rows(const VerifyParams& p, const SplitWorkspace& ws,
+                                                   const MergeJob& job, float* s_scratch, int barrier_id, int t) {
+  if (t == 0) merge_wait(job.counter, 2u * job.slots, 2u * job.slots + job.mergers - 1);
+  warp::named_barrier_sync(barrier_id, kMergeThreads);
+  if (t == 0) {  // every merger departs once it has seen all arrivals; the last one resets
+    const unsigned seen = atomicAdd(job.counter, 1u);
+    if (seen == 2u * job.slots + job.mergers - 1) atomicExch(job.counter, 0u);
+  }
+  // This block's chunks: an equal share of rows x 128.
   const int total = job.rows * kMergeChunks;
   const int u_begin = static_cast<int>(static_cast<std::int64_t>(job.merger) * total / job.mergers);
   const int u_end = static_cast<int>(static_cast<std::int64_t>(job.merger + 1) * total / job.mergers);
   if (u_begin >= u_end) return;
-  // (<2, 8>, 16 loads for two slots, spilled in both instances: 68 and 56 bytes.)
+  const int row_lo = u_begin / kMergeChunks;
+  const int nrows = (u_end - 1) / kMergeChunks - row_lo + 1;
+
+  // Phase 1: the rows' split LSEs, then per row (a warp each) the normalised weights, and
+  // the final LSE from the block that holds the row's first chunk.
+  const int pairs = nrows * job.slots;
+  for (int i0 = t; i0 < pairs; i0 += kMergeThreads * 8) {
+    float l[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      const int i = i0 + k * kMergeThreads;
+      const int r = row_lo + i / job.slots;
+      l[k] = i < pairs ? __ldcg(ws.lse_partial + job.part_base + static_cast<std::int64_t>(r) * job.row_stride +
+                                static_cast<std::int64_t>(i % job.slots) * job.slot_stride)
+                       : 0.f;
+    }
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      if (i0 + k * kMergeThreads < pairs) s_scratch[i0 + k * kMergeThreads] = l[k];
+    }
+  }
+  warp::named_barrier_sync(barrier_id, kMergeThreads);
+  const int lane = t % 32;
+  for (int r = t / 32; r < nrows; r += kMergeThreads / 32) {
+    float* w = s_scratch + r * job.slots;
+    float m = -INFINITY;
+    for (int s = lane; s < job.slots; s += 32) m = fmaxf(m, w[s]);
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, offset));
+    // A split whose tokens this row cannot see has LSE -inf (weight 0); every row sees
+    // itself in one split, so m is finite.
+    float sum = 0.f;
+    for (int s = lane; s < job.slots; s += 32) sum += expf(w[s] - m);
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    const float inv = 1.f / sum;
+    for (int s = lane; s < job.slots; s += 32) w[s] = expf(w[s] - m) * inv;
+    if (lane == 0 && (row_lo + r) * kMergeChunks >= u_begin) p.lse[job.out_row0 + row_lo + r] = m + logf(sum);
+  }
+  warp::named_barrier_sync(barrier_id, kMergeThreads);
+
+  // Phase 2: the O chunks, every load of a round in flight; slot classes keep the register
+  // arrays static. Many slots and few chunks: `lanes` threads per chunk split its slots.
+  const int units = u_end - u_begin;
   if (job.slots <= 2) {
-    merge_chunks<2, 4>(p, ws, job, u_begin, u_end, 1, t);
+    merge_chunks<2, 8>(p, ws, job, s_scratch, row_lo, u_begin, u_end, 1, t);
   } else if (job.slots <= 4) {
-    merge_chunks<4, 4>(p, ws, job, u_begin, u_end, 1, t);
+    merge_chunks<4, 4>(p, ws, job, s_scratch, row_lo, u_begin, u_end, 1, t);
   } else if (job.slots <= 8) {
-    merge_chunks<8, 2>(p, ws, job, u_begin, u_end, 1, t);
+    merge_chunks<8, 2>(p, ws, job, s_scratch, row_lo, u_begin, u_end, 1, t);
   } else {
-    // Enough lanes for one round of slots, while the block's threads still cover its chunks.
-    const int units = u_end - u_begin;
     int lanes = 1;
-    while (lanes < 32 && lanes * kMergeMaxLoads < job.slots && lanes * 2 * units <= kMergeThreads) lanes *= 2;
-    merge_chunks<kMergeMaxLoads, 1>(p, ws, job, u_begin, u_end, lanes, t);
+    while (lanes < 32 && lanes * 2 * units <= kMergeThreads && lanes * kMergeMaxLoads < job.slots) lanes *= 2;
+    merge_chunks<kMergeMaxLoads, 1>(p, ws, job, s_scratch, row_lo, u_begin, u_end, lanes, t);
   }
 }
 

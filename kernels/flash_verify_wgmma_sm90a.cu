@@ -57,8 +57,8 @@ static_assert(kBalancedProducerRegs + kBalancedSoftmaxRegs + kSecondPvRegs == 3 
 constexpr int kBarPFull = 1;        // softmax warpgroup -> second PV warpgroup: P(i) is in smem
 constexpr int kBarPEmpty = 2;       // second PV warpgroup -> softmax warpgroup: P(i) was read
 constexpr int kBarEpilogue = 3;     // final row sums are in smem
-constexpr int kBarPartialStored = 4;  // softmax -> second PV warpgroup: its partial is stored (fused merge)
-constexpr int kBarMerge = 5;          // both consumer warpgroups, in the in-kernel merge
+constexpr int kBarMergeArrive = 4;  // + half: a consumer warpgroup's partial stores are done
+constexpr int kBarMerge = 6;        // both consumer warpgroups, in the in-kernel merge
 constexpr int kConsumerThreads = 256;
 
 // Debug builds only (-DVB_WGMMA_HANDOFF_SYNC=1): both sides of the P hand-over use bar.sync
@@ -164,13 +164,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   std::uint64_t* s_empty = s_full + kStages * kLoadParts;                // [kStages]
   std::uint64_t* s_q_full = s_empty + kStages;
   std::uint64_t* s_q_empty = s_q_full + 1;  // tile-balanced only
-  // Fused merge, tile-balanced: the block's first segment (request, slot, slots) and the slot
-  // and slot count of the segment the producer last published (kept here, not in registers,
-  // which the warpgroups have none to spare of); and what the softmax warpgroup hands both
-  // consumer warpgroups at the end: up to two requests to merge (request -1: none), slot, slots.
-  __shared__ int s_first_segment[3];
-  __shared__ int s_last_segment[2];
-  __shared__ int s_merge[6];
+  // Fused merge: the slot and slot count of the segment the producer last published
+  // (tile-balanced; kept here, not in registers, which the warpgroups have none of to spare),
+  // and what the softmax warpgroup hands both consumer warpgroups at the end.
+  __shared__ int s_segment_slots[2];
+  __shared__ int s_merge[3];  // request (-1: none), slot, slots
 
   const int tid = threadIdx.x;
   const int warpgroup = tid / 128;
@@ -210,9 +208,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         s_first[0] = any ? seg.request : -1;
         s_first[1] = seg.tile_begin;
         s_first[2] = seg.tile_end;
-        s_last_segment[0] = s_first_segment[1] = seg.slot;
-        s_last_segment[1] = s_first_segment[2] = seg.slots;
-        s_first_segment[0] = any ? seg.request : -1;
+        s_segment_slots[0] = seg.slot;
+        s_segment_slots[1] = seg.slots;
       }
       if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_wgmma, static_cast<int>(w.range_end - w.range_begin));
     }
@@ -366,8 +363,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         s_next[0] = seg.request;
         s_next[1] = seg.tile_begin;
         s_next[2] = seg.tile_end;
-        s_last_segment[0] = seg.slot;
-        s_last_segment[1] = seg.slots;
+        s_segment_slots[0] = seg.slot;
+        s_segment_slots[1] = seg.slots;
       }
       load_q();
       if (wg_tid == 0) warp::mbarrier_arrive(s_q_full);  // releases the s_next stores
@@ -452,61 +449,49 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   };
 
-  // Fused merge: the block's one arrival per partial, by the second PV warpgroup once both
-  // have stored theirs (the softmax warpgroup only signals: its registers are the tightest).
+  // Fused merge: this warpgroup's arrival once it has stored a partial (its LSEs too).
   auto merge_counter = [&](int request) {
     return ws.merge_counters + static_cast<std::int64_t>(blockIdx.x) * p.batch + request;
   };
-  // Fused merge, at the block's end (both consumer warpgroups): every block that holds tiles
-  // of a request merges an equal share of its rows (its slot of the request's slots). Only a
-  // block's first and last segments can be shared with other blocks (the ones between are
-  // whole), and the first only as the request's last slot: so its last request, and under
-  // the tile-balanced schedule its first one too. Every block arrives for all its partials
-  // before it waits for any, so no wait depends on a waiting block.
-  auto merge_one = [&](int request, int slot, int slots) {
+  auto arrive_partial = [&](int barrier_id) {
+    if (fused_merge && !whole) detail::merge_arrive(merge_counter(b), barrier_id, wg_tid);
+  };
+  // Fused merge, at the block's end (both consumer warpgroups): the rows of its last request
+  // when it is one of that request's mergers. Tile-balanced: slots 0 .. slots - 2, whose
+  // walks all end on it (the last slot starts its walk there); fixed-size splits: every split
+  // that holds tiles.
+  auto merge_last_request = [&] {
+    if (!fused_merge) return;
+    if (tid == 128) {
+      s_merge[0] = whole ? -1 : b;
+      s_merge[1] = kBalanced ? s_segment_slots[0] : split;
+      s_merge[2] = kBalanced ? s_segment_slots[1] : fixed_split_slots(kv_len, num_splits, split_tiles);
+    }
+    warp::named_barrier_sync(kBarMerge, kConsumerThreads);
+    if (s_merge[0] < 0) return;
+    b = s_merge[0];
+    request_row0 = static_cast<std::int64_t>(b) * rows_per_request;
+    const int slot = s_merge[1], slots = s_merge[2];
+    const int mergers = kBalanced ? slots - 1 : slots;
+    if (slot >= mergers) return;
     detail::MergeJob job;
-    job.counter = merge_counter(request);
-    const std::int64_t first_row = static_cast<std::int64_t>(request) * rows_per_request;
-    job.out_row0 = first_row + row0;
+    job.counter = merge_counter(b);
+    job.out_row0 = request_row0 + row0;
     if constexpr (kBalanced) {
-      job.part_base = detail::balanced_partial_row(blockIdx.y - slot, request, rows_per_request, row0);
+      job.part_base = detail::balanced_partial_row(blockIdx.y - slot, b, rows_per_request, row0);
       job.row_stride = 1;
       job.slot_stride = rows_per_request;
     } else {
-      job.part_base = (first_row + row0) * num_splits;
+      job.part_base = (request_row0 + row0) * num_splits;
       job.row_stride = num_splits;
       job.slot_stride = 1;
     }
     job.rows = min(kRowsPerTile, rows_per_request - row0);
     job.slots = slots;
     job.merger = slot;
-    job.mergers = slots;
-    detail::merge_wait_all(job, kBarMerge, tid - 128);
-    if (tid == 128) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineMergeReady);
-    detail::merge_rows(p, ws, job, tid - 128);
-  };
-  // Fixed-size or even splits: the block's one request, known from the start (written there,
-  // so that nothing stays live through the tile loop for it: the softmax warpgroup spilled).
-  if (!kBalanced && fused_merge && tid == 128) {
-    s_merge[3] = whole ? -1 : b;
-    s_merge[4] = split;
-    s_merge[5] = fixed_split_slots(kv_len, num_splits, split_tiles);
-  }
-  auto merge_at_end = [&] {
-    if (!fused_merge) return;
-    if (kBalanced && tid == 128) {
-      s_merge[0] = s_first_segment[0] != b && s_first_segment[2] > 1 ? s_first_segment[0] : -1;
-      s_merge[1] = s_first_segment[1];
-      s_merge[2] = s_first_segment[2];
-      s_merge[3] = whole ? -1 : b;
-      s_merge[4] = s_last_segment[0];
-      s_merge[5] = s_last_segment[1];
-    }
-    warp::named_barrier_sync(kBarMerge, kConsumerThreads);
-    // The first segment's request first: its other blocks end their walks on it.
-    for (int k = kBalanced ? 0 : 1; k < 2; ++k) {
-      if (s_merge[3 * k] >= 0) merge_one(s_merge[3 * k], s_merge[3 * k + 1], s_merge[3 * k + 2]);
-    }
+    job.mergers = mergers;
+    // The stages are free: every tile landed and was read, and the producer has returned.
+    detail::merge_request_rows(p, ws, job, reinterpret_cast<float*>(smem + kOffKv), kBarMerge, tid - 128);
   };
 
   float row_sum_lo = 0.f, row_sum_hi = 0.f;  // this thread's partial sums (16 of 64 columns)
@@ -684,14 +669,14 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       wg::named_barrier_arrive(kBarEpilogue, kConsumerThreads);
       store_o(row_sum_lo, row_sum_hi);
-      if (fused_merge && !whole) wg::named_barrier_arrive(kBarPartialStored, kConsumerThreads);
+      arrive_partial(kBarMergeArrive);
       if constexpr (!kBalanced) break;
       iter0 += n_iters;
       zero_o();
       row_sum_lo = row_sum_hi = 0.f;
       row_max_lo = row_max_hi = -INFINITY;
     }
-    merge_at_end();
+    merge_last_request();
     if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineEnd);
   } else {
     // ---------------- second PV warpgroup ----------------
@@ -722,7 +707,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       warp::named_barrier_sync(kBarEpilogue, kConsumerThreads);
       store_o(s_final_sum[row_lo], s_final_sum[row_hi]);
-      if (fused_merge && !whole) detail::merge_arrive(merge_counter(b), kBarPartialStored, wg_tid);
+      arrive_partial(kBarMergeArrive + 1);
       if constexpr (!kBalanced) break;
       // Tile-balanced: the walk is advanced once O is stored (its registers are free then).
       tile_balance::Segment seg;
@@ -734,7 +719,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       enter_segment(seg);
       zero_o();
     }
-    merge_at_end();
+    merge_last_request();
   }
 
 #else

@@ -596,7 +596,7 @@ TEST_CASE("the wgmma path merges split partials in the kernel and leaves its cou
       plans.push_back(plan);
     }
     plans.push_back(vb::FlashVerifyPlan{most_splits, m_tiles, 0, vb::FlashVerifyPath::kWgmma});  // even
-    for (int blocks : {3, 64 / m_tiles, std::min(128, num_sms / m_tiles)}) {  // 128: the most splits a plan has
+    for (int blocks : {3, 64 / m_tiles, num_sms / m_tiles}) {
       vb::FlashVerifyPlan plan{blocks, m_tiles, 0, vb::FlashVerifyPath::kWgmma};
       plan.tile_balanced = true;
       plan.balanced_slots = std::min(blocks, 8);

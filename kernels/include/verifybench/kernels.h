@@ -170,7 +170,6 @@ enum FlashVerifyTimelineStamp : int {
   kTimelineFirstTile = 4,    // the first compute warp saw its first KV tile land
   kTimelineTilesDone = 5,    // the first compute warp left the tile loop
   kTimelineEnd = 6,          // the first compute warp issued its last output store
-  kTimelineMergeReady = 7,   // wgmma in-kernel merge: a merger saw every partial of its request in
   // combine kernel
   kTimelineCombineEntry = 0,
   kTimelineCombineGridDone = 1,  // past griddepcontrol.wait: the main grid has finished
