@@ -70,7 +70,6 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
                                                                       device.num_sms, device.max_threads_per_sm,
                                                                       fp.tile_balanced)
                                          : 0;
-  plan.merged_in_kernel = flash_verify_merges_in_kernel(fp, batch, device.num_sms);
   // Blocks that hold tiles (the kernel's ranges: the others exit at once).
   const int tokens_per_tile = flash_verify_path_config(fp.path).tokens_per_tile;
   plan.tile_balanced = fp.tile_balanced;

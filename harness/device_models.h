@@ -45,7 +45,6 @@ struct PlannedLaunch {
   std::int64_t balanced_units_per_block = 0;  // tile-balanced: each block's share (tiles + boundary units)
   bool token_split = false;  // mma.sync, H*T <= 16: both row groups on alternate tiles
   int combine_lanes = 0;     // split lanes per row of the combine (0: one split, no combine)
-  bool merged_in_kernel = false;  // wgmma, every block resident: the main kernel merges the splits
   std::int64_t blocks = 0;  // blocks that hold tiles (B * m_tiles * splits for equal lengths)
   double waves = 0;         // blocks / (SMs * blocks per SM)
   std::int64_t kv_tokens = 0;  // sum over requests of prefix + tree

@@ -110,7 +110,6 @@ struct DeviceProblem::Impl {
   FlashVerifyPlan plan_mma_sync;  // the mma.sync path, forced (production/mma.sync)
   FlashVerifyPlan plan_wgmma;     // the wgmma path, forced (production/wgmma), when supported
   bool wgmma_supported = false;
-  int sm_count = 0;
   // native inputs
   DeviceBuffer q, kv_pool, prefix_len, kv_indptr, kv_indices, block_table, tree_mask;
   // SGLang-form inputs derived from the same problem
@@ -118,8 +117,6 @@ struct DeviceProblem::Impl {
       sg_mask_indptr, sg_scratch;
   // outputs and workspace
   DeviceBuffer o, lse, workspace;
-  std::size_t merge_counter_bytes = 0;  // the workspace's first bytes: zero between launches
-
 
   ~Impl() {
     if (stream) cudaStreamDestroy(stream);
@@ -224,16 +221,11 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
   impl->plan_wgmma = flash_verify_plan_for_path(FlashVerifyPath::kWgmma, B, T, problem.num_heads, max_kv_len,
                                                 gpu.sm_count, blocks_per_sm, kv_lens.data());
   impl->wgmma_supported = wgmma;
-  impl->sm_count = gpu.sm_count;
   std::size_t workspace_bytes = 0;
   for (const FlashVerifyPlan* plan : {&impl->plan, &impl->plan_mma_sync, &impl->plan_wgmma}) {
     workspace_bytes = std::max(workspace_bytes, flash_verify_workspace_bytes(*plan, B, T, problem.num_heads));
   }
   check(impl->workspace.allocate(workspace_bytes), "cudaMalloc workspace");
-  if (workspace_bytes > 0) {
-    impl->merge_counter_bytes = flash_verify_workspace_counter_bytes(B, T, problem.num_heads);
-    check(cudaMemset(impl->workspace.get(), 0, impl->merge_counter_bytes), "zero the merge counters");
-  }
 
   if (!check.ok()) {
     if (error) *error = check.error;
@@ -271,19 +263,16 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
   const FlashVerifyPlan& plan = kind == GpuExecutorKind::kProductionMmaSync ? d.plan_mma_sync
                                 : kind == GpuExecutorKind::kProductionWgmma  ? d.plan_wgmma
                                                                              : d.plan;
-  out.plan = fmt::format("path={} splits={} m_tiles={}{}{}{}{}", to_string(plan.path), plan.num_splits, plan.m_tiles,
+  out.plan = fmt::format("path={} splits={} m_tiles={}{}{}{}", to_string(plan.path), plan.num_splits, plan.m_tiles,
                          plan.tiles_per_split > 0 ? fmt::format(" tiles_per_split={}", plan.tiles_per_split) : "",
                          plan.token_split ? " token_split" : "",
-                         plan.tile_balanced ? fmt::format(" tile_balanced slots={}", plan.balanced_slots) : "",
-                         flash_verify_merges_in_kernel(plan, d.problem->batch, d.sm_count) ? " merged_in_kernel" : "");
+                         plan.tile_balanced ? fmt::format(" tile_balanced slots={}", plan.balanced_slots) : "");
   CallChecker check;
   // Poison: 0xFFFF is a bf16 NaN and 0xFFFFFFFF an fp32 NaN, so anything not written shows.
   check(cudaMemsetAsync(d.o.get(), 0xFF, d.o.bytes(), d.stream), "poison o");
   check(cudaMemsetAsync(d.lse.get(), 0xFF, d.lse.bytes(), d.stream), "poison lse");
   if (d.workspace.bytes() > 0) {
     check(cudaMemsetAsync(d.workspace.get(), 0xFF, d.workspace.bytes(), d.stream), "poison workspace");
-    // ... but the in-kernel merge's counters, which must start at zero.
-    check(cudaMemsetAsync(d.workspace.get(), 0, d.merge_counter_bytes, d.stream), "zero the merge counters");
   }
   check(launch(kind, page_kind, d.stream),
         kind == GpuExecutorKind::kNaive            ? "naive_verify_launch"

@@ -171,9 +171,7 @@ int cmd_plan(const std::vector<std::string>& files, const std::vector<std::strin
                        p.tile_balanced         ? fmt::format("bal {}", p.balanced_units_per_block)
                        : p.tiles_per_split > 0 ? fmt::format("{}", p.tiles_per_split)
                                                : std::string("even"),
-                       p.merged_in_kernel    ? std::string("in kernel")
-                       : p.combine_lanes > 0 ? fmt::format("{}", p.combine_lanes)
-                                             : std::string("-"),
+                       p.combine_lanes > 0 ? fmt::format("{}", p.combine_lanes) : std::string("-"),
                        fmt::format("{}", p.blocks),
                        fmt::format("{:.2f}", p.waves), fmt::format("{}", p.kv_tokens),
                        fmt::format("{:.1f}", p.bytes / 1e6), fmt::format("{:.2f}", p.flops / 1e9),

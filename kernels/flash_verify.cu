@@ -69,18 +69,10 @@ std::size_t split_partials(const FlashVerifyPlan& plan, int batch, int tree_size
                             : rows_per_request * batch * plan.num_splits;
 }
 
-// The in-kernel merge's counters: one per request and 64-row tile (wgmma_cfg::kRowsPerTile),
-// at the workspace's start for every plan of a batch shape (kernels.h).
-std::size_t merge_counter_bytes(int batch, int tree_size, int num_heads) {
-  const std::size_t row_tiles = ceil_div(tree_size * num_heads, wgmma_cfg::kRowsPerTile);
-  return align_up(row_tiles * static_cast<std::size_t>(batch) * sizeof(unsigned), 256);
-}
-
-SplitWorkspace carve_workspace(void* base, std::size_t counter_bytes, std::size_t partials) {
+SplitWorkspace carve_workspace(void* base, std::size_t partials) {
   auto* bytes = static_cast<unsigned char*>(base);
   const std::size_t o_bytes = align_up(partials * mla::kHeadDimV * 4, 256);
-  return {reinterpret_cast<float*>(bytes + counter_bytes), reinterpret_cast<float*>(bytes + counter_bytes + o_bytes),
-          reinterpret_cast<unsigned*>(bytes)};
+  return {reinterpret_cast<float*>(bytes), reinterpret_cast<float*>(bytes + o_bytes)};
 }
 
 // Debug builds only (-DVB_DEBUG_SYNC_COPY=1): the producers copy KV rows with plain 16-byte
@@ -1322,20 +1314,7 @@ std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch,
                                          int num_heads) {
   if (plan.num_splits <= 1) return 0;
   const std::size_t partials = split_partials(plan, batch, tree_size, num_heads);
-  return merge_counter_bytes(batch, tree_size, num_heads) + align_up(partials * mla::kHeadDimV * 4, 256) +
-         align_up(partials * 4, 256);
-}
-
-std::size_t flash_verify_workspace_counter_bytes(int batch, int tree_size, int num_heads) {
-  return merge_counter_bytes(batch, tree_size, num_heads);
-}
-
-bool flash_verify_merges_in_kernel(const FlashVerifyPlan& plan, int batch, int num_sms) {
-  if (!VB_WGMMA_FUSED_MERGE || plan.path != FlashVerifyPath::kWgmma || plan.num_splits <= 1) return false;
-  // One block per SM (the wgmma kernel's 227 KB of shared memory).
-  const std::int64_t blocks =
-      static_cast<std::int64_t>(plan.m_tiles) * plan.num_splits * (plan.tile_balanced ? 1 : batch);
-  return blocks <= num_sms;
+  return align_up(partials * mla::kHeadDimV * 4, 256) + align_up(partials * 4, 256);
 }
 
 int flash_verify_blocks_per_sm(cudaError_t* error) {
@@ -1420,9 +1399,8 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
   const std::size_t needed = flash_verify_workspace_bytes(plan, params.batch, params.tree_size, params.num_heads);
   if (workspace_bytes < needed || (needed > 0 && workspace == nullptr)) return cudaErrorInvalidValue;
   const SplitWorkspace ws =
-      needed > 0 ? carve_workspace(workspace, merge_counter_bytes(params.batch, params.tree_size, params.num_heads),
-                                   split_partials(plan, params.batch, params.tree_size, params.num_heads))
-                 : SplitWorkspace{nullptr, nullptr, nullptr};
+      needed > 0 ? carve_workspace(workspace, split_partials(plan, params.batch, params.tree_size, params.num_heads))
+                 : SplitWorkspace{nullptr, nullptr};
   // What the main kernels and the combine get as split_tiles: the plan's split size, or the
   // tile-balanced schedule with the path's boundary units.
   const int split_tiles = plan.tile_balanced
@@ -1432,12 +1410,9 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
     bool supported = false;
     if (cudaError_t err = detail::wgmma_path_supported(&supported); err != cudaSuccess) return err;
     if (!supported) return cudaErrorInvalidConfiguration;  // not a compute capability 9.0 device
-    bool merged = false;
-    if (cudaError_t err = detail::launch_wgmma_main(params, plan, split_tiles, ws, stream, &merged);
-        err != cudaSuccess) {
+    if (cudaError_t err = detail::launch_wgmma_main(params, plan, split_tiles, ws, stream); err != cudaSuccess) {
       return err;
     }
-    if (merged) return cudaSuccess;  // the main kernel merged the splits
   } else {
     KernelVariant variant{};
     if (cudaError_t err = select_variant(plan.pipeline_stages, instance_for(plan), &variant); err != cudaSuccess) {

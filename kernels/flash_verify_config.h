@@ -202,15 +202,6 @@ inline constexpr int kBarrierCount = kStages * kLoadParts + kStages + 2;
 // +1024: the dynamic shared-memory base is aligned up to 1024 B (128-byte swizzle atoms).
 inline constexpr int kSmemBytes = kOffBarriers + kBarrierCount * 8 + 1024;
 inline constexpr int kHopperSmemLimit = 227 * 1024;
-// The split merge inside the kernel (kernels/flash_verify_merge.cuh) wherever every block of a
-// split launch fits on its own SM: 1 with a cooperative launch (the driver guarantees that
-// residency or refuses the launch), 2 with a plain one (A/B of what the attribute costs),
-// 0 never (the combine kernel after the main one, as before).
-#ifndef VB_WGMMA_FUSED_MERGE
-#define VB_WGMMA_FUSED_MERGE 1
-#endif
-// The merge's scratch (rows x slots split LSEs) lives in the free stage memory.
-static_assert(kStages * kTileBytes >= kRowsPerTile * flash_cfg::kMaxSplits * 4, "the merge's weights fit the stages");
 static_assert(kSmemBytes <= kHopperSmemLimit, "the wgmma path must fit one block per H100/H200 SM");
 static_assert(kOffKv % 1024 == 0 && kTileBytes % 1024 == 0 && kBlockBytes % 1024 == 0,
               "swizzle atoms start at 1024-byte boundaries");

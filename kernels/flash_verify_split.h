@@ -18,10 +18,6 @@ struct SplitWorkspace {
   // [num_splits + B - 1, H*T rows of a request, 512] (balanced_partial_row, flash_verify.cu)
   float* o_partial;
   float* lse_partial;  // the same partials' LSE, natural log (see launch_split_combine)
-  // [64-row tiles of a request, batch] arrival counters of the wgmma path's in-kernel merge
-  // (flash_verify_merge.cuh), at the workspace's start: zero before the first launch, and
-  // every completed launch leaves them zero.
-  unsigned* merge_counters;
 };
 
 // Tiles per split of a request of num_tiles tiles: the plan's split size (length-aware
@@ -228,10 +224,9 @@ cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int
 
 // The wgmma path's main kernel (flash_verify_wgmma_sm90a.cu). The launcher has checked the
 // parameters and the plan, and encoded the schedule in split_tiles (as for the combine);
-// this raises the kernel's shared-memory limit once per device. *merged: the kernel merges
-// the splits itself (flash_verify_merges_in_kernel), so no combine is to be launched.
+// this raises the kernel's shared-memory limit once per device.
 cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan& plan, int split_tiles,
-                              const SplitWorkspace& ws, cudaStream_t stream, bool* merged);
+                              const SplitWorkspace& ws, cudaStream_t stream);
 // Whether the current device can run it (sm_90 with 227 KB of shared memory per block).
 cudaError_t wgmma_path_supported(bool* supported);
 

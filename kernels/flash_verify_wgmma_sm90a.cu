@@ -28,7 +28,6 @@
 #include <cmath>
 
 #include "flash_verify_config.h"
-#include "flash_verify_merge.cuh"
 #include "flash_verify_split.h"
 #include "flash_verify_timeline.cuh"
 #include "verifybench/kernels.h"
@@ -57,8 +56,6 @@ static_assert(kBalancedProducerRegs + kBalancedSoftmaxRegs + kSecondPvRegs == 3 
 constexpr int kBarPFull = 1;        // softmax warpgroup -> second PV warpgroup: P(i) is in smem
 constexpr int kBarPEmpty = 2;       // second PV warpgroup -> softmax warpgroup: P(i) was read
 constexpr int kBarEpilogue = 3;     // final row sums are in smem
-constexpr int kBarMergeArrive = 4;  // + half: a consumer warpgroup's partial stores are done
-constexpr int kBarMerge = 6;        // both consumer warpgroups, in the in-kernel merge
 constexpr int kConsumerThreads = 256;
 
 // Debug builds only (-DVB_WGMMA_HANDOFF_SYNC=1): both sides of the P hand-over use bar.sync
@@ -140,19 +137,10 @@ __device__ __forceinline__ bool next_balanced_segment(const VerifyParams& p, int
   return any;
 }
 
-// fused_merge: the blocks holding a request's partials merge its rows at their end
-// (flash_verify_merge.cuh; the launcher has made every block resident), and no combine runs.
-// Fixed-size or even splits: how many of a request's splits hold tiles.
-__device__ __forceinline__ int fixed_split_slots(int kv_len, int num_splits, int split_tiles) {
-  const int num_tiles = (kv_len + kTokensPerTile - 1) / kTokensPerTile;
-  const int split_size = detail::split_size_tiles(num_tiles, num_splits, split_tiles);
-  return (num_tiles + split_size - 1) / split_size;
-}
-
 template <bool kBalanced>
 __global__ void __launch_bounds__(kThreads, 1)
     flash_verify_wgmma_kernel(const VerifyParams p, const int num_splits, const int split_tiles,
-                              const detail::SplitWorkspace ws, const bool fused_merge) {
+                              const detail::SplitWorkspace ws) {
 #if defined(VB_WGMMA_DEVICE_CODE)
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   unsigned char* smem = smem_raw + ((1024 - (warp::smem_addr(smem_raw) & 1023)) & 1023);
@@ -164,11 +152,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   std::uint64_t* s_empty = s_full + kStages * kLoadParts;                // [kStages]
   std::uint64_t* s_q_full = s_empty + kStages;
   std::uint64_t* s_q_empty = s_q_full + 1;  // tile-balanced only
-  // Fused merge: the slot and slot count of the segment the producer last published
-  // (tile-balanced; kept here, not in registers, which the warpgroups have none of to spare),
-  // and what the softmax warpgroup hands both consumer warpgroups at the end.
-  __shared__ int s_segment_slots[2];
-  __shared__ int s_merge[3];  // request (-1: none), slot, slots
 
   const int tid = threadIdx.x;
   const int warpgroup = tid / 128;
@@ -182,7 +165,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   detail::BlockWork work;
   int b = blockIdx.z;
   int split = 0;                         // the partial's index (tile-balanced: balanced_partial_row)
-  bool whole = false;                    // this block holds all of the request's tiles: final O and LSE
+  bool whole = false;                    // tile-balanced: this block holds all of the request's tiles
   tile_balance::Walk* walk = nullptr;
   // Tile-balanced: the producer's walk hands each next segment (request -1: none) to the
   // softmax warpgroup through s_next, published with the segment's Q (a walk loop in the
@@ -208,8 +191,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         s_first[0] = any ? seg.request : -1;
         s_first[1] = seg.tile_begin;
         s_first[2] = seg.tile_end;
-        s_segment_slots[0] = seg.slot;
-        s_segment_slots[1] = seg.slots;
       }
       if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_wgmma, static_cast<int>(w.range_end - w.range_begin));
     }
@@ -228,9 +209,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
     if (detail::empty_split_handled<kRowsPerTile>(work, ws, num_splits, split_tiles, tid, kThreads)) return;
     split = blockIdx.y;
-    // Merged in the kernel, a request that one split holds whole needs no partial; the
-    // separate combine reads every row's splits.
-    whole = fused_merge ? fixed_split_slots(work.kv_len, num_splits, split_tiles) == 1 : num_splits == 1;
+    whole = num_splits == 1;
     if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_wgmma, work.tile_end - work.tile_begin);
   }
   const int rows_per_request = work.rows_per_request, row0 = work.row0;
@@ -363,8 +342,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         s_next[0] = seg.request;
         s_next[1] = seg.tile_begin;
         s_next[2] = seg.tile_end;
-        s_segment_slots[0] = seg.slot;
-        s_segment_slots[1] = seg.slots;
       }
       load_q();
       if (wg_tid == 0) warp::mbarrier_arrive(s_q_full);  // releases the s_next stores
@@ -447,51 +424,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
     }
-  };
-
-  // Fused merge: this warpgroup's arrival once it has stored a partial (its LSEs too).
-  auto merge_counter = [&](int request) {
-    return ws.merge_counters + static_cast<std::int64_t>(blockIdx.x) * p.batch + request;
-  };
-  auto arrive_partial = [&](int barrier_id) {
-    if (fused_merge && !whole) detail::merge_arrive(merge_counter(b), barrier_id, wg_tid);
-  };
-  // Fused merge, at the block's end (both consumer warpgroups): the rows of its last request
-  // when it is one of that request's mergers. Tile-balanced: slots 0 .. slots - 2, whose
-  // walks all end on it (the last slot starts its walk there); fixed-size splits: every split
-  // that holds tiles.
-  auto merge_last_request = [&] {
-    if (!fused_merge) return;
-    if (tid == 128) {
-      s_merge[0] = whole ? -1 : b;
-      s_merge[1] = kBalanced ? s_segment_slots[0] : split;
-      s_merge[2] = kBalanced ? s_segment_slots[1] : fixed_split_slots(kv_len, num_splits, split_tiles);
-    }
-    warp::named_barrier_sync(kBarMerge, kConsumerThreads);
-    if (s_merge[0] < 0) return;
-    b = s_merge[0];
-    request_row0 = static_cast<std::int64_t>(b) * rows_per_request;
-    const int slot = s_merge[1], slots = s_merge[2];
-    const int mergers = kBalanced ? slots - 1 : slots;
-    if (slot >= mergers) return;
-    detail::MergeJob job;
-    job.counter = merge_counter(b);
-    job.out_row0 = request_row0 + row0;
-    if constexpr (kBalanced) {
-      job.part_base = detail::balanced_partial_row(blockIdx.y - slot, b, rows_per_request, row0);
-      job.row_stride = 1;
-      job.slot_stride = rows_per_request;
-    } else {
-      job.part_base = (request_row0 + row0) * num_splits;
-      job.row_stride = num_splits;
-      job.slot_stride = 1;
-    }
-    job.rows = min(kRowsPerTile, rows_per_request - row0);
-    job.slots = slots;
-    job.merger = slot;
-    job.mergers = mergers;
-    // The stages are free: every tile landed and was read, and the producer has returned.
-    detail::merge_request_rows(p, ws, job, reinterpret_cast<float*>(smem + kOffKv), kBarMerge, tid - 128);
   };
 
   float row_sum_lo = 0.f, row_sum_hi = 0.f;  // this thread's partial sums (16 of 64 columns)
@@ -669,14 +601,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       wg::named_barrier_arrive(kBarEpilogue, kConsumerThreads);
       store_o(row_sum_lo, row_sum_hi);
-      arrive_partial(kBarMergeArrive);
       if constexpr (!kBalanced) break;
       iter0 += n_iters;
       zero_o();
       row_sum_lo = row_sum_hi = 0.f;
       row_max_lo = row_max_hi = -INFINITY;
     }
-    merge_last_request();
     if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineEnd);
   } else {
     // ---------------- second PV warpgroup ----------------
@@ -707,7 +637,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       warp::named_barrier_sync(kBarEpilogue, kConsumerThreads);
       store_o(s_final_sum[row_lo], s_final_sum[row_hi]);
-      arrive_partial(kBarMergeArrive + 1);
       if constexpr (!kBalanced) break;
       // Tile-balanced: the walk is advanced once O is stored (its registers are free then).
       tile_balance::Segment seg;
@@ -719,7 +648,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       enter_segment(seg);
       zero_o();
     }
-    merge_last_request();
   }
 
 #else
@@ -767,13 +695,9 @@ cudaError_t wgmma_path_supported(bool* supported) {
 }
 
 cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan& plan, int split_tiles,
-                              const SplitWorkspace& ws, cudaStream_t stream, bool* merged) {
-  *merged = false;
-  int device = 0, num_sms = 0;
+                              const SplitWorkspace& ws, cudaStream_t stream) {
+  int device = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
-  if (cudaError_t err = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, device); err != cudaSuccess) {
-    return err;
-  }
   const bool cacheable = device >= 0 && device < kMaxCachedDevices;
   const bool balanced = plan.tile_balanced;
   auto* kernel = balanced ? flash_verify_wgmma_kernel<true> : flash_verify_wgmma_kernel<false>;
@@ -784,27 +708,8 @@ cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan&
   }
   // Tile-balanced: num_splits blocks per row tile walk the whole batch (blockIdx.z = 0).
   const dim3 grid(plan.m_tiles, plan.num_splits, balanced ? 1 : params.batch);
-  if (!flash_verify_merges_in_kernel(plan, params.batch, num_sms)) {
-    kernel<<<grid, kThreads, kSmemBytes, stream>>>(params, plan.num_splits, split_tiles, ws, false);
-    return cudaGetLastError();
-  }
-  // The mergers wait for the other blocks of their request: all must be resident at once.
-  cudaLaunchConfig_t config{};
-  config.gridDim = grid;
-  config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = kSmemBytes;
-  config.stream = stream;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeCooperative;
-  attribute.val.cooperative = 1;
-  config.attrs = &attribute;
-  config.numAttrs = VB_WGMMA_FUSED_MERGE == 1 ? 1 : 0;
-  if (cudaError_t err = cudaLaunchKernelEx(&config, kernel, params, plan.num_splits, split_tiles, ws, true);
-      err != cudaSuccess) {
-    return err;
-  }
-  *merged = true;
-  return cudaSuccess;
+  kernel<<<grid, kThreads, kSmemBytes, stream>>>(params, plan.num_splits, split_tiles, ws);
+  return cudaGetLastError();
 }
 
 }  // namespace detail

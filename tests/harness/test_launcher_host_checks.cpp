@@ -91,37 +91,3 @@ TEST_CASE("the launcher refuses wgmma plans that do not match the wgmma path's t
   plan.path = static_cast<vb::FlashVerifyPath>(7);
   CHECK(vb::flash_verify_launch(aligned_params(), plan, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
 }
-
-// The in-kernel merge (wgmma path) runs only where every block of the launch has its own SM:
-// its mergers wait for the other blocks of their request.
-TEST_CASE("the in-kernel merge is chosen only for wgmma split launches that fit one block per SM", "[launcher]") {
-  vb::FlashVerifyPlan plan{16, 1, 0, vb::FlashVerifyPath::kWgmma};
-  CHECK(vb::flash_verify_merges_in_kernel(plan, 8, 132));    // 128 blocks
-  CHECK(!vb::flash_verify_merges_in_kernel(plan, 9, 132));   // 144
-  CHECK(vb::flash_verify_merges_in_kernel(plan, 9, 188));    // sm_120's SM count (no wgmma there, but the rule)
-  plan.m_tiles = 2;
-  CHECK(!vb::flash_verify_merges_in_kernel(plan, 8, 132));   // 256
-  plan.tile_balanced = true;                                  // blocks = m_tiles x splits, whatever the batch
-  CHECK(vb::flash_verify_merges_in_kernel(plan, 1000, 132));
-  plan.num_splits = 1;
-  CHECK(!vb::flash_verify_merges_in_kernel(plan, 1, 132));   // nothing to merge
-  vb::FlashVerifyPlan mma{16, 1, 0, vb::FlashVerifyPath::kMmaSync};
-  CHECK(!vb::flash_verify_merges_in_kernel(mma, 1, 132));    // mma.sync keeps the combine kernel
-}
-
-// The counters lead every plan's workspace, sized by the batch shape alone, so one workspace
-// (the largest plan's) serves every plan of a case without one plan's partials landing on
-// another's counters.
-TEST_CASE("the workspace's merge counters are the same for every plan of a batch shape", "[launcher]") {
-  const std::size_t counters = vb::flash_verify_workspace_counter_bytes(48, 9, 8);  // 72 rows: 2 tiles of 64
-  CHECK(counters >= 2 * 48 * sizeof(unsigned));
-  CHECK(counters % 256 == 0);
-  vb::FlashVerifyPlan mma{16, 3};
-  vb::FlashVerifyPlan wgmma{16, 2, 0, vb::FlashVerifyPath::kWgmma};
-  vb::FlashVerifyPlan balanced = wgmma;
-  balanced.tile_balanced = true;
-  for (const vb::FlashVerifyPlan& plan : {mma, wgmma, balanced}) {
-    CHECK(vb::flash_verify_workspace_bytes(plan, 48, 9, 8) > counters);
-  }
-  CHECK(vb::flash_verify_workspace_bytes(vb::FlashVerifyPlan{1, 2}, 48, 9, 8) == 0);  // no split: no workspace
-}

@@ -239,9 +239,6 @@ cudaError_t run_plan_and_check(const vb::Problem& problem, const vb::ReferenceOu
   if (ws_bytes) {
     REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
     REQUIRE(cudaMemset(ws, 0xFF, ws_bytes) == cudaSuccess);  // splits nobody writes stay NaN
-    // The in-kernel merge's counters start at zero (and a launch leaves them so).
-    REQUIRE(cudaMemset(ws, 0, vb::flash_verify_workspace_counter_bytes(problem.batch, problem.tree_size,
-                                                                       problem.num_heads)) == cudaSuccess);
   }
   poison(d.p);
   const cudaError_t launched = vb::flash_verify_launch(d.p, plan, ws, ws_bytes, nullptr);
@@ -560,81 +557,6 @@ TEST_CASE("tile-balanced plans put every tile of unequal requests in exactly one
   CHECK(refused(bad));
 }
 
-// The wgmma path's in-kernel split merge (kernels/flash_verify_merge.cuh), where every block
-// of a split launch has its own SM: fixed-size splits (requests of 1, few and many splits; a
-// request one split holds whole writes its final rows itself), an even plan with empty
-// splits, and tile-balanced plans whose long request has up to ~60 slots; 72 query rows
-// (two 64-row tiles, each with its own counters) and 8. Each plan runs twice on one
-// workspace, poisoned in between (the second launch needs the first to have reset every
-// counter), and the counters must read zero after both.
-TEST_CASE("the wgmma path merges split partials in the kernel and leaves its counters zero", "[gpu]") {
-  REQUIRE(has_device());
-  cudaError_t error = cudaSuccess;
-  if (!vb::flash_verify_wgmma_supported(&error)) {
-    REQUIRE(error == cudaSuccess);
-    WARN("skipped: this device does not run the wgmma path (sm_90 only)");
-    return;
-  }
-  int num_sms = 0;
-  REQUIRE(cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
-  const std::vector<int> prefixes = {9000, 0, 1500, 70, 30000, 4100};
-  const vb::FlashVerifyConfigInfo cfg = vb::flash_verify_path_config(vb::FlashVerifyPath::kWgmma);
-  for (const auto& [heads, nodes] : {std::pair<int, int>{8, 9}, std::pair<int, int>{8, 1}}) {
-    const CaseSpec spec =
-        make_case("merge-6", heads, prefixes, random_tree(nodes, 7), 16, vb::PagePlacement::kShuffled, 41);
-    ReferencedProblem checked(spec);
-    auto& [problem, ref, d] = checked;
-    const int rows = problem.tree_size * problem.num_heads;
-    const int m_tiles = (rows + cfg.rows_per_tile - 1) / cfg.rows_per_tile;
-    std::vector<vb::FlashVerifyPlan> plans;
-    const int longest_tiles = (30000 + problem.tree_size + cfg.tokens_per_tile - 1) / cfg.tokens_per_tile;
-    // Fixed-size and even splits: grid = m_tiles x splits x batch blocks, at most one per SM.
-    const int most_splits = num_sms / (m_tiles * problem.batch);
-    for (int tps : {(longest_tiles + most_splits - 1) / most_splits, 160}) {
-      vb::FlashVerifyPlan plan{(longest_tiles + tps - 1) / tps, m_tiles, 0, vb::FlashVerifyPath::kWgmma};
-      plan.tiles_per_split = tps;
-      plans.push_back(plan);
-    }
-    plans.push_back(vb::FlashVerifyPlan{most_splits, m_tiles, 0, vb::FlashVerifyPath::kWgmma});  // even
-    for (int blocks : {3, 64 / m_tiles, num_sms / m_tiles}) {
-      vb::FlashVerifyPlan plan{blocks, m_tiles, 0, vb::FlashVerifyPath::kWgmma};
-      plan.tile_balanced = true;
-      plan.balanced_slots = std::min(blocks, 8);
-      plans.push_back(plan);
-    }
-    const std::size_t counter_bytes =
-        vb::flash_verify_workspace_counter_bytes(problem.batch, problem.tree_size, problem.num_heads);
-    for (const vb::FlashVerifyPlan& plan : plans) {
-      INFO("rows " << rows << " splits " << plan.num_splits << " tiles per split " << plan.tiles_per_split
-                   << " balanced " << plan.tile_balanced);
-      REQUIRE(vb::flash_verify_merges_in_kernel(plan, problem.batch, num_sms));
-      const std::size_t ws_bytes =
-          vb::flash_verify_workspace_bytes(plan, problem.batch, problem.tree_size, problem.num_heads);
-      void* ws = nullptr;
-      REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
-      REQUIRE(cudaMemset(ws, 0, counter_bytes) == cudaSuccess);
-      for (int launch = 0; launch < 2; ++launch) {
-        INFO("launch " << launch);
-        REQUIRE(cudaMemset(static_cast<unsigned char*>(ws) + counter_bytes, 0xFF, ws_bytes - counter_bytes) ==
-                cudaSuccess);  // partials nobody writes stay NaN
-        poison(d.p);
-        REQUIRE(vb::flash_verify_launch(d.p, plan, ws, ws_bytes, nullptr) == cudaSuccess);
-        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-        const DeviceOutputs out = download(d.p);
-        vb::ExecutorResult result;
-        vb::compare_with_reference(ref, widen(out.o), out.lse, problem.tree_size, problem.num_heads, spec.tolerance,
-                                   &result);
-        INFO("O max abs " << result.o.max_abs_error << " LSE max abs " << result.lse.max_abs_error);
-        CHECK(result.outcome == vb::Outcome::kPassed);
-        std::vector<unsigned> counters(counter_bytes / sizeof(unsigned), 1u);
-        REQUIRE(cudaMemcpy(counters.data(), ws, counter_bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
-        CHECK(std::count(counters.begin(), counters.end(), 0u) == static_cast<std::ptrdiff_t>(counters.size()));
-      }
-      cudaFree(ws);
-    }
-  }
-}
-
 // The phase timeline (verifybench profile --timeline): a default build records nothing and
 // says so; a -DVB_DEBUG_TIMELINE=1 build records every block of both kernels once, with its
 // stamps in order, and no combine block passes its grid wait before every main block ended.
@@ -763,7 +685,6 @@ TEST_CASE("a captured CUDA graph replays correctly with other prefix lengths and
     const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, 2, 16, 16);
     void* ws = nullptr;
     REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
-    REQUIRE(cudaMemset(ws, 0, vb::flash_verify_workspace_counter_bytes(2, 16, 16)) == cudaSuccess);
     cudaStream_t stream;
     REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
     cudaGraph_t graph;

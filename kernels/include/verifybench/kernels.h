@@ -111,29 +111,15 @@ bool flash_verify_wgmma_supported(cudaError_t* error);
 int flash_verify_balance_boundary_units(FlashVerifyPath path = FlashVerifyPath::kMmaSync);
 
 // Bytes of device workspace (split partial O and LSE) a plan needs; 0 when num_splits==1.
-// Its first flash_verify_workspace_counter_bytes(...) bytes are the in-kernel merge's
-// arrival counters: they must be zero before the first launch that uses the workspace
-// (cudaMemset), and every completed launch leaves them zero. The rest needs no
-// initialisation (the tests fill it with NaN).
 std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch, int tree_size,
                                          int num_heads);
-// The same for every plan of a batch shape, so one workspace serves them all.
-std::size_t flash_verify_workspace_counter_bytes(int batch, int tree_size, int num_heads);
-
-// Whether a launch of `plan` merges its split partials inside the main kernel instead of
-// in the combine kernel after it: the wgmma path, when every block of the launch has its own
-// one of num_sms SMs (kernels/flash_verify_merge.cuh).
-bool flash_verify_merges_in_kernel(const FlashVerifyPlan& plan, int batch, int num_sms);
 
 // Thread blocks of the main kernel that fit on one SM (occupancy query; call once, outside
 // any graph capture). Returns 0 and sets *error on failure.
 int flash_verify_blocks_per_sm(cudaError_t* error);
 
-// Runs the verify: main kernel, then the LSE combine when plan.num_splits > 1 (on the wgmma
-// path the main kernel merges the splits itself where flash_verify_merges_in_kernel says so).
-// `workspace` must hold flash_verify_workspace_bytes(plan, ...) bytes, its merge counters
-// zeroed before the first launch (see there); a launch that finds them nonzero fails
-// (device trap) rather than merging garbage. q, kv_pool and
+// Runs the verify: main kernel, then the LSE combine when plan.num_splits > 1.
+// `workspace` must hold flash_verify_workspace_bytes(plan, ...) bytes. q, kv_pool and
 // tree_kv must be 16-byte aligned, o and lse 4-byte aligned (cudaErrorInvalidValue
 // otherwise, before any device call).
 cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPlan& plan,
@@ -219,8 +205,7 @@ struct SglangVerifyInputs {
 // masks it derives from the flat custom mask.
 std::size_t sglang_adapter_scratch_bytes(int batch, int tree_size);
 
-// Converts on the device (no host round trip) and runs flash_verify_launch (the same
-// workspace rules).
+// Converts on the device (no host round trip) and runs flash_verify_launch.
 cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const FlashVerifyPlan& plan,
                                  void* scratch, std::size_t scratch_bytes, void* workspace,
                                  std::size_t workspace_bytes, cudaStream_t stream);

@@ -36,12 +36,11 @@ VB_HD std::int64_t units_per_block(std::int64_t total_units, int blocks) {
 }
 
 // One block's part of one request: tiles [tile_begin, tile_end) of request `request`,
-// written as partial `slot` of that request's `slots` (request_slots).
+// written as partial `slot` of that request.
 struct Segment {
   int request = 0;
   int tile_begin = 0, tile_end = 0;
   int slot = 0;
-  int slots = 1;
 };
 
 // A block's walk over its range [range_begin, range_end), positioned at `request`, whose
@@ -72,7 +71,6 @@ VB_HD bool next_segment(const VerifyParams& p, int tokens_per_tile, int boundary
       seg->tile_begin = static_cast<int>(lo - first_tile);
       seg->tile_end = static_cast<int>(hi - first_tile);
       seg->slot = w.block - static_cast<int>(first_tile / w.units_per_block);
-      seg->slots = static_cast<int>((end - 1) / w.units_per_block - first_tile / w.units_per_block + 1);
       return true;
     }
   }
