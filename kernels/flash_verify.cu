@@ -1263,7 +1263,7 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
     }
   }
   // Tile-balanced plan (either path, unequal lengths): as many blocks per row tile as one
-  // wave holds (kMaxSplits at most), each an equal share of the batch's tiles laid end to end
+  // wave holds (kBalanceFullWaveMinUnits below says when more than kMaxSplits), each an equal share of the batch's tiles laid end to end
   // with the path's boundary units in front of every request (verifybench/tile_balance.h). It
   // replaces the plans above when its model is cheaper by the path's margin (mma.sync 1.15,
   // wgmma 1.0): no block is left holding a request's short last split while another holds a
@@ -1277,9 +1277,12 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
     };
     std::int64_t total = 0;
     for (int b = 0; b < batch; ++b) total += units_of(b);
-    const int balanced_blocks = static_cast<int>(std::min<std::int64_t>(
-        {static_cast<std::int64_t>(kMaxSplits), slots / plan.m_tiles,
-         total / (kMinTilesPerSplit + boundary)}));
+    std::int64_t wave_blocks = std::min<std::int64_t>(kBalanceMaxBlocks, slots / plan.m_tiles);
+    if (wave_blocks > kMaxSplits && tile_balance::units_per_block(total, kMaxSplits) < kBalanceFullWaveMinUnits) {
+      wave_blocks = kMaxSplits;  // short blocks: the extra boundaries cost more than the idle SMs
+    }
+    const int balanced_blocks =
+        static_cast<int>(std::min<std::int64_t>(wave_blocks, total / (kMinTilesPerSplit + boundary)));
     const std::int64_t per_block = tile_balance::units_per_block(total, std::max(1, balanced_blocks));
     int max_slots = 1;
     std::int64_t start = 0;
@@ -1386,7 +1389,8 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
   }
   const bool wgmma = plan.path == FlashVerifyPath::kWgmma;
   const int rows_per_tile = wgmma ? wgmma_cfg::kRowsPerTile : kRowsPerTile;
-  if (plan.num_splits < 1 || plan.num_splits > kMaxSplits || plan.num_splits > 65535 ||
+  if (plan.num_splits < 1 || plan.num_splits > (plan.tile_balanced ? kBalanceMaxBlocks : kMaxSplits) ||
+      plan.num_splits > 65535 ||
       plan.m_tiles != ceil_div(params.tree_size * params.num_heads, rows_per_tile) || params.batch > 65535 ||
       (wgmma && plan.pipeline_stages != 0) || plan.tiles_per_split < 0 ||
       (plan.token_split && (wgmma || params.tree_size * params.num_heads > kMmaM)) ||

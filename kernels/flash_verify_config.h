@@ -109,6 +109,22 @@ inline constexpr int kMinTilesPerSplit = 2;
 // (H200, reports/h200/2026-11-30-timeline/call3-splits-wide); not kept. sm_120 (188 SMs)
 // stays capped at 128 too: unmeasured there.
 inline constexpr int kMaxSplits = 128;
+// Tile-balanced plans are not held to kMaxSplits: their combine's lanes hold at most
+// kBalanceCombineSlots partials per row and loop over the rest, and their workspace holds
+// (blocks + batch - 1) partials per row of a request. The planner gives them one block per
+// SM and row tile (132 on the H200, where 128 left 4 SMs idle). -DVB_BALANCE_MAX_BLOCKS=128
+// restores the old cap for A/B builds.
+#ifndef VB_BALANCE_MAX_BLOCKS
+#define VB_BALANCE_MAX_BLOCKS 1024
+#endif
+inline constexpr int kBalanceMaxBlocks = VB_BALANCE_MAX_BLOCKS;
+// ... but only where blocks stay long: one block per SM (132) against 128 on the H200
+// (reports/h200/2026-11-30-planner call 7, 2 rounds): mixed lengths (56 units per block at
+// 128) -0.7 %, DeepSeek shared prefix (84) -1.0 %, Kimi EAGLE B32 (73) -0.5 %; the skewed
+// batch (21) +1.1 % and Kimi EAGLE B8 +12 % (its model then chose 15-unit balanced blocks
+// over fixed-size splits). Below this many units per block at kMaxSplits blocks, the plan
+// keeps kMaxSplits.
+inline constexpr int kBalanceFullWaveMinUnits = 32;
 inline constexpr int kSplitOverheadTiles = 2;  // Q load, pipeline fill, epilogue, in tile-times
 // The combine's cost per split, in tile-times. The first model charged a whole tile per split
 // and chose 10 splits for one 4k request, whose main kernel ncu then measured at 31.6 us with

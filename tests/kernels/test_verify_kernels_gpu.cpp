@@ -479,7 +479,7 @@ TEST_CASE("length-aware plans over batches of 70 unequal requests give every spl
 // shares of the batch's tiles laid end to end, finishing one request and going on into the
 // next without draining the KV ring. Batches of 40 unequal requests (empty prefixes, requests
 // shorter than a share, one long request last), with 72 query rows (three row tiles, the
-// last one's second group empty) and with 8 (decode: one group); block counts from 2 to 128;
+// last one's second group empty) and with 8 (decode: one group); block counts from 2 to 200;
 // the combine sized for every slot and for one (the other slots then merged serially, as a
 // replay with longer lengths would need); every pipeline depth that fits. A tile computed
 // twice or not at all, or a partial in the wrong slot, leaves a poisoned or wrong row.
@@ -503,7 +503,7 @@ TEST_CASE("tile-balanced plans put every tile of unequal requests in exactly one
       for (int v = 0; v < (wgmma ? 1 : num_variants); ++v) {
         const int stages = wgmma ? 0 : variants[v];
         if (!wgmma && vb::flash_verify_smem_bytes(stages) > device_optin) continue;
-        for (int blocks : {2, 7, 33, 128}) {
+        for (int blocks : {2, 7, 33, 128, 200}) {  // 200: past kMaxSplits, two waves
           for (bool all_slots : {true, false}) {
             INFO(vb::to_string(path) << ", rows " << rows << " stages " << stages << " blocks " << blocks
                                      << " combine holds " << (all_slots ? "every slot" : "one slot"));
@@ -527,8 +527,8 @@ TEST_CASE("tile-balanced plans put every tile of unequal requests in exactly one
       REQUIRE(run_plan_and_check(problem, ref, spec, d, planned) == cudaSuccess);
     }
   }
-  // Refused: the tile-balanced schedule with the token split, with a split size, or with a
-  // combine that holds no slot or more slots than blocks.
+  // Refused: the tile-balanced schedule with the token split, with a split size, with a
+  // combine that holds no slot or more slots than blocks, or with more than 1024 blocks.
   const CaseSpec spec = make_case("balanced-refused", 8, {100, 3000}, random_tree(4, 6), 16, vb::PagePlacement::kShuffled, 38);
   const vb::Problem problem = vb::materialize(spec);
   DeviceTokenProblem d(problem, problem);
@@ -554,6 +554,9 @@ TEST_CASE("tile-balanced plans put every tile of unequal requests in exactly one
   CHECK(refused(bad));
   bad = ok;
   bad.balanced_slots = 9;
+  CHECK(refused(bad));
+  bad = ok;
+  bad.num_splits = 1025;  // past kBalanceMaxBlocks
   CHECK(refused(bad));
 }
 
