@@ -97,19 +97,7 @@ __device__ __forceinline__ int swizzled_offset(int row, int chunk, int block_byt
 // Bit c: is token tile*64 + c visible to the node whose ancestor mask is `mask`? Prefix
 // tokens are, tree node j is when bit j of the mask is set, tokens past kv_len are not.
 // Only called for tiles that reach past the prefix (so fewer than 64 prefix columns).
-// A/B switch (-DVB_WGMMA_COLD_MASK=1 or 2; default 0): the tree-mask path of the softmax loop
-// (taken on 1-2 tiles per request) marked unlikely, and with 2 its word assembly out of line,
-// so the loop's hot code sits in a smaller address range (session 11: one 64k request spends
-// 11.6 % of its stall samples on instruction fetch).
-#ifndef VB_WGMMA_COLD_MASK
-#define VB_WGMMA_COLD_MASK 0
-#endif
-#if VB_WGMMA_COLD_MASK >= 2
-__device__ __noinline__
-#else
-__device__ __forceinline__
-#endif
-std::uint64_t tile_visibility(const std::uint64_t* mask, int tile, int prefix,
+__device__ __forceinline__ std::uint64_t tile_visibility(const std::uint64_t* mask, int tile, int prefix,
                                                          int kv_len) {
   const int j0 = tile * kTokensPerTile - prefix;  // tree index of column 0
   std::uint64_t vis;
@@ -512,8 +500,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         // the per-element test is a shift and a select, with no branch (per-element branches
         // cost ~11 % of all stall samples in the first version, on unmasked tiles too).
         std::uint64_t vis_lo = ~0ull, vis_hi = ~0ull;
-        const bool tree_tile = (tile + 1) * kTokensPerTile > prefix;  // block-uniform: the tile holds tree tokens
-        if (VB_WGMMA_COLD_MASK ? __builtin_expect(tree_tile, 0) : tree_tile) {
+        if ((tile + 1) * kTokensPerTile > prefix) {  // block-uniform: the tile holds tree tokens
           vis_lo = valid_lo ? tile_visibility(mask_lo, tile, prefix, kv_len) : ~0ull;
           vis_hi = valid_hi ? tile_visibility(mask_hi, tile, prefix, kv_len) : ~0ull;
         }
