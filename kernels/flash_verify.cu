@@ -1263,11 +1263,11 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
     }
   }
   // Tile-balanced plan (either path, unequal lengths): as many blocks per row tile as one
-  // wave holds (kBalanceFullWaveMinUnits below says when more than kMaxSplits), each an equal share of the batch's tiles laid end to end
-  // with the path's boundary units in front of every request (verifybench/tile_balance.h). It
-  // replaces the plans above when its model is cheaper by the path's margin (mma.sync 1.15,
-  // wgmma 1.0): no block is left holding a request's short last split while another holds a
-  // full one.
+  // wave holds (more than kMaxSplits only where blocks stay long: kBalanceFullWaveMinUnits),
+  // each an equal share of the batch's tiles laid end to end with the path's boundary units
+  // in front of every request (verifybench/tile_balance.h). It replaces the plans above when
+  // its model is cheaper by the path's margin (mma.sync 1.15, wgmma 1.0): no block is left
+  // holding a request's short last split while another holds a full one.
   // Like the even plan's splits, a block's share holds at least kMinTilesPerSplit tiles.
   const int boundary = flash_verify_balance_boundary_units(path);
   const double min_gain = wgmma ? wgmma_cfg::kBalanceMinGain : kBalanceMinGain;

@@ -130,7 +130,7 @@ TEST_CASE("flash_verify_plan: the tile-balanced plan for skewed lengths on the m
   const vb::FlashVerifyPlan plan = vb::flash_verify_plan(48, 4, 8, 65540, 132, 1, false, lens.data());
   REQUIRE(plan.tile_balanced);
   CHECK(plan.path == vb::FlashVerifyPath::kMmaSync);
-  CHECK(plan.num_splits == 132);  // blocks per row tile: one per SM (one wave)
+  CHECK(plan.num_splits == 132);  // one per SM: ~43 units per block at 128 (32-token tiles), long enough
   CHECK(plan.tiles_per_split == 0);
   CHECK_FALSE(plan.token_split);
   std::vector<std::int32_t> prefix;
