@@ -307,7 +307,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     if (lane == 0) {
       state->request = b;
       state->prefix = work.prefix;
-      state->whole = seg.tile_begin == 0 && seg.tile_end * kTokensPerTile >= work.kv_len;
+      state->whole = tile_balance::holds_whole_request(seg.tile_begin, seg.tile_end, kTokensPerTile, work.kv_len);
     }
     __syncwarp();
     // Timeline: the range's units (its tiles plus a boundary's units per request started in
@@ -351,12 +351,9 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   auto next_segment = [&]() -> bool {
     if constexpr (kBalanced) {
       tile_balance::Segment seg;
-      tile_balance::Walk w = state->walk;
-      const bool any = tile_balance::next_segment(p, kTokensPerTile, balanced_boundary_units(split_tiles), w, &seg);
-      __syncwarp();  // every lane has read the walk
-      if (lane == 0) state->walk = w;
-      __syncwarp();
-      if (!any) return false;
+      if (!detail::advance_walk_warp(p, kTokensPerTile, balanced_boundary_units(split_tiles), &state->walk, &seg, lane)) {
+        return false;
+      }
       b = seg.request;
       prefix = p.prefix_len[b];
       tile_begin = seg.tile_begin;
@@ -364,7 +361,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       if (lane == 0) {
         state->request = b;
         state->prefix = prefix;
-        state->whole = tile_begin == 0 && tile_end * kTokensPerTile >= prefix + p.tree_size;
+        state->whole = tile_balance::holds_whole_request(tile_begin, tile_end, kTokensPerTile, prefix + p.tree_size);
       }
       __syncwarp();
       return true;

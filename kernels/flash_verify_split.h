@@ -118,6 +118,17 @@ __device__ __forceinline__ tile_balance::Walk balanced_walk_warp(const VerifyPar
   }
   return w;
 }
+// A warp's walk (in shared memory) moved on to its next segment, into *seg (false: the
+// range holds no more tiles). Every lane of the warp calls it; lane 0 writes the walk back.
+__device__ __forceinline__ bool advance_walk_warp(const VerifyParams& p, int tokens_per_tile, int boundary,
+                                                  tile_balance::Walk* state, tile_balance::Segment* seg, int lane) {
+  tile_balance::Walk w = *state;
+  const bool any = tile_balance::next_segment(p, tokens_per_tile, boundary, w, seg);
+  __syncwarp();  // every lane has read the walk
+  if (lane == 0) *state = w;
+  __syncwarp();
+  return any;
+}
 // Where a tile-balanced block's partial of request b goes: partial (block + b) of the
 // request's row set, so the workspace holds (blocks + batch - 1) partials per query row of a
 // request instead of blocks per row (tile_balance::request_slots: the slots of consecutive

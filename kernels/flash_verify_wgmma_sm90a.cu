@@ -126,16 +126,6 @@ constexpr int kWalkBytes = sizeof(tile_balance::Walk) * (kThreads / 32);
 static_assert(kWalkBytes <= 1024 && kSmemBytes + 1024 <= kHopperSmemLimit,
               "the walk states (static shared memory, rounded up to the dynamic base's 1024-byte alignment) must fit");
 
-// The next segment of this warp's walk into *seg (false: the range holds no more tiles).
-__device__ __forceinline__ bool next_balanced_segment(const VerifyParams& p, int boundary, tile_balance::Walk* state,
-                                                      tile_balance::Segment* seg) {
-  tile_balance::Walk w = *state;
-  const bool any = tile_balance::next_segment(p, kTokensPerTile, boundary, w, seg);
-  __syncwarp();
-  if ((threadIdx.x & 31) == 0) *state = w;
-  __syncwarp();
-  return any;
-}
 
 template <bool kBalanced>
 __global__ void __launch_bounds__(kThreads, 1)
@@ -204,7 +194,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     work.kv_len = p.kv_len(b);
     work.tile_begin = s_first[1];
     work.tile_end = s_first[2];
-    whole = VB_BALANCE_FINALIZE && work.tile_begin == 0 && work.tile_end * kTokensPerTile >= work.kv_len;
+    whole = VB_BALANCE_FINALIZE &&
+            tile_balance::holds_whole_request(work.tile_begin, work.tile_end, kTokensPerTile, work.kv_len);
   } else {
     work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
     if (detail::empty_split_handled<kRowsPerTile>(work, ws, num_splits, split_tiles, tid, kThreads)) return;
@@ -219,7 +210,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // Tile-balanced: moves this warp on to its walk's next segment (false: no more). The
   // segment's values are assigned only by the caller, after what still uses the old ones.
   auto next_segment = [&](tile_balance::Segment* seg) {
-    if constexpr (kBalanced) return next_balanced_segment(p, boundary, walk, seg);
+    if constexpr (kBalanced) return detail::advance_walk_warp(p, kTokensPerTile, boundary, walk, seg, threadIdx.x & 31);
     return false;
   };
   auto enter_segment = [&](const tile_balance::Segment& seg) {
@@ -229,6 +220,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     request_row0 = static_cast<std::int64_t>(b) * rows_per_request;
     tile_begin = seg.tile_begin;
     tile_end = seg.tile_end;
+    // tile_balance::holds_whole_request, written out: through the helper ptxas laid this
+    // instance out differently, and this kernel's speed moves with its layout (NOTES v10).
     whole = VB_BALANCE_FINALIZE && seg.tile_begin == 0 && seg.tile_end * kTokensPerTile >= kv_len;
   };
   // Made before the barrier set-up so its page-table base load overlaps it (see the mma.sync

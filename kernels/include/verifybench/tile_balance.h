@@ -77,6 +77,12 @@ VB_HD bool next_segment(const VerifyParams& p, int tokens_per_tile, int boundary
   return false;
 }
 
+// Whether a segment of tiles [tile_begin, tile_end) holds every tile of its request: that
+// block then writes the request's final O and LSE itself (the kernels' "whole" requests).
+VB_HD bool holds_whole_request(int tile_begin, int tile_end, int tokens_per_tile, int kv_len) {
+  return tile_begin == 0 && tile_end * tokens_per_tile >= kv_len;  // < kv_len + one tile: fits int
+}
+
 // Partial slots of a request whose units start at `request_start`: the blocks from the one
 // holding its first tile to the one holding its last.
 VB_HD int request_slots(std::int64_t request_start, std::int64_t units, int boundary_units,
