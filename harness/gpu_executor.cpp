@@ -226,9 +226,6 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
     workspace_bytes = std::max(workspace_bytes, flash_verify_workspace_bytes(*plan, B, T, problem.num_heads));
   }
   check(impl->workspace.allocate(workspace_bytes), "cudaMalloc workspace");
-  if (workspace_bytes > 0) {  // the combine's counters start at zero (every launch leaves them so)
-    check(cudaMemset(impl->workspace.get(), 0, flash_verify_workspace_counter_bytes(B)), "zero the workspace counters");
-  }
 
   if (!check.ok()) {
     if (error) *error = check.error;
@@ -276,9 +273,6 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
   check(cudaMemsetAsync(d.lse.get(), 0xFF, d.lse.bytes(), d.stream), "poison lse");
   if (d.workspace.bytes() > 0) {
     check(cudaMemsetAsync(d.workspace.get(), 0xFF, d.workspace.bytes(), d.stream), "poison workspace");
-    // ... but the combine's counters, which must start at zero.
-    check(cudaMemsetAsync(d.workspace.get(), 0, flash_verify_workspace_counter_bytes(d.problem->batch), d.stream),
-          "zero the workspace counters");
   }
   check(launch(kind, page_kind, d.stream),
         kind == GpuExecutorKind::kNaive            ? "naive_verify_launch"

@@ -69,14 +69,10 @@ std::size_t split_partials(const FlashVerifyPlan& plan, int batch, int tree_size
                             : rows_per_request * batch * plan.num_splits;
 }
 
-// The early combine's counters come first (flash_verify_workspace_counter_bytes: the same
-// for every plan of a batch, so one workspace serves them all), then O and LSE partials.
-SplitWorkspace carve_workspace(void* base, int batch, std::size_t partials) {
+SplitWorkspace carve_workspace(void* base, std::size_t partials) {
   auto* bytes = static_cast<unsigned char*>(base);
-  auto* counters = reinterpret_cast<unsigned*>(bytes);
-  bytes += flash_verify_workspace_counter_bytes(batch);
   const std::size_t o_bytes = align_up(partials * mla::kHeadDimV * 4, 256);
-  return {reinterpret_cast<float*>(bytes), reinterpret_cast<float*>(bytes + o_bytes), counters, counters + batch};
+  return {reinterpret_cast<float*>(bytes), reinterpret_cast<float*>(bytes + o_bytes)};
 }
 
 // Debug builds only (-DVB_DEBUG_SYNC_COPY=1): the producers copy KV rows with plain 16-byte
@@ -319,7 +315,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_main, static_cast<int>(w.range_end - w.range_begin));
   } else {
     work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
-    if (detail::empty_split_handled<kRowsPerTile, kMmaM>(work, ws, num_splits, split_tiles, tid, kBlockThreads)) return;
+    if (detail::empty_split_handled<kRowsPerTile>(work, ws, num_splits, split_tiles, tid, kBlockThreads)) return;
     if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_main, work.tile_end - work.tile_begin);
   }
   const int rows_per_request = work.rows_per_request, row0 = work.row0;
@@ -769,23 +765,15 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         ws.lse_partial[partial_row(qrow, srow_global)] = lse;
       }
     }
-    if (num_splits > 1) {
+    if constexpr (kBalanced && VB_BALANCE_FINALIZE) {
       // A request this block holds whole has one slot, which the combine leaves alone: the
       // group turns its rows' partials (just written, in L2) into the final O and LSE. Done
       // here, after the registers of O are free: a second store path in the epilogue spilled.
-      // Otherwise the early combine may merge this group's rows once they are counted (the
-      // combine leaves a finalized request's rows alone and waits for none of them).
-      const bool finalize = kBalanced && VB_BALANCE_FINALIZE && state->whole != 0;
-      if (VB_EARLY_COMBINE || finalize) {
+      if (state->whole != 0 && num_splits > 1) {
         warp::named_barrier_sync(group_barrier, kGroupThreads);  // the group's partial stores are done
+        finalize_whole_request_rows(p, ws, current_request_row0(), row0 + mgroup * kMmaM, rows_per_request, blockIdx.y,
+                                    current_b(), tid % kGroupThreads);
       }
-      if constexpr (kBalanced && VB_BALANCE_FINALIZE) {
-        if (finalize) {
-          finalize_whole_request_rows(p, ws, current_request_row0(), row0 + mgroup * kMmaM, rows_per_request,
-                                      blockIdx.y, current_b(), tid % kGroupThreads);
-        }
-      }
-      if (!finalize && tid % kGroupThreads == 0) detail::arrive_partial(ws, current_b());
     }
     if (tid == 0) VB_TIMELINE_STAMP(g_timeline_main, kTimelineEnd);
     iter0 += tile_end - tile_begin;
@@ -889,16 +877,6 @@ __device__ __forceinline__ void balanced_row_partials(const VerifyParams& p, std
   *part_stride = rows_per_request;
 }
 
-// The early combine's reset (detail::arrive_partial), by one warp of the grid's last
-// block to depart (no combine warp reads a counter any more): once the main grid has finished
-// (blocks that finalized a request whole arrive unobserved, and nothing may outlive the
-// launch), every counter goes back to zero for the next launch.
-__device__ __forceinline__ void reset_early_combine_counters(const VerifyParams& p, const SplitWorkspace& ws) {
-  warp::wait_for_prerequisite_grid();
-  for (int i = threadIdx.x; i < p.batch; i += 32) ws.partials_ready[i] = 0;
-  if (threadIdx.x == 0) *ws.combine_departed = 0;
-}
-
 // kBalanced: the tile-balanced schedule's instances (split_tiles < 0), apart so that their
 // slot arithmetic and serial tail add no register to the others (instance 10 spilled).
 template <int kPerLane, bool kBalanced>
@@ -939,21 +917,9 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   // final O and LSE; these threads still meet the block's barriers but load and store nothing.
   const bool finalized = kBalanced && VB_BALANCE_FINALIZE && used_splits == 1;
   if (finalized) used_splits = 0;
-  // Launched early (programmatic dependent launch): the partials are read only once this
-  // row's request has all of them (the early combine), or after the main grid has finished;
-  // the lengths above are inputs it never writes. Spare slots of the last block wait for nothing.
-#if VB_EARLY_COMBINE
-  if (my_row < rows && used_splits > 0) {
-    const int rows_per_request = p.query_rows_per_request();
-    // Writers per slot: one per 16-row group (mma.sync) or 64-row block (wgmma) of its rows.
-    static_assert(wgmma_cfg::kTokensPerTile != kTokensPerTile, "the tile size tells the paths apart");
-    const int writer_rows = tokens_per_tile == wgmma_cfg::kTokensPerTile ? wgmma_cfg::kRowsPerTile : kMmaM;
-    detail::wait_partials(ws, static_cast<int>(qrow / rows_per_request),
-                          static_cast<unsigned>(used_splits * ceil_div(rows_per_request, writer_rows)));
-  }
-#else
+  // Launched early (programmatic dependent launch): the partials are read only after the main
+  // grid has finished; the lengths above are inputs it never writes.
   warp::wait_for_prerequisite_grid();
-#endif
   if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineGridDone);
   const float* lse_part = ws.lse_partial + part0;
   const float* o_part = ws.o_partial + part0 * mla::kHeadDimV + c;
@@ -979,14 +945,6 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   for (int i = 1; i < kPerLane; ++i) max_lse = fmaxf(max_lse, lse[i]);
   if (threadIdx.x == 0) s_lane_max[threadIdx.y] = max_lse;
   __syncthreads();
-#if VB_EARLY_COMBINE
-  // Every warp of the block is past its wait: the block departs; the last block of the grid
-  // to do so sets the counters back to zero at its end.
-  __shared__ bool s_last_departed;
-  if (threadIdx.x == 0 && threadIdx.y == 0) {
-    s_last_departed = atomicAdd(ws.combine_departed, 1u) == gridDim.x * gridDim.y - 1;
-  }
-#endif
   for (int l = 0; l < lanes; ++l) max_lse = fmaxf(max_lse, s_lane_max[slot0 + l]);
   // A split whose tokens this row cannot see has lse -inf (weight exactly 0) and zero O.
   float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -1002,16 +960,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
     if (threadIdx.x == 0) s_weight[threadIdx.y] = weight_sum;
   }
   __syncthreads();
-  // The last block to depart: its last warp sets the counters back to zero when it is done.
-#if VB_EARLY_COMBINE
-  const bool resets = s_last_departed && threadIdx.y == kCombineSlots - 1;
-#else
-  constexpr bool resets = false;
-#endif
-  if (y > 0 || my_row >= rows || finalized) {
-    if (resets) reset_early_combine_counters(p, ws);
-    return;
-  }
+  if (y > 0 || my_row >= rows || finalized) return;
   for (int l = 1; l < lanes; ++l) {
     const float4 u = s_acc[slot0 + l][threadIdx.x];
     acc.x += u.x; acc.y += u.y; acc.z += u.z; acc.w += u.w;
@@ -1051,7 +1000,6 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   o2[0] = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
   o2[1] = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
   if (blockIdx.y == 0 && threadIdx.x == 0) p.lse[qrow] = max_lse + logf(weight_sum);
-  if (resets) reset_early_combine_counters(p, ws);
   if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineEnd);
 }
 
@@ -1366,12 +1314,7 @@ std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch,
                                          int num_heads) {
   if (plan.num_splits <= 1) return 0;
   const std::size_t partials = split_partials(plan, batch, tree_size, num_heads);
-  return flash_verify_workspace_counter_bytes(batch) + align_up(partials * mla::kHeadDimV * 4, 256) +
-         align_up(partials * 4, 256);
-}
-
-std::size_t flash_verify_workspace_counter_bytes(int batch) {
-  return align_up((static_cast<std::size_t>(std::max(batch, 0)) + 1) * sizeof(unsigned), 256);
+  return align_up(partials * mla::kHeadDimV * 4, 256) + align_up(partials * 4, 256);
 }
 
 int flash_verify_blocks_per_sm(cudaError_t* error) {
@@ -1457,9 +1400,8 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
   const std::size_t needed = flash_verify_workspace_bytes(plan, params.batch, params.tree_size, params.num_heads);
   if (workspace_bytes < needed || (needed > 0 && workspace == nullptr)) return cudaErrorInvalidValue;
   const SplitWorkspace ws =
-      needed > 0 ? carve_workspace(workspace, params.batch,
-                                   split_partials(plan, params.batch, params.tree_size, params.num_heads))
-                 : SplitWorkspace{nullptr, nullptr, nullptr, nullptr};
+      needed > 0 ? carve_workspace(workspace, split_partials(plan, params.batch, params.tree_size, params.num_heads))
+                 : SplitWorkspace{nullptr, nullptr};
   // What the main kernels and the combine get as split_tiles: the plan's split size, or the
   // tile-balanced schedule with the path's boundary units.
   const int split_tiles = plan.tile_balanced

@@ -18,67 +18,7 @@ struct SplitWorkspace {
   // [num_splits + B - 1, H*T rows of a request, 512] (balanced_partial_row, flash_verify.cu)
   float* o_partial;
   float* lse_partial;  // the same partials' LSE, natural log (see launch_split_combine)
-  // The early combine's counters (the workspace's first bytes; see below): [batch] writers
-  // of each request's partials that have stored them, then the combine blocks past their
-  // waits. Zero between launches.
-  unsigned* partials_ready;
-  unsigned* combine_departed;
 };
-
-// ---- the early combine (VB_EARLY_COMBINE) ----
-// The combine's blocks are scheduled while the main kernel's last blocks run (programmatic
-// dependent launch). Instead of waiting for the whole main grid (griddepcontrol.wait: on the
-// H200 0.6-1.4 us after the last main block, reports/h200/2026-11-30-timeline), each combine
-// warp waits for its own request's partials: every writer of a partial (a row group of 16
-// rows on the mma.sync path, a 64-row block on the wgmma path) adds 1 to
-// partials_ready[request] after its stores (release at GPU scope), and the request is
-// complete at slots x writers per slot. A request whose blocks end early is merged while
-// others still stream. The last combine block to pass its waits waits for the main grid
-// (nothing may outlive the launch, and blocks that finalized a request whole arrive
-// unobserved) and sets every counter back to 0.
-// -DVB_EARLY_COMBINE=0: the combine waits for the main grid (the counters stay unused).
-#ifndef VB_EARLY_COMBINE
-#define VB_EARLY_COMBINE 1
-#endif
-
-// A writer's arrival: its rows of request b's partial are stored by the threads that met at
-// the barrier just before this call (one thread calls it). The fence orders their stores,
-// which the barrier ordered before this thread's, ahead of the count (the pattern of
-// cooperative groups' grid barrier).
-__device__ __forceinline__ void arrive_partial(const SplitWorkspace& ws, int b) {
-#if VB_EARLY_COMBINE
-  __threadfence();
-  atomicAdd(ws.partials_ready + b, 1u);
-#else
-  (void)ws; (void)b;
-#endif
-}
-
-__device__ __forceinline__ unsigned ld_acquire_gpu(const unsigned* p) {
-  unsigned v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-
-// Every lane of a combine warp: until request b's writers have all arrived. A count above
-// theirs cannot come from one launch (a workspace whose counters were not zeroed before its
-// first use, or left over from a failed launch): the launch traps rather than merging
-// garbage; so does a wait past 10 s rather than hanging.
-__device__ __forceinline__ void wait_partials(const SplitWorkspace& ws, int b, unsigned writers) {
-  std::uint64_t start = 0;
-  for (unsigned spins = 0;; ++spins) {
-    const unsigned v = ld_acquire_gpu(ws.partials_ready + b);
-    if (v == writers) return;
-    if (v > writers) __trap();
-    if (spins == 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    __nanosleep(100);
-    if ((spins & 1023) == 1023) {
-      std::uint64_t now;
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-      if (now - start > 10000000000ull) __trap();
-    }
-  }
-}
 
 // Tiles per split of a request of num_tiles tiles: the plan's split size (length-aware
 // plans), never less than an even division over num_splits, so no tile is ever left out
@@ -272,20 +212,12 @@ __device__ __forceinline__ void write_empty_split(const SplitWorkspace& ws, int 
 
 // True when this block's split holds no tiles (a short request's); under an even plan it
 // has then written the split's partials (write_empty_split). The block returns at once.
-template <int kRows, int kWriterRows>
+template <int kRows>
 __device__ __forceinline__ bool empty_split_handled(const BlockWork& w, const SplitWorkspace& ws, int num_splits,
                                                     int split_tiles, int tid, int threads) {
   if (w.tile_begin < w.tile_end) return false;
   if (split_tiles > 0) return true;  // a length-aware plan's combine skips empty splits
   write_empty_split<kRows>(ws, num_splits, blockIdx.y, w.request_row0, w.row0, w.rows_per_request, tid, threads);
-#if VB_EARLY_COMBINE
-  __syncthreads();  // block-uniform branch: every thread wrote its share
-  // As many arrivals as the block's writers would make: one per 16 valid rows (mma.sync),
-  // one for the block (wgmma: kWriterRows 64).
-  if (tid == 0) {
-    for (int r = 0; r < min(kRows, w.rows_per_request - w.row0); r += kWriterRows) arrive_partial(ws, blockIdx.z);
-  }
-#endif
   return true;
 }
 

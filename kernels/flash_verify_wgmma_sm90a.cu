@@ -56,7 +56,6 @@ static_assert(kBalancedProducerRegs + kBalancedSoftmaxRegs + kSecondPvRegs == 3 
 constexpr int kBarPFull = 1;        // softmax warpgroup -> second PV warpgroup: P(i) is in smem
 constexpr int kBarPEmpty = 2;       // second PV warpgroup -> softmax warpgroup: P(i) was read
 constexpr int kBarEpilogue = 3;     // final row sums are in smem
-constexpr int kBarStored = 4;       // softmax warpgroup -> second PV warpgroup: its partial stores are issued
 constexpr int kConsumerThreads = 256;
 
 // Debug builds only (-DVB_WGMMA_HANDOFF_SYNC=1): both sides of the P hand-over use bar.sync
@@ -199,7 +198,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             tile_balance::holds_whole_request(work.tile_begin, work.tile_end, kTokensPerTile, work.kv_len);
   } else {
     work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
-    if (detail::empty_split_handled<kRowsPerTile, kRowsPerTile>(work, ws, num_splits, split_tiles, tid, kThreads)) return;
+    if (detail::empty_split_handled<kRowsPerTile>(work, ws, num_splits, split_tiles, tid, kThreads)) return;
     split = blockIdx.y;
     whole = num_splits == 1;
     if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_wgmma, work.tile_end - work.tile_begin);
@@ -245,7 +244,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     warp::fence_mbarrier_init();
   }
   __syncthreads();
-  warp::launch_dependents();  // the combine may be scheduled; it waits for its requests' rows
+  warp::launch_dependents();  // the combine may be scheduled; it waits for this grid
 
   if (warpgroup == 0) {
     // ---------------- producer ----------------
@@ -595,8 +594,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       wg::named_barrier_arrive(kBarEpilogue, kConsumerThreads);
       store_o(row_sum_lo, row_sum_hi);
-      // The early combine counts this block's rows once both warpgroups' stores are in.
-      if (VB_EARLY_COMBINE && !whole) wg::named_barrier_arrive(kBarStored, kConsumerThreads);
       if constexpr (!kBalanced) break;
       iter0 += n_iters;
       zero_o();
@@ -633,10 +630,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       warp::named_barrier_sync(kBarEpilogue, kConsumerThreads);
       store_o(s_final_sum[row_lo], s_final_sum[row_hi]);
-      if (VB_EARLY_COMBINE && !whole) {
-        warp::named_barrier_sync(kBarStored, kConsumerThreads);
-        if (wg_tid == 0) detail::arrive_partial(ws, b);
-      }
       if constexpr (!kBalanced) break;
       // Tile-balanced: the walk is advanced once O is stored (its registers are free then).
       tile_balance::Segment seg;

@@ -111,22 +111,15 @@ bool flash_verify_wgmma_supported(cudaError_t* error);
 int flash_verify_balance_boundary_units(FlashVerifyPath path = FlashVerifyPath::kMmaSync);
 
 // Bytes of device workspace (split partial O and LSE) a plan needs; 0 when num_splits==1.
-// Its first flash_verify_workspace_counter_bytes(batch) bytes are the split combine's
-// per-request counters: zero them once before the first launch that uses the workspace
-// (cudaMemset); every completed launch leaves them zero. The rest needs no initialisation.
 std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch, int tree_size,
                                          int num_heads);
-// The counter bytes at the workspace's start: the same for every plan of a batch size.
-std::size_t flash_verify_workspace_counter_bytes(int batch);
 
 // Thread blocks of the main kernel that fit on one SM (occupancy query; call once, outside
 // any graph capture). Returns 0 and sets *error on failure.
 int flash_verify_blocks_per_sm(cudaError_t* error);
 
 // Runs the verify: main kernel, then the LSE combine when plan.num_splits > 1.
-// `workspace` must hold flash_verify_workspace_bytes(plan, ...) bytes, its counters zeroed
-// before the first launch (see there); a launch that finds a count no launch can produce
-// fails (device trap) rather than merging garbage. q, kv_pool and
+// `workspace` must hold flash_verify_workspace_bytes(plan, ...) bytes. q, kv_pool and
 // tree_kv must be 16-byte aligned, o and lse 4-byte aligned (cudaErrorInvalidValue
 // otherwise, before any device call).
 cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPlan& plan,
