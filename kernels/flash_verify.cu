@@ -923,6 +923,9 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineGridDone);
   const float* lse_part = ws.lse_partial + part0;
   const float* o_part = ws.o_partial + part0 * mla::kHeadDimV + c;
+  // The wgmma path's fixed-size and even plans under VB_WGMMA_BF16_PARTIALS (flash_verify_split.h).
+  const bool bf16_partials = VB_WGMMA_BF16_PARTIALS && !kBalanced && tokens_per_tile == wgmma_cfg::kTokensPerTile;
+  const __nv_bfloat16* o_part_bf16 = reinterpret_cast<const __nv_bfloat16*>(ws.o_partial) + part0 * mla::kHeadDimV + c;
   float lse[kPerLane];
   float4 v[kPerLane];
 #pragma unroll
@@ -935,8 +938,10 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
       v[i] = used ? *reinterpret_cast<const float4*>(o_part + part * mla::kHeadDimV) : make_float4(0.f, 0.f, 0.f, 0.f);
     } else {
       lse[i] = used ? lse_part[s] : -INFINITY;
-      v[i] = used ? *reinterpret_cast<const float4*>(o_part + static_cast<std::int64_t>(s) * mla::kHeadDimV)
-                  : make_float4(0.f, 0.f, 0.f, 0.f);
+      const std::int64_t offset = static_cast<std::int64_t>(s) * mla::kHeadDimV;
+      v[i] = !used           ? make_float4(0.f, 0.f, 0.f, 0.f)
+             : bf16_partials ? detail::load_bf16_quad(o_part_bf16 + offset)
+                             : *reinterpret_cast<const float4*>(o_part + offset);
     }
   }
   // The row's largest split LSE: this lane's (the same in every thread x), then over lanes.

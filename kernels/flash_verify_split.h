@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
 #include "verifybench/kernels.h"
@@ -19,6 +20,24 @@ struct SplitWorkspace {
   float* o_partial;
   float* lse_partial;  // the same partials' LSE, natural log (see launch_split_combine)
 };
+
+// Experiment (-DVB_WGMMA_BF16_PARTIALS=1): the wgmma path's fixed-size and even split plans
+// store each split's normalised O as bf16, staged through the Q buffer (free once the last S
+// is done) and written in whole 512-byte rows, and the combine reads those as bf16 (the LSEs
+// stay fp32). Half the partials' bytes: one 64k request with T = 16 writes and reads 16.6 MB
+// of fp32 partials, and its epilogue took 4.1 us and the combine 3.6 us after its wait (H200,
+// reports/h200/2026-11-30-early-combine, call 1). An earlier bf16 try with 4-byte stores
+// from the registers ran 5-8 % slower (NOTES v6). One more bf16 rounding (relative 2^-9) of
+// every split's O before the LSE-weighted sum. Tile-balanced plans and mma.sync keep fp32.
+#ifndef VB_WGMMA_BF16_PARTIALS
+#define VB_WGMMA_BF16_PARTIALS 0
+#endif
+__device__ __forceinline__ float4 load_bf16_quad(const __nv_bfloat16* src) {
+  const uint2 bits = *reinterpret_cast<const uint2*>(src);
+  const float2 lo = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&bits.x));
+  const float2 hi = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&bits.y));
+  return make_float4(lo.x, lo.y, hi.x, hi.y);
+}
 
 // Tiles per split of a request of num_tiles tiles: the plan's split size (length-aware
 // plans), never less than an even division over num_splits, so no tile is ever left out
@@ -197,7 +216,7 @@ struct RequestKvRows {
 // rows, which the combine then reads (weight 0). Length-aware plans write nothing: their
 // combine reads only the splits that hold tiles. Rows row0 .. row0 + kRows - 1 of a request
 // whose rows start at request_row0; threads tid of `threads` share the writes.
-template <int kRows>
+template <int kRows, bool kBf16Partials = false>
 __device__ __forceinline__ void write_empty_split(const SplitWorkspace& ws, int num_splits, int split,
                                                   std::int64_t request_row0, int row0, int rows_per_request,
                                                   int tid, int threads) {
@@ -205,19 +224,24 @@ __device__ __forceinline__ void write_empty_split(const SplitWorkspace& ws, int 
     const int rr = row0 + i / mla::kHeadDimV;
     if (rr >= rows_per_request) continue;
     const std::int64_t qrow = request_row0 + rr;
-    ws.o_partial[(qrow * num_splits + split) * mla::kHeadDimV + i % mla::kHeadDimV] = 0.f;
+    const std::int64_t element = (qrow * num_splits + split) * mla::kHeadDimV + i % mla::kHeadDimV;
+    if constexpr (kBf16Partials) {
+      reinterpret_cast<__nv_bfloat16*>(ws.o_partial)[element] = __float2bfloat16(0.f);
+    } else {
+      ws.o_partial[element] = 0.f;
+    }
     if (i % mla::kHeadDimV == 0) ws.lse_partial[qrow * num_splits + split] = -INFINITY;
   }
 }
 
 // True when this block's split holds no tiles (a short request's); under an even plan it
 // has then written the split's partials (write_empty_split). The block returns at once.
-template <int kRows>
+template <int kRows, bool kBf16Partials = false>
 __device__ __forceinline__ bool empty_split_handled(const BlockWork& w, const SplitWorkspace& ws, int num_splits,
                                                     int split_tiles, int tid, int threads) {
   if (w.tile_begin < w.tile_end) return false;
   if (split_tiles > 0) return true;  // a length-aware plan's combine skips empty splits
-  write_empty_split<kRows>(ws, num_splits, blockIdx.y, w.request_row0, w.row0, w.rows_per_request, tid, threads);
+  write_empty_split<kRows, kBf16Partials>(ws, num_splits, blockIdx.y, w.request_row0, w.row0, w.rows_per_request, tid, threads);
   return true;
 }
 

@@ -56,6 +56,9 @@ static_assert(kBalancedProducerRegs + kBalancedSoftmaxRegs + kSecondPvRegs == 3 
 constexpr int kBarPFull = 1;        // softmax warpgroup -> second PV warpgroup: P(i) is in smem
 constexpr int kBarPEmpty = 2;       // second PV warpgroup -> softmax warpgroup: P(i) was read
 constexpr int kBarEpilogue = 3;     // final row sums are in smem
+#if VB_WGMMA_BF16_PARTIALS
+constexpr int kBarStaged = 4;       // + warpgroup - 1: a consumer warpgroup's bf16 partial is staged
+#endif
 constexpr int kConsumerThreads = 256;
 
 // Debug builds only (-DVB_WGMMA_HANDOFF_SYNC=1): both sides of the P hand-over use bar.sync
@@ -198,7 +201,8 @@ __global__ void __launch_bounds__(kThreads, 1)
             tile_balance::holds_whole_request(work.tile_begin, work.tile_end, kTokensPerTile, work.kv_len);
   } else {
     work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
-    if (detail::empty_split_handled<kRowsPerTile>(work, ws, num_splits, split_tiles, tid, kThreads)) return;
+    if (detail::empty_split_handled<kRowsPerTile, VB_WGMMA_BF16_PARTIALS != 0>(work, ws, num_splits, split_tiles, tid,
+                                                                                kThreads)) return;
     split = blockIdx.y;
     whole = num_splits == 1;
     if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_wgmma, work.tile_end - work.tile_begin);
@@ -397,6 +401,39 @@ __global__ void __launch_bounds__(kThreads, 1)
   // warpgroup's branch, so no code is shared between the two register budgets (a shared tail
   // made ptxas fit both in the smaller one).
   auto store_o = [&](float sum_lo, float sum_hi) {
+#if VB_WGMMA_BF16_PARTIALS
+    if constexpr (!kBalanced) {
+      if (!whole) {
+        // The bf16 partial (detail::write_empty_split's note): this warpgroup's 64 rows x 256
+        // channels into the Q buffer (rows padded by 16 bytes: a quad's four rows land in
+        // distinct banks), then out in 16-byte chunks, a warp per 512-byte row half.
+        constexpr int kRowWords = mla::kHeadDimV / 2 + 4;
+        static_assert(kRowsPerTile * kRowWords * 4 <= kQBytes, "the staged partial fits the Q buffer");
+        auto* staged = reinterpret_cast<std::uint32_t*>(smem + kOffQ);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int r = h ? row_hi : row_lo;
+          const float sum = h ? sum_hi : sum_lo;
+          const float inv = sum > 0.f ? 1.f / sum : 0.f;
+#pragma unroll
+          for (int j = 0; j < kORegs / 4; ++j) {
+            const __nv_bfloat162 v = __floats2bfloat162_rn(o_acc[4 * j + 2 * h] * inv, o_acc[4 * j + 2 * h + 1] * inv);
+            staged[r * kRowWords + half * 128 + 4 * j + quad_col] = *reinterpret_cast<const std::uint32_t*>(&v);
+          }
+        }
+        warp::named_barrier_sync(kBarStaged + half, 128);
+        auto* out = reinterpret_cast<__nv_bfloat16*>(ws.o_partial);
+#pragma unroll 4
+        for (int i = wg_tid; i < kRowsPerTile * 32; i += 128) {
+          const int r = i / 32, chunk = i % 32;  // 8 channels each
+          if (row0 + r >= rows_per_request) break;  // rows in order: the rest lie past the request too
+          const uint4 v = *reinterpret_cast<const uint4*>(staged + r * kRowWords + half * 128 + chunk * 4);
+          *reinterpret_cast<uint4*>(out + partial_row(row0 + r) * mla::kHeadDimV + half * 256 + chunk * 8) = v;
+        }
+        return;
+      }
+    }
+#endif
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int r = h ? row_hi : row_lo;
