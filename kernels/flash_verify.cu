@@ -923,8 +923,13 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineGridDone);
   const float* lse_part = ws.lse_partial + part0;
   const float* o_part = ws.o_partial + part0 * mla::kHeadDimV + c;
-  // The wgmma path's fixed-size and even plans under VB_WGMMA_BF16_PARTIALS (flash_verify_split.h).
+  // The wgmma path's fixed-size and even plans under VB_WGMMA_BF16_PARTIALS (flash_verify_split.h);
+  // the wgmma path runs on sm_90 only, so sm_120 code leaves the branch out.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+  constexpr bool bf16_partials = false;
+#else
   const bool bf16_partials = VB_WGMMA_BF16_PARTIALS && !kBalanced && tokens_per_tile == wgmma_cfg::kTokensPerTile;
+#endif
   const __nv_bfloat16* o_part_bf16 = reinterpret_cast<const __nv_bfloat16*>(ws.o_partial) + part0 * mla::kHeadDimV + c;
   float lse[kPerLane];
   float4 v[kPerLane];

@@ -16,21 +16,27 @@ namespace vb::detail {
 
 struct SplitWorkspace {
   // [B*T*H rows, num_splits, 512] normalised per split; tile-balanced plans:
-  // [num_splits + B - 1, H*T rows of a request, 512] (balanced_partial_row, flash_verify.cu)
+  // [num_splits + B - 1, H*T rows of a request, 512] (balanced_partial_row, flash_verify.cu).
+  // fp32, but bf16 (the same element indices) for the wgmma path's fixed-size and even plans
+  // (VB_WGMMA_BF16_PARTIALS below).
   float* o_partial;
   float* lse_partial;  // the same partials' LSE, natural log (see launch_split_combine)
 };
 
-// Experiment (-DVB_WGMMA_BF16_PARTIALS=1): the wgmma path's fixed-size and even split plans
-// store each split's normalised O as bf16, staged through the Q buffer (free once the last S
-// is done) and written in whole 512-byte rows, and the combine reads those as bf16 (the LSEs
-// stay fp32). Half the partials' bytes: one 64k request with T = 16 writes and reads 16.6 MB
-// of fp32 partials, and its epilogue took 4.1 us and the combine 3.6 us after its wait (H200,
-// reports/h200/2026-11-30-early-combine, call 1). An earlier bf16 try with 4-byte stores
-// from the registers ran 5-8 % slower (NOTES v6). One more bf16 rounding (relative 2^-9) of
-// every split's O before the LSE-weighted sum. Tile-balanced plans and mma.sync keep fp32.
+// The wgmma path's fixed-size and even split plans store each split's normalised O as bf16,
+// staged through the Q buffer (free once the last S is done) and written in whole 512-byte
+// rows; the combine reads them as bf16 (the LSEs stay fp32). Half the partials' bytes: one
+// 64k request with T = 16 writes and reads 16.6 MB of fp32 partials. H200, 2 rounds against
+// fp32 (reports/h200/2026-11-30-early-combine, call 2): that request 50.6 -> 47.3 us (epilogue
+// 4.0 -> 2.1 us, combine tail 5.6 -> 4.3 us), one 16k T = 16 request -13 %, DFlash-16 B1 -10 %,
+// dp128 decode B8 -9 %, 14 cases 0.953x; the tile-balanced and mma.sync controls unchanged. An
+// earlier bf16 try with 4-byte stores from the registers had run 5-8 % slower (NOTES v6).
+// Costs one more bf16 rounding (relative 2^-9) of every split's O before the LSE-weighted sum:
+// on correctness.yaml the O errors grew by a median 14 % (mean) and at most 2x (max, 4.2e-3
+// against the 1e-2 tolerance). Tile-balanced plans (the next request's Q reuses the buffer)
+// and the mma.sync path keep fp32. -DVB_WGMMA_BF16_PARTIALS=0: fp32 everywhere.
 #ifndef VB_WGMMA_BF16_PARTIALS
-#define VB_WGMMA_BF16_PARTIALS 0
+#define VB_WGMMA_BF16_PARTIALS 1
 #endif
 __device__ __forceinline__ float4 load_bf16_quad(const __nv_bfloat16* src) {
   const uint2 bits = *reinterpret_cast<const uint2*>(src);

@@ -404,9 +404,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 #if VB_WGMMA_BF16_PARTIALS
     if constexpr (!kBalanced) {
       if (!whole) {
-        // The bf16 partial (detail::write_empty_split's note): this warpgroup's 64 rows x 256
-        // channels into the Q buffer (rows padded by 16 bytes: a quad's four rows land in
-        // distinct banks), then out in 16-byte chunks, a warp per 512-byte row half.
+        // The bf16 partial (VB_WGMMA_BF16_PARTIALS, flash_verify_split.h): this warpgroup's
+        // 64 rows x 256 channels into the Q buffer (rows padded by 16 bytes, so a warp's eight
+        // rows fall in distinct banks), then out in 16-byte chunks, a warp per 512-byte half row.
         constexpr int kRowWords = mla::kHeadDimV / 2 + 4;
         static_assert(kRowsPerTile * kRowWords * 4 <= kQBytes, "the staged partial fits the Q buffer");
         auto* staged = reinterpret_cast<std::uint32_t*>(smem + kOffQ);
