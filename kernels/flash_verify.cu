@@ -152,6 +152,26 @@ __device__ __forceinline__ void store_partial_chunk_pair(float* chunk_pair, floa
 }
 #endif
 
+// Experiment (-DVB_MMA_BF16_PARTIALS=1): the mma.sync path's fixed-size and even plans store
+// split partials as bf16 too (VB_WGMMA_BF16_PARTIALS, flash_verify_split.h), 8 bytes a lane:
+// lanes q and q^1 swap one bf16 pair so that a quad writes one whole 32-byte sector of its
+// row per instruction (columns 0-15 of two adjacent 8-column chunks). The tile-balanced
+// instance keeps fp32 (it sits at its register limit). Every lane of the warp calls it.
+#ifndef VB_MMA_BF16_PARTIALS
+#define VB_MMA_BF16_PARTIALS 0
+#endif
+__device__ __forceinline__ void store_partial_chunk_pair_bf16(__nv_bfloat16* chunk_pair, float x0, float y0,
+                                                              float x1, float y1, bool store) {
+  const int q = threadIdx.x & 3;
+  const bool odd = (q & 1) != 0;
+  const __nv_bfloat162 a = __floats2bfloat162_rn(x0, y0), b = __floats2bfloat162_rn(x1, y1);
+  const std::uint32_t a_bits = *reinterpret_cast<const std::uint32_t*>(&a);
+  const std::uint32_t b_bits = *reinterpret_cast<const std::uint32_t*>(&b);
+  const std::uint32_t r = __shfl_xor_sync(0xffffffffu, odd ? a_bits : b_bits, 1);
+  const uint2 v = odd ? make_uint2(r, b_bits) : make_uint2(a_bits, r);
+  if (store) *reinterpret_cast<uint2*>(chunk_pair + (odd ? 8 + 2 * (q - 1) : 2 * q)) = v;
+}
+
 // ---- the tile-balanced schedule (FlashVerifyPlan::tile_balanced; verifybench/tile_balance.h) ----
 // What a request boundary inside a block costs, in tiles: the finished request's partial is
 // written, then the next request's Q fragments are loaded (into L2 three tiles ahead), while
@@ -315,7 +335,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_main, static_cast<int>(w.range_end - w.range_begin));
   } else {
     work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
-    if (detail::empty_split_handled<kRowsPerTile>(work, ws, num_splits, split_tiles, tid, kBlockThreads)) return;
+    if (detail::empty_split_handled<kRowsPerTile, VB_MMA_BF16_PARTIALS != 0>(work, ws, num_splits, split_tiles, tid,
+                                                                             kBlockThreads)) return;
     if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_main, work.tile_end - work.tile_begin);
   }
   const int rows_per_request = work.rows_per_request, row0 = work.row0;
@@ -710,6 +731,25 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         row_max = m;
       }
     }
+#if VB_MMA_BF16_PARTIALS
+    if (!kBalanced && num_splits > 1) {
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int r = mgroup * kMmaM + lane / 4 + half * 8;
+        const std::int64_t qrow = current_request_row0() + row0 + r;
+        const float sum = token_split ? merged_sum[half] : s_final_sum[r];
+        const float inv = sum > 0.f ? 1.f / sum : 0.f;
+        __nv_bfloat16* row = reinterpret_cast<__nv_bfloat16*>(ws.o_partial) +
+                             partial_row(qrow, row0 + r) * mla::kHeadDimV + kgroup * kChannelsPerWarp;
+#pragma unroll
+        for (int nt = 0; nt < kNTilesO; nt += 2) {
+          store_partial_chunk_pair_bf16(row + nt * kMmaN, o_acc[nt][2 * half] * inv, o_acc[nt][2 * half + 1] * inv,
+                                        o_acc[nt + 1][2 * half] * inv, o_acc[nt + 1][2 * half + 1] * inv,
+                                        row0 + r < rows_per_request);
+        }
+      }
+    } else
+#endif
 #if VB_WIDE_PARTIAL_STORES
     // Blocks whose second row group holds rows too (H*T > 16 past row0), outside the token-split
     // instance. H200, 3 rounds, on every split block: one 4k request with T = 16, DeepSeek EAGLE
@@ -923,12 +963,14 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineGridDone);
   const float* lse_part = ws.lse_partial + part0;
   const float* o_part = ws.o_partial + part0 * mla::kHeadDimV + c;
-  // The wgmma path's fixed-size and even plans under VB_WGMMA_BF16_PARTIALS (flash_verify_split.h);
-  // the wgmma path runs on sm_90 only, so sm_120 code leaves the branch out.
+  // bf16 partials: the fixed-size and even plans of the wgmma path (VB_WGMMA_BF16_PARTIALS,
+  // flash_verify_split.h) and of the mma.sync path (VB_MMA_BF16_PARTIALS); the wgmma path runs
+  // on sm_90 only.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
-  constexpr bool bf16_partials = false;
+  constexpr bool bf16_partials = VB_MMA_BF16_PARTIALS && !kBalanced;
 #else
-  const bool bf16_partials = VB_WGMMA_BF16_PARTIALS && !kBalanced && tokens_per_tile == wgmma_cfg::kTokensPerTile;
+  const bool bf16_partials =
+      !kBalanced && (tokens_per_tile == wgmma_cfg::kTokensPerTile ? VB_WGMMA_BF16_PARTIALS : VB_MMA_BF16_PARTIALS);
 #endif
   const __nv_bfloat16* o_part_bf16 = reinterpret_cast<const __nv_bfloat16*>(ws.o_partial) + part0 * mla::kHeadDimV + c;
   float lse[kPerLane];
