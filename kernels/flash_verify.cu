@@ -160,6 +160,7 @@ __device__ __forceinline__ void store_partial_chunk_pair(float* chunk_pair, floa
 #ifndef VB_MMA_BF16_PARTIALS
 #define VB_MMA_BF16_PARTIALS 0
 #endif
+#if VB_MMA_BF16_PARTIALS
 __device__ __forceinline__ void store_partial_chunk_pair_bf16(__nv_bfloat16* chunk_pair, float x0, float y0,
                                                               float x1, float y1, bool store) {
   const int q = threadIdx.x & 3;
@@ -171,6 +172,7 @@ __device__ __forceinline__ void store_partial_chunk_pair_bf16(__nv_bfloat16* chu
   const uint2 v = odd ? make_uint2(r, b_bits) : make_uint2(a_bits, r);
   if (store) *reinterpret_cast<uint2*>(chunk_pair + (odd ? 8 + 2 * (q - 1) : 2 * q)) = v;
 }
+#endif
 
 // ---- the tile-balanced schedule (FlashVerifyPlan::tile_balanced; verifybench/tile_balance.h) ----
 // What a request boundary inside a block costs, in tiles: the finished request's partial is
