@@ -17,8 +17,8 @@ namespace vb::detail {
 struct SplitWorkspace {
   // [B*T*H rows, num_splits, 512] normalised per split; tile-balanced plans:
   // [num_splits + B - 1, H*T rows of a request, 512] (balanced_partial_row, flash_verify.cu).
-  // fp32, but bf16 (the same element indices) for the wgmma path's fixed-size and even plans
-  // (VB_WGMMA_BF16_PARTIALS below).
+  // fp32 for tile-balanced plans; bf16 (the same element indices) for fixed-size and even plans
+  // (VB_WGMMA_BF16_PARTIALS below, VB_MMA_BF16_PARTIALS in flash_verify.cu).
   float* o_partial;
   float* lse_partial;  // the same partials' LSE, natural log (see launch_split_combine)
 };
@@ -34,7 +34,8 @@ struct SplitWorkspace {
 // Costs one more bf16 rounding (relative 2^-9) of every split's O before the LSE-weighted sum:
 // on correctness.yaml the O errors grew by a median 14 % (mean) and at most 2x (max, 4.2e-3
 // against the 1e-2 tolerance). Tile-balanced plans (the next request's Q reuses the buffer)
-// and the mma.sync path keep fp32. -DVB_WGMMA_BF16_PARTIALS=0: fp32 everywhere.
+// keep fp32; the mma.sync path's fixed-size and even plans store bf16 too
+// (VB_MMA_BF16_PARTIALS, flash_verify.cu). -DVB_WGMMA_BF16_PARTIALS=0: fp32 on the wgmma path.
 #ifndef VB_WGMMA_BF16_PARTIALS
 #define VB_WGMMA_BF16_PARTIALS 1
 #endif
