@@ -156,7 +156,7 @@ __device__ __forceinline__ void store_partial_chunk_pair(float* chunk_pair, floa
 // (VB_WGMMA_BF16_PARTIALS, flash_verify_split.h), 8 bytes a lane: lanes q and q^1 swap one
 // bf16 pair so that a quad writes one whole 32-byte sector of its row per store (columns 0-15
 // of two adjacent 8-column chunks). H200, 2 rounds against fp32 partials on this path
-// (reports/h200/2026-11-30-early-combine, call 3): 18 cases 0.986x, one 4k request -5.6 %,
+// (reports/h200/2026-11-30-bf16-partials, call 3): 18 cases 0.986x, one 4k request -5.6 %,
 // dp128 decode B1 -3.4 %, one 32k request -3.2 %, MTP T4 B32 -1.7 %; one 64k T16 request (wgmma,
 // whose combine instance changed with it) +1.4 %. The tile-balanced instance keeps fp32 (it
 // sits at its register limit). -DVB_MMA_BF16_PARTIALS=0: fp32 on this path. Every lane of the

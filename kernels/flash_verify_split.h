@@ -27,7 +27,7 @@ struct SplitWorkspace {
 // staged through the Q buffer (free once the last S is done) and written in whole 512-byte
 // rows; the combine reads them as bf16 (the LSEs stay fp32). Half the partials' bytes: one
 // 64k request with T = 16 writes and reads 16.6 MB of fp32 partials. H200, 2 rounds against
-// fp32 (reports/h200/2026-11-30-early-combine, call 2): that request 50.6 -> 47.3 us (epilogue
+// fp32 (reports/h200/2026-11-30-bf16-partials, call 2): that request 50.6 -> 47.3 us (epilogue
 // 4.0 -> 2.1 us, combine tail 5.6 -> 4.3 us), one 16k T = 16 request -13 %, DFlash-16 B1 -10 %,
 // dp128 decode B8 -9 %, 14 cases 0.953x; the tile-balanced and mma.sync controls unchanged. An
 // earlier bf16 try with 4-byte stores from the registers had run 5-8 % slower (NOTES v6).
