@@ -24,7 +24,8 @@
 //                columns of the same shared-memory K rows (ldmatrix.trans), no second copy.
 //
 // Split/combine contract: with num_splits == 1 the block writes final O (bf16) and LSE.
-// Otherwise it writes its split's normalised O (fp32) and natural-log LSE to the
+// Otherwise it writes its split's normalised O (bf16; fp32 under the tile-balanced schedule)
+// and natural-log LSE (fp32) to the
 // workspace (an empty split writes LSE -inf and zero O for even plans, nothing for
 // length-aware ones) and flash_verify_combine_kernel merges the splits of every row.
 // Split ranges are computed on the device from prefix_len, so a graph captured once
