@@ -165,19 +165,6 @@ __device__ __forceinline__ void store_partial_chunk_pair(float* chunk_pair, floa
 #ifndef VB_MMA_BF16_PARTIALS
 #define VB_MMA_BF16_PARTIALS 1
 #endif
-#if VB_MMA_BF16_PARTIALS
-__device__ __forceinline__ void store_partial_chunk_pair_bf16(__nv_bfloat16* chunk_pair, float x0, float y0,
-                                                              float x1, float y1, bool store) {
-  const int q = threadIdx.x & 3;
-  const bool odd = (q & 1) != 0;
-  const __nv_bfloat162 a = __floats2bfloat162_rn(x0, y0), b = __floats2bfloat162_rn(x1, y1);
-  const std::uint32_t a_bits = *reinterpret_cast<const std::uint32_t*>(&a);
-  const std::uint32_t b_bits = *reinterpret_cast<const std::uint32_t*>(&b);
-  const std::uint32_t r = __shfl_xor_sync(0xffffffffu, odd ? a_bits : b_bits, 1);
-  const uint2 v = odd ? make_uint2(r, b_bits) : make_uint2(a_bits, r);
-  if (store) *reinterpret_cast<uint2*>(chunk_pair + (odd ? 8 + 2 * (q - 1) : 2 * q)) = v;
-}
-#endif
 
 // ---- the tile-balanced schedule (FlashVerifyPlan::tile_balanced; verifybench/tile_balance.h) ----
 // What a request boundary inside a block costs, in tiles: the finished request's partial is
@@ -750,9 +737,9 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
                              partial_row(qrow, row0 + r) * mla::kHeadDimV + kgroup * kChannelsPerWarp;
 #pragma unroll
         for (int nt = 0; nt < kNTilesO; nt += 2) {
-          store_partial_chunk_pair_bf16(row + nt * kMmaN, o_acc[nt][2 * half] * inv, o_acc[nt][2 * half + 1] * inv,
-                                        o_acc[nt + 1][2 * half] * inv, o_acc[nt + 1][2 * half + 1] * inv,
-                                        row0 + r < rows_per_request);
+          detail::store_partial_chunk_pair_bf16(row + nt * kMmaN, o_acc[nt][2 * half] * inv, o_acc[nt][2 * half + 1] * inv,
+                                                o_acc[nt + 1][2 * half] * inv, o_acc[nt + 1][2 * half + 1] * inv,
+                                                row0 + r < rows_per_request);
         }
       }
     } else
@@ -976,8 +963,9 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
   constexpr bool bf16_partials = VB_MMA_BF16_PARTIALS && !kBalanced;
 #else
-  const bool bf16_partials =
-      !kBalanced && (tokens_per_tile == wgmma_cfg::kTokensPerTile ? VB_WGMMA_BF16_PARTIALS : VB_MMA_BF16_PARTIALS);
+  const bool wgmma_partials = tokens_per_tile == wgmma_cfg::kTokensPerTile;
+  const bool bf16_partials = kBalanced ? VB_WGMMA_BALANCED_BF16_PARTIALS && wgmma_partials
+                                       : (wgmma_partials ? VB_WGMMA_BF16_PARTIALS : VB_MMA_BF16_PARTIALS);
 #endif
   const __nv_bfloat16* o_part_bf16 = reinterpret_cast<const __nv_bfloat16*>(ws.o_partial) + part0 * mla::kHeadDimV + c;
   float lse[kPerLane];
@@ -989,7 +977,9 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
     if constexpr (kBalanced) {
       const std::int64_t part = static_cast<std::int64_t>(s) * part_stride;
       lse[i] = used ? lse_part[part] : -INFINITY;
-      v[i] = used ? *reinterpret_cast<const float4*>(o_part + part * mla::kHeadDimV) : make_float4(0.f, 0.f, 0.f, 0.f);
+      v[i] = !used           ? make_float4(0.f, 0.f, 0.f, 0.f)
+             : bf16_partials ? detail::load_bf16_quad(o_part_bf16 + part * mla::kHeadDimV)
+                             : *reinterpret_cast<const float4*>(o_part + part * mla::kHeadDimV);
     } else {
       lse[i] = used ? lse_part[s] : -INFINITY;
       const std::int64_t offset = static_cast<std::int64_t>(s) * mla::kHeadDimV;
@@ -1037,7 +1027,9 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
       const bool used = s0 + i < used_splits;
       const std::int64_t part = static_cast<std::int64_t>(s0 + i) * part_stride;
       tl[i] = used ? lse_part[part] : -INFINITY;
-      tu[i] = used ? *reinterpret_cast<const float4*>(o_part + part * mla::kHeadDimV) : make_float4(0.f, 0.f, 0.f, 0.f);
+      tu[i] = !used           ? make_float4(0.f, 0.f, 0.f, 0.f)
+              : bf16_partials ? detail::load_bf16_quad(o_part_bf16 + part * mla::kHeadDimV)
+                              : *reinterpret_cast<const float4*>(o_part + part * mla::kHeadDimV);
     }
     float m = max_lse;
 #pragma unroll

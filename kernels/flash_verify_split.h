@@ -46,6 +46,30 @@ __device__ __forceinline__ float4 load_bf16_quad(const __nv_bfloat16* src) {
   return make_float4(lo.x, lo.y, hi.x, hi.y);
 }
 
+// Two adjacent 8-column chunks of an mma accumulator row (this lane holds columns 2q, 2q+1 of
+// each, q = lane % 4) as bf16 partials: lanes q and q^1 swap one bf16 pair so that an even
+// lane stores columns 2q..2q+3 of the first chunk and an odd lane columns 2(q-1)..2(q-1)+3 of
+// the second, and a quad writes one whole 32-byte sector per 8-byte store. Every lane of the
+// warp calls it (a shuffle); `store` false skips the store (rows past the request).
+__device__ __forceinline__ void store_partial_chunk_pair_bf16(__nv_bfloat16* chunk_pair, float x0, float y0,
+                                                              float x1, float y1, bool store) {
+  const int q = threadIdx.x & 3;
+  const bool odd = (q & 1) != 0;
+  const __nv_bfloat162 a = __floats2bfloat162_rn(x0, y0), b = __floats2bfloat162_rn(x1, y1);
+  const std::uint32_t a_bits = *reinterpret_cast<const std::uint32_t*>(&a);
+  const std::uint32_t b_bits = *reinterpret_cast<const std::uint32_t*>(&b);
+  const std::uint32_t r = __shfl_xor_sync(0xffffffffu, odd ? a_bits : b_bits, 1);
+  const uint2 v = odd ? make_uint2(r, b_bits) : make_uint2(a_bits, r);
+  if (store) *reinterpret_cast<uint2*>(chunk_pair + (odd ? 8 + 2 * (q - 1) : 2 * q)) = v;
+}
+
+// Experiment (-DVB_WGMMA_BALANCED_BF16_PARTIALS=1): the wgmma path's tile-balanced instance
+// stores bf16 partials too, straight from the accumulators with the pair swap above (its Q
+// buffer is taking the next request's Q by then, so nothing is staged).
+#ifndef VB_WGMMA_BALANCED_BF16_PARTIALS
+#define VB_WGMMA_BALANCED_BF16_PARTIALS 0
+#endif
+
 // Tiles per split of a request of num_tiles tiles: the plan's split size (length-aware
 // plans), never less than an even division over num_splits, so no tile is ever left out
 // whatever lengths a replayed graph carries. The main kernels and the combine both use it.
