@@ -160,8 +160,8 @@ __device__ __forceinline__ void store_partial_chunk_pair(float* chunk_pair, floa
 // (reports/h200/2026-11-30-bf16-partials, call 3): 18 cases 0.986x, one 4k request -5.6 %,
 // dp128 decode B1 -3.4 %, one 32k request -3.2 %, MTP T4 B32 -1.7 %; one 64k T16 request (wgmma,
 // whose combine instance changed with it) +1.4 %. The tile-balanced instance keeps fp32 (it
-// sits at its register limit). -DVB_MMA_BF16_PARTIALS=0: fp32 on this path. Every lane of the
-// warp calls the store (shuffles); `store` false skips it (rows past the request).
+// sits at its register limit). -DVB_MMA_BF16_PARTIALS=0: fp32 on this path. The pair swap:
+// detail::store_partial_chunk_pair_bf16 (flash_verify_split.h).
 #ifndef VB_MMA_BF16_PARTIALS
 #define VB_MMA_BF16_PARTIALS 1
 #endif
@@ -737,9 +737,9 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
                              partial_row(qrow, row0 + r) * mla::kHeadDimV + kgroup * kChannelsPerWarp;
 #pragma unroll
         for (int nt = 0; nt < kNTilesO; nt += 2) {
-          detail::store_partial_chunk_pair_bf16(row + nt * kMmaN, o_acc[nt][2 * half] * inv, o_acc[nt][2 * half + 1] * inv,
-                                                o_acc[nt + 1][2 * half] * inv, o_acc[nt + 1][2 * half + 1] * inv,
-                                                row0 + r < rows_per_request);
+          detail::store_partial_chunk_pair_bf16(row + nt * kMmaN, o_acc[nt][2 * half] * inv,
+                                                o_acc[nt][2 * half + 1] * inv, o_acc[nt + 1][2 * half] * inv,
+                                                o_acc[nt + 1][2 * half + 1] * inv, row0 + r < rows_per_request);
         }
       }
     } else
@@ -963,9 +963,8 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
   constexpr bool bf16_partials = VB_MMA_BF16_PARTIALS && !kBalanced;
 #else
-  const bool wgmma_partials = tokens_per_tile == wgmma_cfg::kTokensPerTile;
-  const bool bf16_partials = kBalanced ? VB_WGMMA_BALANCED_BF16_PARTIALS && wgmma_partials
-                                       : (wgmma_partials ? VB_WGMMA_BF16_PARTIALS : VB_MMA_BF16_PARTIALS);
+  const bool bf16_partials =
+      !kBalanced && (tokens_per_tile == wgmma_cfg::kTokensPerTile ? VB_WGMMA_BF16_PARTIALS : VB_MMA_BF16_PARTIALS);
 #endif
   const __nv_bfloat16* o_part_bf16 = reinterpret_cast<const __nv_bfloat16*>(ws.o_partial) + part0 * mla::kHeadDimV + c;
   float lse[kPerLane];
@@ -977,9 +976,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
     if constexpr (kBalanced) {
       const std::int64_t part = static_cast<std::int64_t>(s) * part_stride;
       lse[i] = used ? lse_part[part] : -INFINITY;
-      v[i] = !used           ? make_float4(0.f, 0.f, 0.f, 0.f)
-             : bf16_partials ? detail::load_bf16_quad(o_part_bf16 + part * mla::kHeadDimV)
-                             : *reinterpret_cast<const float4*>(o_part + part * mla::kHeadDimV);
+      v[i] = used ? *reinterpret_cast<const float4*>(o_part + part * mla::kHeadDimV) : make_float4(0.f, 0.f, 0.f, 0.f);
     } else {
       lse[i] = used ? lse_part[s] : -INFINITY;
       const std::int64_t offset = static_cast<std::int64_t>(s) * mla::kHeadDimV;
@@ -1027,9 +1024,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
       const bool used = s0 + i < used_splits;
       const std::int64_t part = static_cast<std::int64_t>(s0 + i) * part_stride;
       tl[i] = used ? lse_part[part] : -INFINITY;
-      tu[i] = !used           ? make_float4(0.f, 0.f, 0.f, 0.f)
-              : bf16_partials ? detail::load_bf16_quad(o_part_bf16 + part * mla::kHeadDimV)
-                              : *reinterpret_cast<const float4*>(o_part + part * mla::kHeadDimV);
+      tu[i] = used ? *reinterpret_cast<const float4*>(o_part + part * mla::kHeadDimV) : make_float4(0.f, 0.f, 0.f, 0.f);
     }
     float m = max_lse;
 #pragma unroll

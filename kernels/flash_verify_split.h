@@ -63,13 +63,6 @@ __device__ __forceinline__ void store_partial_chunk_pair_bf16(__nv_bfloat16* chu
   if (store) *reinterpret_cast<uint2*>(chunk_pair + (odd ? 8 + 2 * (q - 1) : 2 * q)) = v;
 }
 
-// Experiment (-DVB_WGMMA_BALANCED_BF16_PARTIALS=1): the wgmma path's tile-balanced instance
-// stores bf16 partials too, straight from the accumulators with the pair swap above (its Q
-// buffer is taking the next request's Q by then, so nothing is staged).
-#ifndef VB_WGMMA_BALANCED_BF16_PARTIALS
-#define VB_WGMMA_BALANCED_BF16_PARTIALS 0
-#endif
-
 // Tiles per split of a request of num_tiles tiles: the plan's split size (length-aware
 // plans), never less than an even division over num_splits, so no tile is ever left out
 // whatever lengths a replayed graph carries. The main kernels and the combine both use it.
@@ -272,7 +265,8 @@ __device__ __forceinline__ bool empty_split_handled(const BlockWork& w, const Sp
                                                     int split_tiles, int tid, int threads) {
   if (w.tile_begin < w.tile_end) return false;
   if (split_tiles > 0) return true;  // a length-aware plan's combine skips empty splits
-  write_empty_split<kRows, kBf16Partials>(ws, num_splits, blockIdx.y, w.request_row0, w.row0, w.rows_per_request, tid, threads);
+  write_empty_split<kRows, kBf16Partials>(ws, num_splits, blockIdx.y, w.request_row0, w.row0, w.rows_per_request, tid,
+                                          threads);
   return true;
 }
 

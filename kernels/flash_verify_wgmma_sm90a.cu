@@ -434,27 +434,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     }
 #endif
-#if VB_WGMMA_BALANCED_BF16_PARTIALS
-    if constexpr (kBalanced) {
-      if (!whole) {
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int r = h ? row_hi : row_lo;
-          const float sum = h ? sum_hi : sum_lo;
-          const float inv = sum > 0.f ? 1.f / sum : 0.f;
-          __nv_bfloat16* row =
-              reinterpret_cast<__nv_bfloat16*>(ws.o_partial) + partial_row(row0 + r) * mla::kHeadDimV + half * 256;
-#pragma unroll
-          for (int j = 0; j < kORegs / 4; j += 2) {
-            detail::store_partial_chunk_pair_bf16(row + 8 * j, o_acc[4 * j + 2 * h] * inv,
-                                                  o_acc[4 * j + 2 * h + 1] * inv, o_acc[4 * (j + 1) + 2 * h] * inv,
-                                                  o_acc[4 * (j + 1) + 2 * h + 1] * inv, row0 + r < rows_per_request);
-          }
-        }
-        return;
-      }
-    }
-#endif
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int r = h ? row_hi : row_lo;
