@@ -130,7 +130,8 @@ constexpr int kTokenSplitMinTilesOrNone = VB_TOKEN_SPLIT ? kTokenSplitMinTiles :
 constexpr int kTokenSplitBarrier = kComputeBarrier + kMGroups;  // both row groups: 256 threads
 constexpr int kFullArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS && VB_DEBUG_SYNC_COPY ? 32 : 1;
 
-// Split partials in 16-byte stores (-DVB_WIDE_PARTIAL_STORES=0: the 8-byte stores of v5).
+// fp32 split partials in 16-byte stores (-DVB_WIDE_PARTIAL_STORES=0: the 8-byte stores of v5);
+// since v11 only the tile-balanced instance writes fp32 (the others: VB_MMA_BF16_PARTIALS).
 // Two adjacent 8-column chunks of an mma accumulator row: this lane holds columns 2q, 2q+1 of
 // each (q = lane % 4); lanes q and q^1 swap halves so that an even lane stores columns
 // 2q..2q+3 of the first chunk and an odd lane columns 2(q-1)..2(q-1)+3 of the second, and a
