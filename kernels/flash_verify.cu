@@ -912,12 +912,6 @@ __device__ __forceinline__ void balanced_row_partials(const VerifyParams& p, std
   *part_stride = rows_per_request;
 }
 
-// Loads in flight per round of the tile-balanced combine's loop over a long request's slots
-// (-DVB_BALANCED_TAIL_LOADS=n for A/B builds).
-#ifndef VB_BALANCED_TAIL_LOADS
-#define VB_BALANCED_TAIL_LOADS 4
-#endif
-
 // kBalanced: the tile-balanced schedule's instances (split_tiles < 0), apart so that their
 // slot arithmetic and serial tail add no register to the others (instance 10 spilled).
 template <int kPerLane, bool kBalanced>
@@ -1022,7 +1016,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   // Slots past what the lanes hold (tile-balanced plans: the combine is sized for the slots
   // of most requests, kBalanceCombineSlots, and a long request's rows take the rest here),
   // kTailLoads loads in flight at a time, merged online.
-  constexpr int kTailLoads = VB_BALANCED_TAIL_LOADS;
+  constexpr int kTailLoads = 4;
   for (int s0 = lanes * kPerLane; kBalanced && s0 < used_splits; s0 += kTailLoads) {
     float tl[kTailLoads];
     float4 tu[kTailLoads];
