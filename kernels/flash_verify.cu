@@ -835,17 +835,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
 // B32 5.5 us, mixed lengths 13.3 us, DeepSeek shared prefix 11.7 us); with the lanes chosen,
 // those cases ran 1.7-4.3 % faster in all (64d94d7 against 0a13f4b).
 constexpr int kCombineChunks = 4;
-constexpr int kCombineChunksLog2 = 2;
-static_assert(kCombineChunks == 1 << kCombineChunksLog2, "chunks are a power of two");
-// Experiment (-DVB_COMBINE_ROW_MAJOR=1): the combine's blocks in row order, a row block's
-// four chunks adjacent (a 1-D grid), instead of every row block's chunk 0, then every chunk
-// 1, ... (grid y = chunk). Blocks are dispatched in that order, so when the combine takes more
-// than one wave, the second holds the last rows' chunks instead of chunk 3 of every row. The
-// tile-balanced combine of mixed lengths takes 1.29 waves (ncu, reports/h200/2026-11-30-bf16-partials,
-// call 8), and its longest requests' chunk-3 blocks entered last.
-#ifndef VB_COMBINE_ROW_MAJOR
-#define VB_COMBINE_ROW_MAJOR 0
-#endif
 constexpr int kCombineThreadsX = mla::kHeadDimV / kCombineChunks / 4;  // 32: 4 channels each
 constexpr int kCombineSlots = 8;                                        // blockDim.y: row slots x split lanes
 constexpr int kCombineSlotsLog2 = 3;
@@ -940,16 +929,9 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   const int slot0 = threadIdx.y & ~(lanes - 1);  // this row's first y
   const int y = threadIdx.y & (lanes - 1);       // split lane
   const int rows = p.batch * p.query_rows_per_request();
-#if VB_COMBINE_ROW_MAJOR
-  const unsigned row_block = blockIdx.x >> kCombineChunksLog2;  // a row block's chunks are adjacent blocks
-  const int chunk = blockIdx.x & (kCombineChunks - 1);
-#else
-  const unsigned row_block = blockIdx.x;
-  const int chunk = blockIdx.y;
-#endif
-  const int my_row = (row_block << (kCombineSlotsLog2 - lane_shift)) + (threadIdx.y >> lane_shift);
+  const int my_row = (blockIdx.x << (kCombineSlotsLog2 - lane_shift)) + (threadIdx.y >> lane_shift);
   const std::int64_t qrow = min(my_row, rows - 1);  // the last block's spare slots compute a copy, store nothing
-  const int c = chunk * (mla::kHeadDimV / kCombineChunks) + threadIdx.x * 4;
+  const int c = blockIdx.y * (mla::kHeadDimV / kCombineChunks) + threadIdx.x * 4;
   // Length-aware plans: only the splits of this row's request that hold tiles (the main
   // kernel's ranges, from the device-side length: a replayed graph may carry other lengths);
   // the others wrote nothing. Even plans: every split (empty ones wrote LSE -inf).
@@ -1064,7 +1046,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   auto* o2 = reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + c);
   o2[0] = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
   o2[1] = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
-  if (chunk == 0 && threadIdx.x == 0) p.lse[qrow] = max_lse + logf(weight_sum);
+  if (blockIdx.y == 0 && threadIdx.x == 0) p.lse[qrow] = max_lse + logf(weight_sum);
   if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineEnd);
 }
 
@@ -1518,14 +1500,10 @@ cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int
     lanes = flash_verify_combine_lanes(combine_splits, rows, num_sms, max_threads, split_tiles < 0);
   }
   const std::int64_t blocks_x = ceil_div64(rows, kCombineSlots / lanes);
-  // Row order numbers every (row block, chunk) in grid x: at most 2^31 - 1 blocks, i.e. about
-  // 537 million query rows, far past any workspace that fits a GPU.
-  if (VB_COMBINE_ROW_MAJOR && blocks_x > INT32_MAX / kCombineChunks) return cudaErrorInvalidConfiguration;
   // Programmatic dependent launch (sm_90+): the combine is scheduled while the main
   // kernel's last blocks run and waits on the device for its results.
   cudaLaunchConfig_t config{};
-  config.gridDim = VB_COMBINE_ROW_MAJOR ? dim3(static_cast<unsigned>(blocks_x * kCombineChunks), 1)
-                                        : dim3(static_cast<unsigned>(blocks_x), kCombineChunks);
+  config.gridDim = dim3(static_cast<unsigned>(blocks_x), kCombineChunks);
   config.blockDim = dim3(kCombineThreadsX, kCombineSlots);
   config.dynamicSmemBytes = 0;
   config.stream = stream;
