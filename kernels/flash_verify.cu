@@ -131,14 +131,10 @@ constexpr int kTokenSplitBarrier = kComputeBarrier + kMGroups;  // both row grou
 constexpr int kFullArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS && VB_DEBUG_SYNC_COPY ? 32 : 1;
 
 // fp32 split partials in 16-byte stores (-DVB_WIDE_PARTIAL_STORES=0: the 8-byte stores of v5);
-// since v11 only the tile-balanced instance writes fp32 (the others: VB_MMA_BF16_PARTIALS).
-// Two adjacent 8-column chunks of an mma accumulator row: this lane holds columns 2q, 2q+1 of
-// each (q = lane % 4); lanes q and q^1 swap halves so that an even lane stores columns
-// 2q..2q+3 of the first chunk and an odd lane columns 2(q-1)..2(q-1)+3 of the second, and a
-// quad writes 64 contiguous bytes of its row per instruction instead of 32. Every lane of the
-// warp calls it (shuffles); `store` false skips the store (rows past the request).
-// H200 A/B runs: reports/h200/2026-11-30-timeline/ (call3-splits-wide, call5-wide-stores,
-// final-114392c).
+// since v11 only the tile-balanced instance writes fp32 (detail::bf16_partials). The lanes'
+// swap is detail::store_partial_chunk_pair_bf16's, two floats a lane: a quad writes 64
+// contiguous bytes of its row per instruction instead of 32. H200 A/B runs:
+// reports/h200/2026-11-30-timeline/ (call3-splits-wide, call5-wide-stores, final-114392c).
 #ifndef VB_WIDE_PARTIAL_STORES
 #define VB_WIDE_PARTIAL_STORES 1
 #endif
@@ -154,18 +150,6 @@ __device__ __forceinline__ void store_partial_chunk_pair(float* chunk_pair, floa
 }
 #endif
 
-// The mma.sync path's fixed-size and even plans store split partials as bf16 too
-// (VB_WGMMA_BF16_PARTIALS, flash_verify_split.h), 8 bytes a lane: lanes q and q^1 swap one
-// bf16 pair so that a quad writes one whole 32-byte sector of its row per store (columns 0-15
-// of two adjacent 8-column chunks). H200, 2 rounds against fp32 partials on this path
-// (reports/h200/2026-11-30-bf16-partials, call 3): 18 cases 0.986x, one 4k request -5.6 %,
-// dp128 decode B1 -3.4 %, one 32k request -3.2 %, MTP T4 B32 -1.7 %; one 64k T16 request (wgmma,
-// whose combine instance changed with it) +1.4 %. The tile-balanced instance keeps fp32 (it
-// sits at its register limit). -DVB_MMA_BF16_PARTIALS=0: fp32 on this path. The pair swap:
-// detail::store_partial_chunk_pair_bf16 (flash_verify_split.h).
-#ifndef VB_MMA_BF16_PARTIALS
-#define VB_MMA_BF16_PARTIALS 1
-#endif
 
 // ---- the tile-balanced schedule (FlashVerifyPlan::tile_balanced; verifybench/tile_balance.h) ----
 // What a request boundary inside a block costs, in tiles: the finished request's partial is
@@ -330,8 +314,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_main, static_cast<int>(w.range_end - w.range_begin));
   } else {
     work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
-    if (detail::empty_split_handled<kRowsPerTile, VB_MMA_BF16_PARTIALS != 0>(work, ws, num_splits, split_tiles, tid,
-                                                                             kBlockThreads)) return;
+    constexpr bool kBf16 = detail::bf16_partials(false, false);
+    if (detail::empty_split_handled<kRowsPerTile, kBf16>(work, ws, num_splits, split_tiles, tid, kBlockThreads)) return;
     if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_main, work.tile_end - work.tile_begin);
   }
   const int rows_per_request = work.rows_per_request, row0 = work.row0;
@@ -726,8 +710,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         row_max = m;
       }
     }
-#if VB_MMA_BF16_PARTIALS
-    if (!kBalanced && num_splits > 1) {
+    if (detail::bf16_partials(false, kBalanced) && num_splits > 1) {
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const int r = mgroup * kMmaM + lane / 4 + half * 8;
@@ -744,7 +727,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         }
       }
     } else
-#endif
 #if VB_WIDE_PARTIAL_STORES
     // Blocks whose second row group holds rows too (H*T > 16 past row0), outside the token-split
     // instance. H200, 3 rounds, on every split block: one 4k request with T = 16, DeepSeek EAGLE
@@ -958,14 +940,14 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineGridDone);
   const float* lse_part = ws.lse_partial + part0;
   const float* o_part = ws.o_partial + part0 * mla::kHeadDimV + c;
-  // bf16 partials: the fixed-size and even plans of the wgmma path (VB_WGMMA_BF16_PARTIALS,
-  // flash_verify_split.h) and of the mma.sync path (VB_MMA_BF16_PARTIALS); the wgmma path runs
-  // on sm_90 only.
+  // The partials' format (detail::bf16_partials) by the path that wrote them; the wgmma path
+  // runs on sm_90 only.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
-  constexpr bool bf16_partials = VB_MMA_BF16_PARTIALS && !kBalanced;
+  constexpr bool bf16_partials = detail::bf16_partials(false, kBalanced);
 #else
-  const bool bf16_partials =
-      !kBalanced && (tokens_per_tile == wgmma_cfg::kTokensPerTile ? VB_WGMMA_BF16_PARTIALS : VB_MMA_BF16_PARTIALS);
+  static_assert(wgmma_cfg::kTokensPerTile != kTokensPerTile, "the tile size tells the paths apart");
+  const bool bf16_partials = tokens_per_tile == wgmma_cfg::kTokensPerTile ? detail::bf16_partials(true, kBalanced)
+                                                                          : detail::bf16_partials(false, kBalanced);
 #endif
   const __nv_bfloat16* o_part_bf16 = reinterpret_cast<const __nv_bfloat16*>(ws.o_partial) + part0 * mla::kHeadDimV + c;
   float lse[kPerLane];

@@ -11,6 +11,7 @@
 
 #include "verifybench/kernels.h"
 #include "verifybench/tile_balance.h"
+#include "warp_mma.cuh"
 
 namespace vb::detail {
 
@@ -18,27 +19,42 @@ struct SplitWorkspace {
   // [B*T*H rows, num_splits, 512] normalised per split; tile-balanced plans:
   // [num_splits + B - 1, H*T rows of a request, 512] (balanced_partial_row, flash_verify.cu).
   // fp32 for tile-balanced plans; bf16 (the same element indices) for fixed-size and even plans
-  // (VB_WGMMA_BF16_PARTIALS below, VB_MMA_BF16_PARTIALS in flash_verify.cu).
+  // (bf16_partials below).
   float* o_partial;
   float* lse_partial;  // the same partials' LSE, natural log (see launch_split_combine)
 };
 
-// The wgmma path's fixed-size and even split plans store each split's normalised O as bf16,
-// staged through the Q buffer (free once the last S is done) and written in whole 512-byte
-// rows; the combine reads them as bf16 (the LSEs stay fp32). Half the partials' bytes: one
-// 64k request with T = 16 writes and reads 16.6 MB of fp32 partials. H200, 2 rounds against
-// fp32 (reports/h200/2026-11-30-bf16-partials, call 2): that request 50.6 -> 47.3 us (epilogue
-// 4.0 -> 2.1 us, combine tail 5.6 -> 4.3 us), one 16k T = 16 request -13 %, DFlash-16 B1 -10 %,
-// dp128 decode B8 -9 %, 14 cases 0.953x; the tile-balanced and mma.sync controls unchanged. An
-// earlier bf16 try with 4-byte stores from the registers had run 5-8 % slower (NOTES v6).
+// The split partials' O format, one rule for the writers (both main kernels, empty splits)
+// and the reader (the combine): bf16 for fixed-size and even plans, fp32 for tile-balanced
+// ones (LSEs are always fp32). Half the partials' bytes: one 64k request with T = 16 writes
+// and reads 16.6 MB of fp32 partials.
+// - wgmma path (-DVB_WGMMA_BF16_PARTIALS=0: fp32): staged through the Q buffer (free once the
+//   last S is done) and written in whole 512-byte rows. H200, 2 rounds against fp32
+//   (reports/h200/2026-11-30-bf16-partials, call 2): that request 50.6 -> 47.3 us (epilogue
+//   4.0 -> 2.1 us, combine tail 5.6 -> 4.3 us), one 16k T = 16 request -13 %, DFlash-16 B1
+//   -10 %, dp128 decode B8 -9 %, 14 cases 0.953x; the tile-balanced and mma.sync controls
+//   unchanged. An earlier bf16 try with 4-byte stores from the registers had run 5-8 % slower
+//   (NOTES v6).
+// - mma.sync path (-DVB_MMA_BF16_PARTIALS=0: fp32): 8 bytes a lane, store_partial_chunk_pair_bf16.
+//   Same place, call 3: 18 cases 0.986x, one 4k request -5.6 %, dp128 decode B1 -3.4 %, one
+//   32k request -3.2 %, MTP T4 B32 -1.7 %; one 64k T16 request (wgmma, whose combine instance
+//   changed with it) +1.4 %.
+// - tile-balanced plans keep fp32: the wgmma instance's Q buffer takes the next request's Q
+//   (bf16 from the registers was no faster, call 6), and the mma.sync instance sits at its
+//   register limit.
 // Costs one more bf16 rounding (relative 2^-9) of every split's O before the LSE-weighted sum:
-// on correctness.yaml the O errors grew by a median 14 % (mean) and at most 2x (max, 4.2e-3
-// against the 1e-2 tolerance). Tile-balanced plans (the next request's Q reuses the buffer)
-// keep fp32; the mma.sync path's fixed-size and even plans store bf16 too
-// (VB_MMA_BF16_PARTIALS, flash_verify.cu). -DVB_WGMMA_BF16_PARTIALS=0: fp32 on the wgmma path.
+// on correctness.yaml the O errors grew by a median 12-14 % (mean) and at most 2x (max, 4.5e-3
+// against the 1e-2 tolerance).
 #ifndef VB_WGMMA_BF16_PARTIALS
 #define VB_WGMMA_BF16_PARTIALS 1
 #endif
+#ifndef VB_MMA_BF16_PARTIALS
+#define VB_MMA_BF16_PARTIALS 1
+#endif
+// Whether a plan of this path and schedule has bf16 partial O (else fp32).
+__host__ __device__ constexpr bool bf16_partials(bool wgmma_path, bool tile_balanced) {
+  return !tile_balanced && (wgmma_path ? VB_WGMMA_BF16_PARTIALS : VB_MMA_BF16_PARTIALS);
+}
 __device__ __forceinline__ float4 load_bf16_quad(const __nv_bfloat16* src) {
   const uint2 bits = *reinterpret_cast<const uint2*>(src);
   const float2 lo = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&bits.x));
@@ -46,20 +62,19 @@ __device__ __forceinline__ float4 load_bf16_quad(const __nv_bfloat16* src) {
   return make_float4(lo.x, lo.y, hi.x, hi.y);
 }
 
-// Two adjacent 8-column chunks of an mma accumulator row (this lane holds columns 2q, 2q+1 of
-// each, q = lane % 4) as bf16 partials: lanes q and q^1 swap one bf16 pair so that an even
-// lane stores columns 2q..2q+3 of the first chunk and an odd lane columns 2(q-1)..2(q-1)+3 of
-// the second, and a quad writes one whole 32-byte sector per 8-byte store. Every lane of the
-// warp calls it (a shuffle); `store` false skips the store (rows past the request).
+// Two adjacent 8-column chunks of an mma accumulator row: this lane holds columns 2q, 2q+1 of
+// each (q = lane % 4). Lanes q and q^1 swap halves so that an even lane stores columns
+// 2q..2q+3 of the first chunk and an odd lane columns 2(q-1)..2(q-1)+3 of the second, and a
+// quad writes 16 contiguous columns of its row per store. Here as bf16 partials (8 bytes a
+// lane: one whole 32-byte sector per quad and store). Every lane of the warp calls it (a
+// shuffle); `store` false skips the store (rows past the request).
 __device__ __forceinline__ void store_partial_chunk_pair_bf16(__nv_bfloat16* chunk_pair, float x0, float y0,
                                                               float x1, float y1, bool store) {
   const int q = threadIdx.x & 3;
   const bool odd = (q & 1) != 0;
-  const __nv_bfloat162 a = __floats2bfloat162_rn(x0, y0), b = __floats2bfloat162_rn(x1, y1);
-  const std::uint32_t a_bits = *reinterpret_cast<const std::uint32_t*>(&a);
-  const std::uint32_t b_bits = *reinterpret_cast<const std::uint32_t*>(&b);
-  const std::uint32_t r = __shfl_xor_sync(0xffffffffu, odd ? a_bits : b_bits, 1);
-  const uint2 v = odd ? make_uint2(r, b_bits) : make_uint2(a_bits, r);
+  const std::uint32_t a = warp::pack_bf16x2(x0, y0), b = warp::pack_bf16x2(x1, y1);
+  const std::uint32_t r = __shfl_xor_sync(0xffffffffu, odd ? a : b, 1);
+  const uint2 v = odd ? make_uint2(r, b) : make_uint2(a, r);
   if (store) *reinterpret_cast<uint2*>(chunk_pair + (odd ? 8 + 2 * (q - 1) : 2 * q)) = v;
 }
 

@@ -56,9 +56,7 @@ static_assert(kBalancedProducerRegs + kBalancedSoftmaxRegs + kSecondPvRegs == 3 
 constexpr int kBarPFull = 1;        // softmax warpgroup -> second PV warpgroup: P(i) is in smem
 constexpr int kBarPEmpty = 2;       // second PV warpgroup -> softmax warpgroup: P(i) was read
 constexpr int kBarEpilogue = 3;     // final row sums are in smem
-#if VB_WGMMA_BF16_PARTIALS
 constexpr int kBarStaged = 4;       // + warpgroup - 1: a consumer warpgroup's bf16 partial is staged
-#endif
 constexpr int kConsumerThreads = 256;
 
 // Debug builds only (-DVB_WGMMA_HANDOFF_SYNC=1): both sides of the P hand-over use bar.sync
@@ -201,8 +199,8 @@ __global__ void __launch_bounds__(kThreads, 1)
             tile_balance::holds_whole_request(work.tile_begin, work.tile_end, kTokensPerTile, work.kv_len);
   } else {
     work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
-    if (detail::empty_split_handled<kRowsPerTile, VB_WGMMA_BF16_PARTIALS != 0>(work, ws, num_splits, split_tiles, tid,
-                                                                                kThreads)) return;
+    constexpr bool kBf16 = detail::bf16_partials(true, false);
+    if (detail::empty_split_handled<kRowsPerTile, kBf16>(work, ws, num_splits, split_tiles, tid, kThreads)) return;
     split = blockIdx.y;
     whole = num_splits == 1;
     if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_wgmma, work.tile_end - work.tile_begin);
@@ -401,10 +399,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   // warpgroup's branch, so no code is shared between the two register budgets (a shared tail
   // made ptxas fit both in the smaller one).
   auto store_o = [&](float sum_lo, float sum_hi) {
-#if VB_WGMMA_BF16_PARTIALS
-    if constexpr (!kBalanced) {
+    if constexpr (detail::bf16_partials(true, kBalanced)) {
       if (!whole) {
-        // The bf16 partial (VB_WGMMA_BF16_PARTIALS, flash_verify_split.h): this warpgroup's
+        // The bf16 partial (detail::bf16_partials, flash_verify_split.h): this warpgroup's
         // 64 rows x 256 channels into the Q buffer (rows padded by 16 bytes, so a warp's eight
         // rows fall in distinct banks), then out in 16-byte chunks, a warp per 512-byte half row.
         constexpr int kRowWords = mla::kHeadDimV / 2 + 4;
@@ -417,8 +414,8 @@ __global__ void __launch_bounds__(kThreads, 1)
           const float inv = sum > 0.f ? 1.f / sum : 0.f;
 #pragma unroll
           for (int j = 0; j < kORegs / 4; ++j) {
-            const __nv_bfloat162 v = __floats2bfloat162_rn(o_acc[4 * j + 2 * h] * inv, o_acc[4 * j + 2 * h + 1] * inv);
-            staged[r * kRowWords + half * 128 + 4 * j + quad_col] = *reinterpret_cast<const std::uint32_t*>(&v);
+            staged[r * kRowWords + half * 128 + 4 * j + quad_col] =
+                warp::pack_bf16x2(o_acc[4 * j + 2 * h] * inv, o_acc[4 * j + 2 * h + 1] * inv);
           }
         }
         warp::named_barrier_sync(kBarStaged + half, 128);
@@ -433,7 +430,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         return;
       }
     }
-#endif
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int r = h ? row_hi : row_lo;
