@@ -70,10 +70,19 @@ std::size_t split_partials(const FlashVerifyPlan& plan, int batch, int tree_size
                             : rows_per_request * batch * plan.num_splits;
 }
 
-SplitWorkspace carve_workspace(void* base, std::size_t partials) {
+// The workspace: partial O, partial LSEs, and for tile-balanced plans each request's slots.
+std::size_t workspace_o_bytes(std::size_t partials) { return align_up(partials * mla::kHeadDimV * 4, 256); }
+std::size_t workspace_lse_bytes(std::size_t partials) { return align_up(partials * 4, 256); }
+std::size_t workspace_slot_bytes(const FlashVerifyPlan& plan, int batch) {
+  return plan.tile_balanced ? align_up(static_cast<std::size_t>(batch) * sizeof(int2), 256) : 0;
+}
+
+SplitWorkspace carve_workspace(void* base, std::size_t partials, bool tile_balanced) {
   auto* bytes = static_cast<unsigned char*>(base);
-  const std::size_t o_bytes = align_up(partials * mla::kHeadDimV * 4, 256);
-  return {reinterpret_cast<float*>(bytes), reinterpret_cast<float*>(bytes + o_bytes)};
+  const std::size_t o_bytes = workspace_o_bytes(partials);
+  const std::size_t lse_bytes = workspace_lse_bytes(partials);
+  return {reinterpret_cast<float*>(bytes), reinterpret_cast<float*>(bytes + o_bytes),
+          tile_balanced ? reinterpret_cast<int2*>(bytes + o_bytes + lse_bytes) : nullptr};
 }
 
 // Debug builds only (-DVB_DEBUG_SYNC_COPY=1): the producers copy KV rows with plain 16-byte
@@ -279,6 +288,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   if (tid == 0) VB_TIMELINE_BEGIN(g_timeline_main);
 
   detail::BlockWork work;
+  int token_base = 0;  // kv_indptr[b]: blocks that know their request load it at entry
   // Tile-balanced: every warp walks the block's range itself (no block-wide exchange before
   // the barriers) and keeps its place in shared memory (BalancedWarpState).
   BalancedWarpState* state = nullptr;
@@ -293,6 +303,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     tile_balance::Segment seg;
     const bool any = tile_balance::next_segment(p, kTokensPerTile, boundary, w, &seg);
     if (lane == 0) state->walk = w;
+    if (any && tid == 0) detail::record_request_slots(ws, seg, blockIdx.y);
     __syncwarp();
     if (!any) return;
     b = seg.request;
@@ -313,6 +324,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     // it; walking the range here for the exact tiles spilled a debug build).
     if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_main, static_cast<int>(w.range_end - w.range_begin));
   } else {
+    if (VB_EARLY_TABLE_BASE) token_base = detail::RequestKvRows::token_rows_base(p, b);  // in flight beside the length
     work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
     constexpr bool kBf16 = detail::bf16_partials(false, false);
     if (detail::empty_split_handled<kRowsPerTile, kBf16>(work, ws, num_splits, split_tiles, tid, kBlockThreads)) return;
@@ -323,10 +335,11 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   const int kv_len = work.kv_len;                   // through current_kv_len()
   const std::int64_t request_row0 = work.request_row0;  // through current_request_row0()
   int tile_begin = work.tile_begin, tile_end = work.tile_end;
-  // Made here, not in the producer branch: its page-table base load (kv_indptr[b]) then
-  // overlaps the prefix-length load and the barrier set-up instead of following them on the
-  // way to the first KV byte.
-  detail::RequestKvRows rows(p, b, prefix);
+  // Made here, not in the producer branch: its page-table base load (kv_indptr[b]; in flight
+  // since entry where the block knew its request) then overlaps the barrier set-up instead of
+  // following it on the way to the first KV byte.
+  detail::RequestKvRows rows = kBalanced || !VB_EARLY_TABLE_BASE ? detail::RequestKvRows(p, b, prefix)
+                                         : detail::RequestKvRows(p, b, prefix, token_base);
   // The current request's length and first query row: the block's own, or in the
   // tile-balanced instance derived from b and prefix where they are used (live registers
   // spilled otherwise).
@@ -358,6 +371,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       prefix = p.prefix_len[b];
       tile_begin = seg.tile_begin;
       tile_end = seg.tile_end;
+      if (tid == kWarps * 32) detail::record_request_slots(ws, seg, blockIdx.y);  // the first producer warp
       if (lane == 0) {
         state->request = b;
         state->prefix = prefix;
@@ -860,38 +874,26 @@ constexpr int kCompiledSmMaxThreads = 2048;  // sm_90 (and the host pass)
 // (timeline builds aside; at a878038 it counted the others': DeepSeek's shared prefix then
 // took 2 lanes whose 4096 blocks needed 8 waves at 4 per SM, not 4; with 1 lane it ran 4 %
 // faster).
+// Experiment (-DVB_BALANCED_COMBINE_FEWER=0): the tile-balanced instances at the others'
+// bounds but instance 10's (which spills 8 bytes there), now that they no longer walk the
+// batch's lengths.
+#ifndef VB_BALANCED_COMBINE_FEWER
+#define VB_BALANCED_COMBINE_FEWER 1
+#endif
 constexpr int kBalancedCombineMaxBlocksPerSm = 4;
-constexpr int combine_blocks_per_sm(int instance_loads, int max_threads_per_sm, bool balanced, int fewer = 1) {
+constexpr int balanced_combine_fewer(int instance_loads) {
+  return instance_loads == 10 ? 1 : VB_BALANCED_COMBINE_FEWER;
+}
+constexpr int combine_blocks_per_sm(int instance_loads, int max_threads_per_sm, bool balanced, int extra_fewer = 0) {
   const int bound = combine_min_blocks_per_sm(instance_loads, max_threads_per_sm);
   if (!balanced) return bound;
+  const int fewer = balanced_combine_fewer(instance_loads) + extra_fewer;
   const int balanced_bound = bound > fewer ? bound - fewer : 1;
   return balanced_bound < kBalancedCombineMaxBlocksPerSm ? balanced_bound : kBalancedCombineMaxBlocksPerSm;
 }
 constexpr int combine_launch_min_blocks(int instance_loads, bool balanced) {
   if (!balanced && !VB_COMBINE_SMALL_BOUNDS && instance_loads <= 6) return 1;
-  return combine_blocks_per_sm(instance_loads, kCompiledSmMaxThreads, balanced, VB_DEBUG_TIMELINE ? 2 : 1);
-}
-
-// Under the tile-balanced schedule: query row qrow's first partial, the partials between its
-// consecutive slots, and its slots (the blocks holding tiles of its request), from the same
-// arithmetic as the main kernel's walk (num_splits blocks per row tile). Every lane of the
-// warp calls it.
-__device__ __forceinline__ void balanced_row_partials(const VerifyParams& p, std::int64_t qrow, int num_splits,
-                                                      int split_tiles, int tokens_per_tile, std::int64_t* part0,
-                                                      int* part_stride, int* slots) {
-  const int rows_per_request = p.query_rows_per_request();
-  const int b = static_cast<int>(qrow / rows_per_request);
-  const int boundary = balanced_boundary_units(split_tiles);
-  std::int64_t total = 0, prior = 0;
-  // The combine's 32 threads x of one y.
-  detail::balanced_units_warp(p, tokens_per_tile, boundary, b, threadIdx.x, &total, &prior);
-  const std::int64_t per_block = tile_balance::units_per_block(total, num_splits);
-  *slots = tile_balance::request_slots(prior, tile_balance::request_units(p.kv_len(b), tokens_per_tile, boundary),
-                                       boundary, per_block);
-  const int first_block = static_cast<int>((prior + boundary) / per_block);
-  *part0 = balanced_partial_row(first_block, b, rows_per_request,
-                                static_cast<int>(qrow - static_cast<std::int64_t>(b) * rows_per_request));
-  *part_stride = rows_per_request;
+  return combine_blocks_per_sm(instance_loads, kCompiledSmMaxThreads, balanced, VB_DEBUG_TIMELINE ? 1 : 0);
 }
 
 // kBalanced: the tile-balanced schedule's instances (split_tiles < 0), apart so that their
@@ -917,9 +919,6 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   // Length-aware plans: only the splits of this row's request that hold tiles (the main
   // kernel's ranges, from the device-side length: a replayed graph may carry other lengths);
   // the others wrote nothing. Even plans: every split (empty ones wrote LSE -inf).
-  // Tile-balanced plans: the blocks that hold tiles of the row's request, from the same
-  // arithmetic as the main kernel's walk (num_splits blocks per row tile); their partials lie
-  // part_stride apart (balanced_partial_row).
   int used_splits = num_splits;
   std::int64_t part0 = qrow * num_splits;  // the row's first partial
   int part_stride = 1;                     // partials between its consecutive splits
@@ -927,17 +926,27 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
     const int b = static_cast<int>(qrow / p.query_rows_per_request());
     const int num_tiles = ceil_div(p.kv_len(b), tokens_per_tile);
     used_splits = ceil_div(num_tiles, detail::split_size_tiles(num_tiles, num_splits, split_tiles));
-  } else if (kBalanced) {
-    balanced_row_partials(p, qrow, num_splits, split_tiles, tokens_per_tile, &part0, &part_stride, &used_splits);
+  }
+  // Launched early (programmatic dependent launch): the partials are read only after the main
+  // grid has finished; the lengths above are inputs it never writes.
+  warp::wait_for_prerequisite_grid();
+  if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineGridDone);
+  if constexpr (kBalanced) {
+    // Tile-balanced plans: the blocks that hold tiles of the row's request, as the main kernel
+    // recorded them (detail::record_request_slots); their partials lie part_stride apart
+    // (balanced_partial_row).
+    const int rows_per_request = p.query_rows_per_request();
+    const int b = static_cast<int>(qrow / rows_per_request);
+    const int2 slots = ws.request_slots[b];
+    part0 = balanced_partial_row(slots.x, b, rows_per_request,
+                                 static_cast<int>(qrow - static_cast<std::int64_t>(b) * rows_per_request));
+    part_stride = rows_per_request;
+    used_splits = slots.y;
   }
   // Tile-balanced: a request one block held whole has one slot, and that block wrote its rows'
   // final O and LSE; these threads still meet the block's barriers but load and store nothing.
   const bool finalized = kBalanced && VB_BALANCE_FINALIZE && used_splits == 1;
   if (finalized) used_splits = 0;
-  // Launched early (programmatic dependent launch): the partials are read only after the main
-  // grid has finished; the lengths above are inputs it never writes.
-  warp::wait_for_prerequisite_grid();
-  if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineGridDone);
   const float* lse_part = ws.lse_partial + part0;
   const float* o_part = ws.o_partial + part0 * mla::kHeadDimV + c;
   // The partials' format (detail::bf16_partials) by the path that wrote them; the wgmma path
@@ -1343,7 +1352,7 @@ std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch,
                                          int num_heads) {
   if (plan.num_splits <= 1) return 0;
   const std::size_t partials = split_partials(plan, batch, tree_size, num_heads);
-  return align_up(partials * mla::kHeadDimV * 4, 256) + align_up(partials * 4, 256);
+  return workspace_o_bytes(partials) + workspace_lse_bytes(partials) + workspace_slot_bytes(plan, batch);
 }
 
 int flash_verify_blocks_per_sm(cudaError_t* error) {
@@ -1429,8 +1438,9 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
   const std::size_t needed = flash_verify_workspace_bytes(plan, params.batch, params.tree_size, params.num_heads);
   if (workspace_bytes < needed || (needed > 0 && workspace == nullptr)) return cudaErrorInvalidValue;
   const SplitWorkspace ws =
-      needed > 0 ? carve_workspace(workspace, split_partials(plan, params.batch, params.tree_size, params.num_heads))
-                 : SplitWorkspace{nullptr, nullptr};
+      needed > 0 ? carve_workspace(workspace, split_partials(plan, params.batch, params.tree_size, params.num_heads),
+                                   plan.tile_balanced)
+                 : SplitWorkspace{nullptr, nullptr, nullptr};
   // What the main kernels and the combine get as split_tiles: the plan's split size, or the
   // tile-balanced schedule with the path's boundary units.
   const int split_tiles = plan.tile_balanced

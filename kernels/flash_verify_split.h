@@ -22,6 +22,9 @@ struct SplitWorkspace {
   // (bf16_partials below).
   float* o_partial;
   float* lse_partial;  // the same partials' LSE, natural log (see launch_split_combine)
+  // Tile-balanced plans: [B] per request, its first slot's block and its slots, written by
+  // the block holding the request's last tile (record_request_slots), read by the combine.
+  int2* request_slots;
 };
 
 // The split partials' O format, one rule for the writers (both main kernels, empty splits)
@@ -130,24 +133,18 @@ __device__ __forceinline__ std::int64_t warp_sum64(std::int64_t x) {
 }
 // Every lane of a warp calls these (requests lane, lane + 32, ... are a lane's share); they
 // give what tile_balance::start_walk and its totals give on the host.
-// The batch's units, and (prior non-null) those of the requests before `before`.
-__device__ __forceinline__ void balanced_units_warp(const VerifyParams& p, int tokens_per_tile, int boundary,
-                                                    int before, int lane, std::int64_t* total, std::int64_t* prior) {
-  std::int64_t t = 0, pr = 0;
-  for (int r = lane; r < p.batch; r += 32) {
-    const std::int64_t u = tile_balance::request_units(p.kv_len(r), tokens_per_tile, boundary);
-    t += u;
-    if (r < before) pr += u;
-  }
-  *total = warp_sum64(t);
-  if (prior != nullptr) *prior = warp_sum64(pr);
+// The batch's units.
+__device__ __forceinline__ std::int64_t balanced_total_units_warp(const VerifyParams& p, int tokens_per_tile,
+                                                                  int boundary, int lane) {
+  std::int64_t t = 0;
+  for (int r = lane; r < p.batch; r += 32) t += tile_balance::request_units(p.kv_len(r), tokens_per_tile, boundary);
+  return warp_sum64(t);
 }
 // Block `block` of `blocks`: its range, positioned at the first request whose units end
 // past the range's start (past the batch when the range is empty).
 __device__ __forceinline__ tile_balance::Walk balanced_walk_warp(const VerifyParams& p, int tokens_per_tile,
                                                                  int boundary, int block, int blocks, int lane) {
-  std::int64_t total = 0;
-  balanced_units_warp(p, tokens_per_tile, boundary, 0, lane, &total, nullptr);
+  const std::int64_t total = balanced_total_units_warp(p, tokens_per_tile, boundary, lane);
   tile_balance::Walk w;
   w.block = block;
   w.units_per_block = tile_balance::units_per_block(total, blocks);
@@ -175,6 +172,17 @@ __device__ __forceinline__ tile_balance::Walk balanced_walk_warp(const VerifyPar
     base += __shfl_sync(0xffffffffu, incl, 31);
   }
   return w;
+}
+// Tile-balanced: the block whose segment holds its request's last tile records the request's
+// partial slots for the combine. The combine used to find them by walking the batch's lengths
+// in every warp (two warp sums and four 64-bit divisions): its second wave of blocks, which
+// enter only as the first one leaves, spent 1-2 us there on mixed lengths' tail (H200 timeline,
+// reports/h200/2026-11-30-bf16-partials, call 10). One thread per block calls it per segment.
+__device__ __forceinline__ void record_request_slots(const SplitWorkspace& ws, const tile_balance::Segment& seg,
+                                                     int block) {
+  if (!seg.ends_request) return;
+  const tile_balance::RequestSlots r = tile_balance::slots_seen_by_last_segment(seg, block);
+  ws.request_slots[seg.request] = make_int2(r.first_block, r.slots);
 }
 // A warp's walk (in shared memory) moved on to its next segment, into *seg (false: the
 // range holds no more tiles). Every lane of the warp calls it; lane 0 writes the walk back.
@@ -205,6 +213,12 @@ __device__ __forceinline__ int log2_if_power_of_two(int x) {
 #endif
 }
 
+// Experiment (-DVB_EARLY_TABLE_BASE=0): kv_indptr[b] loaded after the empty-split test, as
+// before (RequestKvRows::token_rows_base).
+#ifndef VB_EARLY_TABLE_BASE
+#define VB_EARLY_TABLE_BASE 1
+#endif
+
 // Where request b's KV rows live, for the producers of both kernels. The lookup is split in
 // two so that the page-table word of a later tile can be loaded ahead of its use (ncu on
 // v1: 36 % of all stall samples sat on that load when it was made at use):
@@ -220,10 +234,11 @@ struct RequestKvRows {
   int page_shift;                       // log2(page_size) for powers of two, else -1
   bool block_form;
 
-  __device__ __forceinline__ RequestKvRows(const VerifyParams& p, int b, int prefix_len)
+  // token_base: kv_indptr[b] (token_rows_base), loaded by the caller ahead of time.
+  __device__ __forceinline__ RequestKvRows(const VerifyParams& p, int b, int prefix_len, int token_base)
       : tree_rows(p.tree_kv ? p.tree_kv + static_cast<std::int64_t>(b) * p.tree_size * mla::kHeadDimQK : nullptr),
         kv_pool(p.kv_pool),
-        token_rows(p.page_kind == PageTableKind::kBlockTable ? nullptr : p.kv_indices + p.kv_indptr[b]),
+        token_rows(p.page_kind == PageTableKind::kBlockTable ? nullptr : p.kv_indices + token_base),
         request_pages(p.page_kind == PageTableKind::kBlockTable
                           ? p.block_table + static_cast<std::int64_t>(b) * p.max_pages
                           : nullptr),
@@ -233,6 +248,15 @@ struct RequestKvRows {
         // ~20-instruction integer division (nightly, H200: the block form was 8 % slower).
         page_shift(log2_if_power_of_two(p.page_size)),
         block_form(p.page_kind == PageTableKind::kBlockTable) {}
+  __device__ __forceinline__ RequestKvRows(const VerifyParams& p, int b, int prefix_len)
+      : RequestKvRows(p, b, prefix_len, token_rows_base(p, b)) {}
+  // The token form's offset of request b's rows in kv_indices (0 for the block form). A block
+  // that knows its request at entry loads it there, beside the prefix length: made after the
+  // empty-split test, it was a second dependent trip before the page-table words (H200
+  // timeline, one 64k request: length in at 0.32 us, first KV copies at 2.5 us).
+  static __device__ __forceinline__ int token_rows_base(const VerifyParams& p, int b) {
+    return p.page_kind == PageTableKind::kBlockTable ? 0 : p.kv_indptr[b];
+  }
 
   __device__ __forceinline__ bool from_tree(int t) const { return tree_rows != nullptr && t >= prefix; }
   __device__ __forceinline__ std::int64_t table_entry(int t) const {

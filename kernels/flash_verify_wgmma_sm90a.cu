@@ -155,6 +155,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // walk each warpgroup is in; they change at a segment's end.
   detail::BlockWork work;
   int b = blockIdx.z;
+  int token_base = 0;  // kv_indptr[b]: blocks that know their request load it at entry
   int split = 0;                         // the partial's index (tile-balanced: balanced_partial_row)
   bool whole = false;                    // tile-balanced: this block holds all of the request's tiles
   tile_balance::Walk* walk = nullptr;
@@ -179,6 +180,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       const bool any = tile_balance::next_segment(p, kTokensPerTile, boundary, w, &seg);
       if (lane < kThreads / 32) reinterpret_cast<tile_balance::Walk*>(s_walks)[lane] = w;
       if (lane == 0) {
+        if (any) detail::record_request_slots(ws, seg, blockIdx.y);
         s_first[0] = any ? seg.request : -1;
         s_first[1] = seg.tile_begin;
         s_first[2] = seg.tile_end;
@@ -198,6 +200,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     whole = VB_BALANCE_FINALIZE &&
             tile_balance::holds_whole_request(work.tile_begin, work.tile_end, kTokensPerTile, work.kv_len);
   } else {
+    if (VB_EARLY_TABLE_BASE) token_base = detail::RequestKvRows::token_rows_base(p, b);  // in flight beside the length
     work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
     constexpr bool kBf16 = detail::bf16_partials(true, false);
     if (detail::empty_split_handled<kRowsPerTile, kBf16>(work, ws, num_splits, split_tiles, tid, kThreads)) return;
@@ -228,7 +231,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   };
   // Made before the barrier set-up so its page-table base load overlaps it (see the mma.sync
   // kernel); only the producer uses it.
-  detail::RequestKvRows rows(p, b, prefix);
+  detail::RequestKvRows rows = kBalanced || !VB_EARLY_TABLE_BASE ? detail::RequestKvRows(p, b, prefix)
+                                          : detail::RequestKvRows(p, b, prefix, token_base);
 
   if (tid == 0) {
 #pragma unroll
@@ -334,6 +338,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       iter0 += tile_end - tile_begin;
       enter_segment(seg);
       if (wg_tid == 0) {
+        detail::record_request_slots(ws, seg, blockIdx.y);
         s_next[0] = seg.request;
         s_next[1] = seg.tile_begin;
         s_next[2] = seg.tile_end;

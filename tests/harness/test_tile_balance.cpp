@@ -1,7 +1,8 @@
 // The tile-balanced schedule's arithmetic (verifybench/tile_balance.h), walked on the host
-// exactly as the kernel's warps and the combine walk it: every tile of every request lands in
-// exactly one block's segment, a request's slots are the blocks holding its tiles in order,
-// and no two segments share a workspace partial. The GPU tests run the same schedule against
+// exactly as the kernel's warps walk it: every tile of every request lands in exactly one
+// block's segment, a request's slots are the blocks holding its tiles in order, the block
+// holding its last tile records them as the combine reads them, and no two segments share a
+// workspace partial. The GPU tests run the same schedule against
 // the CPU reference (tests/kernels).
 #include <catch2/catch.hpp>
 
@@ -39,6 +40,8 @@ void check_schedule(const vb::VerifyParams& p, int tokens, int boundary, int blo
   for (int r = 0; r < p.batch; ++r) tiles_seen[r].assign((p.kv_len(r) + tokens - 1) / tokens, 0);
   std::map<int, std::set<int>> slots_seen;  // request -> slots written
   std::set<std::int64_t> partials;          // block + request (the kernel's balanced_partial_row)
+  std::map<int, int> first_block;           // request -> the block that holds its slot 0
+  std::map<int, tb::RequestSlots> recorded;  // request -> what its last segment's block records
   const std::int64_t total = tb::total_units(p, tokens, boundary);
   const std::int64_t per_block = tb::units_per_block(total, blocks);
   for (int block = 0; block < blocks; ++block) {
@@ -52,6 +55,9 @@ void check_schedule(const vb::VerifyParams& p, int tokens, int boundary, int blo
       REQUIRE(s.tile_end <= static_cast<int>(tiles_seen[s.request].size()));
       for (int t = s.tile_begin; t < s.tile_end; ++t) ++tiles_seen[s.request][t];
       CHECK(slots_seen[s.request].insert(s.slot).second);
+      if (s.slot == 0) first_block[s.request] = block;
+      CHECK(s.ends_request == (s.tile_end == static_cast<int>(tiles_seen[s.request].size())));
+      if (s.ends_request) CHECK(recorded.emplace(s.request, tb::slots_seen_by_last_segment(s, block)).second);
       CHECK(partials.insert(static_cast<std::int64_t>(block) + s.request).second);
       units += s.tile_end - s.tile_begin;
     }
@@ -67,6 +73,10 @@ void check_schedule(const vb::VerifyParams& p, int tokens, int boundary, int blo
     CHECK(static_cast<int>(slots_seen[r].size()) == slots);
     CHECK(*slots_seen[r].begin() == 0);
     CHECK(*slots_seen[r].rbegin() == slots - 1);
+    // What the combine reads instead of walking (record_request_slots): one record per request.
+    REQUIRE(recorded.count(r) == 1);
+    CHECK(recorded[r].first_block == first_block[r]);
+    CHECK(recorded[r].slots == slots);
     CHECK(slots <= blocks);
     start += units;
   }

@@ -41,6 +41,7 @@ struct Segment {
   int request = 0;
   int tile_begin = 0, tile_end = 0;
   int slot = 0;
+  bool ends_request = false;  // holds the request's last tile: its block is the last slot
 };
 
 // A block's walk over its range [range_begin, range_end), positioned at `request`, whose
@@ -71,6 +72,7 @@ VB_HD bool next_segment(const VerifyParams& p, int tokens_per_tile, int boundary
       seg->tile_begin = static_cast<int>(lo - first_tile);
       seg->tile_end = static_cast<int>(hi - first_tile);
       seg->slot = w.block - static_cast<int>(first_tile / w.units_per_block);
+      seg->ends_request = hi == end;
       return true;
     }
   }
@@ -92,6 +94,16 @@ VB_HD int request_slots(std::int64_t request_start, std::int64_t units, int boun
   return static_cast<int>(last - first + 1);
 }
 
+// A request's partial slots as the block holding its last tile (Segment::ends_request) sees
+// them: slot 0 is block `block - last.slot`, and there are last.slot + 1 (request_slots). That
+// block records them for the combine (kernels/flash_verify_split.h, record_request_slots).
+struct RequestSlots {
+  int first_block = 0;
+  int slots = 0;
+};
+VB_HD RequestSlots slots_seen_by_last_segment(const Segment& last, int block) {
+  return {block - last.slot, last.slot + 1};
+}
 // Serial forms (host; the device does the same with a warp, kernels/flash_verify.cu).
 inline std::int64_t total_units(const VerifyParams& p, int tokens_per_tile, int boundary_units) {
   std::int64_t total = 0;
