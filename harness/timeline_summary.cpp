@@ -97,6 +97,8 @@ TimelineSummary summarize_timeline(const FlashVerifyTimeline& t) {
     s.combine_first_entry_us = us_between(first_entry, earliest(t.combine, kTimelineCombineEntry));
     s.combine_wait_after_main_us = us_between(last_end, earliest(t.combine, kTimelineCombineGridDone));
     s.combine_after_wait = figure(t.combine, kTimelineCombineGridDone, kTimelineCombineEnd);
+    s.combine_to_loads_issued = figure(t.combine, kTimelineCombineGridDone, kTimelineCombineLoadsIssued);
+    s.combine_to_merged = figure(t.combine, kTimelineCombineGridDone, kTimelineCombineMerged);
     const std::uint64_t combine_end = latest(t.combine, kTimelineCombineEnd);
     s.combine_tail_us = us_between(last_end, combine_end);
     device_end = std::max(device_end, combine_end);
@@ -128,7 +130,8 @@ TimelineSummary median_timeline_summary(const std::vector<TimelineSummary>& laun
   for (TimelineFigure TimelineSummary::*f :
        {&TimelineSummary::to_work_known, &TimelineSummary::to_first_issue, &TimelineSummary::to_q_ready,
         &TimelineSummary::to_first_tile, &TimelineSummary::lifetime, &TimelineSummary::per_tile,
-        &TimelineSummary::epilogue, &TimelineSummary::combine_after_wait}) {
+        &TimelineSummary::epilogue, &TimelineSummary::combine_after_wait, &TimelineSummary::combine_to_loads_issued,
+        &TimelineSummary::combine_to_merged}) {
     (m.*f).count = static_cast<int>(med([f](const TimelineSummary& s) { return (s.*f).count; }));
     (m.*f).median_us = med([f](const TimelineSummary& s) { return (s.*f).median_us; });
     (m.*f).max_us = med([f](const TimelineSummary& s) { return (s.*f).max_us; });
@@ -166,6 +169,8 @@ std::string format_timeline_summary(const TimelineSummary& s, double event_us) {
   out += fmt::format("combine: {} blocks\n", s.combine_blocks);
   line("first main entry -> first combine entry", fmt::format("{:.2f} us", s.combine_first_entry_us));
   line("last main end -> first combine past its grid wait", fmt::format("{:.2f} us", s.combine_wait_after_main_us));
+  line("per block: grid wait done -> first loads issued", fig(s.combine_to_loads_issued));
+  line("per block: grid wait done -> first partials merged", fig(s.combine_to_merged));
   line("per block: grid wait done -> end", fig(s.combine_after_wait));
   line("last main end -> last combine end", fmt::format("{:.2f} us", s.combine_tail_us));
   return out;

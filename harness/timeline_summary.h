@@ -29,6 +29,8 @@ struct TimelineSummary {
   double combine_first_entry_us = 0;   // first main entry -> first combine entry
   double combine_wait_after_main_us = 0;  // last main end -> first combine block past its grid wait
   TimelineFigure combine_after_wait;   // per combine block: grid wait done -> end
+  TimelineFigure combine_to_loads_issued;  // per combine block: grid wait done -> first loads issued
+  TimelineFigure combine_to_merged;        // per combine block: grid wait done -> those partials merged
   double combine_tail_us = 0;          // last main end -> last combine end
   double device_span_us = 0;           // first main entry -> last end of either kernel
 };

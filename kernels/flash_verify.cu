@@ -977,6 +977,10 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
                              : *reinterpret_cast<const float4*>(o_part + offset);
     }
   }
+  if (timeline_thread) {
+    asm volatile("" ::: "memory");  // the loads above stay ahead of the stamp
+    VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineLoadsIssued);
+  }
   // The row's largest split LSE: this lane's (the same in every thread x), then over lanes.
   float max_lse = lse[0];
 #pragma unroll
@@ -992,6 +996,10 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
     const float w = expf(lse[i] - max_lse);
     weight_sum += w;
     acc.x += w * v[i].x; acc.y += w * v[i].y; acc.z += w * v[i].z; acc.w += w * v[i].w;
+  }
+  if (timeline_thread) {
+    asm volatile("" : "+f"(acc.x), "+f"(acc.w));  // the sums are made before the stamp
+    VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineMerged);
   }
   if (y > 0) {
     s_acc[threadIdx.y][threadIdx.x] = acc;

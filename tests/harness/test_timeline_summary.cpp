@@ -37,6 +37,10 @@ FlashVerifyTimelineBlock combine_block(int block, std::uint64_t entry, std::uint
   b.t_ns[vb::kTimelineCombineEntry] = entry;
   b.t_ns[vb::kTimelineCombineGridDone] = grid_done;
   b.t_ns[vb::kTimelineCombineEnd] = end;
+  // Loads issued 0.2 us and merged 0.6 us past the grid wait (a finalized row's block, which
+  // loads nothing, still passes both).
+  b.t_ns[vb::kTimelineCombineLoadsIssued] = grid_done + 200;
+  b.t_ns[vb::kTimelineCombineMerged] = grid_done + 600;
   return b;
 }
 
@@ -82,6 +86,9 @@ TEST_CASE("timeline summary: per-block phases, grid spans, imbalance and the com
   CHECK(s.combine_wait_after_main_us == Approx(1.0));  // 13.3 -> 14.3
   CHECK(s.combine_after_wait.median_us == Approx(1.5));  // 1.0 and 2.0
   CHECK(s.combine_after_wait.max_us == Approx(2.0));
+  CHECK(s.combine_to_loads_issued.count == 2);
+  CHECK(s.combine_to_loads_issued.median_us == Approx(0.2));
+  CHECK(s.combine_to_merged.max_us == Approx(0.6));
   CHECK(s.combine_tail_us == Approx(3.2));  // 13.3 -> 16.5
   CHECK(s.device_span_us == Approx(15.5));
 }
@@ -115,5 +122,5 @@ TEST_CASE("timeline CSV: one row per recorded block, stamps after the launch's f
   CHECK(csv.find("\n0,main,0,10,4,0.000,0.800,1.600,1.200,2.600,6.600,7.300,\n") != std::string::npos);
   // The empty split: only its entry; stamps it never reached stay empty.
   CHECK(csv.find("\n0,main,3,10,0,2.000,,,,,,,\n") != std::string::npos);
-  CHECK(csv.find("\n0,combine,1,0,0,4.000,13.500,15.500,,,,,\n") != std::string::npos);
+  CHECK(csv.find("\n0,combine,1,0,0,4.000,13.500,15.500,13.700,14.100,,,\n") != std::string::npos);
 }

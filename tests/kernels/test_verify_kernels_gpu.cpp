@@ -609,7 +609,9 @@ TEST_CASE("the phase timeline records every block in timeline builds and nothing
       INFO("combine block " << b.block);
       CHECK(b.t_ns[vb::kTimelineCombineEntry] <= b.t_ns[vb::kTimelineCombineGridDone]);
       CHECK(b.t_ns[vb::kTimelineCombineGridDone] >= last_main_end);
-      CHECK(b.t_ns[vb::kTimelineCombineGridDone] <= b.t_ns[vb::kTimelineCombineEnd]);
+      CHECK(b.t_ns[vb::kTimelineCombineGridDone] <= b.t_ns[vb::kTimelineCombineLoadsIssued]);
+      CHECK(b.t_ns[vb::kTimelineCombineLoadsIssued] <= b.t_ns[vb::kTimelineCombineMerged]);
+      CHECK(b.t_ns[vb::kTimelineCombineMerged] <= b.t_ns[vb::kTimelineCombineEnd]);
     }
   }
 }

@@ -160,6 +160,8 @@ enum FlashVerifyTimelineStamp : int {
   kTimelineCombineEntry = 0,
   kTimelineCombineGridDone = 1,  // past griddepcontrol.wait: the main grid has finished
   kTimelineCombineEnd = 2,
+  kTimelineCombineLoadsIssued = 3,  // its row's first partials' loads issued
+  kTimelineCombineMerged = 4,       // those partials landed and merged in the thread
   kTimelineStamps = 8,
 };
 struct FlashVerifyTimelineBlock {
