@@ -83,6 +83,7 @@ TimelineSummary summarize_timeline(const FlashVerifyTimeline& t) {
   const std::uint64_t first_entry = earliest(t.main, kTimelineEntry);
   s.dispatch_spread_us = us_between(first_entry, latest(t.main, kTimelineEntry));
   s.to_work_known = figure(t.main, kTimelineEntry, kTimelineWorkKnown);
+  s.to_table_in = figure(t.main, kTimelineEntry, kTimelineTableIn);
   s.to_first_issue = figure(t.main, kTimelineEntry, kTimelineFirstIssue);
   s.to_q_ready = figure(t.main, kTimelineEntry, kTimelineQReady);
   s.to_first_tile = figure(t.main, kTimelineEntry, kTimelineFirstTile);
@@ -128,7 +129,7 @@ TimelineSummary median_timeline_summary(const std::vector<TimelineSummary>& laun
     m.*f = med([f](const TimelineSummary& s) { return s.*f; });
   }
   for (TimelineFigure TimelineSummary::*f :
-       {&TimelineSummary::to_work_known, &TimelineSummary::to_first_issue, &TimelineSummary::to_q_ready,
+       {&TimelineSummary::to_work_known, &TimelineSummary::to_table_in, &TimelineSummary::to_first_issue, &TimelineSummary::to_q_ready,
         &TimelineSummary::to_first_tile, &TimelineSummary::lifetime, &TimelineSummary::per_tile,
         &TimelineSummary::epilogue, &TimelineSummary::combine_after_wait, &TimelineSummary::combine_to_loads_issued,
         &TimelineSummary::combine_to_merged}) {
@@ -154,6 +155,7 @@ std::string format_timeline_summary(const TimelineSummary& s, double event_us) {
                      s.main_sms, s.median_tiles, s.max_tiles);
   line("first -> last block entry (dispatch)", fmt::format("{:.2f} us", s.dispatch_spread_us));
   line("entry -> length loaded (split range known)", fig(s.to_work_known));
+  line("entry -> first page-table words in", fig(s.to_table_in));
   line("entry -> first KV copies issued (table word in)", fig(s.to_first_issue));
   line("entry -> Q in registers", fig(s.to_q_ready));
   line("entry -> first KV tile landed", fig(s.to_first_tile));

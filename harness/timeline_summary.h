@@ -21,6 +21,7 @@ struct TimelineSummary {
   double dispatch_spread_us = 0;  // first to last main-block entry
   // Per main block, from its entry.
   TimelineFigure to_work_known, to_first_issue, to_q_ready, to_first_tile, lifetime;
+  TimelineFigure to_table_in;  // entry -> a producer holds its first tile's page-table words
   TimelineFigure per_tile;  // (loop done - first tile landed) / tiles
   TimelineFigure epilogue;  // loop done -> last store issued
   double main_span_us = 0;  // first main entry -> last main end

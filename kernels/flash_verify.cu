@@ -446,6 +446,10 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
           const int round = iter / kStages + (stage == kStages - 1 ? 1 : 0);  // Q's phase first
           if (round > 0) warp::mbarrier_wait_parity(&s_empty[stage], (round - 1) & 1);
           const bf16_bits* src = rows.row_ptr(token_of(tile), entry[j]);
+          if (VB_DEBUG_TIMELINE && iter == 0 && warp == kWarps && lane == 0) {
+            asm volatile("" ::"l"(src));  // the page-table word is in
+            VB_TIMELINE_STAMP(g_timeline_main, kTimelineTableIn);
+          }
           bf16_bits* dst = s_kv + (stage * kTokensPerTile + row_in_tile) * kKvStride;
           if (is_copy_lane && tile + kAhead < tile_end) entry[j] = rows.table_entry(token_of(tile + kAhead));
 #if VB_DEBUG_SYNC_COPY

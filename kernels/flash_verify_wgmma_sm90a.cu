@@ -298,6 +298,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         const bf16_bits* src[4];
 #pragma unroll
         for (int pass = 0; pass < 4; ++pass) src[pass] = rows.row_ptr(token_of(tile, pass), entry[pass]);
+        if (VB_DEBUG_TIMELINE && tid == 0 && tile == tile_begin && iter0 == 0) {
+          asm volatile("" ::"l"(src[0]), "l"(src[3]));  // the page-table words are in
+          VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineTableIn);
+        }
         if (tile + 1 < tile_end) {
 #pragma unroll
           for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile + 1, pass));

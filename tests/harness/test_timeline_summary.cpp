@@ -24,6 +24,7 @@ FlashVerifyTimelineBlock main_block(int block, int sm, std::uint64_t entry, int 
   b.t_ns[vb::kTimelineEntry] = entry;
   b.t_ns[vb::kTimelineWorkKnown] = entry + 800;
   b.t_ns[vb::kTimelineQReady] = entry + 1200;
+  b.t_ns[vb::kTimelineTableIn] = entry + 1400;
   b.t_ns[vb::kTimelineFirstIssue] = entry + 1600;
   b.t_ns[vb::kTimelineFirstTile] = entry + 2600;
   b.t_ns[vb::kTimelineTilesDone] = entry + 2600 + 1000ull * tiles;
@@ -72,6 +73,7 @@ TEST_CASE("timeline summary: per-block phases, grid spans, imbalance and the com
   CHECK(s.to_work_known.count == 3);
   CHECK(s.to_work_known.median_us == Approx(0.8));
   CHECK(s.to_q_ready.median_us == Approx(1.2));
+  CHECK(s.to_table_in.median_us == Approx(1.4));
   CHECK(s.to_first_issue.median_us == Approx(1.6));
   CHECK(s.to_first_tile.max_us == Approx(2.6));
   CHECK(s.per_tile.count == 3);
@@ -119,7 +121,7 @@ TEST_CASE("timeline summary: medians over launches, field by field", "[timeline]
 TEST_CASE("timeline CSV: one row per recorded block, stamps after the launch's first entry", "[timeline]") {
   const std::string csv = vb::timeline_csv({sample_timeline()});
   CHECK(csv.rfind("launch,kernel,block,sm,tiles,t0_us,t1_us,t2_us,t3_us,t4_us,t5_us,t6_us,t7_us\n", 0) == 0);
-  CHECK(csv.find("\n0,main,0,10,4,0.000,0.800,1.600,1.200,2.600,6.600,7.300,\n") != std::string::npos);
+  CHECK(csv.find("\n0,main,0,10,4,0.000,0.800,1.600,1.200,2.600,6.600,7.300,1.400\n") != std::string::npos);
   // The empty split: only its entry; stamps it never reached stay empty.
   CHECK(csv.find("\n0,main,3,10,0,2.000,,,,,,,\n") != std::string::npos);
   CHECK(csv.find("\n0,combine,1,0,0,4.000,13.500,15.500,13.700,14.100,,,\n") != std::string::npos);

@@ -600,6 +600,8 @@ TEST_CASE("the phase timeline records every block in timeline builds and nothing
       // (No order between the producer's "issued" and the consumer's "landed": the stamp
       // follows the copy instruction, whose bytes may land before the stamp is taken.)
       CHECK(t[vb::kTimelineWorkKnown] <= t[vb::kTimelineFirstTile]);
+      CHECK(t[vb::kTimelineWorkKnown] <= t[vb::kTimelineTableIn]);
+      CHECK(t[vb::kTimelineTableIn] <= t[vb::kTimelineFirstIssue]);  // the same producer thread
       CHECK(t[vb::kTimelineFirstTile] <= t[vb::kTimelineTilesDone]);
       CHECK(t[vb::kTimelineTilesDone] <= t[vb::kTimelineEnd]);
       last_main_end = std::max(last_main_end, t[vb::kTimelineEnd]);

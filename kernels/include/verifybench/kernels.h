@@ -156,6 +156,7 @@ enum FlashVerifyTimelineStamp : int {
   kTimelineFirstTile = 4,    // the first compute warp saw its first KV tile land
   kTimelineTilesDone = 5,    // the first compute warp left the tile loop
   kTimelineEnd = 6,          // the first compute warp issued its last output store
+  kTimelineTableIn = 7,      // a producer holds its first KV tile's page-table words
   // combine kernel
   kTimelineCombineEntry = 0,
   kTimelineCombineGridDone = 1,  // past griddepcontrol.wait: the main grid has finished
