@@ -964,7 +964,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
 #endif
   const __nv_bfloat16* o_part_bf16 = reinterpret_cast<const __nv_bfloat16*>(ws.o_partial) + part0 * mla::kHeadDimV + c;
   float lse[kPerLane];
-  float4 v[kPerLane];  // O; bf16 partials: their 8 raw bytes in .x and .y until every load is issued
+  float4 v[kPerLane];
 #pragma unroll
   for (int i = 0; i < kPerLane; ++i) {
     const int s = y + i * lanes;
@@ -976,27 +976,14 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
     } else {
       lse[i] = used ? lse_part[s] : -INFINITY;
       const std::int64_t offset = static_cast<std::int64_t>(s) * mla::kHeadDimV;
-      if (bf16_partials) {
-        // Loaded whether used or not (a split past the row's reads its last one, zeroed here):
-        // no branch between the loads, so all of them go out before the first is waited for.
-        const std::int64_t read = static_cast<std::int64_t>(min(s, used_splits - 1)) * mla::kHeadDimV;
-        const uint2 bits = *reinterpret_cast<const uint2*>(o_part_bf16 + read);
-        v[i] = make_float4(__uint_as_float(used ? bits.x : 0u), __uint_as_float(used ? bits.y : 0u), 0.f, 0.f);
-      } else {
-        v[i] = used ? *reinterpret_cast<const float4*>(o_part + offset) : make_float4(0.f, 0.f, 0.f, 0.f);
-      }
+      v[i] = !used           ? make_float4(0.f, 0.f, 0.f, 0.f)
+             : bf16_partials ? detail::load_bf16_quad(o_part_bf16 + offset)
+                             : *reinterpret_cast<const float4*>(o_part + offset);
     }
   }
   if (timeline_thread) {
     asm volatile("" ::: "memory");  // the loads above stay ahead of the stamp
     VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineLoadsIssued);
-  }
-  // bf16 partials are converted only here: converted at its load, each quad waited for its
-  // load there, and the loads went out one round trip after another (H200 timeline, one 64k
-  // request: 1.5 us from the grid wait to the last load issued; NOTES v12).
-  if (!kBalanced && bf16_partials) {
-#pragma unroll
-    for (int i = 0; i < kPerLane; ++i) v[i] = detail::bf16_quad_to_float4(make_uint2(__float_as_uint(v[i].x), __float_as_uint(v[i].y)));
   }
   // The row's largest split LSE: this lane's (the same in every thread x), then over lanes.
   float max_lse = lse[0];

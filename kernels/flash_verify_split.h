@@ -58,8 +58,8 @@ struct SplitWorkspace {
 __host__ __device__ constexpr bool bf16_partials(bool wgmma_path, bool tile_balanced) {
   return !tile_balanced && (wgmma_path ? VB_WGMMA_BF16_PARTIALS : VB_MMA_BF16_PARTIALS);
 }
-// Four bf16 partial values (8 bytes, as loaded) as floats.
-__device__ __forceinline__ float4 bf16_quad_to_float4(uint2 bits) {
+__device__ __forceinline__ float4 load_bf16_quad(const __nv_bfloat16* src) {
+  const uint2 bits = *reinterpret_cast<const uint2*>(src);
   const float2 lo = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&bits.x));
   const float2 hi = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&bits.y));
   return make_float4(lo.x, lo.y, hi.x, hi.y);
