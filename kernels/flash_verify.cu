@@ -878,26 +878,16 @@ constexpr int kCompiledSmMaxThreads = 2048;  // sm_90 (and the host pass)
 // (timeline builds aside; at a878038 it counted the others': DeepSeek's shared prefix then
 // took 2 lanes whose 4096 blocks needed 8 waves at 4 per SM, not 4; with 1 lane it ran 4 %
 // faster).
-// Experiment (-DVB_BALANCED_COMBINE_FEWER=0): the tile-balanced instances at the others'
-// bounds but instance 10's (which spills 8 bytes there), now that they no longer walk the
-// batch's lengths.
-#ifndef VB_BALANCED_COMBINE_FEWER
-#define VB_BALANCED_COMBINE_FEWER 1
-#endif
 constexpr int kBalancedCombineMaxBlocksPerSm = 4;
-constexpr int balanced_combine_fewer(int instance_loads) {
-  return instance_loads == 10 ? 1 : VB_BALANCED_COMBINE_FEWER;
-}
-constexpr int combine_blocks_per_sm(int instance_loads, int max_threads_per_sm, bool balanced, int extra_fewer = 0) {
+constexpr int combine_blocks_per_sm(int instance_loads, int max_threads_per_sm, bool balanced, int fewer = 1) {
   const int bound = combine_min_blocks_per_sm(instance_loads, max_threads_per_sm);
   if (!balanced) return bound;
-  const int fewer = balanced_combine_fewer(instance_loads) + extra_fewer;
   const int balanced_bound = bound > fewer ? bound - fewer : 1;
   return balanced_bound < kBalancedCombineMaxBlocksPerSm ? balanced_bound : kBalancedCombineMaxBlocksPerSm;
 }
 constexpr int combine_launch_min_blocks(int instance_loads, bool balanced) {
   if (!balanced && !VB_COMBINE_SMALL_BOUNDS && instance_loads <= 6) return 1;
-  return combine_blocks_per_sm(instance_loads, kCompiledSmMaxThreads, balanced, VB_DEBUG_TIMELINE ? 1 : 0);
+  return combine_blocks_per_sm(instance_loads, kCompiledSmMaxThreads, balanced, VB_DEBUG_TIMELINE ? 2 : 1);
 }
 
 // kBalanced: the tile-balanced schedule's instances (split_tiles < 0), apart so that their
