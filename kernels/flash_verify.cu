@@ -299,7 +299,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     __shared__ __align__(alignof(BalancedWarpState)) unsigned char s_states[kStateBytes];
     state = reinterpret_cast<BalancedWarpState*>(s_states) + warp;
     const int boundary = balanced_boundary_units(split_tiles);
-    const int prefetched_base = detail::prefetch_token_base_lane(p, lane);
     tile_balance::Walk w = detail::balanced_walk_warp(p, kTokensPerTile, boundary, blockIdx.y, num_splits, lane);
     tile_balance::Segment seg;
     const bool any = tile_balance::next_segment(p, kTokensPerTile, boundary, w, &seg);
@@ -308,7 +307,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     __syncwarp();
     if (!any) return;
     b = seg.request;
-    if (VB_EARLY_TABLE_BASE) token_base = detail::first_segment_token_base(p, prefetched_base, b);
     work.rows_per_request = p.query_rows_per_request();
     work.row0 = blockIdx.x * kRowsPerTile;
     work.request_row0 = static_cast<std::int64_t>(b) * work.rows_per_request;
@@ -340,8 +338,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // Made here, not in the producer branch: its page-table base load (kv_indptr[b]; in flight
   // since entry where the block knew its request) then overlaps the barrier set-up instead of
   // following it on the way to the first KV byte.
-  detail::RequestKvRows rows = !VB_EARLY_TABLE_BASE ? detail::RequestKvRows(p, b, prefix)
-                                                   : detail::RequestKvRows(p, b, prefix, token_base);
+  detail::RequestKvRows rows = kBalanced || !VB_EARLY_TABLE_BASE ? detail::RequestKvRows(p, b, prefix)
+                                         : detail::RequestKvRows(p, b, prefix, token_base);
   // The current request's length and first query row: the block's own, or in the
   // tile-balanced instance derived from b and prefix where they are used (live registers
   // spilled otherwise).

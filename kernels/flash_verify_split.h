@@ -275,18 +275,6 @@ struct RequestKvRows {
   }
 };
 
-// Tile-balanced walks: kv_indptr of requests 0..31, one per lane, loaded beside the lengths
-// at the walk's start, so that the first segment's page-table base comes from a shuffle
-// instead of a trip after the walk (requests past 31 still load theirs). Every lane of the
-// warp calls both, the second with the same request.
-__device__ __forceinline__ int prefetch_token_base_lane(const VerifyParams& p, int lane) {
-  return p.page_kind != PageTableKind::kBlockTable && lane < p.batch ? p.kv_indptr[lane] : 0;
-}
-__device__ __forceinline__ int first_segment_token_base(const VerifyParams& p, int prefetched, int request) {
-  const int shuffled = __shfl_sync(0xffffffffu, prefetched, request & 31);
-  return request < 32 ? shuffled : RequestKvRows::token_rows_base(p, request);
-}
-
 // An empty split (a short request's) under an even plan writes LSE -inf and zero O for its
 // rows, which the combine then reads (weight 0). Length-aware plans write nothing: their
 // combine reads only the splits that hold tiles. Rows row0 .. row0 + kRows - 1 of a request

@@ -170,23 +170,20 @@ __global__ void __launch_bounds__(kThreads, 1)
     // warpgroup branches), ptxas serialised every wgmma of the kernel (C7520: the balanced
     // instance ran 1.5x slower per tile).
     __shared__ __align__(alignof(tile_balance::Walk)) unsigned char s_walks[kWalkBytes];
-    __shared__ int s_first[4];         // request (-1: none), tile_begin, tile_end, its token base
+    __shared__ int s_first[3];         // request (-1: none), tile_begin, tile_end
     __shared__ int s_next_segment[3];  // the same, for the softmax warpgroup's next segment
     s_next = s_next_segment;
     walk = reinterpret_cast<tile_balance::Walk*>(s_walks) + tid / 32;
     if (tid < 32) {
-      const int prefetched_base = detail::prefetch_token_base_lane(p, lane);
       tile_balance::Walk w = detail::balanced_walk_warp(p, kTokensPerTile, boundary, blockIdx.y, num_splits, lane);
       tile_balance::Segment seg;
       const bool any = tile_balance::next_segment(p, kTokensPerTile, boundary, w, &seg);
-      const int first_base = any ? detail::first_segment_token_base(p, prefetched_base, seg.request) : 0;
       if (lane < kThreads / 32) reinterpret_cast<tile_balance::Walk*>(s_walks)[lane] = w;
       if (lane == 0) {
         if (any) detail::record_request_slots(ws, seg, blockIdx.y);
         s_first[0] = any ? seg.request : -1;
         s_first[1] = seg.tile_begin;
         s_first[2] = seg.tile_end;
-        s_first[3] = first_base;
       }
       if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_wgmma, static_cast<int>(w.range_end - w.range_begin));
     }
@@ -200,7 +197,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     work.kv_len = p.kv_len(b);
     work.tile_begin = s_first[1];
     work.tile_end = s_first[2];
-    token_base = s_first[3];
     whole = VB_BALANCE_FINALIZE &&
             tile_balance::holds_whole_request(work.tile_begin, work.tile_end, kTokensPerTile, work.kv_len);
   } else {
@@ -235,8 +231,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   };
   // Made before the barrier set-up so its page-table base load overlaps it (see the mma.sync
   // kernel); only the producer uses it.
-  detail::RequestKvRows rows = !VB_EARLY_TABLE_BASE ? detail::RequestKvRows(p, b, prefix)
-                                                    : detail::RequestKvRows(p, b, prefix, token_base);
+  detail::RequestKvRows rows = kBalanced || !VB_EARLY_TABLE_BASE ? detail::RequestKvRows(p, b, prefix)
+                                          : detail::RequestKvRows(p, b, prefix, token_base);
 
   if (tid == 0) {
 #pragma unroll

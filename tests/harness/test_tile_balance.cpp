@@ -110,16 +110,6 @@ TEST_CASE("tile_balance: every tile in exactly one segment, slots as the combine
   check_schedule(one.p, 32, 1, 128);
 }
 
-TEST_CASE("tile_balance: div_nonneg divides in 32 bits only where both operands fit", "[tile-balance]") {
-  const std::int64_t cases[][2] = {{0, 1},          {7, 2},           {2147483647, 1}, {2147483647, 2147483647},
-                                   {2147483648, 3}, {1ll << 40, 7},   {(1ll << 40) + 5, 1ll << 33},
-                                   {5, 2147483648}, {9000000000, 97}, {2147483646, 65535}};
-  for (const auto& c : cases) {
-    INFO(c[0] << " / " << c[1]);
-    CHECK(tb::div_nonneg(c[0], c[1]) == c[0] / c[1]);
-  }
-}
-
 TEST_CASE("tile_balance: a block's walk starts at the request its first unit falls in", "[tile-balance]") {
   // The first request whose units end past the block's first unit, at exact boundaries and
   // on a boundary unit. (The device finds it by a ballot over inclusive sums, kernels/

@@ -24,15 +24,6 @@
 
 namespace vb::tile_balance {
 
-// a / b for a >= 0 and b > 0, in 32 bits when both fit (every batch short of 2^31 units): on
-// the GPU a 64-bit division is a subroutine of some 70 instructions, and the blocks' walks
-// divide on their way to the first tile.
-VB_HD std::int64_t div_nonneg(std::int64_t a, std::int64_t b) {
-  if (((a | b) >> 31) == 0) {
-    return static_cast<std::int64_t>(static_cast<std::uint32_t>(a) / static_cast<std::uint32_t>(b));
-  }
-  return a / b;
-}
 // Units of one request: its KV tiles, behind the boundary's units.
 VB_HD std::int64_t request_units(int kv_len, int tokens_per_tile, int boundary_units) {
   return boundary_units + (kv_len + tokens_per_tile - 1) / tokens_per_tile;
@@ -40,7 +31,7 @@ VB_HD std::int64_t request_units(int kv_len, int tokens_per_tile, int boundary_u
 
 // S: units per block, at least 1.
 VB_HD std::int64_t units_per_block(std::int64_t total_units, int blocks) {
-  const std::int64_t s = div_nonneg(total_units + blocks - 1, blocks);
+  const std::int64_t s = (total_units + blocks - 1) / blocks;
   return s > 0 ? s : 1;
 }
 
@@ -80,7 +71,7 @@ VB_HD bool next_segment(const VerifyParams& p, int tokens_per_tile, int boundary
       seg->request = request;
       seg->tile_begin = static_cast<int>(lo - first_tile);
       seg->tile_end = static_cast<int>(hi - first_tile);
-      seg->slot = w.block - static_cast<int>(div_nonneg(first_tile, w.units_per_block));
+      seg->slot = w.block - static_cast<int>(first_tile / w.units_per_block);
       seg->ends_request = hi == end;
       return true;
     }
