@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 13, call 5: validation of V = a99536e (machine code of 2a8e431: tile-balanced slot
+# Session 13, call 5: validation of V = 9ebf893 (machine code of 2a8e431: tile-balanced slot
 # records read by the combine, early page-table base): GPU tests, then correctness, perf (67
 # cases, ceilings in the same run), memcheck / initcheck / synccheck.
 tar xJf .device-carry/s13-c5.tar.xz -C .device-carry || exit 1
