@@ -871,10 +871,11 @@ constexpr int kCompiledSmMaxThreads = 2048;  // sm_90 (and the host pass)
 #define VB_COMBINE_SMALL_BOUNDS 1
 #endif
 // The tile-balanced instances hold one block per SM fewer (two in timeline builds), four at
-// most: their slot arithmetic and the loop over a long request's slots spilled at the
-// others' bounds (instance 10: 8 bytes at 64 registers; instances 1-3 with the loop: up to
-// 80 bytes at 36). Held to 4 per SM instead, instance 8 ran the skewed batch 4 % slower
-// (H200, reports/h200/2026-11-30-prefetch, call 2). The lane choice counts these bounds
+// most: their loop over a long request's slots (and until v12 their walk over the lengths)
+// spilled at the others' bounds (instance 10: 8 bytes at 64 registers, still so without the
+// walk; instances 1-3 with the walk: up to 80 bytes at 36). At the others' bounds instance 8
+// ran the skewed batch 4 % slower, with the walk and without it (H200,
+// reports/h200/2026-11-30-prefetch, call 2; 2026-11-30-slot-records, call 1). The lane choice counts these bounds
 // (timeline builds aside; at a878038 it counted the others': DeepSeek's shared prefix then
 // took 2 lanes whose 4096 blocks needed 8 waves at 4 per SM, not 4; with 1 lane it ran 4 %
 // faster).
@@ -891,7 +892,7 @@ constexpr int combine_launch_min_blocks(int instance_loads, bool balanced) {
 }
 
 // kBalanced: the tile-balanced schedule's instances (split_tiles < 0), apart so that their
-// slot arithmetic and serial tail add no register to the others (instance 10 spilled).
+// slot records and serial tail add no register to the others (instance 10 spilled).
 template <int kPerLane, bool kBalanced>
 __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launch_min_blocks(kPerLane, kBalanced))
     flash_verify_combine_kernel(const VerifyParams p, const int num_splits, const int split_tiles,

@@ -214,7 +214,7 @@ __device__ __forceinline__ int log2_if_power_of_two(int x) {
 }
 
 // Experiment (-DVB_EARLY_TABLE_BASE=0): kv_indptr[b] loaded after the empty-split test, as
-// before (RequestKvRows::token_rows_base).
+// before 2a8e431 (RequestKvRows::token_rows_base).
 #ifndef VB_EARLY_TABLE_BASE
 #define VB_EARLY_TABLE_BASE 1
 #endif
@@ -251,9 +251,10 @@ struct RequestKvRows {
   __device__ __forceinline__ RequestKvRows(const VerifyParams& p, int b, int prefix_len)
       : RequestKvRows(p, b, prefix_len, token_rows_base(p, b)) {}
   // The token form's offset of request b's rows in kv_indices (0 for the block form). A block
-  // that knows its request at entry loads it there, beside the prefix length: made after the
-  // empty-split test, it was a second dependent trip before the page-table words (H200
-  // timeline, one 64k request: length in at 0.32 us, first KV copies at 2.5 us).
+  // that knows its request at entry loads it there, beside the prefix length, instead of after
+  // the empty-split test. On the H200 that moved the first copies by only 0.03 us (the base is
+  // in L2 by then), but the build without it ran MTP T4 B8 and one 16k request 3 % slower in
+  // the same call: code layout (reports/h200/2026-11-30-slot-records, call 1).
   static __device__ __forceinline__ int token_rows_base(const VerifyParams& p, int b) {
     return p.page_kind == PageTableKind::kBlockTable ? 0 : p.kv_indptr[b];
   }

@@ -1,6 +1,6 @@
 // The tile-balanced split schedule of the production kernel (FlashVerifyPlan::tile_balanced)
-// as plain arithmetic, for the host (planner, plan table, tests) and the device (the mma.sync
-// kernel and the combine, kernels/flash_verify.cu).
+// as plain arithmetic, for the host (planner, plan table, tests) and the device (both main
+// kernels' walks, kernels/flash_verify_split.h).
 //
 // Why: a batch of unequal lengths under a fixed split size leaves the last split of every
 // request short, so the longest block holds more tiles than the average: one 64k request
@@ -13,7 +13,8 @@
 // request costs a block (its partial written, its Q loaded). The G blocks of a query-row
 // tile own equal ranges of S = ceil(W / G) of these W units; a block walks its range request
 // by request ("segments"). A request's partial slots are the blocks that hold at least one of
-// its tiles, in block order, so the combine finds them from the same arithmetic.
+// its tiles, in block order; the block holding its last tile records them for the combine
+// (slots_seen_by_last_segment).
 // Everything is derived from the device-side lengths: a replayed graph with other lengths
 // gets a valid schedule (every tile of every request in exactly one segment).
 #pragma once
@@ -104,7 +105,7 @@ struct RequestSlots {
 VB_HD RequestSlots slots_seen_by_last_segment(const Segment& last, int block) {
   return {block - last.slot, last.slot + 1};
 }
-// Serial forms (host; the device does the same with a warp, kernels/flash_verify.cu).
+// Serial forms (host; the device does the same with a warp, kernels/flash_verify_split.h).
 inline std::int64_t total_units(const VerifyParams& p, int tokens_per_tile, int boundary_units) {
   std::int64_t total = 0;
   for (int b = 0; b < p.batch; ++b) total += request_units(p.kv_len(b), tokens_per_tile, boundary_units);
