@@ -875,10 +875,10 @@ constexpr int kCompiledSmMaxThreads = 2048;  // sm_90 (and the host pass)
 // spilled at the others' bounds (instance 10: 8 bytes at 64 registers, still so without the
 // walk; instances 1-3 with the walk: up to 80 bytes at 36). At the others' bounds instance 8
 // ran the skewed batch 4 % slower, with the walk and without it (H200,
-// reports/h200/2026-11-30-prefetch, call 2; 2026-11-30-slot-records, call 1). The lane choice counts these bounds
-// (timeline builds aside; at a878038 it counted the others': DeepSeek's shared prefix then
-// took 2 lanes whose 4096 blocks needed 8 waves at 4 per SM, not 4; with 1 lane it ran 4 %
-// faster).
+// reports/h200/2026-11-30-prefetch, call 2; 2026-11-30-slot-records, call 1). The lane
+// choice counts these bounds (timeline builds aside; at a878038 it counted the others':
+// DeepSeek's shared prefix then took 2 lanes whose 4096 blocks needed 8 waves at 4 per SM,
+// not 4; with 1 lane it ran 4 % faster).
 constexpr int kBalancedCombineMaxBlocksPerSm = 4;
 constexpr int combine_blocks_per_sm(int instance_loads, int max_threads_per_sm, bool balanced, int fewer = 1) {
   const int bound = combine_min_blocks_per_sm(instance_loads, max_threads_per_sm);

@@ -110,7 +110,8 @@ bool flash_verify_wgmma_supported(cudaError_t* error);
 // build: what the kernel and the planner put in front of every request.
 int flash_verify_balance_boundary_units(FlashVerifyPath path = FlashVerifyPath::kMmaSync);
 
-// Bytes of device workspace (split partial O and LSE) a plan needs; 0 when num_splits==1.
+// Bytes of device workspace (split partial O and LSE; for tile-balanced plans also each
+// request's partial slots) a plan needs; 0 when num_splits==1.
 std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch, int tree_size,
                                          int num_heads);
 
