@@ -870,6 +870,9 @@ constexpr int kCompiledSmMaxThreads = 2048;  // sm_90 (and the host pass)
 #ifndef VB_COMBINE_SMALL_BOUNDS
 #define VB_COMBINE_SMALL_BOUNDS 1
 #endif
+#ifndef VB_COMBINE_WARM_PASS
+#define VB_COMBINE_WARM_PASS 0
+#endif
 // The tile-balanced instances hold one block per SM fewer (two in timeline builds), four at
 // most: their loop over a long request's slots (and until v12 their walk over the lengths)
 // spilled at the others' bounds (instance 10: 8 bytes at 64 registers, still so without the
@@ -888,72 +891,40 @@ constexpr int combine_blocks_per_sm(int instance_loads, int max_threads_per_sm, 
 }
 constexpr int combine_launch_min_blocks(int instance_loads, bool balanced) {
   if (!balanced && !VB_COMBINE_SMALL_BOUNDS && instance_loads <= 6) return 1;
+  // The warm pass's out-of-line merge spills instances 3 and 10 at their bounds (8-16 bytes):
+  // instance 3 at the bound of instances 4-6, instance 10 one block per SM fewer, in that
+  // experiment only (the lane choice does not count it).
+  if (VB_COMBINE_WARM_PASS && !balanced && (instance_loads == 3 || instance_loads == 10)) {
+    return combine_blocks_per_sm(instance_loads == 3 ? 4 : 10, kCompiledSmMaxThreads, false) -
+           (instance_loads == 10 ? 1 : 0);
+  }
   return combine_blocks_per_sm(instance_loads, kCompiledSmMaxThreads, balanced, VB_DEBUG_TIMELINE ? 2 : 1);
 }
 
-// kBalanced: the tile-balanced schedule's instances (split_tiles < 0), apart so that their
-// slot records and serial tail add no register to the others (instance 10 spilled).
+// Experiment (-DVB_COMBINE_WARM_PASS=1): the merge below as one out-of-line function that the
+// combine runs twice: first before its grid wait with no split to load and nothing to store,
+// so that its instructions are fetched (into the SM and L2) while the main kernel still runs,
+// then for real. After the wait the first loads took 0.5-0.9 us to go out with nothing to
+// wait for (H200 timeline, reports/h200/2026-11-30-slot-records, call 3).
+#if VB_COMBINE_WARM_PASS
+#define VB_COMBINE_MERGE_INLINE __noinline__
+#else
+#define VB_COMBINE_MERGE_INLINE __forceinline__
+#endif
+// The LSE-weighted merge of one row's partials (live: else a pass that loads and stores nothing).
 template <int kPerLane, bool kBalanced>
-__global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launch_min_blocks(kPerLane, kBalanced))
-    flash_verify_combine_kernel(const VerifyParams p, const int num_splits, const int split_tiles,
-                                const int tokens_per_tile, const SplitWorkspace ws, const int lanes) {
+__device__ VB_COMBINE_MERGE_INLINE void combine_merge_rows(bf16_bits* out_o, float* out_lse, const float* lse_part,
+                                                           const float* o_part,
+                                                           const __nv_bfloat16* o_part_bf16, bool bf16_partials,
+                                                           int used_splits, int part_stride, int lanes, int my_row,
+                                                           int rows, std::int64_t qrow, int c, bool finalized,
+                                                           bool live, bool timeline_thread) {
   __shared__ float s_lane_max[kCombineSlots];
   __shared__ float4 s_acc[kCombineSlots][kCombineThreadsX];
   __shared__ float s_weight[kCombineSlots];
-  const bool timeline_thread = VB_DEBUG_TIMELINE && threadIdx.x == 0 && threadIdx.y == 0;
-  if (timeline_thread) VB_TIMELINE_BEGIN(g_timeline_combine);
-  // lanes is a power of two: shifts and masks (32-bit row numbers, as blockIdx.x was: the
-  // combine's registers decide how many of its blocks are resident).
-  const int lane_shift = __ffs(lanes) - 1;
   const int slot0 = threadIdx.y & ~(lanes - 1);  // this row's first y
   const int y = threadIdx.y & (lanes - 1);       // split lane
-  const int rows = p.batch * p.query_rows_per_request();
-  const int my_row = (blockIdx.x << (kCombineSlotsLog2 - lane_shift)) + (threadIdx.y >> lane_shift);
-  const std::int64_t qrow = min(my_row, rows - 1);  // the last block's spare slots compute a copy, store nothing
-  const int c = blockIdx.y * (mla::kHeadDimV / kCombineChunks) + threadIdx.x * 4;
-  // Length-aware plans: only the splits of this row's request that hold tiles (the main
-  // kernel's ranges, from the device-side length: a replayed graph may carry other lengths);
-  // the others wrote nothing. Even plans: every split (empty ones wrote LSE -inf).
-  int used_splits = num_splits;
-  std::int64_t part0 = qrow * num_splits;  // the row's first partial
-  int part_stride = 1;                     // partials between its consecutive splits
-  if (split_tiles > 0) {
-    const int b = static_cast<int>(qrow / p.query_rows_per_request());
-    const int num_tiles = ceil_div(p.kv_len(b), tokens_per_tile);
-    used_splits = ceil_div(num_tiles, detail::split_size_tiles(num_tiles, num_splits, split_tiles));
-  }
-  // Launched early (programmatic dependent launch): the partials are read only after the main
-  // grid has finished; the lengths above are inputs it never writes.
-  warp::wait_for_prerequisite_grid();
-  if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineGridDone);
-  if constexpr (kBalanced) {
-    // Tile-balanced plans: the blocks that hold tiles of the row's request, as the main kernel
-    // recorded them (detail::record_request_slots); their partials lie part_stride apart
-    // (balanced_partial_row).
-    const int rows_per_request = p.query_rows_per_request();
-    const int b = static_cast<int>(qrow / rows_per_request);
-    const int2 slots = ws.request_slots[b];
-    part0 = balanced_partial_row(slots.x, b, rows_per_request,
-                                 static_cast<int>(qrow - static_cast<std::int64_t>(b) * rows_per_request));
-    part_stride = rows_per_request;
-    used_splits = slots.y;
-  }
-  // Tile-balanced: a request one block held whole has one slot, and that block wrote its rows'
-  // final O and LSE; these threads still meet the block's barriers but load and store nothing.
-  const bool finalized = kBalanced && VB_BALANCE_FINALIZE && used_splits == 1;
-  if (finalized) used_splits = 0;
-  const float* lse_part = ws.lse_partial + part0;
-  const float* o_part = ws.o_partial + part0 * mla::kHeadDimV + c;
-  // The partials' format (detail::bf16_partials) by the path that wrote them; the wgmma path
-  // runs on sm_90 only.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
-  constexpr bool bf16_partials = detail::bf16_partials(false, kBalanced);
-#else
-  static_assert(wgmma_cfg::kTokensPerTile != kTokensPerTile, "the tile size tells the paths apart");
-  const bool bf16_partials = tokens_per_tile == wgmma_cfg::kTokensPerTile ? detail::bf16_partials(true, kBalanced)
-                                                                          : detail::bf16_partials(false, kBalanced);
-#endif
-  const __nv_bfloat16* o_part_bf16 = reinterpret_cast<const __nv_bfloat16*>(ws.o_partial) + part0 * mla::kHeadDimV + c;
+  timeline_thread = timeline_thread && live;
   float lse[kPerLane];
   float4 v[kPerLane];
 #pragma unroll
@@ -1001,7 +972,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
     if (threadIdx.x == 0) s_weight[threadIdx.y] = weight_sum;
   }
   __syncthreads();
-  if (y > 0 || my_row >= rows || finalized) return;
+  if (!live || y > 0 || my_row >= rows || finalized) return;
   for (int l = 1; l < lanes; ++l) {
     const float4 u = s_acc[slot0 + l][threadIdx.x];
     acc.x += u.x; acc.y += u.y; acc.z += u.z; acc.w += u.w;
@@ -1037,11 +1008,77 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   }
   // weight_sum > 0 always: every node sees itself in exactly one split.
   const float inv = 1.f / weight_sum;
-  auto* o2 = reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + c);
+  auto* o2 = reinterpret_cast<__nv_bfloat162*>(out_o + qrow * mla::kHeadDimV + c);
   o2[0] = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
   o2[1] = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
-  if (blockIdx.y == 0 && threadIdx.x == 0) p.lse[qrow] = max_lse + logf(weight_sum);
+  if (blockIdx.y == 0 && threadIdx.x == 0) out_lse[qrow] = max_lse + logf(weight_sum);
   if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineEnd);
+}
+
+// kBalanced: the tile-balanced schedule's instances (split_tiles < 0), apart so that their
+// slot records and serial tail add no register to the others (instance 10 spilled).
+template <int kPerLane, bool kBalanced>
+__global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launch_min_blocks(kPerLane, kBalanced))
+    flash_verify_combine_kernel(const VerifyParams p, const int num_splits, const int split_tiles,
+                                const int tokens_per_tile, const SplitWorkspace ws, const int lanes) {
+  const bool timeline_thread = VB_DEBUG_TIMELINE && threadIdx.x == 0 && threadIdx.y == 0;
+  if (timeline_thread) VB_TIMELINE_BEGIN(g_timeline_combine);
+  // lanes is a power of two: shifts and masks (32-bit row numbers, as blockIdx.x was: the
+  // combine's registers decide how many of its blocks are resident).
+  const int lane_shift = __ffs(lanes) - 1;
+  const int rows = p.batch * p.query_rows_per_request();
+  const int my_row = (blockIdx.x << (kCombineSlotsLog2 - lane_shift)) + (threadIdx.y >> lane_shift);
+  const std::int64_t qrow = min(my_row, rows - 1);  // the last block's spare slots compute a copy, store nothing
+  const int c = blockIdx.y * (mla::kHeadDimV / kCombineChunks) + threadIdx.x * 4;
+  // Length-aware plans: only the splits of this row's request that hold tiles (the main
+  // kernel's ranges, from the device-side length: a replayed graph may carry other lengths);
+  // the others wrote nothing. Even plans: every split (empty ones wrote LSE -inf).
+  int used_splits = num_splits;
+  std::int64_t part0 = qrow * num_splits;  // the row's first partial
+  int part_stride = 1;                     // partials between its consecutive splits
+  if (split_tiles > 0) {
+    const int b = static_cast<int>(qrow / p.query_rows_per_request());
+    const int num_tiles = ceil_div(p.kv_len(b), tokens_per_tile);
+    used_splits = ceil_div(num_tiles, detail::split_size_tiles(num_tiles, num_splits, split_tiles));
+  }
+  // The partials' format (detail::bf16_partials) by the path that wrote them; the wgmma path
+  // runs on sm_90 only.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+  constexpr bool bf16_partials = detail::bf16_partials(false, kBalanced);
+#else
+  static_assert(wgmma_cfg::kTokensPerTile != kTokensPerTile, "the tile size tells the paths apart");
+  const bool bf16_partials = tokens_per_tile == wgmma_cfg::kTokensPerTile ? detail::bf16_partials(true, kBalanced)
+                                                                          : detail::bf16_partials(false, kBalanced);
+#endif
+  if (VB_COMBINE_WARM_PASS) {
+    combine_merge_rows<kPerLane, kBalanced>(nullptr, nullptr, nullptr, nullptr, nullptr, bf16_partials, 0, 1, lanes, my_row,
+                                            rows, qrow, c, false, false, false);
+  }
+  // Launched early (programmatic dependent launch): the partials are read only after the main
+  // grid has finished; the lengths above are inputs it never writes.
+  warp::wait_for_prerequisite_grid();
+  if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineGridDone);
+  if constexpr (kBalanced) {
+    // Tile-balanced plans: the blocks that hold tiles of the row's request, as the main kernel
+    // recorded them (detail::record_request_slots); their partials lie part_stride apart
+    // (balanced_partial_row).
+    const int rows_per_request = p.query_rows_per_request();
+    const int b = static_cast<int>(qrow / rows_per_request);
+    const int2 slots = ws.request_slots[b];
+    part0 = balanced_partial_row(slots.x, b, rows_per_request,
+                                 static_cast<int>(qrow - static_cast<std::int64_t>(b) * rows_per_request));
+    part_stride = rows_per_request;
+    used_splits = slots.y;
+  }
+  // Tile-balanced: a request one block held whole has one slot, and that block wrote its rows'
+  // final O and LSE; these threads still meet the block's barriers but load and store nothing.
+  const bool finalized = kBalanced && VB_BALANCE_FINALIZE && used_splits == 1;
+  if (finalized) used_splits = 0;
+  const float* lse_part = ws.lse_partial + part0;
+  const float* o_part = ws.o_partial + part0 * mla::kHeadDimV + c;
+  const __nv_bfloat16* o_part_bf16 = reinterpret_cast<const __nv_bfloat16*>(ws.o_partial) + part0 * mla::kHeadDimV + c;
+  combine_merge_rows<kPerLane, kBalanced>(p.o, p.lse, lse_part, o_part, o_part_bf16, bf16_partials, used_splits, part_stride, lanes,
+                                          my_row, rows, qrow, c, finalized, true, timeline_thread);
 }
 
 // The combine instance whose kPerLane covers num_splits over `lanes` split lanes. Loads per
