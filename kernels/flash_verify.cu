@@ -891,29 +891,12 @@ constexpr int combine_blocks_per_sm(int instance_loads, int max_threads_per_sm, 
 }
 constexpr int combine_launch_min_blocks(int instance_loads, bool balanced) {
   if (!balanced && !VB_COMBINE_SMALL_BOUNDS && instance_loads <= 6) return 1;
-  // The warm pass's out-of-line merge spills instances 3 and 10 at their bounds (8-16 bytes):
-  // instance 3 at the bound of instances 4-6, instance 10 one block per SM fewer, in that
-  // experiment only (the lane choice does not count it).
-  if (VB_COMBINE_WARM_PASS && !balanced && (instance_loads == 3 || instance_loads == 10)) {
-    return combine_blocks_per_sm(instance_loads == 3 ? 4 : 10, kCompiledSmMaxThreads, false) -
-           (instance_loads == 10 ? 1 : 0);
-  }
   return combine_blocks_per_sm(instance_loads, kCompiledSmMaxThreads, balanced, VB_DEBUG_TIMELINE ? 2 : 1);
 }
 
-// Experiment (-DVB_COMBINE_WARM_PASS=1): the merge below as one out-of-line function that the
-// combine runs twice: first before its grid wait with no split to load and nothing to store,
-// so that its instructions are fetched (into the SM and L2) while the main kernel still runs,
-// then for real. After the wait the first loads took 0.5-0.9 us to go out with nothing to
-// wait for (H200 timeline, reports/h200/2026-11-30-slot-records, call 3).
-#if VB_COMBINE_WARM_PASS
-#define VB_COMBINE_MERGE_INLINE __noinline__
-#else
-#define VB_COMBINE_MERGE_INLINE __forceinline__
-#endif
 // The LSE-weighted merge of one row's partials (live: else a pass that loads and stores nothing).
 template <int kPerLane, bool kBalanced>
-__device__ VB_COMBINE_MERGE_INLINE void combine_merge_rows(bf16_bits* out_o, float* out_lse, const float* lse_part,
+__device__ __forceinline__ void combine_merge_rows(bf16_bits* out_o, float* out_lse, const float* lse_part,
                                                            const float* o_part,
                                                            const __nv_bfloat16* o_part_bf16, bool bf16_partials,
                                                            int used_splits, int part_stride, int lanes, int my_row,
@@ -1015,6 +998,26 @@ __device__ VB_COMBINE_MERGE_INLINE void combine_merge_rows(bf16_bits* out_o, flo
   if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineEnd);
 }
 
+// Experiment (-DVB_COMBINE_WARM_PASS=1): the instances with the most merge code (12 and 16
+// loads a lane, not tile-balanced) run the merge out of line, once before the grid wait with
+// nothing to load or store, so that its instructions are fetched (into the SM and L2) while the
+// main kernel still runs, then for real. After the wait their first loads took 0.9-1.5 us to
+// go out with nothing to wait for (H200 timeline, reports/h200/2026-11-30-slot-records, calls
+// 2-3). For every instance (call 8): one 16k request -4.8 %, one 64k request -2.1 %, but
+// dp128 decode B8 (8 loads) +1.7 %, and instances 3 and 10 spilled out of line.
+constexpr bool combine_warm_pass(int per_lane, bool balanced) {
+  return VB_COMBINE_WARM_PASS && !balanced && per_lane >= 12;
+}
+template <int kPerLane, bool kBalanced>
+__device__ __noinline__ void combine_merge_rows_outlined(bf16_bits* out_o, float* out_lse, const float* lse_part,
+                                                         const float* o_part, const __nv_bfloat16* o_part_bf16,
+                                                         bool bf16_partials, int used_splits, int part_stride,
+                                                         int lanes, int my_row, int rows, std::int64_t qrow, int c,
+                                                         bool finalized, bool live, bool timeline_thread) {
+  combine_merge_rows<kPerLane, kBalanced>(out_o, out_lse, lse_part, o_part, o_part_bf16, bf16_partials, used_splits,
+                                          part_stride, lanes, my_row, rows, qrow, c, finalized, live, timeline_thread);
+}
+
 // kBalanced: the tile-balanced schedule's instances (split_tiles < 0), apart so that their
 // slot records and serial tail add no register to the others (instance 10 spilled).
 template <int kPerLane, bool kBalanced>
@@ -1050,9 +1053,9 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   const bool bf16_partials = tokens_per_tile == wgmma_cfg::kTokensPerTile ? detail::bf16_partials(true, kBalanced)
                                                                           : detail::bf16_partials(false, kBalanced);
 #endif
-  if (VB_COMBINE_WARM_PASS) {
-    combine_merge_rows<kPerLane, kBalanced>(nullptr, nullptr, nullptr, nullptr, nullptr, bf16_partials, 0, 1, lanes, my_row,
-                                            rows, qrow, c, false, false, false);
+  if constexpr (combine_warm_pass(kPerLane, kBalanced)) {
+    combine_merge_rows_outlined<kPerLane, kBalanced>(nullptr, nullptr, nullptr, nullptr, nullptr, bf16_partials, 0, 1, lanes,
+                                                     my_row, rows, qrow, c, false, false, false);
   }
   // Launched early (programmatic dependent launch): the partials are read only after the main
   // grid has finished; the lengths above are inputs it never writes.
@@ -1077,8 +1080,14 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   const float* lse_part = ws.lse_partial + part0;
   const float* o_part = ws.o_partial + part0 * mla::kHeadDimV + c;
   const __nv_bfloat16* o_part_bf16 = reinterpret_cast<const __nv_bfloat16*>(ws.o_partial) + part0 * mla::kHeadDimV + c;
-  combine_merge_rows<kPerLane, kBalanced>(p.o, p.lse, lse_part, o_part, o_part_bf16, bf16_partials, used_splits, part_stride, lanes,
-                                          my_row, rows, qrow, c, finalized, true, timeline_thread);
+  if constexpr (combine_warm_pass(kPerLane, kBalanced)) {
+    combine_merge_rows_outlined<kPerLane, kBalanced>(p.o, p.lse, lse_part, o_part, o_part_bf16, bf16_partials, used_splits,
+                                                     part_stride, lanes, my_row, rows, qrow, c, finalized, true,
+                                                     timeline_thread);
+  } else {
+    combine_merge_rows<kPerLane, kBalanced>(p.o, p.lse, lse_part, o_part, o_part_bf16, bf16_partials, used_splits,
+                                            part_stride, lanes, my_row, rows, qrow, c, finalized, true, timeline_thread);
+  }
 }
 
 // The combine instance whose kPerLane covers num_splits over `lanes` split lanes. Loads per
