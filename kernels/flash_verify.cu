@@ -871,7 +871,7 @@ constexpr int kCompiledSmMaxThreads = 2048;  // sm_90 (and the host pass)
 #define VB_COMBINE_SMALL_BOUNDS 1
 #endif
 #ifndef VB_COMBINE_WARM_PASS
-#define VB_COMBINE_WARM_PASS 0
+#define VB_COMBINE_WARM_PASS 1
 #endif
 // The tile-balanced instances hold one block per SM fewer (two in timeline builds), four at
 // most: their loop over a long request's slots (and until v12 their walk over the lengths)
@@ -998,13 +998,15 @@ __device__ __forceinline__ void combine_merge_rows(bf16_bits* out_o, float* out_
   if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineEnd);
 }
 
-// Experiment (-DVB_COMBINE_WARM_PASS=1): the instances with the most merge code (12 and 16
-// loads a lane, not tile-balanced) run the merge out of line, once before the grid wait with
-// nothing to load or store, so that its instructions are fetched (into the SM and L2) while the
-// main kernel still runs, then for real. After the wait their first loads took 0.9-1.5 us to
-// go out with nothing to wait for (H200 timeline, reports/h200/2026-11-30-slot-records, calls
-// 2-3). For every instance (call 8): one 16k request -4.8 %, one 64k request -2.1 %, but
-// dp128 decode B8 (8 loads) +1.7 %, and instances 3 and 10 spilled out of line.
+// The warm pass: the instances with the most merge code (12 and 16 loads a lane, not
+// tile-balanced) run the merge out of line, once before the grid wait with nothing to load or
+// store, so that its instructions are fetched (into the SM and L2) while the main kernel
+// still runs, then for real. After the wait their first loads had taken 0.9-1.5 us to go out
+// with nothing to wait for; with the pass, 1.0-1.2 us (H200 timelines,
+// reports/h200/2026-11-30-slot-records, calls 2, 3 and 9). Measured (call 9, 3 rounds): one
+// 16k / 32k / 64k / 128k request -3.6 / -2.1 / -2.0 / -0.9 %, the other 9 cases +-1.3 %.
+// For every instance (call 8) dp128 decode B8 (8 loads) ran 1.7 % slower and instances 3 and
+// 10 spilled out of line. -DVB_COMBINE_WARM_PASS=0: every instance inline, no pass.
 constexpr bool combine_warm_pass(int per_lane, bool balanced) {
   return VB_COMBINE_WARM_PASS && !balanced && per_lane >= 12;
 }
