@@ -894,14 +894,15 @@ constexpr int combine_launch_min_blocks(int instance_loads, bool balanced) {
   return combine_blocks_per_sm(instance_loads, kCompiledSmMaxThreads, balanced, VB_DEBUG_TIMELINE ? 2 : 1);
 }
 
-// The LSE-weighted merge of one row's partials (live: else a pass that loads and stores nothing).
+// The LSE-weighted merge of a thread's row and channels (the combine kernel below says who
+// does what). With live false (the warm pass, used_splits 0) it loads and stores nothing but
+// runs the same instructions and barriers.
 template <int kPerLane, bool kBalanced>
 __device__ __forceinline__ void combine_merge_rows(bf16_bits* out_o, float* out_lse, const float* lse_part,
-                                                           const float* o_part,
-                                                           const __nv_bfloat16* o_part_bf16, bool bf16_partials,
-                                                           int used_splits, int part_stride, int lanes, int my_row,
-                                                           int rows, std::int64_t qrow, int c, bool finalized,
-                                                           bool live, bool timeline_thread) {
+                                                   const float* o_part, const __nv_bfloat16* o_part_bf16,
+                                                   bool bf16_partials, int used_splits, int part_stride, int lanes,
+                                                   int my_row, int rows, std::int64_t qrow, int c, bool finalized,
+                                                   bool live, bool timeline_thread) {
   __shared__ float s_lane_max[kCombineSlots];
   __shared__ float4 s_acc[kCombineSlots][kCombineThreadsX];
   __shared__ float s_weight[kCombineSlots];
