@@ -129,7 +129,8 @@ TimelineSummary median_timeline_summary(const std::vector<TimelineSummary>& laun
     m.*f = med([f](const TimelineSummary& s) { return s.*f; });
   }
   for (TimelineFigure TimelineSummary::*f :
-       {&TimelineSummary::to_work_known, &TimelineSummary::to_table_in, &TimelineSummary::to_first_issue, &TimelineSummary::to_q_ready,
+       {&TimelineSummary::to_work_known, &TimelineSummary::to_table_in, &TimelineSummary::to_first_issue,
+        &TimelineSummary::to_q_ready,
         &TimelineSummary::to_first_tile, &TimelineSummary::lifetime, &TimelineSummary::per_tile,
         &TimelineSummary::epilogue, &TimelineSummary::combine_after_wait, &TimelineSummary::combine_to_loads_issued,
         &TimelineSummary::combine_to_merged}) {

@@ -338,8 +338,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // Made here, not in the producer branch: its page-table base load (kv_indptr[b]; in flight
   // since entry where the block knew its request) then overlaps the barrier set-up instead of
   // following it on the way to the first KV byte.
-  detail::RequestKvRows rows = kBalanced || !VB_EARLY_TABLE_BASE ? detail::RequestKvRows(p, b, prefix)
-                                         : detail::RequestKvRows(p, b, prefix, token_base);
+  detail::RequestKvRows rows(p, b, prefix,
+                             kBalanced || !VB_EARLY_TABLE_BASE ? detail::RequestKvRows::token_rows_base(p, b) : token_base);
   // The current request's length and first query row: the block's own, or in the
   // tile-balanced instance derived from b and prefix where they are used (live registers
   // spilled otherwise).
@@ -1021,6 +1021,16 @@ __device__ __noinline__ void combine_merge_rows_outlined(bf16_bits* out_o, float
                                           part_stride, lanes, my_row, rows, qrow, c, finalized, live, timeline_thread);
 }
 
+// The live merge, out of line where the warm pass ran it before the wait.
+template <int kPerLane, bool kBalanced, typename... Args>
+__device__ __forceinline__ void combine_merge(Args... args) {
+  if constexpr (combine_warm_pass(kPerLane, kBalanced)) {
+    combine_merge_rows_outlined<kPerLane, kBalanced>(args...);
+  } else {
+    combine_merge_rows<kPerLane, kBalanced>(args...);
+  }
+}
+
 // kBalanced: the tile-balanced schedule's instances (split_tiles < 0), apart so that their
 // slot records and serial tail add no register to the others (instance 10 spilled).
 template <int kPerLane, bool kBalanced>
@@ -1083,14 +1093,8 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   const float* lse_part = ws.lse_partial + part0;
   const float* o_part = ws.o_partial + part0 * mla::kHeadDimV + c;
   const __nv_bfloat16* o_part_bf16 = reinterpret_cast<const __nv_bfloat16*>(ws.o_partial) + part0 * mla::kHeadDimV + c;
-  if constexpr (combine_warm_pass(kPerLane, kBalanced)) {
-    combine_merge_rows_outlined<kPerLane, kBalanced>(p.o, p.lse, lse_part, o_part, o_part_bf16, bf16_partials, used_splits,
-                                                     part_stride, lanes, my_row, rows, qrow, c, finalized, true,
-                                                     timeline_thread);
-  } else {
-    combine_merge_rows<kPerLane, kBalanced>(p.o, p.lse, lse_part, o_part, o_part_bf16, bf16_partials, used_splits,
-                                            part_stride, lanes, my_row, rows, qrow, c, finalized, true, timeline_thread);
-  }
+  combine_merge<kPerLane, kBalanced>(p.o, p.lse, lse_part, o_part, o_part_bf16, bf16_partials, used_splits, part_stride,
+                                     lanes, my_row, rows, qrow, c, finalized, true, timeline_thread);
 }
 
 // The combine instance whose kPerLane covers num_splits over `lanes` split lanes. Loads per

@@ -231,8 +231,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   };
   // Made before the barrier set-up so its page-table base load overlaps it (see the mma.sync
   // kernel); only the producer uses it.
-  detail::RequestKvRows rows = kBalanced || !VB_EARLY_TABLE_BASE ? detail::RequestKvRows(p, b, prefix)
-                                          : detail::RequestKvRows(p, b, prefix, token_base);
+  detail::RequestKvRows rows(p, b, prefix,
+                             kBalanced || !VB_EARLY_TABLE_BASE ? detail::RequestKvRows::token_rows_base(p, b) : token_base);
 
   if (tid == 0) {
 #pragma unroll
