@@ -82,7 +82,7 @@ void run_benchmark(benchmark::State& state, Shared* shared, CaseState* c, vb::Gp
     state.SkipWithError(why_not.c_str());
     return;
   }
-  const vb::LaunchFn launch = [dp, run](cudaStream_t s) { return dp->launch(run.kind, run.page_kind, s); };
+  const vb::LaunchFn launch = [dp, run](cudaStream_t s, bool) { return dp->launch(run.kind, run.page_kind, s); };
   // Warm-up outside the timed iterations.
   std::string error;
   for (int i = 0; i < 3; ++i) {

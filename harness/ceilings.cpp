@@ -184,7 +184,8 @@ std::string measure_launch_floor(GpuTimer& timer, Ceilings* c) {
   options.rule.min_samples = 50;
   options.rule.max_samples = 200;
   options.rule.budget_s = 0.2;
-  const TimingRecord rec = timer.measure(TimingMode::kColdL2, ceiling_kernels::launch_empty, options);
+  const TimingRecord rec = timer.measure(
+      TimingMode::kColdL2, [](cudaStream_t s, bool) { return ceiling_kernels::launch_empty(s); }, options);
   if (rec.stop_reason.rfind("error", 0) == 0 || rec.samples_ms.empty()) return "launch floor: " + rec.stop_reason;
   c->launch_floor_us = rec.median_ms * 1e3;
   c->method.emplace_back(

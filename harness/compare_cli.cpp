@@ -133,7 +133,7 @@ CLI::App* add_compare_command(CLI::App& app, int* exit_code) {
         }
       });
   cmd->add_option("--mode", args->mode, "timing mode to compare (default cold-l2)")
-      ->check(CLI::IsMember({"cold-l2", "hot-l2", "graph"}));
+      ->check(CLI::IsMember({"cold-l2", "hot-l2", "graph", "chain", "chain-pdl"}));
   cmd->add_option("--normalize", args->normalize,
                   "none (default), ceilings (scale current times by current/baseline ceiling; "
                   "both files need ceilings) or auto (ceilings when both have them)")

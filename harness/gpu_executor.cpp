@@ -234,21 +234,27 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
   return std::unique_ptr<DeviceProblem>(new DeviceProblem(std::move(impl)));
 }
 
-cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind,
-                                  cudaStream_t stream) {
+bool DeviceProblem::executor_overlaps(GpuExecutorKind kind) {
+  return kind == GpuExecutorKind::kProduction || kind == GpuExecutorKind::kProductionMmaSync ||
+         kind == GpuExecutorKind::kProductionWgmma;
+}
+
+cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind, cudaStream_t stream,
+                                  bool overlap_previous) {
   Impl& d = *impl_;
+  FlashVerifyLaunchOptions options;
+  options.overlap_previous_kernel = overlap_previous;
   switch (kind) {
     case GpuExecutorKind::kNaive:
       return naive_verify_launch(d.params(page_kind), stream);
     case GpuExecutorKind::kProduction:
-      return flash_verify_launch(d.params(page_kind), d.plan, d.workspace.get(),
-                                 d.workspace.bytes(), stream);
+      return flash_verify_launch(d.params(page_kind), d.plan, d.workspace.get(), d.workspace.bytes(), stream, options);
     case GpuExecutorKind::kProductionMmaSync:
-      return flash_verify_launch(d.params(page_kind), d.plan_mma_sync, d.workspace.get(),
-                                 d.workspace.bytes(), stream);
+      return flash_verify_launch(d.params(page_kind), d.plan_mma_sync, d.workspace.get(), d.workspace.bytes(), stream,
+                                 options);
     case GpuExecutorKind::kProductionWgmma:
-      return flash_verify_launch(d.params(page_kind), d.plan_wgmma, d.workspace.get(),
-                                 d.workspace.bytes(), stream);
+      return flash_verify_launch(d.params(page_kind), d.plan_wgmma, d.workspace.get(), d.workspace.bytes(), stream,
+                                 options);
     case GpuExecutorKind::kSglangAdapter:
       return sglang_verify_launch(d.sglang_inputs(), d.plan, d.sg_scratch.get(),
                                   d.sg_scratch.bytes(), d.workspace.get(), d.workspace.bytes(),

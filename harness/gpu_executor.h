@@ -60,7 +60,12 @@ class DeviceProblem {
   // Timing entry point: enqueues one executor launch on `stream` and returns the launch
   // error. No poison, no synchronisation, no allocation: capturable in a CUDA graph. The
   // outputs are overwritten on every call (inputs are never written).
-  cudaError_t launch(GpuExecutorKind kind, PageTableKind page_kind, cudaStream_t stream);
+  // overlap_previous: launch over the stream's previous kernel (FlashVerifyLaunchOptions) where
+  // the executor can (executor_overlaps); the others launch as usual.
+  cudaError_t launch(GpuExecutorKind kind, PageTableKind page_kind, cudaStream_t stream,
+                     bool overlap_previous = false);
+  // Whether `kind` launches over the previous kernel when asked: the production executors.
+  static bool executor_overlaps(GpuExecutorKind kind);
 
   // False (with the reason) when the executor would repeat another one's launch exactly
   // (a forced path that production already runs) or cannot run on this device

@@ -470,7 +470,7 @@ int cmd_profile_timeline(vb::DeviceProblem& device, const vb::GpuExecutorRun& ru
   std::string error;
   const std::unique_ptr<vb::GpuTimer> timer = vb::GpuTimer::create(gpu, &error, vb::L2Flush::kRead);
   if (!timer) return fail(vb::kExitRuntimeFailure, "timer: " + error);
-  const vb::LaunchFn launch = [&](cudaStream_t s) { return device.launch(run.kind, run.page_kind, s); };
+  const vb::LaunchFn launch = [&](cudaStream_t s, bool) { return device.launch(run.kind, run.page_kind, s); };
   std::vector<vb::FlashVerifyTimeline> timelines;
   std::vector<vb::TimelineSummary> summaries;
   std::vector<double> event_us;
@@ -647,7 +647,8 @@ int main(int argc, char** argv) {
                 "and measure the device ceilings first");
   run->add_option("--modes", time_args.modes,
                   "timing modes, comma-separated: cold (L2 flushed before each sample), hot, "
-                  "graph (CUDA-graph replay)")
+                  "graph (CUDA-graph replay), chain (8 launches back to back, per launch), chain-pdl "
+                  "(the same, each production launch over the previous: programmatic dependent launch)")
       ->capture_default_str();
   run->add_option("--l2-flush", time_args.l2_flush,
                   "how a cold sample empties the L2 first: read (a read pass over 2x the L2: clean "

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/timing.h"
 #include "harness/traffic_model.h"
 
 namespace vb {
@@ -140,6 +141,33 @@ std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& 
     s += fmt::format("| {} | {} | {} |\n", md(c.case_name),
                      c.speedup_vs_naive ? fmt::format("{:.2f}x", *c.speedup_vs_naive) : "-",
                      c.mask_tax ? fmt::format("{:+.1f}%", 100 * *c.mask_tax) : "-");
+  }
+
+  // Chain samples (--modes chain,chain-pdl): a separate table, since they answer another
+  // question than the cold sample (what a launch costs between other kernels).
+  header = false;
+  for (const CaseResult& c : cases) {
+    for (const ExecutorResult& e : c.executors) {
+      const TimingRecord* chain = find_timing(e, "chain");
+      const TimingRecord* pdl = find_timing(e, "chain-pdl");
+      if (chain == nullptr && pdl == nullptr) continue;
+      if (!header) {
+        s += fmt::format(
+            "\n## Back-to-back launches\n\n"
+            "A chain sample is {} launches back to back after a hold, divided by {}: what a launch costs "
+            "between other kernels, with the L2 holding what the previous launch left. chain-pdl launches each "
+            "production launch over the previous one (programmatic dependent launch).\n\n"
+            "| case | executor | cold µs | chain µs | chain-pdl µs | chain-pdl / chain |\n"
+            "| --- | --- | ---: | ---: | ---: | ---: |\n",
+            kChainLaunches, kChainLaunches);
+        header = true;
+      }
+      const TimingRecord* cold = find_timing(e, "cold-l2");
+      s += fmt::format("| {} | {} | {} | {} | {} | {} |\n", md(c.case_name), md(e.executor),
+                       cold ? us(cold->median_ms) : "-", chain ? us(chain->median_ms) : "-",
+                       pdl ? us(pdl->median_ms) : "-",
+                       chain && pdl ? fmt::format("{:.3f}", pdl->median_ms / chain->median_ms) : "-");
+    }
   }
 
   s += "\n## Correctness\n\n";

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/timing.h"
 #include "harness/traffic_model.h"
 
 namespace vb {
@@ -222,7 +223,31 @@ std::string format_timing_table(const std::vector<CaseResult>& cases) {
                      e.achieved && !e.achieved->bound.empty() ? e.achieved->bound : "-", flags});
     }
   }
-  return any ? table.render() : std::string();
+  if (!any) return std::string();
+  // Chain samples (--modes chain,chain-pdl), per launch, in a table of their own.
+  TextTable chains({"case", "executor", "cold us", "chain us", "chain-pdl us", "pdl/chain"},
+                   {false, false, true, true, true, true});
+  bool any_chain = false;
+  for (const CaseResult& c : cases) {
+    for (const ExecutorResult& e : c.executors) {
+      const TimingRecord* chain = find_timing(e, "chain");
+      const TimingRecord* pdl = find_timing(e, "chain-pdl");
+      if (chain == nullptr && pdl == nullptr) continue;
+      any_chain = true;
+      const TimingRecord* cold = find_timing(e, "cold-l2");
+      auto us = [](const TimingRecord* t) { return t ? fmt::format("{:.1f}", t->median_ms * 1e3) : std::string("-"); };
+      chains.add_row({c.case_name, e.executor, us(cold), us(chain), us(pdl),
+                      chain && pdl ? fmt::format("{:.3f}", pdl->median_ms / chain->median_ms) : "-"});
+    }
+  }
+  std::string out = table.render();
+  if (any_chain) {
+    out += fmt::format("\nback-to-back launches: {} in a row after a hold, per launch (chain-pdl: each over the "
+                       "previous, programmatic dependent launch)\n",
+                       kChainLaunches);
+    out += chains.render();
+  }
+  return out;
 }
 
 }  // namespace vb

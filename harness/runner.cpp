@@ -206,10 +206,12 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
           continue;
         }
         DeviceProblem* dp = device.get();
-        const LaunchFn launch = [dp, run](cudaStream_t stream) {
-          return dp->launch(run.kind, run.page_kind, stream);
+        const LaunchFn launch = [dp, run](cudaStream_t stream, bool overlap_previous) {
+          return dp->launch(run.kind, run.page_kind, stream, overlap_previous);
         };
         for (TimingMode mode : options.timing.modes) {
+          // chain-pdl only where the launch can overlap: elsewhere it would repeat chain.
+          if (mode == TimingMode::kChainPdl && !dp->executor_overlaps(run.kind)) continue;
           record->timings.push_back(options.timer->measure(mode, launch, options.timing));
         }
       }

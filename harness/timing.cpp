@@ -67,6 +67,8 @@ const char* to_string(TimingMode mode) {
     case TimingMode::kColdL2: return "cold-l2";
     case TimingMode::kHotL2: return "hot-l2";
     case TimingMode::kGraph: return "graph";
+    case TimingMode::kChain: return "chain";
+    case TimingMode::kChainPdl: return "chain-pdl";
   }
   return "unknown";
 }
@@ -80,10 +82,12 @@ std::vector<TimingMode> parse_timing_modes(const std::string& text) {
     if (item == "cold" || item == "cold-l2") m = TimingMode::kColdL2;
     else if (item == "hot" || item == "hot-l2") m = TimingMode::kHotL2;
     else if (item == "graph") m = TimingMode::kGraph;
-    else throw std::invalid_argument(fmt::format("unknown timing mode '{}' (cold, hot, graph)", item));
+    else if (item == "chain") m = TimingMode::kChain;
+    else if (item == "chain-pdl") m = TimingMode::kChainPdl;
+    else throw std::invalid_argument(fmt::format("unknown timing mode '{}' (cold, hot, graph, chain, chain-pdl)", item));
     if (std::find(modes.begin(), modes.end(), m) == modes.end()) modes.push_back(m);
   }
-  if (modes.empty()) throw std::invalid_argument("no timing mode given (cold, hot, graph)");
+  if (modes.empty()) throw std::invalid_argument("no timing mode given (cold, hot, graph, chain, chain-pdl)");
   return modes;
 }
 
@@ -246,6 +250,9 @@ constexpr int kMaxNvmlReadings = 64;
 // Hold in front of an unflushed sample: longer than the host takes to submit an event, a
 // launch (or graph launch) and an event, short next to a sample's wall time.
 constexpr std::uint64_t kHoldNanoseconds = 20000;
+// The same in front of a chain sample, whose kChainLaunches launches (two kernels each) the
+// host submits one after another.
+constexpr std::uint64_t kChainHoldNanoseconds = 300000;
 
 }  // namespace
 
@@ -297,6 +304,11 @@ std::unique_ptr<GpuTimer> GpuTimer::create(const GpuInfo& gpu, std::string* erro
 }
 
 std::optional<double> GpuTimer::time_once(const LaunchFn& launch, bool flush_l2, std::string* error) {
+  return time_launches(launch, flush_l2, 1, false, error);
+}
+
+std::optional<double> GpuTimer::time_launches(const LaunchFn& launch, bool flush_l2, int launches,
+                                              bool overlap_previous, std::string* error) {
   Impl& d = *impl_;
   Check check;
   if (flush_l2) {
@@ -304,12 +316,13 @@ std::optional<double> GpuTimer::time_once(const LaunchFn& launch, bool flush_l2,
     // also keeps the GPU busy while the start event and the launch are submitted.
     check(empty_l2(d), "L2 flush");
   } else {
-    // Hot and graph samples: a short hold in front, so the sample does not include the host's
-    // submission of the launch (see ceiling_kernels::launch_hold).
-    check(ceiling_kernels::launch_hold(kHoldNanoseconds, d.stream), "stream hold");
+    // Hot, graph and chain samples: a hold in front, so the sample does not include the host's
+    // submission of the launches (see ceiling_kernels::launch_hold).
+    check(ceiling_kernels::launch_hold(launches > 1 ? kChainHoldNanoseconds : kHoldNanoseconds, d.stream),
+          "stream hold");
   }
   check(cudaEventRecord(d.start, d.stream), "cudaEventRecord start");
-  check(launch(d.stream), "executor launch");
+  for (int i = 0; i < launches && check.error.empty(); ++i) check(launch(d.stream, overlap_previous), "executor launch");
   check(cudaEventRecord(d.stop, d.stream), "cudaEventRecord stop");
   check(cudaEventSynchronize(d.stop), "cudaEventSynchronize");
   float ms = 0;
@@ -318,7 +331,7 @@ std::optional<double> GpuTimer::time_once(const LaunchFn& launch, bool flush_l2,
     if (error) *error = check.error;
     return std::nullopt;
   }
-  return ms;
+  return static_cast<double>(ms) / launches;
 }
 
 TimingRecord GpuTimer::measure(TimingMode mode, const LaunchFn& launch, const TimingOptions& options) {
@@ -334,21 +347,24 @@ TimingRecord GpuTimer::measure(TimingMode mode, const LaunchFn& launch, const Ti
     // Capture the executor's launch once; the timed range is around cudaGraphLaunch.
     check(cudaStreamBeginCapture(d.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
     if (check.error.empty()) {
-      const cudaError_t launched = launch(d.stream);
+      const cudaError_t launched = launch(d.stream, false);
       const cudaError_t ended = cudaStreamEndCapture(d.stream, &graph);
       check(launched, "executor launch during graph capture");
       check(ended, "cudaStreamEndCapture");
     }
     if (check.error.empty()) check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
-    timed = [exec](cudaStream_t s) { return cudaGraphLaunch(exec, s); };
+    timed = [exec](cudaStream_t s, bool) { return cudaGraphLaunch(exec, s); };
   }
 
   const bool flush = mode == TimingMode::kColdL2;
+  const bool chain = mode == TimingMode::kChain || mode == TimingMode::kChainPdl;
+  const int launches = chain ? kChainLaunches : 1;
+  const bool overlap = mode == TimingMode::kChainPdl;
   if (check.error.empty()) {
     NvtxRange range("warm-up");
     for (int i = 0; i < options.warmup_launches && check.error.empty(); ++i) {
       if (flush) check(empty_l2(d), "L2 flush (warm-up)");
-      check(timed(d.stream), "executor launch (warm-up)");
+      for (int k = 0; k < launches && check.error.empty(); ++k) check(timed(d.stream, overlap), "executor launch (warm-up)");
     }
     check(cudaStreamSynchronize(d.stream), "cudaStreamSynchronize after warm-up");
   }
@@ -370,7 +386,7 @@ TimingRecord GpuTimer::measure(TimingMode mode, const LaunchFn& launch, const Ti
     int stride = 1;
     while (true) {
       std::string error;
-      const std::optional<double> ms = time_once(timed, flush, &error);
+      const std::optional<double> ms = time_launches(timed, flush, launches, overlap, &error);
       if (!ms) {
         check.error = error;
         break;

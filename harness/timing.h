@@ -50,10 +50,17 @@ struct StopRule {
 // "" to keep sampling, else the stop reason.
 std::string stop_reason(const StopRule& rule, const std::vector<double>& samples, double elapsed_s);
 
-enum class TimingMode { kColdL2, kHotL2, kGraph };
-const char* to_string(TimingMode mode);  // "cold-l2", "hot-l2", "graph"
-// "cold,hot,graph" (also accepts the full names); throws std::invalid_argument naming the
-// bad entry.
+// kChain and kChainPdl: kChainLaunches launches back to back on the stream between the two
+// events (after a hold), the sample being their time divided by kChainLaunches: what a launch
+// costs in a serving loop, where kernels follow each other with nothing between them. The L2
+// holds what the previous launch left. kChainPdl launches each one over the previous
+// (programmatic dependent launch, FlashVerifyLaunchOptions); only executors that can are
+// timed in it (DeviceProblem::executor_overlaps).
+enum class TimingMode { kColdL2, kHotL2, kGraph, kChain, kChainPdl };
+constexpr int kChainLaunches = 8;
+const char* to_string(TimingMode mode);  // "cold-l2", "hot-l2", "graph", "chain", "chain-pdl"
+// "cold,hot,graph,chain,chain-pdl" (also accepts the full names); throws
+// std::invalid_argument naming the bad entry.
 std::vector<TimingMode> parse_timing_modes(const std::string& text);
 
 // ---------------------------------------------------------------- NVML (dlopen at run time)
@@ -88,8 +95,10 @@ std::string throttle_reason_names(unsigned long long reasons);
 
 // ---------------------------------------------------------------- the GPU timer
 // One launch of the thing to time, asynchronous on the given stream; it must be capturable
-// in a CUDA graph (no sync, no allocation), as every executor launcher is.
-using LaunchFn = std::function<cudaError_t(cudaStream_t)>;
+// in a CUDA graph (no sync, no allocation), as every executor launcher is. overlap_previous:
+// launch over the stream's previous kernel (programmatic dependent launch); set only for
+// kChainPdl samples, and a launch that cannot overlap launches as usual.
+using LaunchFn = std::function<cudaError_t(cudaStream_t stream, bool overlap_previous)>;
 
 // How a cold-L2 sample empties the L2 before its launch (outside the timed range).
 //   kRead:  one read pass over 2x the L2 size. The L2 is left holding clean lines of an
@@ -131,6 +140,10 @@ class GpuTimer {
   // One sample (for Google Benchmark's manual time): optional flush outside the range,
   // then events around one launch. Returns the time in ms, or nullopt and *error.
   std::optional<double> time_once(const LaunchFn& launch, bool flush_l2, std::string* error);
+  // The same around `launches` launches back to back (each with overlap_previous), returning
+  // their time divided by `launches`: a chain sample.
+  std::optional<double> time_launches(const LaunchFn& launch, bool flush_l2, int launches, bool overlap_previous,
+                                      std::string* error);
 
   struct Impl;
 

@@ -286,6 +286,9 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   const int warp = tid / 32;
   const int lane = tid % 32;
   if (tid == 0) VB_TIMELINE_BEGIN(g_timeline_main);
+  // Launched over the stream's previous kernel (FlashVerifyLaunchOptions): nothing is read
+  // or written before it has finished. Returns at once in an ordinary launch.
+  warp::wait_for_prerequisite_grid();
 
   detail::BlockWork work;
   int token_base = 0;  // kv_indptr[b]: blocks that know their request load it at entry
@@ -1039,6 +1042,9 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
                                 const int tokens_per_tile, const SplitWorkspace ws, const int lanes) {
   const bool timeline_thread = VB_DEBUG_TIMELINE && threadIdx.x == 0 && threadIdx.y == 0;
   if (timeline_thread) VB_TIMELINE_BEGIN(g_timeline_combine);
+  // The stream's next kernel, if launched over this one (FlashVerifyLaunchOptions), may be
+  // scheduled once every block of this grid is running; it waits for this grid to finish.
+  warp::launch_dependents();
   // lanes is a power of two: shifts and masks (32-bit row numbers, as blockIdx.x was: the
   // combine's registers decide how many of its blocks are resident).
   const int lane_shift = __ffs(lanes) - 1;
@@ -1473,6 +1479,12 @@ bool combine_lanes_valid(int lanes, int num_splits) {
 
 cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPlan& plan,
                                 void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
+  return flash_verify_launch(params, plan, workspace, workspace_bytes, stream, FlashVerifyLaunchOptions{});
+}
+
+cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPlan& plan,
+                                void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
+                                const FlashVerifyLaunchOptions& options) {
   if (!params_valid(params)) return cudaErrorInvalidValue;
   // Query rows are numbered in 32 bits on the device (grid.x of the combine was one per row).
   if (static_cast<std::int64_t>(params.batch) * params.tree_size * params.num_heads > INT32_MAX) {
@@ -1506,7 +1518,9 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
     bool supported = false;
     if (cudaError_t err = detail::wgmma_path_supported(&supported); err != cudaSuccess) return err;
     if (!supported) return cudaErrorInvalidConfiguration;  // not a compute capability 9.0 device
-    if (cudaError_t err = detail::launch_wgmma_main(params, plan, split_tiles, ws, stream); err != cudaSuccess) {
+    if (cudaError_t err =
+            detail::launch_wgmma_main(params, plan, split_tiles, ws, options.overlap_previous_kernel, stream);
+        err != cudaSuccess) {
       return err;
     }
   } else {
@@ -1516,8 +1530,13 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
     }
     // Tile-balanced: num_splits blocks per row tile walk the whole batch (blockIdx.z = 0).
     const dim3 grid(plan.m_tiles, plan.num_splits, plan.tile_balanced ? 1 : params.batch);
-    variant.kernel<<<grid, kBlockThreads, variant.smem_bytes, stream>>>(params, plan.num_splits, split_tiles, ws);
-    if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
+    cudaLaunchAttribute attribute{};
+    const cudaLaunchConfig_t config = detail::main_launch_config(grid, dim3(kBlockThreads), variant.smem_bytes, stream,
+                                                                 options.overlap_previous_kernel, &attribute);
+    if (cudaError_t err = cudaLaunchKernelEx(&config, variant.kernel, params, plan.num_splits, split_tiles, ws);
+        err != cudaSuccess) {
+      return err;
+    }
   }
   if (plan.num_splits == 1) return cudaSuccess;
 #if VB_DEBUG_SKIP_COMBINE

@@ -324,9 +324,29 @@ cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int
 
 // The wgmma path's main kernel (flash_verify_wgmma_sm90a.cu). The launcher has checked the
 // parameters and the plan, and encoded the schedule in split_tiles (as for the combine);
-// this raises the kernel's shared-memory limit once per device.
+// this raises the kernel's shared-memory limit once per device. overlap_previous_kernel:
+// FlashVerifyLaunchOptions's.
 cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan& plan, int split_tiles,
-                              const SplitWorkspace& ws, cudaStream_t stream);
+                              const SplitWorkspace& ws, bool overlap_previous_kernel, cudaStream_t stream);
+
+// The main kernels' launch configuration: `attribute` receives the programmatic-dependent-
+// launch attribute when overlap_previous_kernel is set (FlashVerifyLaunchOptions).
+inline cudaLaunchConfig_t main_launch_config(dim3 grid, dim3 block, std::size_t smem_bytes, cudaStream_t stream,
+                                             bool overlap_previous_kernel, cudaLaunchAttribute* attribute) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem_bytes;
+  config.stream = stream;
+  if (overlap_previous_kernel) {
+    *attribute = cudaLaunchAttribute{};
+    attribute->id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute->val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+  }
+  return config;
+}
 // Whether the current device can run it (sm_90 with 227 KB of shared memory per block).
 cudaError_t wgmma_path_supported(bool* supported);
 

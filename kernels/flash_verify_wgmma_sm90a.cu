@@ -150,6 +150,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int wg_warp = wg_tid / 32;
   const int lane = tid % 32;
   if (tid == 0) VB_TIMELINE_BEGIN(g_timeline_wgmma);
+  // Launched over the stream's previous kernel (FlashVerifyLaunchOptions): nothing is read
+  // or written before it has finished. Returns at once in an ordinary launch.
+  warp::wait_for_prerequisite_grid();
 
   // The current request and its tiles: the block's own, or (tile-balanced) the segment of the
   // walk each warpgroup is in; they change at a segment's end.
@@ -730,7 +733,7 @@ cudaError_t wgmma_path_supported(bool* supported) {
 }
 
 cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan& plan, int split_tiles,
-                              const SplitWorkspace& ws, cudaStream_t stream) {
+                              const SplitWorkspace& ws, bool overlap_previous_kernel, cudaStream_t stream) {
   int device = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
   const bool cacheable = device >= 0 && device < kMaxCachedDevices;
@@ -743,8 +746,10 @@ cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan&
   }
   // Tile-balanced: num_splits blocks per row tile walk the whole batch (blockIdx.z = 0).
   const dim3 grid(plan.m_tiles, plan.num_splits, balanced ? 1 : params.batch);
-  kernel<<<grid, kThreads, kSmemBytes, stream>>>(params, plan.num_splits, split_tiles, ws);
-  return cudaGetLastError();
+  cudaLaunchAttribute attribute{};
+  const cudaLaunchConfig_t config =
+      main_launch_config(grid, dim3(kThreads), kSmemBytes, stream, overlap_previous_kernel, &attribute);
+  return cudaLaunchKernelEx(&config, kernel, params, plan.num_splits, split_tiles, ws);
 }
 
 }  // namespace detail

@@ -12,6 +12,7 @@
 #include "harness/report_json.h"
 #include "harness/report_markdown.h"
 #include "harness/report_svg.h"
+#include "harness/report_table.h"
 #include "harness/timing.h"
 #include "harness/traffic_model.h"
 
@@ -213,4 +214,34 @@ TEST_CASE("the launch floor is reported when measured and read back, and older f
   CHECK(vb::result_document_from_json(unmeasured).ceilings->launch_floor_us == 0);
   unmeasured.at("ceilings").erase("launch_floor_us");
   CHECK(vb::result_document_from_json(unmeasured).ceilings->launch_floor_us == 0);
+}
+
+TEST_CASE("chain samples get their own table with the overlapped-to-plain ratio, and only when present",
+          "[report]") {
+  std::vector<vb::CaseResult> cases = sample_cases();
+  // Without chain samples neither writer mentions them (the golden summary above has none).
+  CHECK(vb::format_markdown(sample_provenance(), sample_ceilings(), cases).find("Back-to-back") == std::string::npos);
+  CHECK(vb::format_timing_table(cases).find("back-to-back") == std::string::npos);
+
+  vb::ExecutorResult& prod = cases[1].executors[2];
+  REQUIRE(prod.executor == "production");
+  prod.timings.push_back(timing("chain", {0.0180, 0.0181, 0.0179}));
+  prod.timings.push_back(timing("chain-pdl", {0.0153, 0.0152, 0.0154}));
+  const std::string md = vb::format_markdown(sample_provenance(), sample_ceilings(), cases);
+  CHECK(md.find("## Back-to-back launches") != std::string::npos);
+  // cold 20.0 µs, chain 18.0, chain-pdl 15.3: ratio 0.850.
+  CHECK(md.find("| chain8/batch=8 | production | 20.0 | 18.0 | 15.3 | 0.850 |") != std::string::npos);
+  // The case without chain samples has no row there.
+  CHECK(md.find("| eagle/batch=8 | production | ") == std::string::npos);
+  // Achieved rates still come from the cold sample, not from a chain.
+  REQUIRE(vb::preferred_timing(prod) != nullptr);
+  CHECK(vb::preferred_timing(prod)->mode == "cold-l2");
+
+  const std::string table = vb::format_timing_table(cases);
+  CHECK(table.find("back-to-back launches: 8 in a row") != std::string::npos);
+  CHECK(table.find("0.850") != std::string::npos);
+  // A chain alone (no chain-pdl: an executor that cannot overlap) leaves the ratio out.
+  prod.timings.pop_back();
+  CHECK(vb::format_markdown(sample_provenance(), sample_ceilings(), cases)
+            .find("| chain8/batch=8 | production | 20.0 | 18.0 | - | - |") != std::string::npos);
 }

@@ -58,6 +58,11 @@ TEST_CASE("timing modes parse and reject unknown names", "[timing]") {
   CHECK(std::string(vb::to_string(modes[1])) == "hot-l2");
   CHECK(std::string(vb::to_string(modes[2])) == "graph");
   CHECK(vb::parse_timing_modes("graph,graph").size() == 1);
+  const auto chains = vb::parse_timing_modes("chain,chain-pdl,chain");
+  REQUIRE(chains.size() == 2);
+  CHECK(std::string(vb::to_string(chains[0])) == "chain");
+  CHECK(std::string(vb::to_string(chains[1])) == "chain-pdl");
+  CHECK_THROWS_WITH(vb::parse_timing_modes("cold,pdl"), Catch::Contains("'pdl'") && Catch::Contains("chain-pdl"));
   CHECK_THROWS_AS(vb::parse_timing_modes("cold,warm"), std::invalid_argument);
   CHECK_THROWS_AS(vb::parse_timing_modes(""), std::invalid_argument);
 }

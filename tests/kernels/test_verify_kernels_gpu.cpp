@@ -16,6 +16,7 @@
 #include "harness/result.h"
 #include "verifybench/kernels.h"
 #include "verifybench/reference.h"
+#include "overlap_probe.h"
 
 namespace {
 
@@ -230,6 +231,17 @@ struct ReferencedProblem {
         d(problem, problem) {}
 };
 
+// Every element of d's outputs (after a synchronised launch) against the reference.
+void check_outputs(const vb::Problem& problem, const vb::ReferenceOutput& ref, const CaseSpec& spec,
+                   const DeviceTokenProblem& d) {
+  const DeviceOutputs out = download(d.p);
+  vb::ExecutorResult result;
+  vb::compare_with_reference(ref, widen(out.o), out.lse, problem.tree_size, problem.num_heads, spec.tolerance, &result);
+  INFO("O max abs " << result.o.max_abs_error << " LSE max abs " << result.lse.max_abs_error);
+  CHECK(result.outcome == vb::Outcome::kPassed);
+  CHECK(result.o.elements_checked == problem.query_rows() * vb::mla::kHeadDimV);
+}
+
 // Runs one plan on poisoned outputs and a NaN-filled workspace and checks every element
 // against the reference; returns the launch error without checking when it was refused.
 cudaError_t run_plan_and_check(const vb::Problem& problem, const vb::ReferenceOutput& ref, const CaseSpec& spec,
@@ -244,13 +256,7 @@ cudaError_t run_plan_and_check(const vb::Problem& problem, const vb::ReferenceOu
   const cudaError_t launched = vb::flash_verify_launch(d.p, plan, ws, ws_bytes, nullptr);
   if (launched == cudaSuccess) {
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    const DeviceOutputs out = download(d.p);
-    vb::ExecutorResult result;
-    vb::compare_with_reference(ref, widen(out.o), out.lse, problem.tree_size, problem.num_heads, spec.tolerance,
-                               &result);
-    INFO("O max abs " << result.o.max_abs_error << " LSE max abs " << result.lse.max_abs_error);
-    CHECK(result.outcome == vb::Outcome::kPassed);
-    CHECK(result.o.elements_checked == problem.query_rows() * vb::mla::kHeadDimV);
+    check_outputs(problem, ref, spec, d);
   }
   if (ws) cudaFree(ws);
   return launched;
@@ -753,4 +759,121 @@ TEST_CASE("the SGLang adapter gives bit-identical output to the native interface
     CHECK(std::memcmp(native.o.data(), adapted.o.data(), native.o.size() * 4) == 0);
     CHECK(std::memcmp(native.lse.data(), adapted.lse.data(), native.lse.size() * 4) == 0);
   }
+}
+
+namespace {
+
+// The production plans an overlapped launch is checked with on this device: one split, fixed
+// splits (the combine), tile-balanced blocks, on each path it runs.
+std::vector<vb::FlashVerifyPlan> overlap_plans(const vb::Problem& problem) {
+  std::vector<vb::FlashVerifyPlan> plans;
+  const int rows = problem.tree_size * problem.num_heads;
+  for (vb::FlashVerifyPath path : device_paths()) {
+    const int m_tiles = (rows + vb::flash_verify_path_config(path).rows_per_tile - 1) /
+                        vb::flash_verify_path_config(path).rows_per_tile;
+    plans.push_back(vb::FlashVerifyPlan{1, m_tiles, 0, path});
+    plans.push_back(vb::FlashVerifyPlan{12, m_tiles, 0, path});
+    vb::FlashVerifyPlan balanced{7, m_tiles, 0, path};
+    balanced.tile_balanced = true;
+    balanced.balanced_slots = 7;
+    plans.push_back(balanced);
+  }
+  return plans;
+}
+
+std::string describe(const vb::FlashVerifyPlan& plan) {
+  return std::string(vb::to_string(plan.path)) + " splits " + std::to_string(plan.num_splits) +
+         (plan.tile_balanced ? " tile-balanced" : "");
+}
+
+}  // namespace
+
+TEST_CASE("launched over a kernel still writing its Q, the production kernel waits for that kernel", "[gpu]") {
+  REQUIRE(has_device());
+  const CaseSpec spec = make_case("overlap", 8, {3000, 40, 9000}, random_tree(9, 4), 16, vb::PagePlacement::kShuffled, 41);
+  ReferencedProblem checked(spec);
+  auto& [problem, ref, d] = checked;
+  const std::size_t q_bytes = problem.q.size() * sizeof(vb::bf16_bits);
+  void* q_source = nullptr;
+  std::uint64_t* stamps = nullptr;
+  REQUIRE(cudaMalloc(&q_source, q_bytes) == cudaSuccess);
+  REQUIRE(cudaMemcpy(q_source, d.p.q, q_bytes, cudaMemcpyDeviceToDevice) == cudaSuccess);
+  REQUIRE(cudaMalloc(reinterpret_cast<void**>(&stamps), 3 * sizeof(std::uint64_t)) == cudaSuccess);
+  cudaStream_t stream = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+  constexpr std::uint64_t kHoldNs = 200000;  // 200 µs: longer than any launch here takes to reach its first read
+
+  // What the test relies on: a kernel launched over the delayed copy starts during its hold,
+  // and its griddepcontrol.wait returns only after the copy.
+  REQUIRE(cudaMemset(stamps, 0, 3 * sizeof(std::uint64_t)) == cudaSuccess);
+  REQUIRE(vb::test::launch_delayed_copy(q_source, q_source, 0, kHoldNs, stamps, stream) == cudaSuccess);
+  REQUIRE(vb::test::launch_overlapped_stamp(stamps, stream) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+  std::uint64_t t[3] = {};
+  REQUIRE(cudaMemcpy(t, stamps, sizeof(t), cudaMemcpyDeviceToHost) == cudaSuccess);
+  INFO("copy began " << t[0] << " ns, dependent entered " << t[1] << ", its wait returned " << t[2]);
+  REQUIRE(t[1] < t[0]);   // started during the hold
+  REQUIRE(t[2] >= t[0]);  // waited for the copy's kernel
+
+  vb::FlashVerifyLaunchOptions overlapped;
+  overlapped.overlap_previous_kernel = true;
+  for (const vb::FlashVerifyPlan& plan : overlap_plans(problem)) {
+    INFO(describe(plan));
+    const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, problem.batch, problem.tree_size, problem.num_heads);
+    void* ws = nullptr;
+    if (ws_bytes) {
+      REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
+      REQUIRE(cudaMemset(ws, 0xFF, ws_bytes) == cudaSuccess);
+    }
+    poison(d.p);
+    // Q is NaN until the delayed copy writes it: a block that read it early would say so.
+    REQUIRE(cudaMemset(const_cast<vb::bf16_bits*>(d.p.q), 0xFF, q_bytes) == cudaSuccess);
+    REQUIRE(vb::test::launch_delayed_copy(const_cast<vb::bf16_bits*>(d.p.q), q_source, q_bytes, kHoldNs, stamps,
+                                          stream) == cudaSuccess);
+    REQUIRE(vb::flash_verify_launch(d.p, plan, ws, ws_bytes, stream, overlapped) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    check_outputs(problem, ref, spec, d);
+    if (ws) cudaFree(ws);
+  }
+  cudaStreamDestroy(stream);
+  cudaFree(stamps);
+  cudaFree(q_source);
+}
+
+TEST_CASE("two launches back to back over one workspace, the second over the first, both correct", "[gpu]") {
+  REQUIRE(has_device());
+  // Same shapes, other data: the second launch's partials differ from the first's, so a main
+  // kernel that wrote them while the first launch's combine still read would show.
+  const CaseSpec spec_a = make_case("overlap-a", 8, {3000, 40, 9000}, random_tree(9, 4), 16, vb::PagePlacement::kShuffled, 43);
+  CaseSpec spec_b = spec_a;
+  spec_b.name = "overlap-b";
+  spec_b.seed = 44;
+  ReferencedProblem a(spec_a), b(spec_b);
+  cudaStream_t stream = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+  vb::FlashVerifyLaunchOptions overlapped;
+  overlapped.overlap_previous_kernel = true;
+  for (const vb::FlashVerifyPlan& plan : overlap_plans(a.problem)) {
+    INFO(describe(plan));
+    const std::size_t ws_bytes =
+        vb::flash_verify_workspace_bytes(plan, a.problem.batch, a.problem.tree_size, a.problem.num_heads);
+    void* ws = nullptr;
+    if (ws_bytes) {
+      REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
+      REQUIRE(cudaMemset(ws, 0xFF, ws_bytes) == cudaSuccess);
+    }
+    poison(a.d.p);
+    poison(b.d.p);
+    // Four in a row: a, b over a, a over b, b over a; the last two of each are checked.
+    for (int round = 0; round < 2; ++round) {
+      REQUIRE(vb::flash_verify_launch(a.d.p, plan, ws, ws_bytes, stream, round == 0 ? vb::FlashVerifyLaunchOptions{}
+                                                                                   : overlapped) == cudaSuccess);
+      REQUIRE(vb::flash_verify_launch(b.d.p, plan, ws, ws_bytes, stream, overlapped) == cudaSuccess);
+    }
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    check_outputs(a.problem, a.ref, spec_a, a.d);
+    check_outputs(b.problem, b.ref, spec_b, b.d);
+    if (ws) cudaFree(ws);
+  }
+  cudaStreamDestroy(stream);
 }

@@ -127,6 +127,24 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
                                 void* workspace, std::size_t workspace_bytes,
                                 cudaStream_t stream);
 
+// How a launch joins the work already on its stream.
+struct FlashVerifyLaunchOptions {
+  // Programmatic dependent launch of the main kernel (sm_90 and later): the GPU may launch
+  // it while the stream's previous kernel is still running, once every block of that kernel
+  // has called griddepcontrol.launch_dependents or exited; each block then waits on the
+  // device (griddepcontrol.wait) for that kernel to finish, with its memory visible, before
+  // it reads an input or writes anything. So the previous kernel may write any input of this
+  // launch, and read its outputs or workspace. What it saves is the launch's latency between
+  // two kernels, not any of their work: serving loops launch every kernel of a layer this way.
+  // This launch's own combine calls launch_dependents at entry, so the stream's next kernel
+  // may do the same. Off: an ordinary launch (the default; every report before 2026-11-30's
+  // chain runs).
+  bool overlap_previous_kernel = false;
+};
+cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPlan& plan,
+                                void* workspace, std::size_t workspace_bytes,
+                                cudaStream_t stream, const FlashVerifyLaunchOptions& options);
+
 // Static facts about the compiled production kernel, for reports.
 struct FlashVerifyConfigInfo {
   int rows_per_tile;
