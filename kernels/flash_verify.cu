@@ -288,7 +288,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   if (tid == 0) VB_TIMELINE_BEGIN(g_timeline_main);
   // Launched over the stream's previous kernel (FlashVerifyLaunchOptions): nothing is read
   // or written before it has finished. Returns at once in an ordinary launch.
-  warp::wait_for_prerequisite_grid();
+  if (!VB_DEBUG_NO_PREREQUISITE_WAIT) warp::wait_for_prerequisite_grid();
 
   detail::BlockWork work;
   int token_base = 0;  // kv_indptr[b]: blocks that know their request load it at entry

@@ -219,6 +219,13 @@ __device__ __forceinline__ int log2_if_power_of_two(int x) {
 #define VB_EARLY_TABLE_BASE 1
 #endif
 
+// Test mutation only (-DVB_DEBUG_NO_PREREQUISITE_WAIT=1): the main kernels skip their
+// griddepcontrol.wait, so a launch over the previous kernel (FlashVerifyLaunchOptions) reads
+// its inputs before that kernel has written them. The overlap GPU tests must fail with it.
+#ifndef VB_DEBUG_NO_PREREQUISITE_WAIT
+#define VB_DEBUG_NO_PREREQUISITE_WAIT 0
+#endif
+
 // Where request b's KV rows live, for the producers of both kernels. The lookup is split in
 // two so that the page-table word of a later tile can be loaded ahead of its use (ncu on
 // v1: 36 % of all stall samples sat on that load when it was made at use):

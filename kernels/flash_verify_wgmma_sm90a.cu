@@ -152,7 +152,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (tid == 0) VB_TIMELINE_BEGIN(g_timeline_wgmma);
   // Launched over the stream's previous kernel (FlashVerifyLaunchOptions): nothing is read
   // or written before it has finished. Returns at once in an ordinary launch.
-  warp::wait_for_prerequisite_grid();
+  if (!VB_DEBUG_NO_PREREQUISITE_WAIT) warp::wait_for_prerequisite_grid();
 
   // The current request and its tiles: the block's own, or (tile-balanced) the segment of the
   // walk each warpgroup is in; they change at a segment's end.
