@@ -6,7 +6,9 @@
 #   tests        GPU Catch2 tests (bin/vb_test_kernels)
 #   correctness  scenarios/correctness.yaml, every row checked against the CPU reference
 #   perf         scenarios/perf.yaml timed (cold L2 + graph replay) with in-run ceilings
-#                (VB_PERF_ARGS: timing arguments, default "--budget-s 0.3 --max-samples 200")
+#                (VB_PERF_ARGS: timing arguments, default "--budget-s 0.3 --max-samples 200";
+#                VB_PERF_MODES: --modes, default "cold,graph"; add chain,chain-pdl for the
+#                back-to-back table)
 #   sanitize     compute-sanitizer memcheck/racecheck/initcheck/synccheck on the correctness set
 #   racecheck-subset  racecheck on 12 representative correctness cases (the full set is too
 #                slow for one call)
@@ -70,7 +72,7 @@ for phase in "$@"; do
       summary correctness $rc "$(grep '^summary' "$out/correctness.log")" ;;
     perf)
       # shellcheck disable=SC2086  # VB_PERF_ARGS is a list of arguments
-      vb run scenarios/perf.yaml --time --modes cold,graph ${VB_PERF_ARGS:---budget-s 0.3 --max-samples 200} \
+      vb run scenarios/perf.yaml --time --modes "${VB_PERF_MODES:-cold,graph}" ${VB_PERF_ARGS:---budget-s 0.3 --max-samples 200} \
         --out-dir "$out/perf" > "$out/perf.log" 2>&1; rc=$?
       summary perf $rc "$(grep '^summary' "$out/perf.log")" ;;
     racecheck-subset)
