@@ -464,13 +464,20 @@ int cmd_run(const std::vector<std::string>& files, const std::vector<std::string
 // inside the case's NVTX range; print the ncu command that profiles exactly that launch.
 // With --timeline (a build with -DVB_DEBUG_TIMELINE=1): `launches` cold-L2 launches instead,
 // each one's phase timeline read back; prints their median summary and writes every block's
-// stamps as CSV.
+// stamps as CSV. timeline_mode chain / chain-pdl: each recorded launch is instead the last of
+// a chain sample's launches (vb::kChainLaunches back to back; chain-pdl each over the previous),
+// whose stamps are the ones left in the slots.
 int cmd_profile_timeline(vb::DeviceProblem& device, const vb::GpuExecutorRun& run, const vb::GpuInfo& gpu,
-                         const std::string& case_name, const std::string& csv_path, int launches) {
+                         const std::string& case_name, const std::string& csv_path, int launches,
+                         const std::string& timeline_mode) {
   std::string error;
   const std::unique_ptr<vb::GpuTimer> timer = vb::GpuTimer::create(gpu, &error, vb::L2Flush::kRead);
   if (!timer) return fail(vb::kExitRuntimeFailure, "timer: " + error);
-  const vb::LaunchFn launch = [&](cudaStream_t s, bool) { return device.launch(run.kind, run.page_kind, s); };
+  const vb::LaunchFn launch = [&](cudaStream_t s, bool overlap) {
+    return device.launch(run.kind, run.page_kind, s, overlap);
+  };
+  const bool chain = timeline_mode != "cold";
+  const bool overlap = timeline_mode == "chain-pdl";
   std::vector<vb::FlashVerifyTimeline> timelines;
   std::vector<vb::TimelineSummary> summaries;
   std::vector<double> event_us;
@@ -478,7 +485,8 @@ int cmd_profile_timeline(vb::DeviceProblem& device, const vb::GpuExecutorRun& ru
     if (cudaError_t err = vb::flash_verify_timeline_clear(); err != cudaSuccess) {
       return fail(vb::kExitRuntimeFailure, fmt::format("timeline clear failed: {}", cudaGetErrorString(err)));
     }
-    const std::optional<double> ms = timer->time_once(launch, /*flush_l2=*/true, &error);
+    const std::optional<double> ms = chain ? timer->time_launches(launch, false, vb::kChainLaunches, overlap, &error)
+                                           : timer->time_once(launch, /*flush_l2=*/true, &error);
     if (!ms) return fail(vb::kExitRuntimeFailure, run.name + " launch failed: " + error);
     vb::FlashVerifyTimeline t;
     if (cudaError_t err = vb::flash_verify_timeline_read(&t); err != cudaSuccess) {
@@ -499,8 +507,12 @@ int cmd_profile_timeline(vb::DeviceProblem& device, const vb::GpuExecutorRun& ru
   }
   std::string times;
   for (double us : event_us) times += fmt::format(" {:.2f}", us);
-  std::printf("timeline of %s (%s), %d cold-L2 launches; host event times (us):%s\n", case_name.c_str(),
-              run.name.c_str(), launches, times.c_str());
+  const std::string what =
+      chain ? fmt::format("{} {} samples (the last of {} launches each; host event times per launch)", launches,
+                          timeline_mode, vb::kChainLaunches)
+            : fmt::format("{} cold-L2 launches", launches);
+  std::printf("timeline of %s (%s), %s; host event times (us):%s\n", case_name.c_str(), run.name.c_str(),
+              what.c_str(), times.c_str());
   std::printf("medians over the launches:\n%s",
               vb::format_timeline_summary(vb::median_timeline_summary(summaries), vb::median_of(event_us)).c_str());
   vb::write_file_atomic(csv_path, vb::timeline_csv(timelines));
@@ -509,7 +521,8 @@ int cmd_profile_timeline(vb::DeviceProblem& device, const vb::GpuExecutorRun& ru
 }
 
 int cmd_profile(const std::string& file, const std::string& case_name, const std::string& executor,
-                const std::string& timeline_csv_path, int timeline_launches, const std::string& self) {
+                const std::string& timeline_csv_path, int timeline_launches, const std::string& timeline_mode,
+                const std::string& self) {
   const auto run = std::find_if(vb::gpu_executor_runs().begin(), vb::gpu_executor_runs().end(),
                                 [&](const vb::GpuExecutorRun& r) { return r.name == executor; });
   if (run == vb::gpu_executor_runs().end()) {
@@ -557,7 +570,7 @@ int cmd_profile(const std::string& file, const std::string& case_name, const std
   }
   if (err == cudaSuccess && timeline) {
     cudaStreamDestroy(stream);
-    return cmd_profile_timeline(*device, *run, gpu, spec.name, timeline_csv_path, timeline_launches);
+    return cmd_profile_timeline(*device, *run, gpu, spec.name, timeline_csv_path, timeline_launches, timeline_mode);
   }
   if (err == cudaSuccess) {
     vb::CaseLaunchRange r(range);
@@ -683,6 +696,11 @@ int main(int argc, char** argv) {
                       "print where each launch's time went (medians) and write every block's stamps to this CSV file");
   profile->add_option("--launches", profile_launches, "cold launches for --timeline (1..1000)")
       ->capture_default_str()->check(CLI::Range(1, 1000))->needs(timeline_option);
+  std::string profile_timeline_mode = "cold";
+  profile->add_option("--timeline-mode", profile_timeline_mode,
+                      "what each --timeline launch is: cold (one cold-L2 launch), chain or chain-pdl (the last of a "
+                      "chain sample's back-to-back launches, chain-pdl each over the previous)")
+      ->capture_default_str()->check(CLI::IsMember({"cold", "chain", "chain-pdl"}))->needs(timeline_option);
 
   std::string export_file, export_case, export_dir;
   CLI::App* export_cmd = app.add_subcommand(
@@ -716,7 +734,8 @@ int main(int argc, char** argv) {
       return cmd_export(export_file, export_case, export_dir, threads, command_line(argc, argv));
     }
     if (profile->parsed()) {
-      return cmd_profile(profile_file, profile_case, profile_executor, profile_timeline, profile_launches, argv[0]);
+      return cmd_profile(profile_file, profile_case, profile_executor, profile_timeline, profile_launches,
+                         profile_timeline_mode, argv[0]);
     }
     return cmd_run(run_files, run_cases, json_path, out_dir, threads, time_args,
                    command_line(argc, argv));

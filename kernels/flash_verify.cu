@@ -111,6 +111,12 @@ SplitWorkspace carve_workspace(void* base, std::size_t partials, bool tile_balan
 #ifndef VB_DEBUG_SKIP_COMBINE
 #define VB_DEBUG_SKIP_COMBINE 0
 #endif
+// Experiment: where the combine lets the stream's next kernel launch over it
+// (FlashVerifyLaunchOptions): 1 at entry, 2 after its wait for the main grid, 0 nowhere (the
+// hardware's trigger as each block exits).
+#ifndef VB_COMBINE_DEPENDENTS_TRIGGER
+#define VB_COMBINE_DEPENDENTS_TRIGGER 1
+#endif
 constexpr int kEmptyArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS ? 32 : 1;
 // Token split (kernel instance kTokenSplit = true; the planner asks for it with
 // FlashVerifyPlan::token_split): when only the first 16-row group of a tile holds real rows
@@ -1044,7 +1050,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   if (timeline_thread) VB_TIMELINE_BEGIN(g_timeline_combine);
   // The stream's next kernel, if launched over this one (FlashVerifyLaunchOptions), may be
   // scheduled once every block of this grid is running; it waits for this grid to finish.
-  warp::launch_dependents();
+  if (VB_COMBINE_DEPENDENTS_TRIGGER == 1) warp::launch_dependents();
   // lanes is a power of two: shifts and masks (32-bit row numbers, as blockIdx.x was: the
   // combine's registers decide how many of its blocks are resident).
   const int lane_shift = __ffs(lanes) - 1;
@@ -1079,6 +1085,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   // Launched early (programmatic dependent launch): the partials are read only after the main
   // grid has finished; the lengths above are inputs it never writes.
   warp::wait_for_prerequisite_grid();
+  if (VB_COMBINE_DEPENDENTS_TRIGGER == 2) warp::launch_dependents();
   if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineGridDone);
   if constexpr (kBalanced) {
     // Tile-balanced plans: the blocks that hold tiles of the row's request, as the main kernel
