@@ -236,7 +236,7 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
 
 bool DeviceProblem::executor_overlaps(GpuExecutorKind kind) {
   return kind == GpuExecutorKind::kProduction || kind == GpuExecutorKind::kProductionMmaSync ||
-         kind == GpuExecutorKind::kProductionWgmma;
+         kind == GpuExecutorKind::kProductionWgmma || kind == GpuExecutorKind::kSglangAdapter;
 }
 
 cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind, cudaStream_t stream,
@@ -256,9 +256,8 @@ cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind,
       return flash_verify_launch(d.params(page_kind), d.plan_wgmma, d.workspace.get(), d.workspace.bytes(), stream,
                                  options);
     case GpuExecutorKind::kSglangAdapter:
-      return sglang_verify_launch(d.sglang_inputs(), d.plan, d.sg_scratch.get(),
-                                  d.sg_scratch.bytes(), d.workspace.get(), d.workspace.bytes(),
-                                  stream);
+      return sglang_verify_launch(d.sglang_inputs(), d.plan, d.sg_scratch.get(), d.sg_scratch.bytes(),
+                                  d.workspace.get(), d.workspace.bytes(), stream, options);
   }
   return cudaErrorInvalidValue;
 }
@@ -279,6 +278,11 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
   check(cudaMemsetAsync(d.lse.get(), 0xFF, d.lse.bytes(), d.stream), "poison lse");
   if (d.workspace.bytes() > 0) {
     check(cudaMemsetAsync(d.workspace.get(), 0xFF, d.workspace.bytes(), d.stream), "poison workspace");
+  }
+  if (kind == GpuExecutorKind::kSglangAdapter) {
+    // The adapter's prefix lengths and masks too: the production kernel launches over the
+    // kernel that writes them, and must not read them before it has.
+    check(cudaMemsetAsync(d.sg_scratch.get(), 0xFF, d.sg_scratch.bytes(), d.stream), "poison adapter scratch");
   }
   check(launch(kind, page_kind, d.stream),
         kind == GpuExecutorKind::kNaive            ? "naive_verify_launch"

@@ -64,7 +64,8 @@ class DeviceProblem {
   // the executor can (executor_overlaps); the others launch as usual.
   cudaError_t launch(GpuExecutorKind kind, PageTableKind page_kind, cudaStream_t stream,
                      bool overlap_previous = false);
-  // Whether `kind` launches over the previous kernel when asked: the production executors.
+  // Whether `kind` launches over the previous kernel when asked: the production executors and
+  // the SGLang adapter.
   static bool executor_overlaps(GpuExecutorKind kind);
 
   // False (with the reason) when the executor would repeat another one's launch exactly

@@ -33,6 +33,12 @@ AdapterScratch carve_scratch(void* base, int batch) {
 // One block per (request, node); thread w packs mask word w of that node's row.
 __global__ void __launch_bounds__(kPackThreads)
     pack_sglang_mask_kernel(const SglangVerifyInputs in, const AdapterScratch out, const int mask_words) {
+  // The production kernel, launched over this one, may start now: it waits (griddepcontrol.wait)
+  // for this grid to finish before it reads what this writes.
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  // Launched over the caller's previous kernel (options.overlap_previous_kernel): read nothing
+  // before it has finished. Returns at once in an ordinary launch.
+  asm volatile("griddepcontrol.wait;" ::: "memory");
   const int b = blockIdx.x / in.tree_size;
   const int node = blockIdx.x % in.tree_size;
   const int prefix = in.kv_indptr[b + 1] - in.kv_indptr[b];
@@ -58,7 +64,8 @@ std::size_t sglang_adapter_scratch_bytes(int batch, int tree_size) {
 
 cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const FlashVerifyPlan& plan,
                                  void* scratch, std::size_t scratch_bytes, void* workspace,
-                                 std::size_t workspace_bytes, cudaStream_t stream) {
+                                 std::size_t workspace_bytes, cudaStream_t stream,
+                                 const FlashVerifyLaunchOptions& options) {
   if (in.batch <= 0 || in.tree_size <= 0 || in.tree_size > mla::kMaxTreeNodes || in.num_heads <= 0) {
     return cudaErrorInvalidValue;
   }
@@ -69,8 +76,20 @@ cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const FlashVerify
   }
   const int mask_words = mask_words_for(in.tree_size);
   const AdapterScratch s = carve_scratch(scratch, in.batch);
-  pack_sglang_mask_kernel<<<in.batch * in.tree_size, kPackThreads, 0, stream>>>(in, s, mask_words);
-  if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(in.batch * in.tree_size));
+  config.blockDim = dim3(kPackThreads);
+  config.stream = stream;
+  cudaLaunchAttribute attribute{};
+  if (options.overlap_previous_kernel) {
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  }
+  if (cudaError_t err = cudaLaunchKernelEx(&config, pack_sglang_mask_kernel, in, s, mask_words); err != cudaSuccess) {
+    return err;
+  }
 
   VerifyParams p;
   p.batch = in.batch;
@@ -89,7 +108,9 @@ cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const FlashVerify
   p.mask_words = mask_words;
   p.o = in.o;
   p.lse = in.lse;
-  return flash_verify_launch(p, plan, workspace, workspace_bytes, stream);
+  FlashVerifyLaunchOptions over_pack;
+  over_pack.overlap_previous_kernel = true;
+  return flash_verify_launch(p, plan, workspace, workspace_bytes, stream, over_pack);
 }
 
 }  // namespace vb

@@ -227,9 +227,14 @@ struct SglangVerifyInputs {
 // masks it derives from the flat custom mask.
 std::size_t sglang_adapter_scratch_bytes(int batch, int tree_size);
 
-// Converts on the device (no host round trip) and runs flash_verify_launch.
+// Converts on the device (no host round trip) and runs flash_verify_launch. The production
+// kernel is launched over the conversion kernel (FlashVerifyLaunchOptions), which lets it
+// launch at its entry: the conversion's launch latency is hidden, not added. `options`
+// applies to the conversion kernel: with overlap_previous_kernel it is launched over the
+// stream's previous kernel and waits for it before reading anything.
 cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const FlashVerifyPlan& plan,
                                  void* scratch, std::size_t scratch_bytes, void* workspace,
-                                 std::size_t workspace_bytes, cudaStream_t stream);
+                                 std::size_t workspace_bytes, cudaStream_t stream,
+                                 const FlashVerifyLaunchOptions& options = FlashVerifyLaunchOptions{});
 
 }  // namespace vb
