@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 14, call 6: the SGLang adapter's production kernel launched over its mask-packing
-# kernel (Q = 4f... HEAD with it; MQ = Q with -DVB_DEBUG_NO_PREREQUISITE_WAIT=1, the mutation the
+# kernel (Q = 62a1cfe; MQ = Q with -DVB_DEBUG_NO_PREREQUISITE_WAIT=1, the mutation the
 # adapter test, which now poisons the adapter's scratch, and the two overlap tests must catch).
 # Q's GPU tests; MQ's three tests (expected to FAIL); correctness and memcheck / initcheck /
 # synccheck of Q; cold and graph samples of 4 cases (the adapter captured with its PDL edge);
