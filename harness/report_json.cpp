@@ -406,6 +406,8 @@ nlohmann::ordered_json to_json(const TimingRecord& t) {
               {"stop_reason", t.stop_reason},
               {"sm_clock_mhz_median", optional_number(t.sm_clock_mhz_median)},
               {"temperature_c_max", optional_number(t.temperature_c_max)},
+              {"memory_temperature_c_min", optional_number(t.memory_temperature_c_min)},
+              {"memory_temperature_c_max", optional_number(t.memory_temperature_c_max)},
               {"throttled", t.throttled}};
 }
 
@@ -422,6 +424,9 @@ TimingRecord timing_record_from_json(const nlohmann::ordered_json& j) {
   t.stop_reason = j.at("stop_reason").get<std::string>();
   t.sm_clock_mhz_median = read_optional_number(j, "sm_clock_mhz_median");
   t.temperature_c_max = read_optional_number(j, "temperature_c_max");
+  // Absent in files from before 2026-11-30 (session 14).
+  t.memory_temperature_c_min = read_optional_number(j, "memory_temperature_c_min");
+  t.memory_temperature_c_max = read_optional_number(j, "memory_temperature_c_max");
   t.throttled = j.at("throttled").get<bool>();
   return t;
 }

@@ -51,6 +51,9 @@ struct TimingRecord {
   std::string stop_reason;          // "noise target" | "max samples" | "time budget" | "error: ..."
   std::optional<double> sm_clock_mhz_median;  // NVML_CLOCK_SM around the samples; none: no NVML
   std::optional<double> temperature_c_max;    // NVML GPU temperature, max seen
+  // NVML memory (HBM) temperature, lowest and highest seen (field NVML_FI_DEV_MEMORY_TEMP);
+  // none where the device or driver does not report it.
+  std::optional<double> memory_temperature_c_min, memory_temperature_c_max;
   bool throttled = false;           // a clock-event reason other than idle / app clocks was set
 };
 

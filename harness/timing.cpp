@@ -103,6 +103,24 @@ struct Nvml::Api {
   Ret (*clock)(Device, int, unsigned*) = nullptr;        // nvmlDeviceGetClockInfo
   Ret (*temperature)(Device, int, unsigned*) = nullptr;  // nvmlDeviceGetTemperature
   Ret (*reasons)(Device, unsigned long long*) = nullptr; // ...ClocksEventReasons / Throttle
+  // nvmlFieldValue_t as nvml.h lays it out (40 bytes).
+  struct FieldValue {
+    unsigned field_id;
+    unsigned scope_id;
+    long long timestamp_us;
+    long long latency_us;
+    int value_type;  // nvmlValueType_t: 0 double, 1 uint, 2 ulong, 3 ulonglong, 4 slonglong, 5 sint
+    Ret result;
+    union {
+      double d;
+      unsigned ui;
+      unsigned long ul;
+      unsigned long long ull;
+      long long sll;
+      int si;
+    } value;
+  };
+  Ret (*field_values)(Device, int, FieldValue*) = nullptr;  // nvmlDeviceGetFieldValues
   ~Api() {
     if (lib) dlclose(lib);
   }
@@ -112,6 +130,8 @@ namespace {
 constexpr int kNvmlClockSm = 1;   // NVML_CLOCK_SM
 constexpr int kNvmlClockMem = 2;  // NVML_CLOCK_MEM
 constexpr int kNvmlTemperatureGpu = 0;
+constexpr unsigned kNvmlFieldMemoryTemperature = 82;  // NVML_FI_DEV_MEMORY_TEMP
+static_assert(sizeof(Nvml::Api::FieldValue) == 40, "nvmlFieldValue_t is 40 bytes");
 constexpr unsigned long long kReasonGpuIdle = 0x1;
 constexpr unsigned long long kReasonAppClocks = 0x2;
 }  // namespace
@@ -138,6 +158,8 @@ Nvml::Nvml() : api_(std::make_shared<Api>()) {
   void* reasons = sym("nvmlDeviceGetCurrentClocksEventReasons");
   if (reasons == nullptr) reasons = sym("nvmlDeviceGetCurrentClocksThrottleReasons");
   a.reasons = reinterpret_cast<Api::Ret (*)(Api::Device, unsigned long long*)>(reasons);
+  a.field_values =
+      reinterpret_cast<Api::Ret (*)(Api::Device, int, Api::FieldValue*)>(sym("nvmlDeviceGetFieldValues"));
   if (a.init == nullptr || a.clock == nullptr || (a.by_pci == nullptr && a.by_index == nullptr)) {
     status_ = "nvml unavailable: libnvidia-ml.so.1 lacks nvmlInit_v2 / nvmlDeviceGetClockInfo";
     return;
@@ -187,6 +209,22 @@ std::optional<double> Nvml::temperature_c() {
     return std::nullopt;
   }
   return v;
+}
+
+std::optional<double> Nvml::memory_temperature_c() {
+  if (!available_ || api_->field_values == nullptr) return std::nullopt;
+  Api::FieldValue f{};
+  f.field_id = kNvmlFieldMemoryTemperature;
+  if (api_->field_values(device_, 1, &f) != 0 || f.result != 0) return std::nullopt;
+  switch (f.value_type) {
+    case 0: return f.value.d;
+    case 1: return f.value.ui;
+    case 2: return static_cast<double>(f.value.ul);
+    case 3: return static_cast<double>(f.value.ull);
+    case 4: return static_cast<double>(f.value.sll);
+    case 5: return f.value.si;
+  }
+  return std::nullopt;
 }
 
 std::optional<unsigned long long> Nvml::throttle_reasons() {
@@ -376,6 +414,10 @@ TimingRecord GpuTimer::measure(TimingMode mode, const LaunchFn& launch, const Ti
     if (const auto c = nvml.sm_clock_mhz()) clocks.push_back(*c);
     if (const auto t = nvml.temperature_c()) {
       rec.temperature_c_max = std::max(rec.temperature_c_max.value_or(*t), *t);
+    }
+    if (const auto m = nvml.memory_temperature_c()) {
+      rec.memory_temperature_c_min = std::min(rec.memory_temperature_c_min.value_or(*m), *m);
+      rec.memory_temperature_c_max = std::max(rec.memory_temperature_c_max.value_or(*m), *m);
     }
     if (const auto r = nvml.throttle_reasons(); r && *r != 0) throttled = true;
   };

@@ -76,6 +76,9 @@ class Nvml {
   std::optional<double> sm_clock_mhz();
   std::optional<double> mem_clock_mhz();
   std::optional<double> temperature_c();
+  // The memory's (HBM) temperature, NVML field NVML_FI_DEV_MEMORY_TEMP; nullopt where the
+  // device or driver does not report it.
+  std::optional<double> memory_temperature_c();
   // Clock-event (throttle) reasons with idle (0x1) and application-clock setting (0x2)
   // masked out; nullopt when unknown.
   std::optional<unsigned long long> throttle_reasons();

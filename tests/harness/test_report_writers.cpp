@@ -245,3 +245,27 @@ TEST_CASE("chain samples get their own table with the overlapped-to-plain ratio,
   CHECK(vb::format_markdown(sample_provenance(), sample_ceilings(), cases)
             .find("| chain8/batch=8 | production | 20.0 | 18.0 | - | - |") != std::string::npos);
 }
+
+TEST_CASE("the memory temperature range round-trips through JSON, and older files have none", "[report]") {
+  std::vector<vb::CaseResult> cases = sample_cases();
+  vb::TimingRecord& t = cases[0].executors[2].timings[0];
+  t.memory_temperature_c_min = 52;
+  t.memory_temperature_c_max = 61;
+  auto doc = vb::result_document(sample_provenance(), cases, sample_ceilings());
+  auto& timing = doc.at("cases").at(0).at("executors").at(2).at("timings").at(0);
+  CHECK(timing.at("memory_temperature_c_min") == 52);
+  CHECK(timing.at("memory_temperature_c_max") == 61);
+  // Not reported (the hot-l2 record here): written as null.
+  CHECK(doc.at("cases").at(0).at("executors").at(2).at("timings").at(1).at("memory_temperature_c_max").is_null());
+  vb::ResultDocument back = vb::result_document_from_json(nlohmann::ordered_json::parse(doc.dump()));
+  REQUIRE(back.cases.at(0).executors.at(2).timings.at(0).memory_temperature_c_max);
+  CHECK(*back.cases[0].executors[2].timings[0].memory_temperature_c_min == 52);
+  CHECK(*back.cases[0].executors[2].timings[0].memory_temperature_c_max == 61);
+  CHECK_FALSE(back.cases[0].executors[2].timings[1].memory_temperature_c_max);
+  // Files from before the fields existed lack the keys.
+  timing.erase("memory_temperature_c_min");
+  timing.erase("memory_temperature_c_max");
+  back = vb::result_document_from_json(doc);
+  CHECK_FALSE(back.cases[0].executors[2].timings[0].memory_temperature_c_min);
+  CHECK_FALSE(back.cases[0].executors[2].timings[0].memory_temperature_c_max);
+}
