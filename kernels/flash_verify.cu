@@ -1538,7 +1538,7 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
     // Tile-balanced: num_splits blocks per row tile walk the whole batch (blockIdx.z = 0).
     const dim3 grid(plan.m_tiles, plan.num_splits, plan.tile_balanced ? 1 : params.batch);
     cudaLaunchAttribute attribute{};
-    const cudaLaunchConfig_t config = detail::main_launch_config(grid, dim3(kBlockThreads), variant.smem_bytes, stream,
+    const cudaLaunchConfig_t config = detail::launch_config(grid, dim3(kBlockThreads), variant.smem_bytes, stream,
                                                                  options.overlap_previous_kernel, &attribute);
     if (cudaError_t err = cudaLaunchKernelEx(&config, variant.kernel, params, plan.num_splits, split_tiles, ws);
         err != cudaSuccess) {
@@ -1576,16 +1576,10 @@ cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int
   const std::int64_t blocks_x = ceil_div64(rows, kCombineSlots / lanes);
   // Programmatic dependent launch (sm_90+): the combine is scheduled while the main
   // kernel's last blocks run and waits on the device for its results.
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(blocks_x), kCombineChunks);
-  config.blockDim = dim3(kCombineThreadsX, kCombineSlots);
-  config.dynamicSmemBytes = 0;
-  config.stream = stream;
   cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
+  const cudaLaunchConfig_t config = launch_config(dim3(static_cast<unsigned>(blocks_x), kCombineChunks),
+                                                  dim3(kCombineThreadsX, kCombineSlots), 0, stream,
+                                                  /*overlap_previous_kernel=*/true, &attribute);
   return cudaLaunchKernelEx(&config, combine_kernel_for(combine_splits, lanes, split_tiles < 0), params, num_splits,
                             split_tiles, tokens_per_tile, ws, lanes);
 }

@@ -11,6 +11,7 @@
 
 #include "verifybench/kernels.h"
 #include "verifybench/tile_balance.h"
+#include "launch_config.h"
 #include "warp_mma.cuh"
 
 namespace vb::detail {
@@ -336,24 +337,6 @@ cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int
 cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan& plan, int split_tiles,
                               const SplitWorkspace& ws, bool overlap_previous_kernel, cudaStream_t stream);
 
-// The main kernels' launch configuration: `attribute` receives the programmatic-dependent-
-// launch attribute when overlap_previous_kernel is set (FlashVerifyLaunchOptions).
-inline cudaLaunchConfig_t main_launch_config(dim3 grid, dim3 block, std::size_t smem_bytes, cudaStream_t stream,
-                                             bool overlap_previous_kernel, cudaLaunchAttribute* attribute) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.dynamicSmemBytes = smem_bytes;
-  config.stream = stream;
-  if (overlap_previous_kernel) {
-    *attribute = cudaLaunchAttribute{};
-    attribute->id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute->val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = attribute;
-    config.numAttrs = 1;
-  }
-  return config;
-}
 // Whether the current device can run it (sm_90 with 227 KB of shared memory per block).
 cudaError_t wgmma_path_supported(bool* supported);
 

@@ -748,7 +748,7 @@ cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan&
   const dim3 grid(plan.m_tiles, plan.num_splits, balanced ? 1 : params.batch);
   cudaLaunchAttribute attribute{};
   const cudaLaunchConfig_t config =
-      main_launch_config(grid, dim3(kThreads), kSmemBytes, stream, overlap_previous_kernel, &attribute);
+      launch_config(grid, dim3(kThreads), kSmemBytes, stream, overlap_previous_kernel, &attribute);
   return cudaLaunchKernelEx(&config, kernel, params, plan.num_splits, split_tiles, ws);
 }
 

@@ -9,6 +9,7 @@
 // equals k_extend[..., :512], and the kernel takes V from the K row.
 #include <cstdint>
 
+#include "launch_config.h"
 #include "verifybench/kernels.h"
 
 namespace vb {
@@ -76,17 +77,10 @@ cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const FlashVerify
   }
   const int mask_words = mask_words_for(in.tree_size);
   const AdapterScratch s = carve_scratch(scratch, in.batch);
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(in.batch * in.tree_size));
-  config.blockDim = dim3(kPackThreads);
-  config.stream = stream;
   cudaLaunchAttribute attribute{};
-  if (options.overlap_previous_kernel) {
-    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute.val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-  }
+  const cudaLaunchConfig_t config = detail::launch_config(dim3(static_cast<unsigned>(in.batch * in.tree_size)),
+                                                          dim3(kPackThreads), 0, stream,
+                                                          options.overlap_previous_kernel, &attribute);
   if (cudaError_t err = cudaLaunchKernelEx(&config, pack_sglang_mask_kernel, in, s, mask_words); err != cudaSuccess) {
     return err;
   }
