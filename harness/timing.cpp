@@ -373,94 +373,133 @@ std::optional<double> GpuTimer::time_launches(const LaunchFn& launch, bool flush
 }
 
 TimingRecord GpuTimer::measure(TimingMode mode, const LaunchFn& launch, const TimingOptions& options) {
-  Impl& d = *impl_;
-  TimingRecord rec;
-  rec.mode = to_string(mode);
-  Check check;
+  return measure_interleaved({mode}, launch, options).front();
+}
 
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  LaunchFn timed = launch;
-  if (mode == TimingMode::kGraph) {
-    // Capture the executor's launch once; the timed range is around cudaGraphLaunch.
-    check(cudaStreamBeginCapture(d.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
-    if (check.error.empty()) {
-      const cudaError_t launched = launch(d.stream, false);
-      const cudaError_t ended = cudaStreamEndCapture(d.stream, &graph);
-      check(launched, "executor launch during graph capture");
-      check(ended, "cudaStreamEndCapture");
+std::vector<TimingRecord> GpuTimer::measure_interleaved(const std::vector<TimingMode>& modes, const LaunchFn& launch,
+                                                        const TimingOptions& options) {
+  Impl& d = *impl_;
+  Check check;
+  Nvml& nvml = Nvml::instance();
+  // Everything one mode needs; the modes take their samples in turn.
+  struct ModeState {
+    TimingMode mode;
+    TimingRecord rec;
+    LaunchFn timed;
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    bool flush = false, overlap = false;
+    int launches = 1;
+    std::vector<double> clocks;
+    bool throttled = false;
+    int stride = 1;
+    double elapsed_s = 0;  // this mode's own sampling time (its budget)
+    bool done = false;
+  };
+  std::vector<ModeState> states(modes.size());
+  for (std::size_t i = 0; i < modes.size(); ++i) {
+    ModeState& m = states[i];
+    m.mode = modes[i];
+    m.rec.mode = to_string(m.mode);
+    m.timed = launch;
+    m.flush = m.mode == TimingMode::kColdL2;
+    m.overlap = m.mode == TimingMode::kChainPdl;
+    m.launches = m.mode == TimingMode::kChain || m.mode == TimingMode::kChainPdl ? kChainLaunches : 1;
+    if (m.mode == TimingMode::kGraph && check.error.empty()) {
+      // Capture the executor's launch once; the timed range is around cudaGraphLaunch.
+      check(cudaStreamBeginCapture(d.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+      if (check.error.empty()) {
+        const cudaError_t launched = launch(d.stream, false);
+        const cudaError_t ended = cudaStreamEndCapture(d.stream, &m.graph);
+        check(launched, "executor launch during graph capture");
+        check(ended, "cudaStreamEndCapture");
+      }
+      if (check.error.empty()) check(cudaGraphInstantiate(&m.exec, m.graph, 0), "cudaGraphInstantiate");
+      cudaGraphExec_t exec = m.exec;
+      m.timed = [exec](cudaStream_t s, bool) { return cudaGraphLaunch(exec, s); };
     }
-    if (check.error.empty()) check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
-    timed = [exec](cudaStream_t s, bool) { return cudaGraphLaunch(exec, s); };
   }
 
-  const bool flush = mode == TimingMode::kColdL2;
-  const bool chain = mode == TimingMode::kChain || mode == TimingMode::kChainPdl;
-  const int launches = chain ? kChainLaunches : 1;
-  const bool overlap = mode == TimingMode::kChainPdl;
   if (check.error.empty()) {
     NvtxRange range("warm-up");
-    for (int i = 0; i < options.warmup_launches && check.error.empty(); ++i) {
-      if (flush) check(empty_l2(d), "L2 flush (warm-up)");
-      for (int k = 0; k < launches && check.error.empty(); ++k) check(timed(d.stream, overlap), "executor launch (warm-up)");
+    for (ModeState& m : states) {
+      for (int i = 0; i < options.warmup_launches && check.error.empty(); ++i) {
+        if (m.flush) check(empty_l2(d), "L2 flush (warm-up)");
+        for (int k = 0; k < m.launches && check.error.empty(); ++k) {
+          check(m.timed(d.stream, m.overlap), "executor launch (warm-up)");
+        }
+      }
     }
     check(cudaStreamSynchronize(d.stream), "cudaStreamSynchronize after warm-up");
   }
 
-  Nvml& nvml = Nvml::instance();
-  std::vector<double> clocks;
-  bool throttled = false;
-  auto read_nvml = [&] {
-    if (const auto c = nvml.sm_clock_mhz()) clocks.push_back(*c);
+  auto read_nvml = [&](ModeState& m) {
+    TimingRecord& rec = m.rec;
+    if (const auto c = nvml.sm_clock_mhz()) m.clocks.push_back(*c);
     if (const auto t = nvml.temperature_c()) {
       rec.temperature_c_max = std::max(rec.temperature_c_max.value_or(*t), *t);
     }
-    if (const auto m = nvml.memory_temperature_c()) {
-      rec.memory_temperature_c_min = std::min(rec.memory_temperature_c_min.value_or(*m), *m);
-      rec.memory_temperature_c_max = std::max(rec.memory_temperature_c_max.value_or(*m), *m);
+    if (const auto mt = nvml.memory_temperature_c()) {
+      rec.memory_temperature_c_min = std::min(rec.memory_temperature_c_min.value_or(*mt), *mt);
+      rec.memory_temperature_c_max = std::max(rec.memory_temperature_c_max.value_or(*mt), *mt);
     }
-    if (const auto r = nvml.throttle_reasons(); r && *r != 0) throttled = true;
+    if (const auto r = nvml.throttle_reasons(); r && *r != 0) m.throttled = true;
   };
   if (check.error.empty()) {
     NvtxRange range("timed");
-    read_nvml();
-    const auto start = std::chrono::steady_clock::now();
-    int stride = 1;
-    while (true) {
-      std::string error;
-      const std::optional<double> ms = time_launches(timed, flush, launches, overlap, &error);
-      if (!ms) {
-        check.error = error;
-        break;
+    for (ModeState& m : states) read_nvml(m);
+    // One sample of each unfinished mode in turn, so that a state of the device that comes
+    // and goes over seconds (reports/h200/2026-11-30-pdl-chain, call 9) reaches them alike.
+    bool any_left = true;
+    while (any_left && check.error.empty()) {
+      any_left = false;
+      for (ModeState& m : states) {
+        if (m.done) continue;
+        std::string error;
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::optional<double> ms = time_launches(m.timed, m.flush, m.launches, m.overlap, &error);
+        if (!ms) {
+          check.error = error;
+          break;
+        }
+        m.elapsed_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        m.rec.samples_ms.push_back(*ms);
+        const int n = static_cast<int>(m.rec.samples_ms.size());
+        // Clock right after a sample: the GPU is still at its working clock.
+        if (n % m.stride == 0) read_nvml(m);
+        if (n >= kMaxNvmlReadings * m.stride) m.stride *= 2;
+        m.rec.stop_reason = stop_reason(options.rule, m.rec.samples_ms, m.elapsed_s);
+        if (!m.rec.stop_reason.empty()) {
+          m.done = true;
+          read_nvml(m);
+        } else {
+          any_left = true;
+        }
       }
-      rec.samples_ms.push_back(*ms);
-      const int n = static_cast<int>(rec.samples_ms.size());
-      // Clock right after a sample: the GPU is still at its working clock.
-      if (n % stride == 0) read_nvml();
-      if (n >= kMaxNvmlReadings * stride) stride *= 2;
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      rec.stop_reason = stop_reason(options.rule, rec.samples_ms, elapsed);
-      if (!rec.stop_reason.empty()) break;
     }
-    read_nvml();
   }
-  if (exec) cudaGraphExecDestroy(exec);
-  if (graph) cudaGraphDestroy(graph);
 
-  const SampleStats s = summarize(rec.samples_ms);
-  rec.median_ms = s.median;
-  rec.min_ms = s.min;
-  rec.max_ms = s.max;
-  rec.p10_ms = s.p10;
-  rec.p90_ms = s.p90;
-  rec.rel_noise = s.rel_noise;
-  if (!clocks.empty()) {
-    std::sort(clocks.begin(), clocks.end());
-    rec.sm_clock_mhz_median = percentile_sorted(clocks, 0.5);
+  std::vector<TimingRecord> out;
+  for (ModeState& m : states) {
+    if (m.exec) cudaGraphExecDestroy(m.exec);
+    if (m.graph) cudaGraphDestroy(m.graph);
+    TimingRecord& rec = m.rec;
+    const SampleStats s = summarize(rec.samples_ms);
+    rec.median_ms = s.median;
+    rec.min_ms = s.min;
+    rec.max_ms = s.max;
+    rec.p10_ms = s.p10;
+    rec.p90_ms = s.p90;
+    rec.rel_noise = s.rel_noise;
+    if (!m.clocks.empty()) {
+      std::sort(m.clocks.begin(), m.clocks.end());
+      rec.sm_clock_mhz_median = percentile_sorted(m.clocks, 0.5);
+    }
+    rec.throttled = m.throttled;
+    if (!check.error.empty()) rec.stop_reason = "error: " + check.error;
+    out.push_back(std::move(rec));
   }
-  rec.throttled = throttled;
-  if (!check.error.empty()) rec.stop_reason = "error: " + check.error;
-  return rec;
+  return out;
 }
 
 }  // namespace vb

@@ -139,6 +139,12 @@ class GpuTimer {
   // Warm-up, then samples until the stop rule says so. A CUDA failure ends the
   // measurement: stop_reason is "error: <call> failed: ..." and the samples so far stay.
   TimingRecord measure(TimingMode mode, const LaunchFn& launch, const TimingOptions& options);
+  // The same for several modes at once, their samples taken in turn (one of each unfinished
+  // mode per round), each mode with its own stop rule and budget: modes compared with each
+  // other (chain, chain-pdl) then see the device in the same states. One record per mode, in
+  // the order given.
+  std::vector<TimingRecord> measure_interleaved(const std::vector<TimingMode>& modes, const LaunchFn& launch,
+                                                const TimingOptions& options);
 
   // One sample (for Google Benchmark's manual time): optional flush outside the range,
   // then events around one launch. Returns the time in ms, or nullopt and *error.
