@@ -62,6 +62,16 @@ std::string stop_reason(const StopRule& rule, const std::vector<double>& samples
   return "";
 }
 
+void fill_sample_stats(TimingRecord* rec) {
+  const SampleStats s = summarize(rec->samples_ms);
+  rec->median_ms = s.median;
+  rec->min_ms = s.min;
+  rec->max_ms = s.max;
+  rec->p10_ms = s.p10;
+  rec->p90_ms = s.p90;
+  rec->rel_noise = s.rel_noise;
+}
+
 const char* to_string(TimingMode mode) {
   switch (mode) {
     case TimingMode::kColdL2: return "cold-l2";
@@ -484,13 +494,7 @@ std::vector<TimingRecord> GpuTimer::measure_interleaved(const std::vector<Timing
     if (m.exec) cudaGraphExecDestroy(m.exec);
     if (m.graph) cudaGraphDestroy(m.graph);
     TimingRecord& rec = m.rec;
-    const SampleStats s = summarize(rec.samples_ms);
-    rec.median_ms = s.median;
-    rec.min_ms = s.min;
-    rec.max_ms = s.max;
-    rec.p10_ms = s.p10;
-    rec.p90_ms = s.p90;
-    rec.rel_noise = s.rel_noise;
+    fill_sample_stats(&rec);
     if (!m.clocks.empty()) {
       std::sort(m.clocks.begin(), m.clocks.end());
       rec.sm_clock_mhz_median = percentile_sorted(m.clocks, 0.5);

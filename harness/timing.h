@@ -40,6 +40,8 @@ struct SampleStats {
 double percentile_sorted(const std::vector<double>& sorted, double q);
 double relative_noise(double p10, double p90, double median, int n);
 SampleStats summarize(const std::vector<double>& samples);
+// Fills a record's median, min, max, p10, p90 and relative noise from its samples_ms.
+void fill_sample_stats(TimingRecord* rec);
 
 struct StopRule {
   double target_noise = 0.01;

@@ -41,13 +41,7 @@ vb::TimingRecord timing(const char* mode, std::vector<double> samples) {
   vb::TimingRecord t;
   t.mode = mode;
   t.samples_ms = samples;
-  const vb::SampleStats s = vb::summarize(samples);
-  t.median_ms = s.median;
-  t.min_ms = s.min;
-  t.max_ms = s.max;
-  t.p10_ms = s.p10;
-  t.p90_ms = s.p90;
-  t.rel_noise = s.rel_noise;
+  vb::fill_sample_stats(&t);
   t.stop_reason = "noise target";
   t.sm_clock_mhz_median = 1980;
   t.temperature_c_max = 41;
