@@ -44,7 +44,7 @@ struct ErrorStats {
 
 // One timed measurement of one executor in one mode. Times in milliseconds.
 struct TimingRecord {
-  std::string mode;                 // "cold-l2" | "hot-l2" | "graph"
+  std::string mode;                 // "cold-l2" | "hot-l2" | "graph" | "chain" | "chain-pdl" (harness/timing.h)
   std::vector<double> samples_ms;   // every kept sample, in the order taken
   double median_ms = 0, min_ms = 0, max_ms = 0, p10_ms = 0, p90_ms = 0;
   double rel_noise = 0;             // relative std. error of the median (harness/timing.h)

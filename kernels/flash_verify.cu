@@ -165,7 +165,6 @@ __device__ __forceinline__ void store_partial_chunk_pair(float* chunk_pair, floa
 }
 #endif
 
-
 // ---- the tile-balanced schedule (FlashVerifyPlan::tile_balanced; verifybench/tile_balance.h) ----
 // What a request boundary inside a block costs, in tiles: the finished request's partial is
 // written, then the next request's Q fragments are loaded (into L2 three tiles ahead), while
