@@ -54,6 +54,7 @@ constexpr float kLn2 = 0.6931471805599453f;
 __host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 constexpr std::int64_t ceil_div64(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+using detail::PrerequisiteWait;
 using detail::SplitWorkspace;
 using detail::balanced_boundary_units;
 using detail::balanced_partial_row;
@@ -269,7 +270,8 @@ VB_TIMELINE_SLOTS(g_timeline_combine, detail::kTimelineCombineSlots);
 
 template <int kStages, bool kTokenSplit, bool kBalanced>
 __global__ void __launch_bounds__(kBlockThreads, 1)
-    flash_verify_kernel(const VerifyParams p, const int num_splits, const int split_tiles, const SplitWorkspace ws) {
+    flash_verify_kernel(const VerifyParams p, const int num_splits, const int split_tiles, const SplitWorkspace ws,
+                        const PrerequisiteWait prerequisite_wait) {
   static_assert(kStages >= kMinStages, "Q is staged through the last stage while tile 0 lands");
   static_assert(!(kTokenSplit && kBalanced), "the tile-balanced instance runs both row groups on their own rows");
   extern __shared__ __align__(16) unsigned char smem[];
@@ -292,8 +294,11 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   const int lane = tid % 32;
   if (tid == 0) VB_TIMELINE_BEGIN(g_timeline_main);
   // Launched over the stream's previous kernel (FlashVerifyLaunchOptions): nothing is read
-  // or written before it has finished. Returns at once in an ordinary launch.
-  if (!VB_DEBUG_NO_PREREQUISITE_WAIT) warp::wait_for_prerequisite_grid();
+  // or written before it has finished, or (kBeforeTreeMask) no tree-mask word before it has.
+  // Returns at once in an ordinary launch.
+  if (!VB_DEBUG_NO_PREREQUISITE_WAIT && prerequisite_wait == PrerequisiteWait::kAtEntry) {
+    warp::wait_for_prerequisite_grid();
+  }
 
   detail::BlockWork work;
   int token_base = 0;  // kv_indptr[b]: blocks that know their request load it at entry
@@ -318,7 +323,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     work.rows_per_request = p.query_rows_per_request();
     work.row0 = blockIdx.x * kRowsPerTile;
     work.request_row0 = static_cast<std::int64_t>(b) * work.rows_per_request;
-    work.prefix = p.prefix_len[b];
+    work.prefix = p.prefix(b);
     work.kv_len = p.kv_len(b);
     work.tile_begin = seg.tile_begin;
     work.tile_end = seg.tile_end;
@@ -376,7 +381,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         return false;
       }
       b = seg.request;
-      prefix = p.prefix_len[b];
+      prefix = p.prefix(b);
       tile_begin = seg.tile_begin;
       tile_end = seg.tile_end;
       if (tid == kWarps * 32) detail::record_request_slots(ws, seg, blockIdx.y);  // the first producer warp
@@ -623,6 +628,9 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
             tile_max = fmaxf(tile_max, s[c]);
           }
         } else {
+          if (!VB_DEBUG_NO_PREREQUISITE_WAIT && prerequisite_wait == PrerequisiteWait::kBeforeTreeMask) {
+            warp::wait_for_prerequisite_grid();  // the previous kernel writes the tree mask
+          }
 #pragma unroll
           for (int c = 0; c < kTokensPerThread; ++c) {
             const int t = tile * kTokensPerTile + scol0 + c;
@@ -1141,7 +1149,9 @@ bool aligned_to(const void* ptr, std::uintptr_t bytes) { return reinterpret_cast
 bool params_valid(const VerifyParams& p) {
   if (p.batch <= 0 || p.num_heads <= 0 || p.tree_size <= 0 || p.tree_size > mla::kMaxTreeNodes) return false;
   if (p.mask_words != ceil_div(p.tree_size, mla::kMaskWordBits)) return false;
-  if (!p.q || !p.kv_pool || !p.prefix_len || !p.tree_mask || !p.o || !p.lse) return false;
+  if (!p.q || !p.kv_pool || !p.tree_mask || !p.o || !p.lse) return false;
+  // No lengths: the token table's kv_indptr gives them (VerifyParams::prefix).
+  if (!p.prefix_len && p.page_kind != PageTableKind::kTokenIndices) return false;
   // Q (cp.async) and KV rows (bulk copies) move in 16-byte units from 16-byte aligned
   // addresses; O is written as bf16 pairs, LSE as floats. A misaligned tensor would fault
   // on the device: refuse it here instead.
@@ -1161,7 +1171,7 @@ Instance instance_for(const FlashVerifyPlan& plan) {
 
 // The production kernel instance for a pipeline depth, and its dynamic shared memory.
 struct KernelVariant {
-  void (*kernel)(VerifyParams, int, int, SplitWorkspace);
+  void (*kernel)(VerifyParams, int, int, SplitWorkspace, PrerequisiteWait);
   int stages;
   int smem_bytes;
 };
@@ -1496,6 +1506,10 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
   if (static_cast<std::int64_t>(params.batch) * params.tree_size * params.num_heads > INT32_MAX) {
     return cudaErrorInvalidConfiguration;
   }
+  if (options.previous_kernel_writes_only_tree_mask && !options.overlap_previous_kernel) return cudaErrorInvalidValue;
+  const PrerequisiteWait prerequisite_wait = options.previous_kernel_writes_only_tree_mask
+                                                 ? PrerequisiteWait::kBeforeTreeMask
+                                                 : PrerequisiteWait::kAtEntry;
   const bool wgmma = plan.path == FlashVerifyPath::kWgmma;
   const int rows_per_tile = wgmma ? wgmma_cfg::kRowsPerTile : kRowsPerTile;
   if (plan.num_splits < 1 || plan.num_splits > (plan.tile_balanced ? kBalanceMaxBlocks : kMaxSplits) ||
@@ -1525,7 +1539,8 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
     if (cudaError_t err = detail::wgmma_path_supported(&supported); err != cudaSuccess) return err;
     if (!supported) return cudaErrorInvalidConfiguration;  // not a compute capability 9.0 device
     if (cudaError_t err =
-            detail::launch_wgmma_main(params, plan, split_tiles, ws, options.overlap_previous_kernel, stream);
+            detail::launch_wgmma_main(params, plan, split_tiles, ws, options.overlap_previous_kernel,
+                                      prerequisite_wait, stream);
         err != cudaSuccess) {
       return err;
     }
@@ -1539,7 +1554,8 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
     cudaLaunchAttribute attribute{};
     const cudaLaunchConfig_t config = detail::launch_config(grid, dim3(kBlockThreads), variant.smem_bytes, stream,
                                                                  options.overlap_previous_kernel, &attribute);
-    if (cudaError_t err = cudaLaunchKernelEx(&config, variant.kernel, params, plan.num_splits, split_tiles, ws);
+    if (cudaError_t err =
+            cudaLaunchKernelEx(&config, variant.kernel, params, plan.num_splits, split_tiles, ws, prerequisite_wait);
         err != cudaSuccess) {
       return err;
     }

@@ -105,7 +105,7 @@ __device__ __forceinline__ BlockWork block_work(const VerifyParams& p, int num_s
   w.rows_per_request = p.query_rows_per_request();
   w.row0 = m_tile * kRows;
   w.request_row0 = static_cast<std::int64_t>(b) * w.rows_per_request;
-  w.prefix = p.prefix_len[b];
+  w.prefix = p.prefix(b);
   w.kv_len = p.kv_len(b);
   const int num_tiles = (w.kv_len + kTokens - 1) / kTokens;
   const int tiles_per_split = split_size_tiles(num_tiles, num_splits, split_tiles);
@@ -333,9 +333,10 @@ cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int
 // The wgmma path's main kernel (flash_verify_wgmma_sm90a.cu). The launcher has checked the
 // parameters and the plan, and encoded the schedule in split_tiles (as for the combine);
 // this raises the kernel's shared-memory limit once per device. overlap_previous_kernel:
-// FlashVerifyLaunchOptions's.
+// FlashVerifyLaunchOptions's; prerequisite_wait: where the kernel waits for that kernel.
 cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan& plan, int split_tiles,
-                              const SplitWorkspace& ws, bool overlap_previous_kernel, cudaStream_t stream);
+                              const SplitWorkspace& ws, bool overlap_previous_kernel,
+                              PrerequisiteWait prerequisite_wait, cudaStream_t stream);
 
 // Whether the current device can run it (sm_90 with 227 KB of shared memory per block).
 cudaError_t wgmma_path_supported(bool* supported);

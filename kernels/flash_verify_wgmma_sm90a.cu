@@ -131,7 +131,7 @@ static_assert(kWalkBytes <= 1024 && kSmemBytes + 1024 <= kHopperSmemLimit,
 template <bool kBalanced>
 __global__ void __launch_bounds__(kThreads, 1)
     flash_verify_wgmma_kernel(const VerifyParams p, const int num_splits, const int split_tiles,
-                              const detail::SplitWorkspace ws) {
+                              const detail::SplitWorkspace ws, const detail::PrerequisiteWait prerequisite_wait) {
 #if defined(VB_WGMMA_DEVICE_CODE)
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   unsigned char* smem = smem_raw + ((1024 - (warp::smem_addr(smem_raw) & 1023)) & 1023);
@@ -151,8 +151,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int lane = tid % 32;
   if (tid == 0) VB_TIMELINE_BEGIN(g_timeline_wgmma);
   // Launched over the stream's previous kernel (FlashVerifyLaunchOptions): nothing is read
-  // or written before it has finished. Returns at once in an ordinary launch.
-  if (!VB_DEBUG_NO_PREREQUISITE_WAIT) warp::wait_for_prerequisite_grid();
+  // or written before it has finished, or (kBeforeTreeMask) no tree-mask word before it has.
+  // Returns at once in an ordinary launch.
+  if (!VB_DEBUG_NO_PREREQUISITE_WAIT && prerequisite_wait == detail::PrerequisiteWait::kAtEntry) {
+    warp::wait_for_prerequisite_grid();
+  }
 
   // The current request and its tiles: the block's own, or (tile-balanced) the segment of the
   // walk each warpgroup is in; they change at a segment's end.
@@ -196,7 +199,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     work.rows_per_request = p.query_rows_per_request();
     work.row0 = blockIdx.x * kRowsPerTile;
     work.request_row0 = static_cast<std::int64_t>(b) * work.rows_per_request;
-    work.prefix = p.prefix_len[b];
+    work.prefix = p.prefix(b);
     work.kv_len = p.kv_len(b);
     work.tile_begin = s_first[1];
     work.tile_end = s_first[2];
@@ -223,7 +226,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   };
   auto enter_segment = [&](const tile_balance::Segment& seg) {
     b = seg.request;
-    prefix = p.prefix_len[b];
+    prefix = p.prefix(b);
     kv_len = p.kv_len(b);
     request_row0 = static_cast<std::int64_t>(b) * rows_per_request;
     tile_begin = seg.tile_begin;
@@ -539,6 +542,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         // cost ~11 % of all stall samples in the first version, on unmasked tiles too).
         std::uint64_t vis_lo = ~0ull, vis_hi = ~0ull;
         if ((tile + 1) * kTokensPerTile > prefix) {  // block-uniform: the tile holds tree tokens
+          if (!VB_DEBUG_NO_PREREQUISITE_WAIT && prerequisite_wait == detail::PrerequisiteWait::kBeforeTreeMask) {
+            warp::wait_for_prerequisite_grid();  // the previous kernel writes the tree mask
+          }
           vis_lo = valid_lo ? tile_visibility(mask_lo, tile, prefix, kv_len) : ~0ull;
           vis_hi = valid_hi ? tile_visibility(mask_hi, tile, prefix, kv_len) : ~0ull;
         }
@@ -733,7 +739,8 @@ cudaError_t wgmma_path_supported(bool* supported) {
 }
 
 cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan& plan, int split_tiles,
-                              const SplitWorkspace& ws, bool overlap_previous_kernel, cudaStream_t stream) {
+                              const SplitWorkspace& ws, bool overlap_previous_kernel,
+                              PrerequisiteWait prerequisite_wait, cudaStream_t stream) {
   int device = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
   const bool cacheable = device >= 0 && device < kMaxCachedDevices;
@@ -749,7 +756,7 @@ cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan&
   cudaLaunchAttribute attribute{};
   const cudaLaunchConfig_t config =
       launch_config(grid, dim3(kThreads), kSmemBytes, stream, overlap_previous_kernel, &attribute);
-  return cudaLaunchKernelEx(&config, kernel, params, plan.num_splits, split_tiles, ws);
+  return cudaLaunchKernelEx(&config, kernel, params, plan.num_splits, split_tiles, ws, prerequisite_wait);
 }
 
 }  // namespace detail

@@ -786,6 +786,34 @@ std::string describe(const vb::FlashVerifyPlan& plan) {
          (plan.tile_balanced ? " tile-balanced" : "");
 }
 
+// What the overlap tests rely on: a kernel launched over the delayed copy starts during its
+// hold, and its griddepcontrol.wait returns only after the copy. The first round loads both
+// kernels (lazy module loading: a kernel's first launch did not overlap on the H200).
+void require_launch_overlaps_delayed_copy(std::uint64_t* stamps, std::uint64_t hold_ns, cudaStream_t stream) {
+  for (int round = 0; round < 2; ++round) {
+    REQUIRE(cudaMemset(stamps, 0, 3 * sizeof(std::uint64_t)) == cudaSuccess);
+    REQUIRE(vb::test::launch_delayed_copy(stamps, stamps, 0, hold_ns, stamps, stream) == cudaSuccess);
+    REQUIRE(vb::test::launch_overlapped_stamp(stamps, stream) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+  }
+  std::uint64_t t[3] = {};
+  REQUIRE(cudaMemcpy(t, stamps, sizeof(t), cudaMemcpyDeviceToHost) == cudaSuccess);
+  INFO("copy began " << t[0] << " ns, dependent entered " << t[1] << ", its wait returned " << t[2]);
+  REQUIRE(t[1] < t[0]);   // started during the hold
+  REQUIRE(t[2] >= t[0]);  // waited for the copy's kernel
+}
+
+// A fresh workspace for a plan, NaN-filled (splits nobody writes stay NaN); nullptr if none.
+void* nan_workspace(const vb::FlashVerifyPlan& plan, const vb::Problem& problem, std::size_t* bytes) {
+  *bytes = vb::flash_verify_workspace_bytes(plan, problem.batch, problem.tree_size, problem.num_heads);
+  void* ws = nullptr;
+  if (*bytes) {
+    REQUIRE(cudaMalloc(&ws, *bytes) == cudaSuccess);
+    REQUIRE(cudaMemset(ws, 0xFF, *bytes) == cudaSuccess);
+  }
+  return ws;
+}
+
 }  // namespace
 
 TEST_CASE("launched over a kernel still writing its Q, the production kernel waits for that kernel", "[gpu]") {
@@ -803,31 +831,14 @@ TEST_CASE("launched over a kernel still writing its Q, the production kernel wai
   REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
   constexpr std::uint64_t kHoldNs = 200000;  // 200 µs: longer than any launch here takes to reach its first read
 
-  // What the test relies on: a kernel launched over the delayed copy starts during its hold,
-  // and its griddepcontrol.wait returns only after the copy. The first round loads both
-  // kernels (lazy module loading: a kernel's first launch did not overlap on the H200).
-  for (int round = 0; round < 2; ++round) {
-    REQUIRE(cudaMemset(stamps, 0, 3 * sizeof(std::uint64_t)) == cudaSuccess);
-    REQUIRE(vb::test::launch_delayed_copy(q_source, q_source, 0, kHoldNs, stamps, stream) == cudaSuccess);
-    REQUIRE(vb::test::launch_overlapped_stamp(stamps, stream) == cudaSuccess);
-    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
-  }
-  std::uint64_t t[3] = {};
-  REQUIRE(cudaMemcpy(t, stamps, sizeof(t), cudaMemcpyDeviceToHost) == cudaSuccess);
-  INFO("copy began " << t[0] << " ns, dependent entered " << t[1] << ", its wait returned " << t[2]);
-  REQUIRE(t[1] < t[0]);   // started during the hold
-  REQUIRE(t[2] >= t[0]);  // waited for the copy's kernel
+  require_launch_overlaps_delayed_copy(stamps, kHoldNs, stream);
 
   vb::FlashVerifyLaunchOptions overlapped;
   overlapped.overlap_previous_kernel = true;
   for (const vb::FlashVerifyPlan& plan : overlap_plans(problem)) {
     INFO(describe(plan));
-    const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, problem.batch, problem.tree_size, problem.num_heads);
-    void* ws = nullptr;
-    if (ws_bytes) {
-      REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
-      REQUIRE(cudaMemset(ws, 0xFF, ws_bytes) == cudaSuccess);
-    }
+    std::size_t ws_bytes = 0;
+    void* ws = nan_workspace(plan, problem, &ws_bytes);
     // An ordinary launch first: the plan's kernels loaded (as above), and its output checked.
     poison(d.p);
     REQUIRE(vb::flash_verify_launch(d.p, plan, ws, ws_bytes, stream) == cudaSuccess);
@@ -848,6 +859,56 @@ TEST_CASE("launched over a kernel still writing its Q, the production kernel wai
   cudaFree(q_source);
 }
 
+TEST_CASE("waiting only before the tree mask, over a kernel still writing the mask, without prefix lengths",
+          "[gpu]") {
+  REQUIRE(has_device());
+  // previous_kernel_writes_only_tree_mask: the main kernel reads lengths (from kv_indptr: no
+  // prefix_len), the page table, Q and KV before its wait, and the mask only after it.
+  const CaseSpec spec = make_case("mask-wait", 8, {3000, 40, 9000}, random_tree(9, 4), 16, vb::PagePlacement::kShuffled, 45);
+  ReferencedProblem checked(spec);
+  auto& [problem, ref, d] = checked;
+  vb::VerifyParams p = d.p;
+  p.prefix_len = nullptr;
+  const std::size_t mask_bytes = problem.tree_mask.size() * sizeof(std::uint64_t);
+  void* mask_source = nullptr;
+  std::uint64_t* stamps = nullptr;
+  REQUIRE(cudaMalloc(&mask_source, mask_bytes) == cudaSuccess);
+  REQUIRE(cudaMemcpy(mask_source, p.tree_mask, mask_bytes, cudaMemcpyDeviceToDevice) == cudaSuccess);
+  REQUIRE(cudaMalloc(reinterpret_cast<void**>(&stamps), 3 * sizeof(std::uint64_t)) == cudaSuccess);
+  cudaStream_t stream = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+  constexpr std::uint64_t kHoldNs = 200000;  // 200 µs: far longer than any launch here takes to its tree tile
+  require_launch_overlaps_delayed_copy(stamps, kHoldNs, stream);
+
+  vb::FlashVerifyLaunchOptions mask_only;
+  mask_only.overlap_previous_kernel = true;
+  mask_only.previous_kernel_writes_only_tree_mask = true;
+  for (const vb::FlashVerifyPlan& plan : overlap_plans(problem)) {
+    INFO(describe(plan));
+    std::size_t ws_bytes = 0;
+    void* ws = nan_workspace(plan, problem, &ws_bytes);
+    // An ordinary launch without prefix lengths first: the plan's kernels loaded, and the
+    // lengths from kv_indptr checked on their own.
+    poison(p);
+    REQUIRE(vb::flash_verify_launch(p, plan, ws, ws_bytes, stream) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    check_outputs(problem, ref, spec, d);
+    poison(p);
+    // Every node sees every node until the delayed copy writes the mask (the tree has
+    // siblings): a block that read it early would give other outputs.
+    REQUIRE(cudaMemset(const_cast<std::uint64_t*>(p.tree_mask), 0xFF, mask_bytes) == cudaSuccess);
+    REQUIRE(vb::test::launch_delayed_copy(const_cast<std::uint64_t*>(p.tree_mask), mask_source, mask_bytes, kHoldNs,
+                                          stamps, stream) == cudaSuccess);
+    REQUIRE(vb::flash_verify_launch(p, plan, ws, ws_bytes, stream, mask_only) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    check_outputs(problem, ref, spec, d);
+    if (ws) cudaFree(ws);
+  }
+  cudaStreamDestroy(stream);
+  cudaFree(stamps);
+  cudaFree(mask_source);
+}
+
 TEST_CASE("two launches back to back over one workspace, the second over the first, both correct", "[gpu]") {
   REQUIRE(has_device());
   // Same shapes, other data: the second launch's partials differ from the first's, so a main
@@ -863,13 +924,8 @@ TEST_CASE("two launches back to back over one workspace, the second over the fir
   overlapped.overlap_previous_kernel = true;
   for (const vb::FlashVerifyPlan& plan : overlap_plans(a.problem)) {
     INFO(describe(plan));
-    const std::size_t ws_bytes =
-        vb::flash_verify_workspace_bytes(plan, a.problem.batch, a.problem.tree_size, a.problem.num_heads);
-    void* ws = nullptr;
-    if (ws_bytes) {
-      REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
-      REQUIRE(cudaMemset(ws, 0xFF, ws_bytes) == cudaSuccess);
-    }
+    std::size_t ws_bytes = 0;
+    void* ws = nan_workspace(plan, a.problem, &ws_bytes);
     poison(a.d.p);
     poison(b.d.p);
     // Four in a row: a, b over a, a over b, b over a; the last two of each are checked.

@@ -34,7 +34,11 @@ struct VerifyParams {
   const bf16_bits* q = nullptr;        // [B*T, H, 576]
   const bf16_bits* kv_pool = nullptr;  // [pool_rows, 576]; K = row[0:576], V = row[0:512]
   std::int64_t pool_rows = 0;
-  const std::int32_t* prefix_len = nullptr;  // [B] committed prefix P_b (may be 0)
+  // [B] committed prefix P_b (may be 0). May be nullptr in the token form: then P_b is
+  // kv_indptr[b+1] - kv_indptr[b], less T where the table also holds the tree rows
+  // (tree_kv == nullptr). SGLang's interface carries no lengths, and the SGLang adapter's
+  // kernel then writes nothing the production kernel needs before its tree mask.
+  const std::int32_t* prefix_len = nullptr;
 
   // Tree node KV rows. nullptr: the T node rows are logical tokens P_b..P_b+T-1 of the
   // page table (the serving engine wrote them into the cache). Non-null (SGLang's
@@ -61,7 +65,11 @@ struct VerifyParams {
   // ---- accessors (host and device) ----
   VB_HD int query_rows_per_request() const { return tree_size * num_heads; }
   // Logical tokens request b attends over: prefix then its T tree nodes.
-  VB_HD int kv_len(int b) const { return prefix_len[b] + tree_size; }
+  VB_HD int prefix(int b) const {
+    if (prefix_len != nullptr) return prefix_len[b];
+    return kv_indptr[b + 1] - kv_indptr[b] - (tree_kv != nullptr ? 0 : tree_size);
+  }
+  VB_HD int kv_len(int b) const { return prefix(b) + tree_size; }
 
   // Physical pool row of logical prefix-or-tree token t of request b (t < kv_len(b)),
   // only meaningful when the row lives in the pool (see kv_row_ptr).
@@ -75,7 +83,7 @@ struct VerifyParams {
 
   // Address of the 576-wide K row (whose first 512 values are V) of logical token t.
   VB_HD const bf16_bits* kv_row_ptr(int b, int t) const {
-    const int p = prefix_len[b];
+    const int p = prefix(b);
     if (tree_kv != nullptr && t >= p) {
       return tree_kv + (static_cast<std::int64_t>(b) * tree_size + (t - p)) * mla::kHeadDimQK;
     }
@@ -100,7 +108,7 @@ VB_HD bool tree_node_visible(const std::uint64_t* mask, int j) {
 
 // Is logical token t (prefix or tree) visible to tree node `node` of request b?
 VB_HD bool token_visible(const VerifyParams& p, int b, int node, int t) {
-  const int prefix = p.prefix_len[b];
+  const int prefix = p.prefix(b);
   if (t < prefix) return true;
   return tree_node_visible(p.node_mask(b, node), t - prefix);
 }
