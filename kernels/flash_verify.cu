@@ -520,6 +520,12 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     }
     warp::cp_async_commit();
   }
+  // kBeforeTreeMask: the previous kernel writes the tree mask, which these warps read. They
+  // wait here, with their Q rows and the producers' first tiles in flight, not at the tree
+  // tile: the tile loop stays as it was.
+  if (!VB_DEBUG_NO_PREREQUISITE_WAIT && prerequisite_wait == PrerequisiteWait::kBeforeTreeMask) {
+    warp::wait_for_prerequisite_grid();
+  }
   warp::cp_async_wait<0>();
   warp::fence_proxy_async_shared();  // Q's bytes in the last stage are later overwritten by bulk copies
   warp::named_barrier_sync(group_barrier, kGroupThreads);
@@ -552,12 +558,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   auto partial_row = [&](std::int64_t qrow, int rr) -> std::int64_t {
     return kBalanced ? balanced_partial_row(blockIdx.y, current_b(), rows_per_request, rr) : qrow * num_splits + split;
   };
-  // kBeforeTreeMask: the previous kernel writes the tree mask, which these warps read. They
-  // wait before their first tile, not at the tree tile: the producers' first copies are in
-  // flight by now, and the tile loop stays as it was.
-  if (!VB_DEBUG_NO_PREREQUISITE_WAIT && prerequisite_wait == PrerequisiteWait::kBeforeTreeMask) {
-    warp::wait_for_prerequisite_grid();
-  }
   int iter0 = 0;  // tiles of earlier segments (tile-balanced): the ring position runs on
   for (;;) {      // segments: one, or the tile-balanced instance's requests in turn
     float row_max = -INFINITY;  // log2 domain
