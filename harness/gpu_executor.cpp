@@ -280,8 +280,8 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
     check(cudaMemsetAsync(d.workspace.get(), 0xFF, d.workspace.bytes(), d.stream), "poison workspace");
   }
   if (kind == GpuExecutorKind::kSglangAdapter) {
-    // The adapter's packed masks too: the production kernel launches over the kernel that
-    // writes them, and must not read them before it has.
+    // The adapter's prefix lengths and masks too: the production kernel launches over the
+    // kernel that writes them, and must not read them before it has.
     check(cudaMemsetAsync(d.sg_scratch.get(), 0xFF, d.sg_scratch.bytes(), d.stream), "poison adapter scratch");
   }
   check(launch(kind, page_kind, d.stream),

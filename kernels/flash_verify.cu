@@ -54,7 +54,6 @@ constexpr float kLn2 = 0.6931471805599453f;
 __host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 constexpr std::int64_t ceil_div64(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-using detail::PrerequisiteWait;
 using detail::SplitWorkspace;
 using detail::balanced_boundary_units;
 using detail::balanced_partial_row;
@@ -268,10 +267,12 @@ __device__ __forceinline__ void prefetch_q_rows_l2(const VerifyParams& p, std::i
 VB_TIMELINE_SLOTS(g_timeline_main, detail::kTimelineMainSlots);
 VB_TIMELINE_SLOTS(g_timeline_combine, detail::kTimelineCombineSlots);
 
-template <int kStages, bool kTokenSplit, bool kBalanced>
+// Params: VerifyParams, or IndptrLengthParams for a launch over a kernel that is still
+// writing the mask and the lengths (FlashVerifyLaunchOptions): then the lengths come from
+// kv_indptr and the wait for that kernel comes after the Q copy is issued.
+template <int kStages, bool kTokenSplit, bool kBalanced, class Params = VerifyParams>
 __global__ void __launch_bounds__(kBlockThreads, 1)
-    flash_verify_kernel(const VerifyParams p, const int num_splits, const int split_tiles, const SplitWorkspace ws,
-                        const PrerequisiteWait prerequisite_wait) {
+    flash_verify_kernel(const Params p, const int num_splits, const int split_tiles, const SplitWorkspace ws) {
   static_assert(kStages >= kMinStages, "Q is staged through the last stage while tile 0 lands");
   static_assert(!(kTokenSplit && kBalanced), "the tile-balanced instance runs both row groups on their own rows");
   extern __shared__ __align__(16) unsigned char smem[];
@@ -294,11 +295,10 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   const int lane = tid % 32;
   if (tid == 0) VB_TIMELINE_BEGIN(g_timeline_main);
   // Launched over the stream's previous kernel (FlashVerifyLaunchOptions): nothing is read
-  // or written before it has finished, or (kBeforeTreeMask) no tree-mask word before it has.
+  // or written before it has finished (or, over a mask writer, no mask word: below).
   // Returns at once in an ordinary launch.
-  if (!VB_DEBUG_NO_PREREQUISITE_WAIT && prerequisite_wait == PrerequisiteWait::kAtEntry) {
-    warp::wait_for_prerequisite_grid();
-  }
+  constexpr bool kWaitBeforeTreeMask = detail::waits_before_tree_mask<Params>;
+  if (!VB_DEBUG_NO_PREREQUISITE_WAIT && !kWaitBeforeTreeMask) warp::wait_for_prerequisite_grid();
 
   detail::BlockWork work;
   int token_base = 0;  // kv_indptr[b]: blocks that know their request load it at entry
@@ -323,7 +323,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     work.rows_per_request = p.query_rows_per_request();
     work.row0 = blockIdx.x * kRowsPerTile;
     work.request_row0 = static_cast<std::int64_t>(b) * work.rows_per_request;
-    work.prefix = p.prefix(b);
+    work.prefix = p.request_prefix(b);
     work.kv_len = p.kv_len(b);
     work.tile_begin = seg.tile_begin;
     work.tile_end = seg.tile_end;
@@ -381,7 +381,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         return false;
       }
       b = seg.request;
-      prefix = p.prefix(b);
+      prefix = p.request_prefix(b);
       tile_begin = seg.tile_begin;
       tile_end = seg.tile_end;
       if (tid == kWarps * 32) detail::record_request_slots(ws, seg, blockIdx.y);  // the first producer warp
@@ -520,12 +520,10 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     }
     warp::cp_async_commit();
   }
-  // kBeforeTreeMask: the previous kernel writes the tree mask, which these warps read. They
-  // wait here, with their Q rows and the producers' first tiles in flight, not at the tree
-  // tile: the tile loop stays as it was.
-  if (!VB_DEBUG_NO_PREREQUISITE_WAIT && prerequisite_wait == PrerequisiteWait::kBeforeTreeMask) {
-    warp::wait_for_prerequisite_grid();
-  }
+  // Over a mask writer, the compute warps (which alone read the mask) wait here, with their
+  // Q rows and the producers' first tiles in flight. In the tile loop's tree-tile branch the
+  // wait cost nothing measurable either, but it is kept out of the loop.
+  if (!VB_DEBUG_NO_PREREQUISITE_WAIT && kWaitBeforeTreeMask) warp::wait_for_prerequisite_grid();
   warp::cp_async_wait<0>();
   warp::fence_proxy_async_shared();  // Q's bytes in the last stage are later overwritten by bulk copies
   warp::named_barrier_sync(group_barrier, kGroupThreads);
@@ -1152,9 +1150,7 @@ bool aligned_to(const void* ptr, std::uintptr_t bytes) { return reinterpret_cast
 bool params_valid(const VerifyParams& p) {
   if (p.batch <= 0 || p.num_heads <= 0 || p.tree_size <= 0 || p.tree_size > mla::kMaxTreeNodes) return false;
   if (p.mask_words != ceil_div(p.tree_size, mla::kMaskWordBits)) return false;
-  if (!p.q || !p.kv_pool || !p.tree_mask || !p.o || !p.lse) return false;
-  // No lengths: the token table's kv_indptr gives them (VerifyParams::prefix).
-  if (!p.prefix_len && p.page_kind != PageTableKind::kTokenIndices) return false;
+  if (!p.q || !p.kv_pool || !p.prefix_len || !p.tree_mask || !p.o || !p.lse) return false;
   // Q (cp.async) and KV rows (bulk copies) move in 16-byte units from 16-byte aligned
   // addresses; O is written as bf16 pairs, LSE as floats. A misaligned tensor would fault
   // on the device: refuse it here instead.
@@ -1173,26 +1169,39 @@ Instance instance_for(const FlashVerifyPlan& plan) {
 }
 
 // The production kernel instance for a pipeline depth, and its dynamic shared memory.
+// over_mask_writer: the instance for launches over a kernel still writing the mask and the
+// lengths (IndptrLengthParams); `kernel` then stays null.
 struct KernelVariant {
-  void (*kernel)(VerifyParams, int, int, SplitWorkspace, PrerequisiteWait);
+  void (*kernel)(VerifyParams, int, int, SplitWorkspace);
+  void (*over_mask_writer)(IndptrLengthParams, int, int, SplitWorkspace);
   int stages;
   int smem_bytes;
+  const void* function() const {
+    return kernel != nullptr ? reinterpret_cast<const void*>(kernel) : reinterpret_cast<const void*>(over_mask_writer);
+  }
 };
 
-template <int kStages>
-KernelVariant make_variant(Instance instance) {
-  return {instance == Instance::kTokenSplit ? flash_verify_kernel<kStages, true, false>
-          : instance == Instance::kBalanced ? flash_verify_kernel<kStages, false, true>
-                                            : flash_verify_kernel<kStages, false, false>,
-          kStages, smem_bytes_for_stages(kStages)};
+template <int kStages, class Params>
+auto instance_kernel(Instance instance) {
+  return instance == Instance::kTokenSplit ? flash_verify_kernel<kStages, true, false, Params>
+         : instance == Instance::kBalanced ? flash_verify_kernel<kStages, false, true, Params>
+                                           : flash_verify_kernel<kStages, false, false, Params>;
 }
 
-KernelVariant variant_for_stages(int stages, Instance instance) {
-  switch (stages) {
-    case 4: return make_variant<4>(instance);
-    case 2: return make_variant<2>(instance);
+template <int kStages>
+KernelVariant make_variant(Instance instance, bool over_mask_writer) {
+  if (over_mask_writer) {
+    return {nullptr, instance_kernel<kStages, IndptrLengthParams>(instance), kStages, smem_bytes_for_stages(kStages)};
   }
-  return {nullptr, stages, 0};
+  return {instance_kernel<kStages, VerifyParams>(instance), nullptr, kStages, smem_bytes_for_stages(kStages)};
+}
+
+KernelVariant variant_for_stages(int stages, Instance instance, bool over_mask_writer) {
+  switch (stages) {
+    case 4: return make_variant<4>(instance, over_mask_writer);
+    case 2: return make_variant<2>(instance, over_mask_writer);
+  }
+  return {nullptr, nullptr, stages, 0};
 }
 
 // Per device and variant, whether the kernel's shared-memory limit has been raised there.
@@ -1203,7 +1212,7 @@ KernelVariant variant_for_stages(int stages, Instance instance) {
 // drop the attribute behind the cache's back; nothing in verifybench resets a device.)
 constexpr int kMaxCachedDevices = 64;
 constexpr int kNumVariants = static_cast<int>(sizeof(kPipelineVariants) / sizeof(kPipelineVariants[0]));
-std::atomic<bool> g_smem_limit_raised[kMaxCachedDevices][kNumVariants][kNumInstances];
+std::atomic<bool> g_smem_limit_raised[kMaxCachedDevices][kNumVariants][kNumInstances][2];  // [.][over_mask_writer]
 
 // The requested pipeline depth (0: the deepest whose shared memory fits the current
 // device's per-block opt-in limit), with its shared-memory limit raised.
@@ -1216,7 +1225,7 @@ int deepest_stages_fitting(int optin_bytes) {
   return 0;
 }
 
-cudaError_t select_variant(int requested_stages, Instance instance, KernelVariant* out) {
+cudaError_t select_variant(int requested_stages, Instance instance, bool over_mask_writer, KernelVariant* out) {
   int device = 0, optin = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
   if (cudaError_t err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
@@ -1226,13 +1235,15 @@ cudaError_t select_variant(int requested_stages, Instance instance, KernelVarian
   const int stages = requested_stages != 0 ? requested_stages : deepest_stages_fitting(optin);
   for (int i = 0; i < kNumVariants; ++i) {
     if (kPipelineVariants[i] != stages) continue;
-    const KernelVariant v = variant_for_stages(stages, instance);
+    const KernelVariant v = variant_for_stages(stages, instance, over_mask_writer);
     if (v.smem_bytes > optin) break;
     *out = v;
     const bool cacheable = device >= 0 && device < kMaxCachedDevices;
-    std::atomic<bool>* raised = cacheable ? &g_smem_limit_raised[device][i][static_cast<int>(instance)] : nullptr;
+    std::atomic<bool>* raised =
+        cacheable ? &g_smem_limit_raised[device][i][static_cast<int>(instance)][over_mask_writer ? 1 : 0] : nullptr;
     if (raised && raised->load(std::memory_order_acquire)) return cudaSuccess;
-    const cudaError_t err = cudaFuncSetAttribute(v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem_bytes);
+    const cudaError_t err =
+        cudaFuncSetAttribute(v.function(), cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem_bytes);
     if (err == cudaSuccess && raised) raised->store(true, std::memory_order_release);
     return err;
   }
@@ -1254,7 +1265,7 @@ int flash_verify_balance_boundary_units(FlashVerifyPath path) {
   return path == FlashVerifyPath::kWgmma ? wgmma_cfg::kBalanceBoundaryUnits : kBalanceBoundaryUnits;
 }
 
-int flash_verify_smem_bytes(int stages) { return variant_for_stages(stages, Instance::kPlain).smem_bytes; }
+int flash_verify_smem_bytes(int stages) { return variant_for_stages(stages, Instance::kPlain, false).smem_bytes; }
 
 int flash_verify_stages_for_smem_optin(int optin_bytes) { return deepest_stages_fitting(optin_bytes); }
 
@@ -1438,7 +1449,7 @@ std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch,
 
 int flash_verify_blocks_per_sm(cudaError_t* error) {
   KernelVariant v{};
-  cudaError_t err = select_variant(0, Instance::kPlain, &v);
+  cudaError_t err = select_variant(0, Instance::kPlain, false, &v);
   int blocks = 0;
   if (err == cudaSuccess) {
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.kernel, kBlockThreads, v.smem_bytes);
@@ -1509,10 +1520,11 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
   if (static_cast<std::int64_t>(params.batch) * params.tree_size * params.num_heads > INT32_MAX) {
     return cudaErrorInvalidConfiguration;
   }
-  if (options.previous_kernel_writes_only_tree_mask && !options.overlap_previous_kernel) return cudaErrorInvalidValue;
-  const PrerequisiteWait prerequisite_wait = options.previous_kernel_writes_only_tree_mask
-                                                 ? PrerequisiteWait::kBeforeTreeMask
-                                                 : PrerequisiteWait::kAtEntry;
+  // Over a kernel still writing the mask and the lengths: the lengths come from kv_indptr.
+  const bool over_mask_writer = options.previous_kernel_writes_only_mask_and_lengths;
+  if (over_mask_writer && (!options.overlap_previous_kernel || params.page_kind != PageTableKind::kTokenIndices)) {
+    return cudaErrorInvalidValue;
+  }
   const bool wgmma = plan.path == FlashVerifyPath::kWgmma;
   const int rows_per_tile = wgmma ? wgmma_cfg::kRowsPerTile : kRowsPerTile;
   if (plan.num_splits < 1 || plan.num_splits > (plan.tile_balanced ? kBalanceMaxBlocks : kMaxSplits) ||
@@ -1542,14 +1554,15 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
     if (cudaError_t err = detail::wgmma_path_supported(&supported); err != cudaSuccess) return err;
     if (!supported) return cudaErrorInvalidConfiguration;  // not a compute capability 9.0 device
     if (cudaError_t err =
-            detail::launch_wgmma_main(params, plan, split_tiles, ws, options.overlap_previous_kernel,
-                                      prerequisite_wait, stream);
+            detail::launch_wgmma_main(params, plan, split_tiles, ws, options.overlap_previous_kernel, over_mask_writer,
+                                      stream);
         err != cudaSuccess) {
       return err;
     }
   } else {
     KernelVariant variant{};
-    if (cudaError_t err = select_variant(plan.pipeline_stages, instance_for(plan), &variant); err != cudaSuccess) {
+    if (cudaError_t err = select_variant(plan.pipeline_stages, instance_for(plan), over_mask_writer, &variant);
+        err != cudaSuccess) {
       return err;
     }
     // Tile-balanced: num_splits blocks per row tile walk the whole batch (blockIdx.z = 0).
@@ -1557,11 +1570,12 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
     cudaLaunchAttribute attribute{};
     const cudaLaunchConfig_t config = detail::launch_config(grid, dim3(kBlockThreads), variant.smem_bytes, stream,
                                                                  options.overlap_previous_kernel, &attribute);
-    if (cudaError_t err =
-            cudaLaunchKernelEx(&config, variant.kernel, params, plan.num_splits, split_tiles, ws, prerequisite_wait);
-        err != cudaSuccess) {
-      return err;
-    }
+    const cudaError_t err =
+        over_mask_writer
+            ? cudaLaunchKernelEx(&config, variant.over_mask_writer, IndptrLengthParams(params), plan.num_splits,
+                                 split_tiles, ws)
+            : cudaLaunchKernelEx(&config, variant.kernel, params, plan.num_splits, split_tiles, ws);
+    if (err != cudaSuccess) return err;
   }
   if (plan.num_splits == 1) return cudaSuccess;
 #if VB_DEBUG_SKIP_COMBINE

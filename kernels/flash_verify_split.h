@@ -5,6 +5,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
@@ -92,20 +93,26 @@ __device__ __forceinline__ int split_size_tiles(int num_tiles, int num_splits, i
 // What one block of either kernel owns: request b = blockIdx.z, the kRows-row tile
 // blockIdx.x of its rows (node-major, head-minor), and the tiles [tile_begin, tile_end) of
 // kTokens tokens of split blockIdx.y (empty when tile_begin >= tile_end).
+// Whether a main kernel over these parameters waits for the previous kernel only before it
+// reads the tree mask (IndptrLengthParams: launched over a kernel still writing the mask
+// and the lengths) instead of at entry.
+template <class Params>
+inline constexpr bool waits_before_tree_mask = std::is_same_v<Params, IndptrLengthParams>;
+
 struct BlockWork {
   int rows_per_request, row0;
   std::int64_t request_row0;  // the request's first query row in q / o / lse
   int prefix, kv_len;         // from the device-side prefix length (graphs replay other lengths)
   int tile_begin, tile_end;
 };
-template <int kRows, int kTokens>
-__device__ __forceinline__ BlockWork block_work(const VerifyParams& p, int num_splits, int split_tiles) {
+template <int kRows, int kTokens, class Params>
+__device__ __forceinline__ BlockWork block_work(const Params& p, int num_splits, int split_tiles) {
   BlockWork w;
   const int m_tile = blockIdx.x, split = blockIdx.y, b = blockIdx.z;
   w.rows_per_request = p.query_rows_per_request();
   w.row0 = m_tile * kRows;
   w.request_row0 = static_cast<std::int64_t>(b) * w.rows_per_request;
-  w.prefix = p.prefix(b);
+  w.prefix = p.request_prefix(b);
   w.kv_len = p.kv_len(b);
   const int num_tiles = (w.kv_len + kTokens - 1) / kTokens;
   const int tiles_per_split = split_size_tiles(num_tiles, num_splits, split_tiles);
@@ -135,7 +142,8 @@ __device__ __forceinline__ std::int64_t warp_sum64(std::int64_t x) {
 // Every lane of a warp calls these (requests lane, lane + 32, ... are a lane's share); they
 // give what tile_balance::start_walk and its totals give on the host.
 // The batch's units.
-__device__ __forceinline__ std::int64_t balanced_total_units_warp(const VerifyParams& p, int tokens_per_tile,
+template <class Params>
+__device__ __forceinline__ std::int64_t balanced_total_units_warp(const Params& p, int tokens_per_tile,
                                                                   int boundary, int lane) {
   std::int64_t t = 0;
   for (int r = lane; r < p.batch; r += 32) t += tile_balance::request_units(p.kv_len(r), tokens_per_tile, boundary);
@@ -143,7 +151,8 @@ __device__ __forceinline__ std::int64_t balanced_total_units_warp(const VerifyPa
 }
 // Block `block` of `blocks`: its range, positioned at the first request whose units end
 // past the range's start (past the batch when the range is empty).
-__device__ __forceinline__ tile_balance::Walk balanced_walk_warp(const VerifyParams& p, int tokens_per_tile,
+template <class Params>
+__device__ __forceinline__ tile_balance::Walk balanced_walk_warp(const Params& p, int tokens_per_tile,
                                                                  int boundary, int block, int blocks, int lane) {
   const std::int64_t total = balanced_total_units_warp(p, tokens_per_tile, boundary, lane);
   tile_balance::Walk w;
@@ -187,7 +196,8 @@ __device__ __forceinline__ void record_request_slots(const SplitWorkspace& ws, c
 }
 // A warp's walk (in shared memory) moved on to its next segment, into *seg (false: the
 // range holds no more tiles). Every lane of the warp calls it; lane 0 writes the walk back.
-__device__ __forceinline__ bool advance_walk_warp(const VerifyParams& p, int tokens_per_tile, int boundary,
+template <class Params>
+__device__ __forceinline__ bool advance_walk_warp(const Params& p, int tokens_per_tile, int boundary,
                                                   tile_balance::Walk* state, tile_balance::Segment* seg, int lane) {
   tile_balance::Walk w = *state;
   const bool any = tile_balance::next_segment(p, tokens_per_tile, boundary, w, seg);
@@ -333,10 +343,11 @@ cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int
 // The wgmma path's main kernel (flash_verify_wgmma_sm90a.cu). The launcher has checked the
 // parameters and the plan, and encoded the schedule in split_tiles (as for the combine);
 // this raises the kernel's shared-memory limit once per device. overlap_previous_kernel:
-// FlashVerifyLaunchOptions's; prerequisite_wait: where the kernel waits for that kernel.
+// FlashVerifyLaunchOptions's; over_mask_writer: its previous_kernel_writes_only_mask_and_lengths
+// (the IndptrLengthParams instance).
 cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan& plan, int split_tiles,
-                              const SplitWorkspace& ws, bool overlap_previous_kernel,
-                              PrerequisiteWait prerequisite_wait, cudaStream_t stream);
+                              const SplitWorkspace& ws, bool overlap_previous_kernel, bool over_mask_writer,
+                              cudaStream_t stream);
 
 // Whether the current device can run it (sm_90 with 227 KB of shared memory per block).
 cudaError_t wgmma_path_supported(bool* supported);

@@ -128,10 +128,13 @@ static_assert(kWalkBytes <= 1024 && kSmemBytes + 1024 <= kHopperSmemLimit,
               "the walk states (static shared memory, rounded up to the dynamic base's 1024-byte alignment) must fit");
 
 
-template <bool kBalanced>
+// Params: VerifyParams, or IndptrLengthParams for a launch over a kernel that is still
+// writing the mask and the lengths (FlashVerifyLaunchOptions): then the lengths come from
+// kv_indptr and the softmax warpgroup waits for that kernel at its first tree tile.
+template <bool kBalanced, class Params = VerifyParams>
 __global__ void __launch_bounds__(kThreads, 1)
-    flash_verify_wgmma_kernel(const VerifyParams p, const int num_splits, const int split_tiles,
-                              const detail::SplitWorkspace ws, const detail::PrerequisiteWait prerequisite_wait) {
+    flash_verify_wgmma_kernel(const Params p, const int num_splits, const int split_tiles,
+                              const detail::SplitWorkspace ws) {
 #if defined(VB_WGMMA_DEVICE_CODE)
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   unsigned char* smem = smem_raw + ((1024 - (warp::smem_addr(smem_raw) & 1023)) & 1023);
@@ -151,11 +154,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int lane = tid % 32;
   if (tid == 0) VB_TIMELINE_BEGIN(g_timeline_wgmma);
   // Launched over the stream's previous kernel (FlashVerifyLaunchOptions): nothing is read
-  // or written before it has finished, or (kBeforeTreeMask) no tree-mask word before it has.
-  // Returns at once in an ordinary launch.
-  if (!VB_DEBUG_NO_PREREQUISITE_WAIT && prerequisite_wait == detail::PrerequisiteWait::kAtEntry) {
-    warp::wait_for_prerequisite_grid();
-  }
+  // or written before it has finished (or, over a mask writer, no mask word: the softmax
+  // warpgroup's tree tiles). Returns at once in an ordinary launch.
+  constexpr bool kWaitBeforeTreeMask = detail::waits_before_tree_mask<Params>;
+  if (!VB_DEBUG_NO_PREREQUISITE_WAIT && !kWaitBeforeTreeMask) warp::wait_for_prerequisite_grid();
 
   // The current request and its tiles: the block's own, or (tile-balanced) the segment of the
   // walk each warpgroup is in; they change at a segment's end.
@@ -199,7 +201,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     work.rows_per_request = p.query_rows_per_request();
     work.row0 = blockIdx.x * kRowsPerTile;
     work.request_row0 = static_cast<std::int64_t>(b) * work.rows_per_request;
-    work.prefix = p.prefix(b);
+    work.prefix = p.request_prefix(b);
     work.kv_len = p.kv_len(b);
     work.tile_begin = s_first[1];
     work.tile_end = s_first[2];
@@ -226,7 +228,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   };
   auto enter_segment = [&](const tile_balance::Segment& seg) {
     b = seg.request;
-    prefix = p.prefix(b);
+    prefix = p.request_prefix(b);
     kv_len = p.kv_len(b);
     request_row0 = static_cast<std::int64_t>(b) * rows_per_request;
     tile_begin = seg.tile_begin;
@@ -542,9 +544,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         // cost ~11 % of all stall samples in the first version, on unmasked tiles too).
         std::uint64_t vis_lo = ~0ull, vis_hi = ~0ull;
         if ((tile + 1) * kTokensPerTile > prefix) {  // block-uniform: the tile holds tree tokens
-          if (!VB_DEBUG_NO_PREREQUISITE_WAIT && prerequisite_wait == detail::PrerequisiteWait::kBeforeTreeMask) {
-            warp::wait_for_prerequisite_grid();  // the previous kernel writes the tree mask
-          }
+          if (!VB_DEBUG_NO_PREREQUISITE_WAIT && kWaitBeforeTreeMask) warp::wait_for_prerequisite_grid();
           vis_lo = valid_lo ? tile_visibility(mask_lo, tile, prefix, kv_len) : ~0ull;
           vis_hi = valid_hi ? tile_visibility(mask_hi, tile, prefix, kv_len) : ~0ull;
         }
@@ -700,7 +700,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 constexpr int kMaxCachedDevices = 64;
-std::atomic<bool> g_smem_limit_raised[2][kMaxCachedDevices];  // [tile-balanced instance][device]
+std::atomic<bool> g_smem_limit_raised[2][2][kMaxCachedDevices];  // [tile-balanced][over a mask writer][device]
 
 }  // namespace
 
@@ -739,24 +739,33 @@ cudaError_t wgmma_path_supported(bool* supported) {
 }
 
 cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan& plan, int split_tiles,
-                              const SplitWorkspace& ws, bool overlap_previous_kernel,
-                              PrerequisiteWait prerequisite_wait, cudaStream_t stream) {
+                              const SplitWorkspace& ws, bool overlap_previous_kernel, bool over_mask_writer,
+                              cudaStream_t stream) {
   int device = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
   const bool cacheable = device >= 0 && device < kMaxCachedDevices;
   const bool balanced = plan.tile_balanced;
   auto* kernel = balanced ? flash_verify_wgmma_kernel<true> : flash_verify_wgmma_kernel<false>;
-  if (!cacheable || !g_smem_limit_raised[balanced][device].load(std::memory_order_acquire)) {
-    const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+  auto* over_writer_kernel = balanced ? flash_verify_wgmma_kernel<true, IndptrLengthParams>
+                                      : flash_verify_wgmma_kernel<false, IndptrLengthParams>;
+  const void* function = over_mask_writer ? reinterpret_cast<const void*>(over_writer_kernel)
+                                          : reinterpret_cast<const void*>(kernel);
+  std::atomic<bool>& raised = g_smem_limit_raised[balanced][over_mask_writer ? 1 : 0][cacheable ? device : 0];
+  if (!cacheable || !raised.load(std::memory_order_acquire)) {
+    const cudaError_t err = cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
     if (err != cudaSuccess) return err;
-    if (cacheable) g_smem_limit_raised[balanced][device].store(true, std::memory_order_release);
+    if (cacheable) raised.store(true, std::memory_order_release);
   }
   // Tile-balanced: num_splits blocks per row tile walk the whole batch (blockIdx.z = 0).
   const dim3 grid(plan.m_tiles, plan.num_splits, balanced ? 1 : params.batch);
   cudaLaunchAttribute attribute{};
   const cudaLaunchConfig_t config =
       launch_config(grid, dim3(kThreads), kSmemBytes, stream, overlap_previous_kernel, &attribute);
-  return cudaLaunchKernelEx(&config, kernel, params, plan.num_splits, split_tiles, ws, prerequisite_wait);
+  if (over_mask_writer) {
+    return cudaLaunchKernelEx(&config, over_writer_kernel, IndptrLengthParams(params), plan.num_splits, split_tiles,
+                              ws);
+  }
+  return cudaLaunchKernelEx(&config, kernel, params, plan.num_splits, split_tiles, ws);
 }
 
 }  // namespace detail

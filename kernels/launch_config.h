@@ -7,14 +7,6 @@
 
 namespace vb::detail {
 
-// Where a main kernel waits (griddepcontrol.wait) for the stream's previous kernel.
-// In an ordinary launch the wait returns at once, wherever it is.
-enum class PrerequisiteWait : int {
-  kAtEntry = 0,         // before any read or write: the previous kernel may write any input
-  kBeforeTreeMask = 1,  // before the first tree-mask read: it writes only the mask
-                        // (FlashVerifyLaunchOptions::previous_kernel_writes_only_tree_mask)
-};
-
 // With overlap_previous_kernel, `attribute` receives the programmatic-stream-serialization
 // attribute and the configuration points at it (keep it alive until the launch): the kernel
 // may then start once every block of the stream's previous kernel has called

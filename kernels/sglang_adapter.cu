@@ -2,13 +2,13 @@
 //
 // SGLang hands tree verify to its extend-attention kernel (SPEC.md §2): prefix rows via
 // kv_indptr / int64 kv_indices, tree rows as dense k_extend, visibility as a flat uint8
-// custom mask with per-request mask_indptr. The production kernel reads kv_indptr and
-// kv_indices as they are and takes each prefix length from kv_indptr (VerifyParams::prefix);
-// one small kernel packs the custom mask into the ancestor bitmask words it reads instead.
-// The production kernel is launched over that kernel and waits for it only before its first
-// tree-mask read, so its ramp overlaps the packing. No host round trip, so the adapter is
-// graph-capturable like the kernel itself. v_extend is not read: in absorbed MLA it equals
-// k_extend[..., :512], and the kernel takes V from the K row.
+// custom mask with per-request mask_indptr. One small kernel derives what the production
+// kernel reads instead: prefix_len[b] = kv_indptr[b+1] - kv_indptr[b] and the packed
+// ancestor bitmask words of every node. The production kernel is launched over it, takes
+// the lengths from kv_indptr itself and waits for it only before reading the mask (the
+// combine reads the lengths it wrote). No host round trip, so the adapter is
+// graph-capturable like the kernel itself. v_extend is not read: in absorbed MLA it
+// equals k_extend[..., :512], and the kernel takes V from the K row.
 #include <cstdint>
 
 #include "launch_config.h"
@@ -19,14 +19,25 @@ namespace {
 
 constexpr int kPackThreads = 32;
 
+struct AdapterScratch {
+  std::int32_t* prefix_len;  // [B]
+  std::uint64_t* tree_mask;  // [B, T, mask_words]
+};
+
 std::size_t align_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
 int mask_words_for(int tree_size) { return (tree_size + mla::kMaskWordBits - 1) / mla::kMaskWordBits; }
 
+AdapterScratch carve_scratch(void* base, int batch) {
+  auto* bytes = static_cast<unsigned char*>(base);
+  return {reinterpret_cast<std::int32_t*>(bytes),
+          reinterpret_cast<std::uint64_t*>(bytes + align_up(static_cast<std::size_t>(batch) * 4, 256))};
+}
+
 // One block per (request, node); thread w packs mask word w of that node's row.
 __global__ void __launch_bounds__(kPackThreads)
-    pack_sglang_mask_kernel(const SglangVerifyInputs in, std::uint64_t* const tree_mask, const int mask_words) {
+    pack_sglang_mask_kernel(const SglangVerifyInputs in, const AdapterScratch out, const int mask_words) {
   // The production kernel, launched over this one, may start now: it waits (griddepcontrol.wait)
-  // for this grid to finish before it reads the mask this writes.
+  // for this grid to finish before it reads what this writes.
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   // Launched over the caller's previous kernel (options.overlap_previous_kernel): read nothing
   // before it has finished. Returns at once in an ordinary launch.
@@ -34,6 +45,7 @@ __global__ void __launch_bounds__(kPackThreads)
   const int b = blockIdx.x / in.tree_size;
   const int node = blockIdx.x % in.tree_size;
   const int prefix = in.kv_indptr[b + 1] - in.kv_indptr[b];
+  if (node == 0 && threadIdx.x == 0) out.prefix_len[b] = prefix;
   const std::uint8_t* row = in.custom_mask + in.mask_indptr[b] +
                             static_cast<std::int64_t>(node) * (prefix + in.tree_size) + prefix;
   for (int w = threadIdx.x; w < mask_words; w += kPackThreads) {
@@ -42,14 +54,15 @@ __global__ void __launch_bounds__(kPackThreads)
     for (int j = w * mla::kMaskWordBits; j < j_end; ++j) {
       if (row[j] != 0) word |= std::uint64_t{1} << (j % mla::kMaskWordBits);
     }
-    tree_mask[(static_cast<std::int64_t>(b) * in.tree_size + node) * mask_words + w] = word;
+    out.tree_mask[(static_cast<std::int64_t>(b) * in.tree_size + node) * mask_words + w] = word;
   }
 }
 
 }  // namespace
 
 std::size_t sglang_adapter_scratch_bytes(int batch, int tree_size) {
-  return align_up(static_cast<std::size_t>(batch) * tree_size * mask_words_for(tree_size) * 8, 256);
+  return align_up(static_cast<std::size_t>(batch) * 4, 256) +
+         align_up(static_cast<std::size_t>(batch) * tree_size * mask_words_for(tree_size) * 8, 256);
 }
 
 cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const FlashVerifyPlan& plan,
@@ -65,12 +78,12 @@ cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const FlashVerify
     return cudaErrorInvalidValue;
   }
   const int mask_words = mask_words_for(in.tree_size);
-  auto* const tree_mask = static_cast<std::uint64_t*>(scratch);  // [B, T, mask_words]
+  const AdapterScratch s = carve_scratch(scratch, in.batch);
   cudaLaunchAttribute attribute{};
   const cudaLaunchConfig_t config = detail::launch_config(dim3(static_cast<unsigned>(in.batch * in.tree_size)),
                                                           dim3(kPackThreads), 0, stream,
                                                           options.overlap_previous_kernel, &attribute);
-  if (cudaError_t err = cudaLaunchKernelEx(&config, pack_sglang_mask_kernel, in, tree_mask, mask_words); err != cudaSuccess) {
+  if (cudaError_t err = cudaLaunchKernelEx(&config, pack_sglang_mask_kernel, in, s, mask_words); err != cudaSuccess) {
     return err;
   }
 
@@ -82,21 +95,22 @@ cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const FlashVerify
   p.q = in.q;
   p.kv_pool = in.kv_buffer;
   p.pool_rows = in.pool_rows;
-  p.prefix_len = nullptr;  // from kv_indptr: nothing the packing kernel writes but the mask
+  p.prefix_len = s.prefix_len;
   p.tree_kv = in.k_extend;
   p.page_kind = PageTableKind::kTokenIndices;
   p.kv_indptr = in.kv_indptr;
   p.kv_indices = in.kv_indices;
-  p.tree_mask = tree_mask;
+  p.tree_mask = s.tree_mask;
   p.mask_words = mask_words;
   p.o = in.o;
   p.lse = in.lse;
   FlashVerifyLaunchOptions over_pack;
   over_pack.overlap_previous_kernel = true;
-  // Waiting only before the mask needs every other input complete before the packing kernel
-  // starts. Launched over the caller's previous kernel, the packing kernel lets this one
-  // start before that kernel has finished, so it waits at entry then.
-  over_pack.previous_kernel_writes_only_tree_mask = !options.overlap_previous_kernel;
+  // The production kernel takes the lengths from kv_indptr and waits for the packing kernel
+  // only before reading the mask, which needs every other input complete before the packing
+  // kernel starts: not so when it was launched over the caller's previous kernel, which lets
+  // the production kernel start before that one has finished. It then waits at entry.
+  over_pack.previous_kernel_writes_only_mask_and_lengths = !options.overlap_previous_kernel;
   return flash_verify_launch(p, plan, workspace, workspace_bytes, stream, over_pack);
 }
 

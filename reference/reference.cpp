@@ -56,9 +56,7 @@ void check_params(const VerifyParams& p) {
   }
   if (p.batch == 0) return;
   if (p.q == nullptr) fail("q is null");
-  if (p.prefix_len == nullptr && (p.page_kind != PageTableKind::kTokenIndices || p.kv_indptr == nullptr)) {
-    fail("prefix_len is null (allowed only with a token page table, whose kv_indptr gives the lengths)");
-  }
+  if (p.prefix_len == nullptr) fail("prefix_len is null");
   if (p.tree_mask == nullptr) fail("tree_mask is null");
   if (p.mask_words * mla::kMaskWordBits < p.tree_size) {
     fail("mask_words " + std::to_string(p.mask_words) + " too small for tree_size " +
@@ -66,8 +64,8 @@ void check_params(const VerifyParams& p) {
   }
   bool any_pool_row = p.tree_kv == nullptr;
   for (int b = 0; b < p.batch; ++b) {
-    if (p.prefix(b) < 0) fail("negative prefix length for request " + std::to_string(b));
-    if (p.prefix(b) > 0) any_pool_row = true;
+    if (p.prefix_len[b] < 0) fail("negative prefix_len for request " + std::to_string(b));
+    if (p.prefix_len[b] > 0) any_pool_row = true;
   }
   if (any_pool_row) {
     if (p.kv_pool == nullptr) fail("kv_pool is null");
@@ -97,7 +95,7 @@ void gather_request_k(const VerifyParams& p, int b, RowMatrix* k) {
   const int n = p.kv_len(b);
   k->resize(n, kQK);
   for (int t = 0; t < n; ++t) {
-    const bool in_pool = p.tree_kv == nullptr || t < p.prefix(b);
+    const bool in_pool = p.tree_kv == nullptr || t < p.prefix_len[b];
     const std::int64_t row = in_pool ? p.pool_row(b, t) : 0;
     if (in_pool && (row < 0 || (p.pool_rows > 0 && row >= p.pool_rows))) {
       throw std::out_of_range("reference_verify: request " + std::to_string(b) + " token " +

@@ -92,31 +92,21 @@ TEST_CASE("the launcher refuses wgmma plans that do not match the wgmma path's t
   CHECK(vb::flash_verify_launch(aligned_params(), plan, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
 }
 
-TEST_CASE("the launcher takes no prefix lengths only with a token page table", "[launcher]") {
+TEST_CASE("the launcher refuses a launch over a mask writer without overlap or over a block table", "[launcher]") {
   const vb::FlashVerifyPlan plan = vb::flash_verify_plan(1, 3, 8, 13, 132, 1);
   vb::FlashVerifyPlan wrong_tiles = plan;
-  wrong_tiles.m_tiles += 1;  // what stops a call whose parameters pass (see above)
-  vb::VerifyParams p = aligned_params();
-  p.prefix_len = nullptr;  // the token table's kv_indptr gives the lengths
-  CHECK(vb::flash_verify_launch(p, wrong_tiles, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
-  p.page_kind = vb::PageTableKind::kBlockTable;
-  p.block_table = fake<const std::int32_t>(0x90000);
-  p.page_size = 16;
-  p.max_pages = 4;
-  CHECK(vb::flash_verify_launch(p, wrong_tiles, nullptr, 0, nullptr) == cudaErrorInvalidValue);
-  p.prefix_len = fake<const std::int32_t>(0x30000);
-  CHECK(vb::flash_verify_launch(p, wrong_tiles, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
-}
-
-TEST_CASE("the launcher refuses a wait before the tree mask without a launch over the previous kernel",
-          "[launcher]") {
-  const vb::FlashVerifyPlan plan = vb::flash_verify_plan(1, 3, 8, 13, 132, 1);
-  vb::FlashVerifyPlan wrong_tiles = plan;
-  wrong_tiles.m_tiles += 1;
+  wrong_tiles.m_tiles += 1;  // what stops a call whose parameters and options pass (see above)
   vb::FlashVerifyLaunchOptions options;
-  options.previous_kernel_writes_only_tree_mask = true;
+  options.previous_kernel_writes_only_mask_and_lengths = true;
   CHECK(vb::flash_verify_launch(aligned_params(), wrong_tiles, nullptr, 0, nullptr, options) == cudaErrorInvalidValue);
   options.overlap_previous_kernel = true;
   CHECK(vb::flash_verify_launch(aligned_params(), wrong_tiles, nullptr, 0, nullptr, options) ==
         cudaErrorInvalidConfiguration);
+  vb::VerifyParams block = aligned_params();  // kv_indptr gives no lengths in the block form
+  block.page_kind = vb::PageTableKind::kBlockTable;
+  block.block_table = fake<const std::int32_t>(0x90000);
+  block.page_size = 16;
+  block.max_pages = 4;
+  CHECK(vb::flash_verify_launch(block, wrong_tiles, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+  CHECK(vb::flash_verify_launch(block, wrong_tiles, nullptr, 0, nullptr, options) == cudaErrorInvalidValue);
 }

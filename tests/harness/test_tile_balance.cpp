@@ -187,3 +187,44 @@ TEST_CASE("flash_verify_plan: the tile-balanced plan for skewed lengths on the m
   mixed[0] = 65536 + 4;
   CHECK_FALSE(vb::flash_verify_plan(32, 4, 8, 65540, 132, 1, false, mixed.data()).tile_balanced);
 }
+
+TEST_CASE("over a mask writer the kernels' lengths from kv_indptr equal prefix_len, walks included",
+          "[tile_balance]") {
+  // IndptrLengthParams: what the main kernels read when launched over the SGLang adapter's
+  // packing kernel, which is still writing prefix_len then. Both token forms: the table
+  // holding prefix and tree rows (native), and the prefix only (SGLang, tree rows dense).
+  const std::vector<std::int32_t> prefix = {0, 45, 4100, 7, 130, 2048, 1};
+  const int tree_size = 9;
+  for (const bool dense_tree : {false, true}) {
+    INFO((dense_tree ? "table holds the prefix only" : "table holds prefix and tree rows"));
+    Batch b = make_batch(prefix, tree_size);
+    std::vector<std::int32_t> indptr(1, 0);
+    for (std::int32_t len : prefix) indptr.push_back(indptr.back() + len + (dense_tree ? 0 : tree_size));
+    b.p.kv_indptr = indptr.data();
+    const std::uint16_t dense_rows = 0;  // only compared against null: never read here
+    if (dense_tree) b.p.tree_kv = &dense_rows;
+    vb::IndptrLengthParams from_indptr(b.p);
+    from_indptr.prefix_len = nullptr;  // a read of it would crash: the test would say so
+    for (int r = 0; r < b.p.batch; ++r) {
+      CHECK(from_indptr.request_prefix(r) == prefix[r]);
+      CHECK(from_indptr.kv_len(r) == b.p.kv_len(r));
+    }
+    for (int blocks : {1, 5, 64}) {
+      const int tokens = 32, boundary = 6;
+      CHECK(tb::total_units(from_indptr, tokens, boundary) == tb::total_units(b.p, tokens, boundary));
+      for (int block = 0; block < blocks; ++block) {
+        tb::Walk a = tb::start_walk(b.p, tokens, boundary, block, blocks);
+        tb::Walk c = tb::start_walk(from_indptr, tokens, boundary, block, blocks);
+        tb::Segment sa, sc;
+        for (;;) {
+          const bool more_a = tb::next_segment(b.p, tokens, boundary, a, &sa);
+          const bool more_c = tb::next_segment(from_indptr, tokens, boundary, c, &sc);
+          REQUIRE(more_a == more_c);
+          if (!more_a) break;
+          CHECK((sa.request == sc.request && sa.tile_begin == sc.tile_begin && sa.tile_end == sc.tile_end &&
+                 sa.slot == sc.slot && sa.ends_request == sc.ends_request));
+        }
+      }
+    }
+  }
+}

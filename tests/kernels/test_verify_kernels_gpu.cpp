@@ -859,54 +859,64 @@ TEST_CASE("launched over a kernel still writing its Q, the production kernel wai
   cudaFree(q_source);
 }
 
-TEST_CASE("waiting only before the tree mask, over a kernel still writing the mask, without prefix lengths",
+TEST_CASE("over a kernel still writing the mask and the lengths, the production kernel waits before the mask",
           "[gpu]") {
   REQUIRE(has_device());
-  // previous_kernel_writes_only_tree_mask: the main kernel reads lengths (from kv_indptr: no
-  // prefix_len), the page table, Q and KV before its wait, and the mask only after it.
+  // previous_kernel_writes_only_mask_and_lengths (the SGLang adapter's launch): the main
+  // kernel takes the lengths from kv_indptr and reads the page table, Q and KV before its
+  // wait, the mask only after it. Here one delayed copy writes prefix_len and the mask.
   const CaseSpec spec = make_case("mask-wait", 8, {3000, 40, 9000}, random_tree(9, 4), 16, vb::PagePlacement::kShuffled, 45);
   ReferencedProblem checked(spec);
   auto& [problem, ref, d] = checked;
-  vb::VerifyParams p = d.p;
-  p.prefix_len = nullptr;
+  const std::size_t lengths_bytes = 256;  // prefix_len, then the mask 256 bytes in
+  REQUIRE(problem.prefix_len.size() * sizeof(std::int32_t) <= lengths_bytes);
   const std::size_t mask_bytes = problem.tree_mask.size() * sizeof(std::uint64_t);
-  void* mask_source = nullptr;
+  const std::size_t bytes = lengths_bytes + mask_bytes;
+  unsigned char* written = nullptr;  // what the delayed copy writes
+  unsigned char* source = nullptr;
   std::uint64_t* stamps = nullptr;
-  REQUIRE(cudaMalloc(&mask_source, mask_bytes) == cudaSuccess);
-  REQUIRE(cudaMemcpy(mask_source, p.tree_mask, mask_bytes, cudaMemcpyDeviceToDevice) == cudaSuccess);
+  REQUIRE(cudaMalloc(reinterpret_cast<void**>(&written), bytes) == cudaSuccess);
+  REQUIRE(cudaMalloc(reinterpret_cast<void**>(&source), bytes) == cudaSuccess);
+  REQUIRE(cudaMemcpy(source, problem.prefix_len.data(), problem.prefix_len.size() * sizeof(std::int32_t),
+                     cudaMemcpyHostToDevice) == cudaSuccess);
+  REQUIRE(cudaMemcpy(source + lengths_bytes, problem.tree_mask.data(), mask_bytes, cudaMemcpyHostToDevice) ==
+          cudaSuccess);
   REQUIRE(cudaMalloc(reinterpret_cast<void**>(&stamps), 3 * sizeof(std::uint64_t)) == cudaSuccess);
+  vb::VerifyParams p = d.p;
+  p.prefix_len = reinterpret_cast<const std::int32_t*>(written);
+  p.tree_mask = reinterpret_cast<const std::uint64_t*>(written + lengths_bytes);
   cudaStream_t stream = nullptr;
   REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
   constexpr std::uint64_t kHoldNs = 200000;  // 200 µs: far longer than any launch here takes to its tree tile
   require_launch_overlaps_delayed_copy(stamps, kHoldNs, stream);
 
-  vb::FlashVerifyLaunchOptions mask_only;
-  mask_only.overlap_previous_kernel = true;
-  mask_only.previous_kernel_writes_only_tree_mask = true;
+  vb::FlashVerifyLaunchOptions over_writer;
+  over_writer.overlap_previous_kernel = true;
+  over_writer.previous_kernel_writes_only_mask_and_lengths = true;
   for (const vb::FlashVerifyPlan& plan : overlap_plans(problem)) {
     INFO(describe(plan));
     std::size_t ws_bytes = 0;
     void* ws = nan_workspace(plan, problem, &ws_bytes);
-    // An ordinary launch without prefix lengths first: the plan's kernels loaded, and the
-    // lengths from kv_indptr checked on their own.
+    // An ordinary launch first: the plan's kernels loaded, and the output checked.
+    REQUIRE(cudaMemcpy(written, source, bytes, cudaMemcpyDeviceToDevice) == cudaSuccess);
     poison(p);
     REQUIRE(vb::flash_verify_launch(p, plan, ws, ws_bytes, stream) == cudaSuccess);
     REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
     check_outputs(problem, ref, spec, d);
+    // Until the delayed copy: every prefix length -1 (a kernel that read one would run other
+    // tiles) and every node seeing every node (the tree has siblings).
     poison(p);
-    // Every node sees every node until the delayed copy writes the mask (the tree has
-    // siblings): a block that read it early would give other outputs.
-    REQUIRE(cudaMemset(const_cast<std::uint64_t*>(p.tree_mask), 0xFF, mask_bytes) == cudaSuccess);
-    REQUIRE(vb::test::launch_delayed_copy(const_cast<std::uint64_t*>(p.tree_mask), mask_source, mask_bytes, kHoldNs,
-                                          stamps, stream) == cudaSuccess);
-    REQUIRE(vb::flash_verify_launch(p, plan, ws, ws_bytes, stream, mask_only) == cudaSuccess);
+    REQUIRE(cudaMemset(written, 0xFF, bytes) == cudaSuccess);
+    REQUIRE(vb::test::launch_delayed_copy(written, source, bytes, kHoldNs, stamps, stream) == cudaSuccess);
+    REQUIRE(vb::flash_verify_launch(p, plan, ws, ws_bytes, stream, over_writer) == cudaSuccess);
     REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
     check_outputs(problem, ref, spec, d);
     if (ws) cudaFree(ws);
   }
   cudaStreamDestroy(stream);
   cudaFree(stamps);
-  cudaFree(mask_source);
+  cudaFree(source);
+  cudaFree(written);
 }
 
 TEST_CASE("two launches back to back over one workspace, the second over the first, both correct", "[gpu]") {

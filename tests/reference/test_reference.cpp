@@ -425,43 +425,4 @@ TEST_CASE("materialized problems: both page-table forms agree bit for bit", "[re
   CHECK(outputs_bit_identical(token, block));
 }
 
-TEST_CASE("without prefix_len, the lengths come from kv_indptr in both token forms", "[reference]") {
-  CaseSpec spec;
-  spec.name = "reference-indptr-lengths";
-  spec.heads = 3;
-  spec.sm_scale = 0.130861;
-  spec.seed = 19;
-  spec.batch.dist = PrefixDist::kList;
-  spec.batch.prefix_lens = {0, 45, 130, 7};
-  spec.tree.kind = TreeKind::kRandom;
-  spec.tree.nodes = 9;
-  spec.tree.seed = 6;
-  spec.pages.size = 16;
-  spec.pages.placement = PagePlacement::kShuffled;
-  spec.pages.seed = 4;
-  const Problem problem = materialize(spec);
-  // The token table holds prefix and tree rows: the length is its row count less T.
-  const VerifyParams with_lengths = host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr);
-  VerifyParams without = with_lengths;
-  without.prefix_len = nullptr;
-  for (int b = 0; b < problem.batch; ++b) REQUIRE(without.prefix(b) == problem.prefix_len[b]);
-  const ReferenceOutput expected = reference_verify(with_lengths);
-  REQUIRE(all_finite(expected));
-  CHECK(outputs_bit_identical(expected, reference_verify(without)));
-
-  // SGLang's form: the table holds the prefix only, the tree rows are dense (tree_kv).
-  const SglangInputsHost sg = sglang_inputs_host(problem);
-  VerifyParams sglang = without;
-  sglang.kv_indptr = sg.kv_indptr.data();
-  sglang.kv_indices = sg.kv_indices.data();
-  sglang.tree_kv = sg.k_extend.data();
-  for (int b = 0; b < problem.batch; ++b) REQUIRE(sglang.prefix(b) == problem.prefix_len[b]);
-  CHECK(outputs_bit_identical(expected, reference_verify(sglang)));
-
-  // A block table has no lengths to derive them from.
-  VerifyParams block = host_params(problem, PageTableKind::kBlockTable, nullptr, nullptr);
-  block.prefix_len = nullptr;
-  CHECK_THROWS_WITH(reference_verify(block), Catch::Contains("prefix_len is null"));
-}
-
 }  // namespace vb::test

@@ -140,13 +140,15 @@ struct FlashVerifyLaunchOptions {
   // may do the same. Off: an ordinary launch (the default; every report before 2026-11-30's
   // chain runs).
   bool overlap_previous_kernel = false;
-  // With overlap_previous_kernel: the previous kernel writes nothing this launch reads but
-  // the tree mask (params.tree_mask), and reads nothing this launch writes. The main kernel
-  // then waits only before its first tree-mask read: its ramp (lengths, page table, Q, the
-  // first KV tiles) overlaps that kernel. The SGLang adapter launches over its mask-packing
-  // kernel this way. Every request has tree tokens, so some block always waits, and the
-  // launch still finishes after that kernel. Without overlap_previous_kernel: invalid.
-  bool previous_kernel_writes_only_tree_mask = false;
+  // With overlap_previous_kernel, over a token page table: the previous kernel writes nothing
+  // this launch reads but the tree mask and prefix_len (which must equal kv_indptr[b+1] -
+  // kv_indptr[b], less T where the table holds the tree rows), and reads nothing this launch
+  // writes. The main kernel
+  // then takes the lengths from kv_indptr and waits for that kernel only before reading the
+  // mask, so its ramp (lengths, page table, Q, the first KV tiles) overlaps it; the combine
+  // reads prefix_len after it. The SGLang adapter launches over its packing kernel this
+  // way. Otherwise (no overlap, or a block table): cudaErrorInvalidValue.
+  bool previous_kernel_writes_only_mask_and_lengths = false;
 };
 cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPlan& plan,
                                 void* workspace, std::size_t workspace_bytes,
@@ -230,17 +232,17 @@ struct SglangVerifyInputs {
   float* lse = nullptr;                      // [B*T, H]
 };
 
-// Device scratch the adapter needs for a batch: the packed ancestor masks it derives from
-// the flat custom mask (the prefix lengths come from kv_indptr).
+// Device scratch the adapter needs for a batch: prefix lengths and the packed ancestor
+// masks it derives from the flat custom mask.
 std::size_t sglang_adapter_scratch_bytes(int batch, int tree_size);
 
 // Converts on the device (no host round trip) and runs flash_verify_launch. The production
 // kernel is launched over the conversion kernel (FlashVerifyLaunchOptions), which lets it
-// launch at its entry, and waits for it only before its first tree-mask read
-// (previous_kernel_writes_only_tree_mask): the conversion is hidden, not added. `options`
-// applies to the conversion kernel: with overlap_previous_kernel it is launched over the
-// stream's previous kernel and waits for it before reading anything, and the production
-// kernel then waits at entry (it may start before that kernel has finished).
+// launch at its entry, and it waits for it only before reading the mask
+// (previous_kernel_writes_only_mask_and_lengths): the conversion is hidden, not added.
+// `options` applies to the conversion kernel: with overlap_previous_kernel it is launched
+// over the stream's previous kernel and waits for it before reading anything; the production
+// kernel, which may then start before that kernel has finished, waits at its entry.
 cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const FlashVerifyPlan& plan,
                                  void* scratch, std::size_t scratch_bytes, void* workspace,
                                  std::size_t workspace_bytes, cudaStream_t stream,

@@ -57,8 +57,9 @@ struct Walk {
 
 // The walk's next segment (false: the range holds no more tiles). Requests whose only units
 // in the range are boundary units are passed over.
-VB_HD bool next_segment(const VerifyParams& p, int tokens_per_tile, int boundary_units, Walk& w,
-                               Segment* seg) {
+// Params: VerifyParams, or the kernels' IndptrLengthParams (whose kv_len it calls).
+template <class Params>
+VB_HD bool next_segment(const Params& p, int tokens_per_tile, int boundary_units, Walk& w, Segment* seg) {
   while (w.request < p.batch && w.request_start < w.range_end) {
     const std::int64_t units = request_units(p.kv_len(w.request), tokens_per_tile, boundary_units);
     const std::int64_t first_tile = w.request_start + boundary_units;
@@ -106,12 +107,14 @@ VB_HD RequestSlots slots_seen_by_last_segment(const Segment& last, int block) {
   return {block - last.slot, last.slot + 1};
 }
 // Serial forms (host; the device does the same with a warp, kernels/flash_verify_split.h).
-inline std::int64_t total_units(const VerifyParams& p, int tokens_per_tile, int boundary_units) {
+template <class Params>
+std::int64_t total_units(const Params& p, int tokens_per_tile, int boundary_units) {
   std::int64_t total = 0;
   for (int b = 0; b < p.batch; ++b) total += request_units(p.kv_len(b), tokens_per_tile, boundary_units);
   return total;
 }
-inline Walk start_walk(const VerifyParams& p, int tokens_per_tile, int boundary_units, int block, int blocks) {
+template <class Params>
+Walk start_walk(const Params& p, int tokens_per_tile, int boundary_units, int block, int blocks) {
   Walk w;
   w.block = block;
   const std::int64_t total = total_units(p, tokens_per_tile, boundary_units);

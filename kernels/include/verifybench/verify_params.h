@@ -34,11 +34,7 @@ struct VerifyParams {
   const bf16_bits* q = nullptr;        // [B*T, H, 576]
   const bf16_bits* kv_pool = nullptr;  // [pool_rows, 576]; K = row[0:576], V = row[0:512]
   std::int64_t pool_rows = 0;
-  // [B] committed prefix P_b (may be 0). May be nullptr in the token form: then P_b is
-  // kv_indptr[b+1] - kv_indptr[b], less T where the table also holds the tree rows
-  // (tree_kv == nullptr). SGLang's interface carries no lengths, and the SGLang adapter's
-  // kernel then writes nothing the production kernel needs before its tree mask.
-  const std::int32_t* prefix_len = nullptr;
+  const std::int32_t* prefix_len = nullptr;  // [B] committed prefix P_b (may be 0)
 
   // Tree node KV rows. nullptr: the T node rows are logical tokens P_b..P_b+T-1 of the
   // page table (the serving engine wrote them into the cache). Non-null (SGLang's
@@ -65,11 +61,8 @@ struct VerifyParams {
   // ---- accessors (host and device) ----
   VB_HD int query_rows_per_request() const { return tree_size * num_heads; }
   // Logical tokens request b attends over: prefix then its T tree nodes.
-  VB_HD int prefix(int b) const {
-    if (prefix_len != nullptr) return prefix_len[b];
-    return kv_indptr[b + 1] - kv_indptr[b] - (tree_kv != nullptr ? 0 : tree_size);
-  }
-  VB_HD int kv_len(int b) const { return prefix(b) + tree_size; }
+  VB_HD int request_prefix(int b) const { return prefix_len[b]; }
+  VB_HD int kv_len(int b) const { return prefix_len[b] + tree_size; }
 
   // Physical pool row of logical prefix-or-tree token t of request b (t < kv_len(b)),
   // only meaningful when the row lives in the pool (see kv_row_ptr).
@@ -83,7 +76,7 @@ struct VerifyParams {
 
   // Address of the 576-wide K row (whose first 512 values are V) of logical token t.
   VB_HD const bf16_bits* kv_row_ptr(int b, int t) const {
-    const int p = prefix(b);
+    const int p = prefix_len[b];
     if (tree_kv != nullptr && t >= p) {
       return tree_kv + (static_cast<std::int64_t>(b) * tree_size + (t - p)) * mla::kHeadDimQK;
     }
@@ -100,6 +93,22 @@ struct VerifyParams {
   }
 };
 
+// The main kernels' view of the parameters when they are launched over a kernel that is
+// still writing prefix_len and the tree mask (the SGLang adapter's packing kernel;
+// FlashVerifyLaunchOptions::previous_kernel_writes_only_mask_and_lengths): the same fields,
+// but each request's lengths taken from the token table's kv_indptr, which is complete
+// before that kernel starts. The kernels, the tile-balanced walk and its helpers are
+// templates over the parameter type, so these two members hide VerifyParams' own.
+struct IndptrLengthParams : VerifyParams {
+  IndptrLengthParams() = default;
+  VB_HD explicit IndptrLengthParams(const VerifyParams& p) : VerifyParams(p) {}
+  // The table holds the prefix rows, and the tree rows too where tree_kv is null.
+  VB_HD int request_prefix(int b) const {
+    return kv_indptr[b + 1] - kv_indptr[b] - (tree_kv != nullptr ? 0 : tree_size);
+  }
+  VB_HD int kv_len(int b) const { return request_prefix(b) + tree_size; }
+};
+
 // Tree visibility: is tree node j visible to the node whose ancestor mask is `mask`?
 // The single definition every executor and the SGLang mask conversion use.
 VB_HD bool tree_node_visible(const std::uint64_t* mask, int j) {
@@ -108,7 +117,7 @@ VB_HD bool tree_node_visible(const std::uint64_t* mask, int j) {
 
 // Is logical token t (prefix or tree) visible to tree node `node` of request b?
 VB_HD bool token_visible(const VerifyParams& p, int b, int node, int t) {
-  const int prefix = p.prefix(b);
+  const int prefix = p.prefix_len[b];
   if (t < prefix) return true;
   return tree_node_visible(p.node_mask(b, node), t - prefix);
 }
