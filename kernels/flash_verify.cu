@@ -1398,6 +1398,7 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
   // Like the even plan's splits, a block's share holds at least kMinTilesPerSplit tiles.
   const int boundary = flash_verify_balance_boundary_units(path);
   const double min_gain = wgmma ? wgmma_cfg::kBalanceMinGain : kBalanceMinGain;
+  std::int64_t best_balanced_units_total = 0;  // the batch's units, where the balanced plan wins
   if (unequal) {
     auto units_of = [&](int b) {
       return tile_balance::request_units(std::max(1, std::min(max_kv_len, kv_lens[b])), tokens_per_tile, boundary);
@@ -1425,6 +1426,7 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
       plan.num_splits = balanced_blocks;
       plan.tiles_per_split = 0;
       plan.balanced_slots = std::min(max_slots, kBalanceCombineSlots);
+      best_balanced_units_total = total;
     }
   }
 #if defined(VB_SLOW_SPLITS)
@@ -1435,6 +1437,13 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
   // The token split, where one 16-row group holds every row and the longest request's splits
   // are long enough to repay the merge (the kernel checks each block's own length again).
   const int longest_split = std::max(plan.tiles_per_split, ceil_div(max_tiles, plan.num_splits));
+  if (plan.tile_balanced) {
+    plan.modelled_block_tiles = static_cast<int>(tile_balance::units_per_block(
+        best_balanced_units_total, plan.num_splits));
+  } else {
+    const long waves = plan.tiles_per_split > 0 ? 1 : (base_blocks * plan.num_splits + slots - 1) / slots;
+    plan.modelled_block_tiles = static_cast<int>(waves * longest_split);
+  }
   plan.token_split = !wgmma && !plan.tile_balanced && kTokenSplitMinTilesOrNone > 0 && tree_size * num_heads <= kMmaM &&
                      longest_split >= kTokenSplitMinTilesOrNone;
   return plan;

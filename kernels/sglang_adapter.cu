@@ -4,11 +4,11 @@
 // kv_indptr / int64 kv_indices, tree rows as dense k_extend, visibility as a flat uint8
 // custom mask with per-request mask_indptr. One small kernel derives what the production
 // kernel reads instead: prefix_len[b] = kv_indptr[b+1] - kv_indptr[b] and the packed
-// ancestor bitmask words of every node. The production kernel is launched over it, takes
-// the lengths from kv_indptr itself and waits for it only before reading the mask (the
-// combine reads the lengths it wrote). No host round trip, so the adapter is
-// graph-capturable like the kernel itself. v_extend is not read: in absorbed MLA it
-// equals k_extend[..., :512], and the kernel takes V from the K row.
+// ancestor bitmask words of every node. The production kernel is launched over it and,
+// where that pays, takes the lengths from kv_indptr itself and waits for it only before
+// reading the mask (the combine reads the lengths it wrote). No host round trip, so the
+// adapter is graph-capturable like the kernel itself. v_extend is not read: in absorbed MLA
+// it equals k_extend[..., :512], and the kernel takes V from the K row.
 #include <cstdint>
 
 #include "launch_config.h"
@@ -25,6 +25,19 @@ struct AdapterScratch {
 };
 
 std::size_t align_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
+
+// Over the packing kernel, the production kernel's own instances for that launch
+// (IndptrLengthParams: the lengths from kv_indptr, the wait before the mask) saved 0.6-1.5 us
+// of waiting on the H200, but the mma.sync one streamed its tiles 3-5 % slower than the
+// ordinary instance (code layout, it seems: the two differ only in their entry code;
+// reports/h200/2026-11-30-mask-wait, calls 3 and 5). It gained at 3-9 tiles per block and
+// lost at 33 and more (10-32 were not measured): mma.sync plans take it up to this many, by
+// the planner's model.
+constexpr int kMmaSyncWaitBeforeMaskMaxBlockTiles = 24;
+bool wait_before_mask_pays(const FlashVerifyPlan& plan) {
+  if (plan.path == FlashVerifyPath::kWgmma) return true;
+  return plan.modelled_block_tiles > 0 && plan.modelled_block_tiles <= kMmaSyncWaitBeforeMaskMaxBlockTiles;
+}
 int mask_words_for(int tree_size) { return (tree_size + mla::kMaskWordBits - 1) / mla::kMaskWordBits; }
 
 AdapterScratch carve_scratch(void* base, int batch) {
@@ -107,10 +120,12 @@ cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const FlashVerify
   FlashVerifyLaunchOptions over_pack;
   over_pack.overlap_previous_kernel = true;
   // The production kernel takes the lengths from kv_indptr and waits for the packing kernel
-  // only before reading the mask, which needs every other input complete before the packing
-  // kernel starts: not so when it was launched over the caller's previous kernel, which lets
-  // the production kernel start before that one has finished. It then waits at entry.
-  over_pack.previous_kernel_writes_only_mask_and_lengths = !options.overlap_previous_kernel;
+  // only before reading the mask, where that pays (above). That needs every other input
+  // complete before the packing kernel starts: not so when it was launched over the caller's
+  // previous kernel, which lets the production kernel start before that one has finished.
+  // Otherwise it waits at entry.
+  over_pack.previous_kernel_writes_only_mask_and_lengths =
+      !options.overlap_previous_kernel && wait_before_mask_pays(plan);
   return flash_verify_launch(p, plan, workspace, workspace_bytes, stream, over_pack);
 }
 

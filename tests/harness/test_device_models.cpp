@@ -189,6 +189,32 @@ TEST_CASE("flash_verify_plan: one request spreads over the H200 in one wave, fin
   CHECK(vb::flash_verify_plan(1, 4, 8, 1 << 20, 188, 1, false).num_splits <= 128);
 }
 
+TEST_CASE("flash_verify_plan: the modelled tiles of the longest block, for each kind of plan", "[plan]") {
+  // Even plans: the longest request's tiles over its splits, per wave. One 4k request (H8
+  // T4): 129 tiles of 32 tokens in 43 splits, one wave. 64 of 16k: 513 tiles in 2 splits,
+  // 128 blocks in one wave of 132.
+  const vb::FlashVerifyPlan one = vb::flash_verify_plan(1, 4, 8, 4100, 132, 1, true);
+  REQUIRE(one.num_splits == 43);
+  CHECK(one.modelled_block_tiles == 3);
+  const vb::FlashVerifyPlan batch = vb::flash_verify_plan_for_path(vb::FlashVerifyPath::kMmaSync, 64, 4, 8, 16388,
+                                                                   132, 1, nullptr);
+  CHECK(batch.modelled_block_tiles ==
+        (513 + batch.num_splits - 1) / batch.num_splits * ((64L * batch.num_splits + 131) / 132));
+  // Fixed-size splits: the split size. Tile-balanced: the units per block.
+  std::vector<int> lens(32, 4096 + 4);
+  lens[0] = 65536 + 4;
+  const vb::FlashVerifyPlan sized =
+      vb::flash_verify_plan_for_path(vb::FlashVerifyPath::kMmaSync, 32, 4, 8, 65540, 132, 1, lens.data());
+  REQUIRE(sized.tiles_per_split > 0);
+  CHECK(sized.modelled_block_tiles == sized.tiles_per_split);
+  const vb::FlashVerifyPlan balanced =
+      vb::flash_verify_plan_for_path(vb::FlashVerifyPath::kWgmma, 32, 4, 8, 65540, 132, 1, lens.data());
+  REQUIRE(balanced.tile_balanced);
+  long units = 0;
+  for (int len : lens) units += vb::flash_verify_balance_boundary_units(vb::FlashVerifyPath::kWgmma) + (len + 63) / 64;
+  CHECK(balanced.modelled_block_tiles == (units + balanced.num_splits - 1) / balanced.num_splits);
+}
+
 TEST_CASE("flash_verify_plan: unequal lengths get fixed-size splits sized by the batch's work", "[plan]") {
   // 32 requests: one of 64k tokens, 31 of 4k (H = 8, T = 4), on the mma.sync path's 32-token
   // tiles, where the tile-balanced plan models less than 15 % cheaper (test_tile_balance.cpp;

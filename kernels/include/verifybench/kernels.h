@@ -55,6 +55,10 @@ struct FlashVerifyPlan {
   // the planner: the most one request takes at the planned lengths, at most 8). Rows with
   // more slots (a long request's, or a replay's) merge the rest in a loop.
   int balanced_slots = 0;
+  // What the planner's model puts in the longest block, in the path's KV tiles, every wave of
+  // blocks counted (tile-balanced: units per block). Read only by callers that weigh a fixed
+  // cost against the launch's length (the SGLang adapter); 0 where no planner set it.
+  int modelled_block_tiles = 0;
 };
 
 // The combine's split lanes per row for a launch of `rows` query rows on `num_sms` SMs: of
