@@ -25,20 +25,20 @@ struct AdapterScratch {
 };
 
 std::size_t align_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
+int mask_words_for(int tree_size) { return (tree_size + mla::kMaskWordBits - 1) / mla::kMaskWordBits; }
 
 // Over the packing kernel, the production kernel's own instances for that launch
 // (IndptrLengthParams: the lengths from kv_indptr, the wait before the mask) saved 0.6-1.5 us
 // of waiting on the H200, but the mma.sync one streamed its tiles 3-5 % slower than the
-// ordinary instance (code layout, it seems: the two differ only in their entry code;
-// reports/h200/2026-11-30-mask-wait, calls 3 and 5). It gained at 3-9 tiles per block and
-// lost at 33 and more (10-32 were not measured): mma.sync plans take it up to this many, by
-// the planner's model.
+// ordinary instance: their sources differ only in the entry code, yet ptxas scheduled the
+// tile loop differently (reports/h200/2026-11-30-mask-wait, calls 3, 5 and 7; NOTES.md v14).
+// It gained at 3-9 tiles per block and lost at 33 and more (10-32 were not measured):
+// mma.sync plans take it up to this many, by the planner's model.
 constexpr int kMmaSyncWaitBeforeMaskMaxBlockTiles = 24;
 bool wait_before_mask_pays(const FlashVerifyPlan& plan) {
   if (plan.path == FlashVerifyPath::kWgmma) return true;
   return plan.modelled_block_tiles > 0 && plan.modelled_block_tiles <= kMmaSyncWaitBeforeMaskMaxBlockTiles;
 }
-int mask_words_for(int tree_size) { return (tree_size + mla::kMaskWordBits - 1) / mla::kMaskWordBits; }
 
 AdapterScratch carve_scratch(void* base, int batch) {
   auto* bytes = static_cast<unsigned char*>(base);

@@ -147,11 +147,10 @@ struct FlashVerifyLaunchOptions {
   // With overlap_previous_kernel, over a token page table: the previous kernel writes nothing
   // this launch reads but the tree mask and prefix_len (which must equal kv_indptr[b+1] -
   // kv_indptr[b], less T where the table holds the tree rows), and reads nothing this launch
-  // writes. The main kernel
-  // then takes the lengths from kv_indptr and waits for that kernel only before reading the
-  // mask, so its ramp (lengths, page table, Q, the first KV tiles) overlaps it; the combine
-  // reads prefix_len after it. The SGLang adapter launches over its packing kernel this
-  // way. Otherwise (no overlap, or a block table): cudaErrorInvalidValue.
+  // writes. The main kernel then takes the lengths from kv_indptr and waits for that kernel
+  // only before reading the mask, so its ramp (lengths, page table, Q, the first KV tiles)
+  // overlaps it; the combine reads prefix_len after it. The SGLang adapter launches over its
+  // packing kernel this way. Otherwise (no overlap, or a block table): cudaErrorInvalidValue.
   bool previous_kernel_writes_only_mask_and_lengths = false;
 };
 cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPlan& plan,

@@ -98,7 +98,8 @@ struct VerifyParams {
 // FlashVerifyLaunchOptions::previous_kernel_writes_only_mask_and_lengths): the same fields,
 // but each request's lengths taken from the token table's kv_indptr, which is complete
 // before that kernel starts. The kernels, the tile-balanced walk and its helpers are
-// templates over the parameter type, so these two members hide VerifyParams' own.
+// templates over the parameter type, so these two members hide VerifyParams' own. The
+// accessors that read prefix_len themselves (kv_row_ptr, token_visible) are not for it.
 struct IndptrLengthParams : VerifyParams {
   IndptrLengthParams() = default;
   VB_HD explicit IndptrLengthParams(const VerifyParams& p) : VerifyParams(p) {}
