@@ -814,6 +814,33 @@ void* nan_workspace(const vb::FlashVerifyPlan& plan, const vb::Problem& problem,
   return ws;
 }
 
+// For each overlap plan: a launch with `options` on complete inputs (it loads the plan's
+// kernel instances, which then start early, and is checked), then the same launch over a
+// kernel that holds `hold_ns` before it copies `bytes` from `source` to `target`, whose bytes
+// are 0xFF until then; its output checked too. p: d.p with the pointers the copy writes.
+void check_plans_over_delayed_copy(const ReferencedProblem& checked, const CaseSpec& spec, const vb::VerifyParams& p,
+                                   void* target, const void* source, std::size_t bytes, std::uint64_t hold_ns,
+                                   const vb::FlashVerifyLaunchOptions& options, std::uint64_t* stamps,
+                                   cudaStream_t stream) {
+  for (const vb::FlashVerifyPlan& plan : overlap_plans(checked.problem)) {
+    INFO(describe(plan));
+    std::size_t ws_bytes = 0;
+    void* ws = nan_workspace(plan, checked.problem, &ws_bytes);
+    REQUIRE(cudaMemcpy(target, source, bytes, cudaMemcpyDeviceToDevice) == cudaSuccess);
+    poison(p);
+    REQUIRE(vb::flash_verify_launch(p, plan, ws, ws_bytes, stream, options) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    check_outputs(checked.problem, checked.ref, spec, checked.d);
+    poison(p);
+    REQUIRE(cudaMemset(target, 0xFF, bytes) == cudaSuccess);
+    REQUIRE(vb::test::launch_delayed_copy(target, source, bytes, hold_ns, stamps, stream) == cudaSuccess);
+    REQUIRE(vb::flash_verify_launch(p, plan, ws, ws_bytes, stream, options) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    check_outputs(checked.problem, checked.ref, spec, checked.d);
+    if (ws) cudaFree(ws);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("launched over a kernel still writing its Q, the production kernel waits for that kernel", "[gpu]") {
@@ -833,27 +860,11 @@ TEST_CASE("launched over a kernel still writing its Q, the production kernel wai
 
   require_launch_overlaps_delayed_copy(stamps, kHoldNs, stream);
 
+  // Q is NaN until the delayed copy writes it: a block that read it early would say so.
   vb::FlashVerifyLaunchOptions overlapped;
   overlapped.overlap_previous_kernel = true;
-  for (const vb::FlashVerifyPlan& plan : overlap_plans(problem)) {
-    INFO(describe(plan));
-    std::size_t ws_bytes = 0;
-    void* ws = nan_workspace(plan, problem, &ws_bytes);
-    // An ordinary launch first: the plan's kernels loaded (as above), and its output checked.
-    poison(d.p);
-    REQUIRE(vb::flash_verify_launch(d.p, plan, ws, ws_bytes, stream) == cudaSuccess);
-    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
-    check_outputs(problem, ref, spec, d);
-    poison(d.p);
-    // Q is NaN until the delayed copy writes it: a block that read it early would say so.
-    REQUIRE(cudaMemset(const_cast<vb::bf16_bits*>(d.p.q), 0xFF, q_bytes) == cudaSuccess);
-    REQUIRE(vb::test::launch_delayed_copy(const_cast<vb::bf16_bits*>(d.p.q), q_source, q_bytes, kHoldNs, stamps,
-                                          stream) == cudaSuccess);
-    REQUIRE(vb::flash_verify_launch(d.p, plan, ws, ws_bytes, stream, overlapped) == cudaSuccess);
-    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
-    check_outputs(problem, ref, spec, d);
-    if (ws) cudaFree(ws);
-  }
+  check_plans_over_delayed_copy(checked, spec, d.p, const_cast<vb::bf16_bits*>(d.p.q), q_source, q_bytes, kHoldNs,
+                                overlapped, stamps, stream);
   cudaStreamDestroy(stream);
   cudaFree(stamps);
   cudaFree(q_source);
@@ -890,32 +901,16 @@ TEST_CASE("over a kernel still writing the mask and the lengths, the production 
   constexpr std::uint64_t kHoldNs = 200000;  // 200 µs: far longer than any launch here takes to its tree tile
   require_launch_overlaps_delayed_copy(stamps, kHoldNs, stream);
 
+  // Until the delayed copy: every prefix length -1 (a kernel that read one would run other
+  // tiles) and every node seeing every node (the tree has siblings). The first launch of
+  // each plan, on complete inputs, loads the over-writer instances: with an ordinary launch
+  // there (the native instances) their first launch did not start early (lazy loading), and
+  // the mutation without the wait failed only the plans whose instance had run before (H200,
+  // mask-wait call 3).
   vb::FlashVerifyLaunchOptions over_writer;
   over_writer.overlap_previous_kernel = true;
   over_writer.previous_kernel_writes_only_mask_and_lengths = true;
-  for (const vb::FlashVerifyPlan& plan : overlap_plans(problem)) {
-    INFO(describe(plan));
-    std::size_t ws_bytes = 0;
-    void* ws = nan_workspace(plan, problem, &ws_bytes);
-    // The same launch over a finished kernel first: these kernel instances (not the ones an
-    // ordinary launch runs) loaded, and the output checked. Without it the first launch of
-    // each instance did not start early (lazy loading), and the mutation without the wait
-    // failed only the plans whose instance had run before (H200, mask-wait call 3).
-    REQUIRE(cudaMemcpy(written, source, bytes, cudaMemcpyDeviceToDevice) == cudaSuccess);
-    poison(p);
-    REQUIRE(vb::flash_verify_launch(p, plan, ws, ws_bytes, stream, over_writer) == cudaSuccess);
-    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
-    check_outputs(problem, ref, spec, d);
-    // Until the delayed copy: every prefix length -1 (a kernel that read one would run other
-    // tiles) and every node seeing every node (the tree has siblings).
-    poison(p);
-    REQUIRE(cudaMemset(written, 0xFF, bytes) == cudaSuccess);
-    REQUIRE(vb::test::launch_delayed_copy(written, source, bytes, kHoldNs, stamps, stream) == cudaSuccess);
-    REQUIRE(vb::flash_verify_launch(p, plan, ws, ws_bytes, stream, over_writer) == cudaSuccess);
-    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
-    check_outputs(problem, ref, spec, d);
-    if (ws) cudaFree(ws);
-  }
+  check_plans_over_delayed_copy(checked, spec, p, written, source, bytes, kHoldNs, over_writer, stamps, stream);
   cudaStreamDestroy(stream);
   cudaFree(stamps);
   cudaFree(source);
