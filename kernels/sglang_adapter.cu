@@ -32,9 +32,9 @@ int mask_words_for(int tree_size) { return (tree_size + mla::kMaskWordBits - 1) 
 // of waiting on the H200, but the mma.sync one streamed its tiles 3-5 % slower than the
 // ordinary instance: their sources differ only in the entry code, yet ptxas scheduled the
 // tile loop differently (reports/h200/2026-11-30-mask-wait, calls 3, 5 and 7; NOTES.md v14).
-// It gained at 3-9 tiles per block and lost at 33 and more (10-32 were not measured):
+// It gained at 3-9 tiles per block, broke even at 12 and lost from 16 on (calls 6 and 9):
 // mma.sync plans take it up to this many, by the planner's model.
-constexpr int kMmaSyncWaitBeforeMaskMaxBlockTiles = 24;
+constexpr int kMmaSyncWaitBeforeMaskMaxBlockTiles = 10;
 bool wait_before_mask_pays(const FlashVerifyPlan& plan) {
   if (plan.path == FlashVerifyPath::kWgmma) return true;
   return plan.modelled_block_tiles > 0 && plan.modelled_block_tiles <= kMmaSyncWaitBeforeMaskMaxBlockTiles;
