@@ -1354,13 +1354,13 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
   plan.m_tiles = ceil_div(tree_size * num_heads, rows_per_tile);
   const long base_blocks = std::max(1L, static_cast<long>(batch) * plan.m_tiles);
   const long slots = std::max(1L, static_cast<long>(num_sms) * std::max(1, blocks_per_sm));
+  auto even_waves = [&](int s) { return (base_blocks * s + slots - 1) / slots; };  // s splits per request
   const int max_tiles = ceil_div(std::max(1, max_kv_len), tokens_per_tile);
   const int split_cap = std::min(kMaxSplits, std::max(1, max_tiles / kMinTilesPerSplit));
   double best_cost = -1;
   // Even plan: every request divided into s splits, the wave model above.
   for (int s = 1; s <= split_cap; ++s) {
-    const long waves = (base_blocks * s + slots - 1) / slots;
-    const double cost = static_cast<double>(waves) * (ceil_div(max_tiles, s) + kSplitOverheadTiles) +
+    const double cost = static_cast<double>(even_waves(s)) * (ceil_div(max_tiles, s) + kSplitOverheadTiles) +
                         (s > 1 ? s * kCombineTilesPerSplit : 0.0);
     if (best_cost < 0 || cost < best_cost) {
       best_cost = cost;
@@ -1441,7 +1441,7 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
     plan.modelled_block_tiles = static_cast<int>(tile_balance::units_per_block(
         best_balanced_units_total, plan.num_splits));
   } else {
-    const long waves = plan.tiles_per_split > 0 ? 1 : (base_blocks * plan.num_splits + slots - 1) / slots;
+    const long waves = plan.tiles_per_split > 0 ? 1 : even_waves(plan.num_splits);
     plan.modelled_block_tiles = static_cast<int>(waves * longest_split);
   }
   plan.token_split = !wgmma && !plan.tile_balanced && kTokenSplitMinTilesOrNone > 0 && tree_size * num_heads <= kMmaM &&

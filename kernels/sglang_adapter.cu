@@ -13,6 +13,7 @@
 
 #include "launch_config.h"
 #include "verifybench/kernels.h"
+#include "warp_mma.cuh"
 
 namespace vb {
 namespace {
@@ -51,10 +52,10 @@ __global__ void __launch_bounds__(kPackThreads)
     pack_sglang_mask_kernel(const SglangVerifyInputs in, const AdapterScratch out, const int mask_words) {
   // The production kernel, launched over this one, may start now: it waits (griddepcontrol.wait)
   // for this grid to finish before it reads what this writes.
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  warp::launch_dependents();
   // Launched over the caller's previous kernel (options.overlap_previous_kernel): read nothing
   // before it has finished. Returns at once in an ordinary launch.
-  asm volatile("griddepcontrol.wait;" ::: "memory");
+  warp::wait_for_prerequisite_grid();
   const int b = blockIdx.x / in.tree_size;
   const int node = blockIdx.x % in.tree_size;
   const int prefix = in.kv_indptr[b + 1] - in.kv_indptr[b];

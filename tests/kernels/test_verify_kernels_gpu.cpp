@@ -814,14 +814,31 @@ void* nan_workspace(const vb::FlashVerifyPlan& plan, const vb::Problem& problem,
   return ws;
 }
 
+// The stream, the stamps and the hold of the delayed-copy tests, with the premise they rely
+// on checked at construction.
+struct DelayedCopyRig {
+  static constexpr std::uint64_t kHoldNs = 200000;  // 200 µs: far longer than any launch here takes to its first read
+  cudaStream_t stream = nullptr;
+  std::uint64_t* stamps = nullptr;
+  DelayedCopyRig() {
+    REQUIRE(cudaMalloc(reinterpret_cast<void**>(&stamps), 3 * sizeof(std::uint64_t)) == cudaSuccess);
+    REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+    require_launch_overlaps_delayed_copy(stamps, kHoldNs, stream);
+  }
+  ~DelayedCopyRig() {
+    cudaStreamDestroy(stream);
+    cudaFree(stamps);
+  }
+};
+
 // For each overlap plan: a launch with `options` on complete inputs (it loads the plan's
 // kernel instances, which then start early, and is checked), then the same launch over a
-// kernel that holds `hold_ns` before it copies `bytes` from `source` to `target`, whose bytes
-// are 0xFF until then; its output checked too. p: d.p with the pointers the copy writes.
+// kernel that holds the rig's hold before it copies `bytes` from `source` to `target`, whose
+// bytes are 0xFF until then; its output checked too. p: d.p with the pointers the copy writes.
 void check_plans_over_delayed_copy(const ReferencedProblem& checked, const CaseSpec& spec, const vb::VerifyParams& p,
-                                   void* target, const void* source, std::size_t bytes, std::uint64_t hold_ns,
-                                   const vb::FlashVerifyLaunchOptions& options, std::uint64_t* stamps,
-                                   cudaStream_t stream) {
+                                   void* target, const void* source, std::size_t bytes,
+                                   const vb::FlashVerifyLaunchOptions& options, const DelayedCopyRig& rig) {
+  const cudaStream_t stream = rig.stream;
   for (const vb::FlashVerifyPlan& plan : overlap_plans(checked.problem)) {
     INFO(describe(plan));
     std::size_t ws_bytes = 0;
@@ -833,7 +850,8 @@ void check_plans_over_delayed_copy(const ReferencedProblem& checked, const CaseS
     check_outputs(checked.problem, checked.ref, spec, checked.d);
     poison(p);
     REQUIRE(cudaMemset(target, 0xFF, bytes) == cudaSuccess);
-    REQUIRE(vb::test::launch_delayed_copy(target, source, bytes, hold_ns, stamps, stream) == cudaSuccess);
+    REQUIRE(vb::test::launch_delayed_copy(target, source, bytes, DelayedCopyRig::kHoldNs, rig.stamps, stream) ==
+            cudaSuccess);
     REQUIRE(vb::flash_verify_launch(p, plan, ws, ws_bytes, stream, options) == cudaSuccess);
     REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
     check_outputs(checked.problem, checked.ref, spec, checked.d);
@@ -850,23 +868,15 @@ TEST_CASE("launched over a kernel still writing its Q, the production kernel wai
   auto& [problem, ref, d] = checked;
   const std::size_t q_bytes = problem.q.size() * sizeof(vb::bf16_bits);
   void* q_source = nullptr;
-  std::uint64_t* stamps = nullptr;
   REQUIRE(cudaMalloc(&q_source, q_bytes) == cudaSuccess);
   REQUIRE(cudaMemcpy(q_source, d.p.q, q_bytes, cudaMemcpyDeviceToDevice) == cudaSuccess);
-  REQUIRE(cudaMalloc(reinterpret_cast<void**>(&stamps), 3 * sizeof(std::uint64_t)) == cudaSuccess);
-  cudaStream_t stream = nullptr;
-  REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
-  constexpr std::uint64_t kHoldNs = 200000;  // 200 µs: longer than any launch here takes to reach its first read
-
-  require_launch_overlaps_delayed_copy(stamps, kHoldNs, stream);
+  const DelayedCopyRig rig;
 
   // Q is NaN until the delayed copy writes it: a block that read it early would say so.
   vb::FlashVerifyLaunchOptions overlapped;
   overlapped.overlap_previous_kernel = true;
-  check_plans_over_delayed_copy(checked, spec, d.p, const_cast<vb::bf16_bits*>(d.p.q), q_source, q_bytes, kHoldNs,
-                                overlapped, stamps, stream);
-  cudaStreamDestroy(stream);
-  cudaFree(stamps);
+  check_plans_over_delayed_copy(checked, spec, d.p, const_cast<vb::bf16_bits*>(d.p.q), q_source, q_bytes, overlapped,
+                                rig);
   cudaFree(q_source);
 }
 
@@ -885,21 +895,16 @@ TEST_CASE("over a kernel still writing the mask and the lengths, the production 
   const std::size_t bytes = lengths_bytes + mask_bytes;
   unsigned char* written = nullptr;  // what the delayed copy writes
   unsigned char* source = nullptr;
-  std::uint64_t* stamps = nullptr;
   REQUIRE(cudaMalloc(reinterpret_cast<void**>(&written), bytes) == cudaSuccess);
   REQUIRE(cudaMalloc(reinterpret_cast<void**>(&source), bytes) == cudaSuccess);
   REQUIRE(cudaMemcpy(source, problem.prefix_len.data(), problem.prefix_len.size() * sizeof(std::int32_t),
                      cudaMemcpyHostToDevice) == cudaSuccess);
   REQUIRE(cudaMemcpy(source + lengths_bytes, problem.tree_mask.data(), mask_bytes, cudaMemcpyHostToDevice) ==
           cudaSuccess);
-  REQUIRE(cudaMalloc(reinterpret_cast<void**>(&stamps), 3 * sizeof(std::uint64_t)) == cudaSuccess);
   vb::VerifyParams p = d.p;
   p.prefix_len = reinterpret_cast<const std::int32_t*>(written);
   p.tree_mask = reinterpret_cast<const std::uint64_t*>(written + lengths_bytes);
-  cudaStream_t stream = nullptr;
-  REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
-  constexpr std::uint64_t kHoldNs = 200000;  // 200 µs: far longer than any launch here takes to its tree tile
-  require_launch_overlaps_delayed_copy(stamps, kHoldNs, stream);
+  const DelayedCopyRig rig;
 
   // Until the delayed copy: every prefix length -1 (a kernel that read one would run other
   // tiles) and every node seeing every node (the tree has siblings). The first launch of
@@ -910,9 +915,7 @@ TEST_CASE("over a kernel still writing the mask and the lengths, the production 
   vb::FlashVerifyLaunchOptions over_writer;
   over_writer.overlap_previous_kernel = true;
   over_writer.previous_kernel_writes_only_mask_and_lengths = true;
-  check_plans_over_delayed_copy(checked, spec, p, written, source, bytes, kHoldNs, over_writer, stamps, stream);
-  cudaStreamDestroy(stream);
-  cudaFree(stamps);
+  check_plans_over_delayed_copy(checked, spec, p, written, source, bytes, over_writer, rig);
   cudaFree(source);
   cudaFree(written);
 }

@@ -101,7 +101,6 @@ struct VerifyParams {
 // templates over the parameter type, so these two members hide VerifyParams' own. The
 // accessors that read prefix_len themselves (kv_row_ptr, token_visible) are not for it.
 struct IndptrLengthParams : VerifyParams {
-  IndptrLengthParams() = default;
   VB_HD explicit IndptrLengthParams(const VerifyParams& p) : VerifyParams(p) {}
   // The table holds the prefix rows, and the tree rows too where tree_kv is null.
   VB_HD int request_prefix(int b) const {
