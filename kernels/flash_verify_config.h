@@ -203,41 +203,18 @@ inline constexpr int kOffKv = kOffQ + kQBytes;
 inline constexpr int kOffPExchange = kOffKv + kStages * kTileBytes;
 inline constexpr int kOffRescale = kOffPExchange + kPExchangeBytes;  // [64] floats
 inline constexpr int kOffFinalSum = kOffRescale + kRowsPerTile * 4;  // [64] floats
-// The softmax warpgroup issues S of tile i before its PV of tile i-1 (1), so that PV runs in
-// the tensor pipe under the softmax of tile i instead of the pipe idling through it; 0 is the
-// order before (PV, then the next S). A/B builds override it.
-#ifndef VB_WGMMA_S_BEFORE_PV
-#define VB_WGMMA_S_BEFORE_PV 1
-#endif
-inline constexpr bool kSBeforePv = VB_WGMMA_S_BEFORE_PV != 0;
-// Column blocks in the order S reads them and the producer loads them: first the blocks that
-// only S and the second PV warpgroup read (channels 256-511, rope: blocks 4-8), whose slot
-// frees early ("early" empty mbarrier); then the softmax warpgroup's PV channels (blocks 0-3),
-// whose slot frees only after that PV, which with kSBeforePv runs late ("late" mbarrier).
-inline constexpr int kEarlyBlocks = 5;
-inline constexpr int kLateBlocks = kDimBlocks - kEarlyBlocks;
-__host__ __device__ constexpr int s_order_block(int index) { return (index + kLateBlocks) % kDimBlocks; }
-// A stage lands in kLoadParts parts of column blocks in that order (3: blocks 4-6, 7-8, 0-3),
-// each with its own "full" mbarrier, so S starts on the first part while the rest lands. No part
-// holds both early and late blocks.
+// A stage lands in kLoadParts parts of column blocks (dims 0-191, 192-383, 384-575 with 3),
+// each with its own "full" mbarrier, so S starts on the first 192 dims while the rest lands.
 #ifndef VB_WGMMA_LOAD_PARTS
 #define VB_WGMMA_LOAD_PARTS 3  // A/B builds override it
 #endif
 inline constexpr int kLoadParts = VB_WGMMA_LOAD_PARTS;
-static_assert(kLoadParts >= 2 && kLoadParts <= kDimBlocks, "at least one early and one late part");
-inline constexpr int kEarlyParts = (kLoadParts * kEarlyBlocks + kDimBlocks / 2) / kDimBlocks;  // 3 -> 2
-static_assert(kEarlyParts >= 1 && kEarlyParts < kLoadParts && kEarlyParts <= kEarlyBlocks &&
-                  kLoadParts - kEarlyParts <= kLateBlocks,
-              "early and late parts each hold at least one block");
-// First index (in S order) of part `part`; part kLoadParts ends the order.
-__host__ __device__ constexpr int part_begin(int part) {
-  return part <= kEarlyParts ? part * kEarlyBlocks / kEarlyParts
-                             : kEarlyBlocks + (part - kEarlyParts) * kLateBlocks / (kLoadParts - kEarlyParts);
-}
-// full[2][parts], empty_early[2], empty_late[2], q_full, q_empty (tile-balanced: the softmax
-// warpgroup's last S of a request has read Q, so the producer may load the next request's)
+inline constexpr int kBlocksPerPart = kDimBlocks / kLoadParts;
+static_assert(kBlocksPerPart * kLoadParts == kDimBlocks, "load parts split the 9 column blocks evenly");
+// full[2][parts], empty[2], q_full, q_empty (tile-balanced: the softmax warpgroup's last S of a
+// request has read Q, so the producer may load the next request's)
 inline constexpr int kOffBarriers = kOffFinalSum + kRowsPerTile * 4;
-inline constexpr int kBarrierCount = kStages * kLoadParts + 2 * kStages + 2;
+inline constexpr int kBarrierCount = kStages * kLoadParts + kStages + 2;
 // +1024: the dynamic shared-memory base is aligned up to 1024 B (128-byte swizzle atoms).
 inline constexpr int kSmemBytes = kOffBarriers + kBarrierCount * 8 + 1024;
 inline constexpr int kHopperSmemLimit = 227 * 1024;

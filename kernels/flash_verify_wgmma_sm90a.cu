@@ -44,17 +44,12 @@ constexpr float kLn2 = 0.6931471805599453f;
 // Registers per thread after setmaxnreg: 88 + 240 + 176 = 3 x 168, the launch budget of 384
 // threads. The producer spilled at 56; the softmax warpgroup (O half, S, P, row state,
 // visibility words) spilled at 216; the second PV warpgroup holds O half and P only.
-// With kSBeforePv the softmax warpgroup also holds the previous tile's P (16 registers, read
-// by its PV in flight) through the softmax: 8 more registers, from the producer (which
-// spilled at 56, not at 80).
-constexpr int kProducerRegs = kSBeforePv ? 80 : 88;
-constexpr int kSoftmaxRegs = kSBeforePv ? 248 : 240;
+constexpr int kProducerRegs = 88;
+constexpr int kSoftmaxRegs = 240;
 constexpr int kSecondPvRegs = 176;
 static_assert(kProducerRegs + kSoftmaxRegs + kSecondPvRegs == 3 * 168, "the block's register budget");
 // The tile-balanced instance's producer also walks its segments and reloads Q for each
 // request: at 88 it spilled (40-92 bytes); 96 / 232 / 176 do not.
-// The tile-balanced instance keeps the order PV, then the next S (kPvUnderSoftmax below): with
-// the previous P held through the softmax it spilled at 88 / 240 / 176 and at 96 / 232 / 176.
 constexpr int kBalancedProducerRegs = 96;
 constexpr int kBalancedSoftmaxRegs = 232;
 static_assert(kBalancedProducerRegs + kBalancedSoftmaxRegs + kSecondPvRegs == 3 * 168, "the block's register budget");
@@ -82,7 +77,6 @@ constexpr int kSTiles = kTokensPerTile / 8;   // n8 column chunks of S per threa
 constexpr int kSRegs = kTokensPerTile / 2;    // S accumulators per thread: 32
 constexpr int kORegs = 128;                   // O accumulators per thread (64 x 256 / 128)
 constexpr int kKSteps = mla::kHeadDimQK / 16;  // 36 k16 steps of S
-static_assert(kKSteps == 4 * kDimBlocks, "four k16 steps per 64-dim column block");
 // Timing experiment (-DVB_WGMMA_DEBUG_S_STEPS=n < 36): S issues only its first n k steps
 // (the tiles still land whole), to see what the tensor work costs a memory-bound tile.
 // Results are wrong; never a production build.
@@ -149,9 +143,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto* s_rescale = reinterpret_cast<float*>(smem + kOffRescale);
   auto* s_final_sum = reinterpret_cast<float*>(smem + kOffFinalSum);
   auto* s_full = reinterpret_cast<std::uint64_t*>(smem + kOffBarriers);  // [kStages][kLoadParts]
-  std::uint64_t* s_empty_early = s_full + kStages * kLoadParts;          // [kStages]: blocks 4-8
-  std::uint64_t* s_empty_late = s_empty_early + kStages;                 // [kStages]: blocks 0-3
-  std::uint64_t* s_q_full = s_empty_late + kStages;
+  std::uint64_t* s_empty = s_full + kStages * kLoadParts;                // [kStages]
+  std::uint64_t* s_q_full = s_empty + kStages;
   std::uint64_t* s_q_empty = s_q_full + 1;  // tile-balanced only
 
   const int tid = threadIdx.x;
@@ -164,9 +157,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   // or written before it has finished (or, over a mask writer, no mask word: the softmax
   // warpgroup's tree tiles). Returns at once in an ordinary launch.
   constexpr bool kWaitBeforeTreeMask = detail::waits_before_tree_mask<Params>;
-  // S of tile i before the PV of tile i-1 (wgmma_cfg::kSBeforePv), in the even and
-  // fixed-size instances; the tile-balanced one has no registers to spare for it.
-  constexpr bool kPvUnderSoftmax = kSBeforePv && !kBalanced;
   if (!VB_DEBUG_NO_PREREQUISITE_WAIT && !kWaitBeforeTreeMask) warp::wait_for_prerequisite_grid();
 
   // The current request and its tiles: the block's own, or (tile-balanced) the segment of the
@@ -259,8 +249,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int part = 0; part < kLoadParts; ++part) {
         warp::mbarrier_init(&s_full[s * kLoadParts + part], 128);  // one cp.async completion per producer thread
       }
-      warp::mbarrier_init(&s_empty_early[s], 8);  // one arrival per consumer warp
-      warp::mbarrier_init(&s_empty_late[s], 4);   // one arrival per softmax warp (their PV)
+      warp::mbarrier_init(&s_empty[s], 8);  // one arrival per consumer warp
     }
     // One cp.async completion per producer thread (tile-balanced: and producer thread 0's
     // arrive once it has published the segment in s_next).
@@ -312,6 +301,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int tile = tile_begin; tile < tile_end; ++tile) {
         const int iter = iter0 + tile - tile_begin;
         const int stage = iter % kStages;
+        if (iter >= kStages) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
         unsigned char* stage_base = smem + kOffKv + stage * kTileBytes;
         const bf16_bits* src[4];
 #pragma unroll
@@ -325,20 +315,15 @@ __global__ void __launch_bounds__(kThreads, 1)
           for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile + 1, pass));
         }
         // Column-block parts in the order S reads them; each part's arrival fires once all
-        // of this thread's copies so far (that part and the earlier ones) have landed. The
-        // early blocks' slot may free before the late ones' (kPvUnderSoftmax).
+        // of this thread's copies so far (that part and the earlier ones) have landed.
 #pragma unroll
         for (int part = 0; part < kLoadParts; ++part) {
-          if (iter >= kStages && part == 0) warp::mbarrier_wait_parity(&s_empty_early[stage], ((iter / kStages) - 1) & 1);
-          if (iter >= kStages && part == kEarlyParts) {
-            warp::mbarrier_wait_parity(&s_empty_late[stage], ((iter / kStages) - 1) & 1);
-          }
 #pragma unroll
           for (int pass = 0; pass < 4; ++pass) {
             const int r = pass * 16 + row_in_pass;
 #pragma unroll
-            for (int index = part_begin(part); index < part_begin(part + 1); ++index) {
-              const int chunk = s_order_block(index) * 8 + chunk_in_block;
+            for (int blk = part * kBlocksPerPart; blk < (part + 1) * kBlocksPerPart; ++blk) {
+              const int chunk = blk * 8 + chunk_in_block;
               warp::cp_async_16(stage_base + swizzled_offset(r, chunk, kBlockBytes), src[pass] + chunk * 8, true);
             }
           }
@@ -416,15 +401,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       o_acc[4 * j + 2] *= a_hi; o_acc[4 * j + 3] *= a_hi;
     }
   };
-  // A stage's slot frees in two halves: the early blocks (4-8) once S and the second PV
-  // warpgroup's PV have read them, the late blocks (0-3) once the softmax warpgroup's PV has.
-  auto release_early = [&](int stage) {
+  auto release_stage = [&](int stage) {
     __syncwarp();
-    if (lane == 0) warp::mbarrier_arrive(&s_empty_early[stage]);
-  };
-  auto release_late = [&](int stage) {
-    __syncwarp();
-    if (lane == 0) warp::mbarrier_arrive(&s_empty_late[stage]);
+    if (lane == 0) warp::mbarrier_arrive(&s_empty[stage]);
   };
   // Where query row rr's (of this request) split partial goes.
   auto partial_row = [&](int rr) -> std::int64_t {
@@ -526,10 +505,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int tile = tile_begin + it;
         const int iter = iter0 + it;
         const int stage = iter % kStages;
-        // S = Q K^T over the column blocks in load order (s_order_block); the four k16 steps of
-        // block blk read byte 32*sub of its 128-byte rows. Each load part's k steps are issued
-        // once that part has landed.
+        // S = Q K^T: k step ks reads column block ks/4 at byte 32*(ks%4) of its 128-byte rows;
+        // each load part's k steps are issued once that part has landed.
         const std::uint64_t k_desc = wg::smem_desc_sw128(kv_base + stage * kTileBytes, 16, 1024);
+        constexpr int kStepsPerPart = kKSteps / kLoadParts;
 #pragma unroll
         for (int part = 0; part < kLoadParts; ++part) {
           warp::mbarrier_wait_parity(&s_full[stage * kLoadParts + part], (iter / kStages) & 1);
@@ -537,35 +516,21 @@ __global__ void __launch_bounds__(kThreads, 1)
           warp::fence_proxy_async_shared();  // cp.async (generic proxy) bytes read by wgmma (async proxy)
           if (part == 0) wg::fence();
 #pragma unroll
-          for (int index = part_begin(part); index < part_begin(part + 1); ++index) {
-            const int blk = s_order_block(index);
-#pragma unroll
-            for (int sub = 0; sub < 4; ++sub) {
-              if (index * 4 + sub >= VB_WGMMA_DEBUG_S_STEPS) continue;  // timing experiment only: wrong results
-              const std::uint32_t step = (blk * kRowsPerTile * 128 + sub * 32) >> 4;
-              const std::uint32_t kstep = (blk * kBlockBytes + sub * 32) >> 4;
-              wg::wgmma_m64n64k16_ss(s_acc, q_desc + step, k_desc + kstep, index + sub > 0 ? 1 : 0);
-            }
+          for (int ks = part * kStepsPerPart; ks < (part + 1) * kStepsPerPart; ++ks) {
+            if (ks >= VB_WGMMA_DEBUG_S_STEPS) continue;  // timing experiment only: wrong results
+            const std::uint32_t step = ((ks / 4) * kRowsPerTile * 128 + (ks % 4) * 32) >> 4;
+            const std::uint32_t kstep = ((ks / 4) * kBlockBytes + (ks % 4) * 32) >> 4;
+            wg::wgmma_m64n64k16_ss(s_acc, q_desc + step, k_desc + kstep, ks > 0 ? 1 : 0);
           }
         }
         wg::commit_group();
         if (it > 0) {
-          if constexpr (kPvUnderSoftmax) {
-            issue_pv((iter - 1) % kStages);  // the previous tile's PV, in the pipe under this softmax
-          } else {
-            wg::wait_group<1>();  // PV of the previous tile is done: its stage is free
-            wg::fence_operands(o_acc);
-            release_early((iter - 1) % kStages);
-            release_late((iter - 1) % kStages);
-          }
+          wg::wait_group<1>();  // PV of the previous tile is done: its stage is free
+          wg::fence_operands(o_acc);
+          release_stage((iter - 1) % kStages);
         }
-        if (kPvUnderSoftmax && it > 0) {
-          wg::wait_group<1>();  // S is done; the previous tile's PV may still run
-        } else {
-          wg::wait_group<0>();
-        }
+        wg::wait_group<0>();
         wg::fence_operands(s_acc);
-        if constexpr (kPvUnderSoftmax) release_early(stage);  // this warpgroup's reads of blocks 4-8 are done
         // Tile-balanced: the segment's last S has read Q; the producer may load the next request's.
         if (kBalanced && it == n_iters - 1) {
           __syncwarp();
@@ -621,13 +586,6 @@ __global__ void __launch_bounds__(kThreads, 1)
           row_sum_lo += s_acc[4 * j] + s_acc[4 * j + 1];
           row_sum_hi += s_acc[4 * j + 2] + s_acc[4 * j + 3];
         }
-        if constexpr (kPvUnderSoftmax) {  // the previous tile's PV has read its P and its stage's blocks 0-3
-          // Unconditional (nothing is pending in a segment's first tile): after a wait on one
-          // path only, ptxas took the PV as pending below and serialised every wgmma (C7514).
-          wg::wait_group<0>();
-          wg::fence_operands(o_acc);
-          if (it > 0) release_late((iter - 1) % kStages);
-        }
         // P as wgmma A fragments: k16 step kk covers S chunks 2kk (a0: row lo, a1: row hi)
         // and 2kk+1 (a2: row lo, a3: row hi).
 #pragma unroll
@@ -653,17 +611,13 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         handoff_signal(kBarPFull);
 
-        if constexpr (!kPvUnderSoftmax) issue_pv(stage);
+        issue_pv(stage);
       }
-      if (kPvUnderSoftmax && n_iters > 0) issue_pv((iter0 + n_iters - 1) % kStages);  // the segment's last PV
       wg::wait_group<0>();
       wg::fence_operands(o_acc);
       // Tile-balanced: the segment's last stage, released here (the next segment's first
       // tile does not release the one before it).
-      if constexpr (kBalanced) {
-        if constexpr (!kPvUnderSoftmax) release_early((iter0 + n_iters - 1) % kStages);
-        release_late((iter0 + n_iters - 1) % kStages);
-      }
+      if constexpr (kBalanced) release_stage((iter0 + n_iters - 1) % kStages);
       if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineTilesDone);
 
       // Final statistics: the quad's partial sums, to shared memory for the other warpgroup.
@@ -723,7 +677,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         issue_pv(stage);
         wg::wait_group<0>();
         wg::fence_operands(o_acc);
-        release_early(stage);
+        release_stage(stage);
       }
       warp::named_barrier_sync(kBarEpilogue, kConsumerThreads);
       store_o(s_final_sum[row_lo], s_final_sum[row_hi]);
