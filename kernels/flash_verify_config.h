@@ -221,21 +221,12 @@ static_assert(kBlocksPerPart * kLoadParts == kDimBlocks, "load parts split the 9
 // once its PV is done, blocks 4-8 once the second warpgroup's PV is done and the first is done
 // with the rope block (its S, or its read of the P stored there). They load in parts of
 // blocks 0-3, 4-6, 7-8, so no part straddles the halves.
-// VB_WGMMA_SEESAW_HIGH_FIRST=1: blocks 4-8 load (and S reads them) first, in parts 4-6, 7-8,
-// 0-3: that half frees before the first warpgroup's own PV is done.
-#ifndef VB_WGMMA_SEESAW_HIGH_FIRST
-#define VB_WGMMA_SEESAW_HIGH_FIRST 0
-#endif
-inline constexpr bool kSeesawHighFirst = VB_WGMMA_SEESAW_HIGH_FIRST != 0;
 inline constexpr int kSeesawLoadParts = 3;
-// Index (in load and S order) where part `part` begins; block_at() maps an index to its block.
-__host__ __device__ constexpr int part_begin(bool seesaw, int part) {
-  if (!seesaw) return part * kBlocksPerPart;
-  if (kSeesawHighFirst) return part == 0 ? 0 : part == 1 ? 3 : part == 2 ? 5 : kDimBlocks;
+__host__ __device__ constexpr int seesaw_part_first_block(int part) {
   return part == 0 ? 0 : part == 1 ? 4 : part == 2 ? 7 : kDimBlocks;
 }
-__host__ __device__ constexpr int block_at(bool seesaw, int index) {
-  return seesaw && kSeesawHighFirst ? (index + 4) % kDimBlocks : index;
+__host__ __device__ constexpr int part_first_block(bool seesaw, int part) {
+  return seesaw ? seesaw_part_first_block(part) : part * kBlocksPerPart;
 }
 // full[2][parts], empty[2], q_full, q_empty (tile-balanced: the softmax warpgroup's last S of a
 // request has read Q, so the producer may load the next request's), empty_low[2] (seesaw:

@@ -328,17 +328,14 @@ __global__ void __launch_bounds__(kThreads, 1)
         // of this thread's copies so far (that part and the earlier ones) have landed.
 #pragma unroll
         for (int part = 0; part < kLoadParts; ++part) {
-          if (kSeesaw && iter >= kStages) {  // the stage half that this part begins
-            constexpr int kLowPart = kSeesawHighFirst ? 2 : 0, kHighPart = kSeesawHighFirst ? 0 : 1;
-            if (part == kLowPart) warp::mbarrier_wait_parity(&s_empty_low[stage], ((iter / kStages) - 1) & 1);
-            if (part == kHighPart) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
+          if (kSeesaw && iter >= kStages && part < 2) {  // the stage's half that this part begins
+            warp::mbarrier_wait_parity(part == 0 ? &s_empty_low[stage] : &s_empty[stage], ((iter / kStages) - 1) & 1);
           }
 #pragma unroll
           for (int pass = 0; pass < 4; ++pass) {
             const int r = pass * 16 + row_in_pass;
 #pragma unroll
-            for (int index = part_begin(kSeesaw, part); index < part_begin(kSeesaw, part + 1); ++index) {
-              const int blk = block_at(kSeesaw, index);
+            for (int blk = part_first_block(kSeesaw, part); blk < part_first_block(kSeesaw, part + 1); ++blk) {
               const int chunk = blk * 8 + chunk_in_block;
               warp::cp_async_16(stage_base + swizzled_offset(r, chunk, kBlockBytes), src[pass] + chunk * 8, true);
             }
@@ -555,15 +552,11 @@ __global__ void __launch_bounds__(kThreads, 1)
           warp::fence_proxy_async_shared();  // cp.async (generic proxy) bytes read by wgmma (async proxy)
           wg::fence();  // every part: an arrive ptxas inserts itself here serialised every wgmma (C7520)
 #pragma unroll
-          for (int index = part_begin(true, part); index < part_begin(true, part + 1); ++index) {
-#pragma unroll
-            for (int sub = 0; sub < 4; ++sub) {
-              const int ks = 4 * block_at(true, index) + sub;
-              if (4 * index + sub >= VB_WGMMA_DEBUG_S_STEPS) continue;  // timing experiment only: wrong results
-              const std::uint32_t step = ((ks / 4) * kRowsPerTile * 128 + (ks % 4) * 32) >> 4;
-              const std::uint32_t kstep = ((ks / 4) * kBlockBytes + (ks % 4) * 32) >> 4;
-              wg::wgmma_m64n64k16_ss(s_acc, q_desc + step, k_desc + kstep, index + sub > 0 ? 1 : 0);
-            }
+          for (int ks = 4 * seesaw_part_first_block(part); ks < 4 * seesaw_part_first_block(part + 1); ++ks) {
+            if (ks >= VB_WGMMA_DEBUG_S_STEPS) continue;  // timing experiment only: wrong results
+            const std::uint32_t step = ((ks / 4) * kRowsPerTile * 128 + (ks % 4) * 32) >> 4;
+            const std::uint32_t kstep = ((ks / 4) * kBlockBytes + (ks % 4) * 32) >> 4;
+            wg::wgmma_m64n64k16_ss(s_acc, q_desc + step, k_desc + kstep, ks > 0 ? 1 : 0);
           }
         }
         wg::commit_group();
