@@ -203,12 +203,6 @@ inline constexpr int kOffKv = kOffQ + kQBytes;
 inline constexpr int kOffPExchange = kOffKv + kStages * kTileBytes;
 inline constexpr int kOffRescale = kOffPExchange + kPExchangeBytes;  // [64] floats
 inline constexpr int kOffFinalSum = kOffRescale + kRowsPerTile * 4;  // [64] floats
-// Even and fixed-size plans run the "seesaw" consumers (1): the two consumer warpgroups take
-// S and the softmax of alternate tiles, so one's S overlaps the other's softmax. 0: one
-// softmax warpgroup computes every S, the other only its PV half. A/B builds override it.
-#ifndef VB_WGMMA_SEESAW
-#define VB_WGMMA_SEESAW 1
-#endif
 // A stage lands in kLoadParts parts of column blocks (dims 0-191, 192-383, 384-575 with 3),
 // each with its own "full" mbarrier, so S starts on the first 192 dims while the rest lands.
 #ifndef VB_WGMMA_LOAD_PARTS
@@ -217,22 +211,10 @@ inline constexpr int kOffFinalSum = kOffRescale + kRowsPerTile * 4;  // [64] flo
 inline constexpr int kLoadParts = VB_WGMMA_LOAD_PARTS;
 inline constexpr int kBlocksPerPart = kDimBlocks / kLoadParts;
 static_assert(kBlocksPerPart * kLoadParts == kDimBlocks, "load parts split the 9 column blocks evenly");
-// Seesaw instances free a stage in two halves: blocks 0-3 (the first warpgroup's PV channels)
-// once its PV is done, blocks 4-8 once the second warpgroup's PV is done and the first is done
-// with the rope block (its S, or its read of the P stored there). They load in parts of
-// blocks 0-3, 4-6, 7-8, so no part straddles the halves.
-inline constexpr int kSeesawLoadParts = 3;
-__host__ __device__ constexpr int seesaw_part_first_block(int part) {
-  return part == 0 ? 0 : part == 1 ? 4 : part == 2 ? 7 : kDimBlocks;
-}
-__host__ __device__ constexpr int part_first_block(bool seesaw, int part) {
-  return seesaw ? seesaw_part_first_block(part) : part * kBlocksPerPart;
-}
 // full[2][parts], empty[2], q_full, q_empty (tile-balanced: the softmax warpgroup's last S of a
-// request has read Q, so the producer may load the next request's), empty_low[2] (seesaw:
-// blocks 0-3; empty then covers blocks 4-8)
+// request has read Q, so the producer may load the next request's)
 inline constexpr int kOffBarriers = kOffFinalSum + kRowsPerTile * 4;
-inline constexpr int kBarrierCount = kStages * kLoadParts + kStages + 2 + kStages;
+inline constexpr int kBarrierCount = kStages * kLoadParts + kStages + 2;
 // +1024: the dynamic shared-memory base is aligned up to 1024 B (128-byte swizzle atoms).
 inline constexpr int kSmemBytes = kOffBarriers + kBarrierCount * 8 + 1024;
 inline constexpr int kHopperSmemLimit = 227 * 1024;

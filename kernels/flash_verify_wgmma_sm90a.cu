@@ -53,12 +53,6 @@ static_assert(kProducerRegs + kSoftmaxRegs + kSecondPvRegs == 3 * 168, "the bloc
 constexpr int kBalancedProducerRegs = 96;
 constexpr int kBalancedSoftmaxRegs = 232;
 static_assert(kBalancedProducerRegs + kBalancedSoftmaxRegs + kSecondPvRegs == 3 * 168, "the block's register budget");
-// Seesaw instances (VB_WGMMA_SEESAW, even and fixed-size plans): both consumer warpgroups
-// compute S and the softmax (every other tile) and hold O half, S and P: 216 each, the
-// producer 72 (both spill-free; 232 / 40 spilled 100 bytes, 224 / 56 36 bytes).
-constexpr int kSeesawProducerRegs = 72;
-constexpr int kSeesawConsumerRegs = 216;
-static_assert(kSeesawProducerRegs + 2 * kSeesawConsumerRegs == 3 * 168, "the block's register budget");
 constexpr int kBarPFull = 1;        // softmax warpgroup -> second PV warpgroup: P(i) is in smem
 constexpr int kBarPEmpty = 2;       // second PV warpgroup -> softmax warpgroup: P(i) was read
 constexpr int kBarEpilogue = 3;     // final row sums are in smem
@@ -151,7 +145,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto* s_full = reinterpret_cast<std::uint64_t*>(smem + kOffBarriers);  // [kStages][kLoadParts]
   std::uint64_t* s_empty = s_full + kStages * kLoadParts;                // [kStages]
   std::uint64_t* s_q_full = s_empty + kStages;
-  std::uint64_t* s_empty_low = s_q_full + 2;  // [kStages], seesaw instances
   std::uint64_t* s_q_empty = s_q_full + 1;  // tile-balanced only
 
   const int tid = threadIdx.x;
@@ -164,8 +157,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   // or written before it has finished (or, over a mask writer, no mask word: the softmax
   // warpgroup's tree tiles). Returns at once in an ordinary launch.
   constexpr bool kWaitBeforeTreeMask = detail::waits_before_tree_mask<Params>;
-  constexpr bool kSeesaw = VB_WGMMA_SEESAW && !kBalanced;
-  static_assert(!kSeesaw || kLoadParts == kSeesawLoadParts, "the seesaw stage halves assume three load parts");
   if (!VB_DEBUG_NO_PREREQUISITE_WAIT && !kWaitBeforeTreeMask) warp::wait_for_prerequisite_grid();
 
   // The current request and its tiles: the block's own, or (tile-balanced) the segment of the
@@ -259,7 +250,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         warp::mbarrier_init(&s_full[s * kLoadParts + part], 128);  // one cp.async completion per producer thread
       }
       warp::mbarrier_init(&s_empty[s], 8);  // one arrival per consumer warp
-      if (kSeesaw) warp::mbarrier_init(&s_empty_low[s], 4);  // one per warp of the first consumer warpgroup
     }
     // One cp.async completion per producer thread (tile-balanced: and producer thread 0's
     // arrive once it has published the segment in s_next).
@@ -272,7 +262,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   if (warpgroup == 0) {
     // ---------------- producer ----------------
-    wg::setmaxnreg_dec<kSeesaw ? kSeesawProducerRegs : kBalanced ? kBalancedProducerRegs : kProducerRegs>();
+    wg::setmaxnreg_dec<kBalanced ? kBalancedProducerRegs : kProducerRegs>();
     // Lane l copies 16-byte chunk (l % 8) of each 128-byte column block of 4 rows per
     // pass; a warp covers 4 rows per pass, the warpgroup 16, four passes a 64-row tile.
     // Eight lanes read 128 contiguous bytes of one row per instruction.
@@ -311,7 +301,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int tile = tile_begin; tile < tile_end; ++tile) {
         const int iter = iter0 + tile - tile_begin;
         const int stage = iter % kStages;
-        if (!kSeesaw && iter >= kStages) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
+        if (iter >= kStages) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
         unsigned char* stage_base = smem + kOffKv + stage * kTileBytes;
         const bf16_bits* src[4];
 #pragma unroll
@@ -328,14 +318,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         // of this thread's copies so far (that part and the earlier ones) have landed.
 #pragma unroll
         for (int part = 0; part < kLoadParts; ++part) {
-          if (kSeesaw && iter >= kStages && part < 2) {  // the stage's half that this part begins
-            warp::mbarrier_wait_parity(part == 0 ? &s_empty_low[stage] : &s_empty[stage], ((iter / kStages) - 1) & 1);
-          }
 #pragma unroll
           for (int pass = 0; pass < 4; ++pass) {
             const int r = pass * 16 + row_in_pass;
 #pragma unroll
-            for (int blk = part_first_block(kSeesaw, part); blk < part_first_block(kSeesaw, part + 1); ++blk) {
+            for (int blk = part * kBlocksPerPart; blk < (part + 1) * kBlocksPerPart; ++blk) {
               const int chunk = blk * 8 + chunk_in_block;
               warp::cp_async_16(stage_base + swizzled_offset(r, chunk, kBlockBytes), src[pass] + chunk * 8, true);
             }
@@ -485,234 +472,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   float row_sum_lo = 0.f, row_sum_hi = 0.f;  // this thread's partial sums (16 of 64 columns)
   float row_max_lo = -INFINITY, row_max_hi = -INFINITY;  // log2 domain, quad-uniform
 
-  if constexpr (kSeesaw) {
-    // ---------------- seesaw consumers (even and fixed-size plans) ----------------
-    // Warpgroup 1 computes S and the softmax of the segment's even tiles, warpgroup 2 of its
-    // odd tiles; each keeps half of O (channels 0-255 / 256-511) and runs its PV half of every
-    // tile. The owner of tile t needs the running row max after tile t-1 (the other
-    // warpgroup's), then publishes m(t), the rescale factor a(t) and P(t) (into the tile's rope
-    // block, which only S reads). So one warpgroup's S runs in the tensor pipe while the other
-    // runs its softmax (FlashMLA's "seesaw" schedule). Each warpgroup's row sums cover its own
-    // tiles, scaled to the running max; the epilogue adds the two.
-    wg::setmaxnreg_inc<kSeesawConsumerRegs>();
-    zero_o();
-    const bool valid_lo = row0 + row_lo < rows_per_request;
-    const bool valid_hi = row0 + row_hi < rows_per_request;
-    const float scale_log2 = p.sm_scale * kLog2e;
-    const std::uint64_t q_desc = wg::smem_desc_sw128(smem_base + kOffQ, 16, 1024);
-    float s_acc[kSRegs];
-#pragma unroll
-    for (int i = 0; i < kSRegs; ++i) s_acc[i] = 0.f;  // overwritten by the first k step (scale-d 0)
-    const bool timeline_thread = VB_DEBUG_TIMELINE && warpgroup == 1 && wg_tid == 0;
-    auto* s_stats = reinterpret_cast<float*>(smem + kOffPExchange);  // [tile parity][m, a][64 rows]
-    // P(t) of the tile's owner, as A fragments (uint4 per k16 step and thread), in the rope
-    // block of the tile's stage.
-    auto p_tile = [&](int t) {
-      return reinterpret_cast<uint4*>(smem + kOffKv + (t % kStages) * kTileBytes + (kDimBlocks - 1) * kBlockBytes);
-    };
-    const int own_bar = half == 0 ? kBarPFull : kBarPEmpty;    // this warpgroup's tiles are published
-    const int other_bar = half == 0 ? kBarPEmpty : kBarPFull;  // the other warpgroup's are
-    warp::mbarrier_wait_parity(s_q_full, 0);
-    if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineQReady);
-    const std::uint64_t* mask_lo = p.node_mask(b, valid_lo ? (row0 + row_lo) / p.num_heads : 0);
-    const std::uint64_t* mask_hi = p.node_mask(b, valid_hi ? (row0 + row_hi) / p.num_heads : 0);
-    const int n_iters = tile_end - tile_begin;
-    // A stage's halves are released as the warps are done with them (the producer loads
-    // blocks 0-3 on empty_low, blocks 4-8 on empty): the first warpgroup releases the low half
-    // after its PV of the tile and the high half once done with the rope block; the second
-    // warpgroup releases the high half after its PV.
-    auto release_after_pv = [&](int t) {
-      __syncwarp();
-      if (lane == 0) warp::mbarrier_arrive(half == 0 ? &s_empty_low[t % kStages] : &s_empty[t % kStages]);
-    };
-    auto release_rope = [&](int t) {
-      if (half != 0) return;
-      __syncwarp();
-      if (lane == 0) warp::mbarrier_arrive(&s_empty[t % kStages]);
-    };
-    int pending_own = -1;  // the own tile whose PV (this half) is in flight
-    for (int it = half;; it += 2) {
-      const bool own = it < n_iters;
-      const int stage = it % kStages;
-      // The own PV of tile it-2: its stage half frees for tile it. The wait is unconditional
-      // (nothing is pending before the first tile): after a wait on one path only, ptxas takes
-      // the PV as pending on both and serialises every wgmma (C7514).
-      wg::wait_group<0>();
-      wg::fence_operands(o_acc);
-      if (pending_own >= 0) release_after_pv(pending_own);
-      pending_own = -1;
-      if (own) {
-        // S = Q K^T: k step ks reads column block ks/4 at byte 32*(ks%4) of its 128-byte rows;
-        // each load part's k steps are issued once that part has landed.
-        const std::uint64_t k_desc = wg::smem_desc_sw128(kv_base + stage * kTileBytes, 16, 1024);
-#pragma unroll
-        for (int part = 0; part < kLoadParts; ++part) {
-          warp::mbarrier_wait_parity(&s_full[stage * kLoadParts + part], (it / kStages) & 1);
-          if (timeline_thread && it == 0 && part == 0) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineFirstTile);
-          warp::fence_proxy_async_shared();  // cp.async (generic proxy) bytes read by wgmma (async proxy)
-          wg::fence();  // every part: an arrive ptxas inserts itself here serialised every wgmma (C7520)
-#pragma unroll
-          for (int ks = 4 * seesaw_part_first_block(part); ks < 4 * seesaw_part_first_block(part + 1); ++ks) {
-            if (ks >= VB_WGMMA_DEBUG_S_STEPS) continue;  // timing experiment only: wrong results
-            const std::uint32_t step = ((ks / 4) * kRowsPerTile * 128 + (ks % 4) * 32) >> 4;
-            const std::uint32_t kstep = ((ks / 4) * kBlockBytes + (ks % 4) * 32) >> 4;
-            wg::wgmma_m64n64k16_ss(s_acc, q_desc + step, k_desc + kstep, ks > 0 ? 1 : 0);
-          }
-        }
-        wg::commit_group();
-      }
-      // The other warpgroup's tile it-1: its P, m and a, then this half's PV of it.
-      const int other = it - 1;
-      const bool has_other = other >= 0 && other < n_iters;
-      if (has_other) {
-        warp::named_barrier_sync(other_bar, kConsumerThreads);
-        // Landed (the owner saw it); the wait and fence order this warpgroup's wgmma reads.
-        warp::mbarrier_wait_parity(&s_full[(other % kStages) * kLoadParts + kLoadParts - 1], (other / kStages) & 1);
-        warp::fence_proxy_async_shared();
-        const float* stats = s_stats + (other & 1) * 2 * kRowsPerTile;
-        const float a_lo = stats[kRowsPerTile + row_lo], a_hi = stats[kRowsPerTile + row_hi];
-        row_max_lo = stats[row_lo];
-        row_max_hi = stats[row_hi];
-        row_sum_lo *= a_lo;
-        row_sum_hi *= a_hi;
-        const uint4* src = p_tile(other);
-#pragma unroll
-        for (int kk = 0; kk < kPvSteps; ++kk) {
-          const uint4 v = src[kk * 128 + wg_tid];
-          p_frag[kk][0] = v.x; p_frag[kk][1] = v.y; p_frag[kk][2] = v.z; p_frag[kk][3] = v.w;
-        }
-        release_rope(other);  // P is in registers
-        rescale_o(a_lo, a_hi);
-        issue_pv(other % kStages);
-      }
-      if (!own) {
-        wg::wait_group<0>();
-        wg::fence_operands(o_acc);
-        if (has_other) release_after_pv(other);
-        break;
-      }
-      // S of this tile and the PV of tile it-1 are done: that PV's stage half is free before
-      // the softmax, so the next tile of that stage loads while this warpgroup computes it.
-      wg::wait_group<0>();
-      wg::fence_operands(s_acc);
-      wg::fence_operands(o_acc);
-      if (has_other) release_after_pv(other);
-
-      // ---- masked online softmax on the accumulators (log2 domain), as in the softmax
-      // warpgroup of the other instances ----
-      const int tile = tile_begin + it;
-      std::uint64_t vis_lo = ~0ull, vis_hi = ~0ull;
-      if ((tile + 1) * kTokensPerTile > prefix) {  // block-uniform: the tile holds tree tokens
-        if (!VB_DEBUG_NO_PREREQUISITE_WAIT && kWaitBeforeTreeMask) warp::wait_for_prerequisite_grid();
-        vis_lo = valid_lo ? tile_visibility(mask_lo, tile, prefix, kv_len) : ~0ull;
-        vis_hi = valid_hi ? tile_visibility(mask_hi, tile, prefix, kv_len) : ~0ull;
-      }
-      vis_lo >>= 2 * quad_col;
-      vis_hi >>= 2 * quad_col;
-      float max_lo = -INFINITY, max_hi = -INFINITY;
-#pragma unroll
-      for (int j = 0; j < kSTiles; ++j) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const bool hi = e >= 2;
-          const bool visible = (((hi ? vis_hi : vis_lo) >> (8 * j + (e & 1))) & 1u) != 0;
-          const float v = visible ? s_acc[4 * j + e] * scale_log2 : -INFINITY;
-          s_acc[4 * j + e] = v;
-          if (hi) max_hi = fmaxf(max_hi, v); else max_lo = fmaxf(max_lo, v);
-        }
-      }
-#pragma unroll
-      for (int offset = 1; offset < 4; offset *= 2) {
-        max_lo = fmaxf(max_lo, __shfl_xor_sync(0xffffffffu, max_lo, offset));
-        max_hi = fmaxf(max_hi, __shfl_xor_sync(0xffffffffu, max_hi, offset));
-      }
-      const float new_lo = fmaxf(row_max_lo, max_lo);
-      const float new_hi = fmaxf(row_max_hi, max_hi);
-      const float base_lo = new_lo == -INFINITY ? 0.f : new_lo;  // nothing visible yet
-      const float base_hi = new_hi == -INFINITY ? 0.f : new_hi;
-      const float a_lo = warp::fast_exp2(row_max_lo - base_lo);
-      const float a_hi = warp::fast_exp2(row_max_hi - base_hi);
-      row_max_lo = new_lo;
-      row_max_hi = new_hi;
-      row_sum_lo *= a_lo;
-      row_sum_hi *= a_hi;
-#pragma unroll
-      for (int j = 0; j < kSTiles; ++j) {
-        s_acc[4 * j] = warp::fast_exp2(s_acc[4 * j] - base_lo);
-        s_acc[4 * j + 1] = warp::fast_exp2(s_acc[4 * j + 1] - base_lo);
-        s_acc[4 * j + 2] = warp::fast_exp2(s_acc[4 * j + 2] - base_hi);
-        s_acc[4 * j + 3] = warp::fast_exp2(s_acc[4 * j + 3] - base_hi);
-        row_sum_lo += s_acc[4 * j] + s_acc[4 * j + 1];
-        row_sum_hi += s_acc[4 * j + 2] + s_acc[4 * j + 3];
-      }
-      // Publish P(t) (A fragments: k16 step kk covers S chunks 2kk and 2kk+1), m(t), a(t).
-      // The other warpgroup read tile it-2's statistics before it published tile it-1, which
-      // this warpgroup has waited for: the parity's slots are free.
-      uint4* dst = p_tile(it);
-#pragma unroll
-      for (int kk = 0; kk < kPvSteps; ++kk) {
-        dst[kk * 128 + wg_tid] = make_uint4(warp::pack_bf16x2(s_acc[8 * kk], s_acc[8 * kk + 1]),
-                                            warp::pack_bf16x2(s_acc[8 * kk + 2], s_acc[8 * kk + 3]),
-                                            warp::pack_bf16x2(s_acc[8 * kk + 4], s_acc[8 * kk + 5]),
-                                            warp::pack_bf16x2(s_acc[8 * kk + 6], s_acc[8 * kk + 7]));
-      }
-      if (quad_col == 0) {
-        float* stats = s_stats + (it & 1) * 2 * kRowsPerTile;
-        stats[row_lo] = new_lo;
-        stats[row_hi] = new_hi;
-        stats[kRowsPerTile + row_lo] = a_lo;
-        stats[kRowsPerTile + row_hi] = a_hi;
-      }
-      handoff_signal(own_bar);
-      release_rope(it);  // this warpgroup's S is done, and P is written
-#pragma unroll
-      for (int kk = 0; kk < kPvSteps; ++kk) {
-        p_frag[kk][0] = warp::pack_bf16x2(s_acc[8 * kk], s_acc[8 * kk + 1]);
-        p_frag[kk][1] = warp::pack_bf16x2(s_acc[8 * kk + 2], s_acc[8 * kk + 3]);
-        p_frag[kk][2] = warp::pack_bf16x2(s_acc[8 * kk + 4], s_acc[8 * kk + 5]);
-        p_frag[kk][3] = warp::pack_bf16x2(s_acc[8 * kk + 6], s_acc[8 * kk + 7]);
-      }
-      rescale_o(a_lo, a_hi);
-      issue_pv(stage);
-      pending_own = it;
-    }
-    wg::wait_group<0>();
-    wg::fence_operands(o_acc);
-    if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineTilesDone);
-
-    // Final statistics: each half's sums (its own tiles) through shared memory, added.
-#pragma unroll
-    for (int offset = 1; offset < 4; offset *= 2) {
-      row_sum_lo += __shfl_xor_sync(0xffffffffu, row_sum_lo, offset);
-      row_sum_hi += __shfl_xor_sync(0xffffffffu, row_sum_hi, offset);
-    }
-    float* my_sums = half == 0 ? s_final_sum : s_rescale;
-    const float* other_sums = half == 0 ? s_rescale : s_final_sum;
-    if (quad_col == 0) {
-      my_sums[row_lo] = row_sum_lo;
-      my_sums[row_hi] = row_sum_hi;
-    }
-    warp::named_barrier_sync(kBarEpilogue, kConsumerThreads);
-    const float sum_lo = row_sum_lo + other_sums[row_lo];
-    const float sum_hi = row_sum_hi + other_sums[row_hi];
-    if (half == 0 && quad_col == 0) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int r = h ? row_hi : row_lo;
-        if (row0 + r >= rows_per_request) continue;
-        const float sum = h ? sum_hi : sum_lo;
-        const float mx = h ? row_max_hi : row_max_lo;
-        const float lse = sum > 0.f ? mx * kLn2 + logf(sum) : -INFINITY;
-        if (whole) {
-          p.lse[request_row0 + row0 + r] = lse;
-        } else {
-          ws.lse_partial[partial_row(row0 + r)] = lse;
-        }
-      }
-    }
-    store_o(sum_lo, sum_hi);
-    if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineEnd);
-  } else if (warpgroup == 1) {
+  if (warpgroup == 1) {
     // ---------------- softmax warpgroup ----------------
     wg::setmaxnreg_inc<kBalanced ? kBalancedSoftmaxRegs : kSoftmaxRegs>();
     zero_o();
