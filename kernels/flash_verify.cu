@@ -1149,6 +1149,8 @@ bool aligned_to(const void* ptr, std::uintptr_t bytes) { return reinterpret_cast
 
 bool params_valid(const VerifyParams& p) {
   if (p.batch <= 0 || p.num_heads <= 0 || p.tree_size <= 0 || p.tree_size > mla::kMaxTreeNodes) return false;
+  // The softmax takes row maxima of unscaled scores (wgmma path): a positive scale keeps them.
+  if (!(p.sm_scale > 0.f) || !std::isfinite(p.sm_scale)) return false;
   if (p.mask_words != ceil_div(p.tree_size, mla::kMaskWordBits)) return false;
   if (!p.q || !p.kv_pool || !p.prefix_len || !p.tree_mask || !p.o || !p.lse) return false;
   // Q (cp.async) and KV rows (bulk copies) move in 16-byte units from 16-byte aligned

@@ -84,6 +84,12 @@ constexpr int kKSteps = mla::kHeadDimQK / 16;  // 36 k16 steps of S
 #define VB_WGMMA_DEBUG_S_STEPS 36
 #endif
 constexpr int kPvSteps = kTokensPerTile / 16;  // 4 k16 steps of PV
+// The softmax scales each score inside its exponent's FFMA (1) instead of with a multiply of
+// its own before the row max (0, the order before). A/B builds override it.
+#ifndef VB_WGMMA_FUSED_SCALE
+#define VB_WGMMA_FUSED_SCALE 1
+#endif
+constexpr bool kFusedScale = VB_WGMMA_FUSED_SCALE != 0;
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define VB_WGMMA_DEVICE_CODE 1
@@ -557,7 +563,9 @@ __global__ void __launch_bounds__(kThreads, 1)
           for (int e = 0; e < 4; ++e) {
             const bool hi = e >= 2;
             const bool visible = (((hi ? vis_hi : vis_lo) >> (8 * j + (e & 1))) & 1u) != 0;
-            const float v = visible ? s_acc[4 * j + e] * scale_log2 : -INFINITY;
+            // Fused: the raw score (scaled inside the exponent's FFMA below); the row max of
+            // raw scores times the positive scale is the max of scaled ones.
+            const float v = visible ? (kFusedScale ? s_acc[4 * j + e] : s_acc[4 * j + e] * scale_log2) : -INFINITY;
             s_acc[4 * j + e] = v;
             if (hi) max_hi = fmaxf(max_hi, v); else max_lo = fmaxf(max_lo, v);
           }
@@ -566,6 +574,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int offset = 1; offset < 4; offset *= 2) {
           max_lo = fmaxf(max_lo, __shfl_xor_sync(0xffffffffu, max_lo, offset));
           max_hi = fmaxf(max_hi, __shfl_xor_sync(0xffffffffu, max_hi, offset));
+        }
+        if (kFusedScale) {  // -inf stays -inf: the scale is positive (params_valid)
+          max_lo *= scale_log2;
+          max_hi *= scale_log2;
         }
         const float new_lo = fmaxf(row_max_lo, max_lo);
         const float new_hi = fmaxf(row_max_hi, max_hi);
@@ -579,10 +591,17 @@ __global__ void __launch_bounds__(kThreads, 1)
         row_sum_hi *= a_hi;
 #pragma unroll
         for (int j = 0; j < kSTiles; ++j) {
-          s_acc[4 * j] = warp::fast_exp2(s_acc[4 * j] - base_lo);
-          s_acc[4 * j + 1] = warp::fast_exp2(s_acc[4 * j + 1] - base_lo);
-          s_acc[4 * j + 2] = warp::fast_exp2(s_acc[4 * j + 2] - base_hi);
-          s_acc[4 * j + 3] = warp::fast_exp2(s_acc[4 * j + 3] - base_hi);
+          if (kFusedScale) {  // one FFMA per score instead of a multiply and a subtraction
+            s_acc[4 * j] = warp::fast_exp2(fmaf(s_acc[4 * j], scale_log2, -base_lo));
+            s_acc[4 * j + 1] = warp::fast_exp2(fmaf(s_acc[4 * j + 1], scale_log2, -base_lo));
+            s_acc[4 * j + 2] = warp::fast_exp2(fmaf(s_acc[4 * j + 2], scale_log2, -base_hi));
+            s_acc[4 * j + 3] = warp::fast_exp2(fmaf(s_acc[4 * j + 3], scale_log2, -base_hi));
+          } else {
+            s_acc[4 * j] = warp::fast_exp2(s_acc[4 * j] - base_lo);
+            s_acc[4 * j + 1] = warp::fast_exp2(s_acc[4 * j + 1] - base_lo);
+            s_acc[4 * j + 2] = warp::fast_exp2(s_acc[4 * j + 2] - base_hi);
+            s_acc[4 * j + 3] = warp::fast_exp2(s_acc[4 * j + 3] - base_hi);
+          }
           row_sum_lo += s_acc[4 * j] + s_acc[4 * j + 1];
           row_sum_hi += s_acc[4 * j + 2] + s_acc[4 * j + 3];
         }

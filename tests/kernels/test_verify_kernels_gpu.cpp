@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <limits>
 #include <vector>
 
 #include "harness/gpu_executor.h"
@@ -633,6 +634,12 @@ TEST_CASE("launchers refuse inconsistent parameters instead of running", "[gpu]"
   vb::VerifyParams bad = d.p;
   bad.mask_words = 2;  // T = 3 needs exactly one word
   CHECK(vb::flash_verify_launch(bad, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  // The softmax takes row maxima before scaling: the scale must be positive and finite.
+  for (const float scale : {0.f, -0.1f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
+    vb::VerifyParams bad_scale = d.p;
+    bad_scale.sm_scale = scale;
+    CHECK(vb::flash_verify_launch(bad_scale, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  }
   vb::FlashVerifyPlan wrong_tiles = plan;
   wrong_tiles.m_tiles += 1;
   CHECK(vb::flash_verify_launch(d.p, wrong_tiles, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
