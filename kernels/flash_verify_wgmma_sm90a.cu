@@ -90,6 +90,18 @@ constexpr int kPvSteps = kTokensPerTile / 16;  // 4 k16 steps of PV
 #define VB_WGMMA_FUSED_SCALE 1
 #endif
 constexpr bool kFusedScale = VB_WGMMA_FUSED_SCALE != 0;
+// Prefix-only tiles (every column visible) skip the mask test in a loop of their own (1); 0
+// tests every column of every tile against an all-ones word. A/B builds override it.
+#ifndef VB_WGMMA_PREFIX_TILE_FAST
+#define VB_WGMMA_PREFIX_TILE_FAST 1
+#endif
+constexpr bool kPrefixTileFast = VB_WGMMA_PREFIX_TILE_FAST != 0;
+// P and the rescale factors go to the second PV warpgroup in 16-byte accesses, one per k16
+// step and thread (1), or in 4-byte ones (0). A/B builds override it.
+#ifndef VB_WGMMA_VECTOR_HANDOVER
+#define VB_WGMMA_VECTOR_HANDOVER 1
+#endif
+constexpr bool kVectorHandover = VB_WGMMA_VECTOR_HANDOVER != 0;
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define VB_WGMMA_DEVICE_CODE 1
@@ -549,7 +561,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         // the per-element test is a shift and a select, with no branch (per-element branches
         // cost ~11 % of all stall samples in the first version, on unmasked tiles too).
         std::uint64_t vis_lo = ~0ull, vis_hi = ~0ull;
-        if ((tile + 1) * kTokensPerTile > prefix) {  // block-uniform: the tile holds tree tokens
+        const bool tree_tile = (tile + 1) * kTokensPerTile > prefix;  // block-uniform
+        if (tree_tile) {
           if (!VB_DEBUG_NO_PREREQUISITE_WAIT && kWaitBeforeTreeMask) warp::wait_for_prerequisite_grid();
           vis_lo = valid_lo ? tile_visibility(mask_lo, tile, prefix, kv_len) : ~0ull;
           vis_hi = valid_hi ? tile_visibility(mask_hi, tile, prefix, kv_len) : ~0ull;
@@ -557,17 +570,28 @@ __global__ void __launch_bounds__(kThreads, 1)
         vis_lo >>= 2 * quad_col;
         vis_hi >>= 2 * quad_col;
         float max_lo = -INFINITY, max_hi = -INFINITY;
+        if (kPrefixTileFast && !tree_tile) {  // every column visible: no mask test
 #pragma unroll
-        for (int j = 0; j < kSTiles; ++j) {
+          for (int j = 0; j < kSTiles; ++j) {
 #pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const bool hi = e >= 2;
-            const bool visible = (((hi ? vis_hi : vis_lo) >> (8 * j + (e & 1))) & 1u) != 0;
-            // Fused: the raw score (scaled inside the exponent's FFMA below); the row max of
-            // raw scores times the positive scale is the max of scaled ones.
-            const float v = visible ? (kFusedScale ? s_acc[4 * j + e] : s_acc[4 * j + e] * scale_log2) : -INFINITY;
-            s_acc[4 * j + e] = v;
-            if (hi) max_hi = fmaxf(max_hi, v); else max_lo = fmaxf(max_lo, v);
+            for (int e = 0; e < 4; ++e) {
+              if (!kFusedScale) s_acc[4 * j + e] *= scale_log2;
+              if (e >= 2) max_hi = fmaxf(max_hi, s_acc[4 * j + e]); else max_lo = fmaxf(max_lo, s_acc[4 * j + e]);
+            }
+          }
+        } else {
+#pragma unroll
+          for (int j = 0; j < kSTiles; ++j) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+              const bool hi = e >= 2;
+              const bool visible = (((hi ? vis_hi : vis_lo) >> (8 * j + (e & 1))) & 1u) != 0;
+              // Fused: the raw score (scaled inside the exponent's FFMA below); the row max of
+              // raw scores times the positive scale is the max of scaled ones.
+              const float v = visible ? (kFusedScale ? s_acc[4 * j + e] : s_acc[4 * j + e] * scale_log2) : -INFINITY;
+              s_acc[4 * j + e] = v;
+              if (hi) max_hi = fmaxf(max_hi, v); else max_lo = fmaxf(max_lo, v);
+            }
           }
         }
 #pragma unroll
@@ -623,7 +647,16 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int kk = 0; kk < kPvSteps; ++kk)
 #pragma unroll
-          for (int r = 0; r < 4; ++r) s_pexchange[(kk * 4 + r) * 128 + wg_tid] = p_frag[kk][r];
+          for (int r = 0; r < 4; ++r) {
+            if (kVectorHandover) {  // one 16-byte store per k16 step
+              if (r == 0) {
+                reinterpret_cast<uint4*>(s_pexchange)[kk * 128 + wg_tid] =
+                    make_uint4(p_frag[kk][0], p_frag[kk][1], p_frag[kk][2], p_frag[kk][3]);
+              }
+            } else {
+              s_pexchange[(kk * 4 + r) * 128 + wg_tid] = p_frag[kk][r];
+            }
+          }
         if (quad_col == 0) {
           s_rescale[row_lo] = a_lo;
           s_rescale[row_hi] = a_hi;
@@ -688,7 +721,16 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int kk = 0; kk < kPvSteps; ++kk)
 #pragma unroll
-          for (int r = 0; r < 4; ++r) p_frag[kk][r] = s_pexchange[(kk * 4 + r) * 128 + wg_tid];
+          for (int r = 0; r < 4; ++r) {
+            if (kVectorHandover) {  // one 16-byte load per k16 step
+              if (r == 0) {
+                const uint4 v = reinterpret_cast<const uint4*>(s_pexchange)[kk * 128 + wg_tid];
+                p_frag[kk][0] = v.x; p_frag[kk][1] = v.y; p_frag[kk][2] = v.z; p_frag[kk][3] = v.w;
+              }
+            } else {
+              p_frag[kk][r] = s_pexchange[(kk * 4 + r) * 128 + wg_tid];
+            }
+          }
         const float a_lo = s_rescale[row_lo];
         const float a_hi = s_rescale[row_hi];
         if (it + 1 < n_iters) handoff_signal(kBarPEmpty);
