@@ -102,6 +102,14 @@ constexpr bool kPrefixTileFast = VB_WGMMA_PREFIX_TILE_FAST != 0;
 #define VB_WGMMA_VECTOR_HANDOVER 1
 #endif
 constexpr bool kVectorHandover = VB_WGMMA_VECTOR_HANDOVER != 0;
+// Lazy rescaling (log2 units): the running row max, and with it the scale of O and of the row
+// sums, moves only when a tile's max exceeds it by more than this; P is then at most 2^k.
+// 0: the max moves whenever it grows (the order before). A/B builds override it.
+#ifndef VB_WGMMA_LAZY_RESCALE
+#define VB_WGMMA_LAZY_RESCALE 8.0f
+#endif
+constexpr float kLazyRescale = VB_WGMMA_LAZY_RESCALE;
+static_assert(kLazyRescale >= 0.f && kLazyRescale <= 16.f, "P <= 2^k must stay well inside bf16 and fp32 sums");
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define VB_WGMMA_DEVICE_CODE 1
@@ -603,12 +611,17 @@ __global__ void __launch_bounds__(kThreads, 1)
           max_lo *= scale_log2;
           max_hi *= scale_log2;
         }
-        const float new_lo = fmaxf(row_max_lo, max_lo);
-        const float new_hi = fmaxf(row_max_hi, max_hi);
+        // The running max moves only when a score exceeds it by more than kLazyRescale (log2
+        // units; the first visible score always moves it): below that, P stays <= 2^k and O
+        // and the sums keep their scale, so most tiles skip the rescale multiplies.
+        const bool move_lo = fmaxf(row_max_lo, max_lo) > row_max_lo + kLazyRescale;
+        const bool move_hi = fmaxf(row_max_hi, max_hi) > row_max_hi + kLazyRescale;
+        const float new_lo = move_lo ? max_lo : row_max_lo;
+        const float new_hi = move_hi ? max_hi : row_max_hi;
         const float base_lo = new_lo == -INFINITY ? 0.f : new_lo;  // nothing visible yet
         const float base_hi = new_hi == -INFINITY ? 0.f : new_hi;
-        const float a_lo = warp::fast_exp2(row_max_lo - base_lo);
-        const float a_hi = warp::fast_exp2(row_max_hi - base_hi);
+        const float a_lo = move_lo ? warp::fast_exp2(row_max_lo - base_lo) : 1.f;
+        const float a_hi = move_hi ? warp::fast_exp2(row_max_hi - base_hi) : 1.f;
         row_max_lo = new_lo;
         row_max_hi = new_hi;
         row_sum_lo *= a_lo;
