@@ -14,7 +14,9 @@
 //              can live anywhere.
 //   softmax    (warpgroup 1, 240 registers) S = Q K^T (36 wgmma m64n64k16, both operands
 //              from shared memory), the masked online softmax on the accumulators (each
-//              thread owns 2 rows x 16 tokens: row max and sum need 2 quad shuffles),
+//              thread owns 2 rows x 16 tokens: row max and sum need 2 quad shuffles; the
+//              scale is applied inside the exponent's FFMA, the mask tested on tree tiles
+//              only, and the running max moved lazily, only by more than 8 log2 units),
 //              P as bf16 A fragments in registers, O[:, 0:256] += P V (wgmma m64n256k16,
 //              A from registers, V from the same shared-memory rows, MN-major).
 //   second PV  (warpgroup 2, 176 registers) O[:, 256:512] += P V with P and the rescale
