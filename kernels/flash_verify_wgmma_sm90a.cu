@@ -566,10 +566,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
 
         // ---- masked online softmax on the accumulators (log2 domain) ----
-        // Visibility of the tile's 64 tokens for each of the thread's rows as one 64-bit word
-        // (all ones for prefix-only tiles), shifted so bit 8j + e&1 is this thread's column:
-        // the per-element test is a shift and a select, with no branch (per-element branches
-        // cost ~11 % of all stall samples in the first version, on unmasked tiles too).
+        // Visibility of the tile's 64 tokens for each of the thread's rows as one 64-bit word,
+        // shifted so bit 8j + e&1 is this thread's column: the per-element test is a shift and
+        // a select, with no branch (per-element branches cost ~11 % of all stall samples in
+        // the first version, on unmasked tiles too). Prefix-only tiles skip the test.
         std::uint64_t vis_lo = ~0ull, vis_hi = ~0ull;
         const bool tree_tile = (tile + 1) * kTokensPerTile > prefix;  // block-uniform
         if (tree_tile) {
@@ -659,6 +659,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         // same rows), once it has read the previous tile's (tile-balanced: and the previous
         // segment's final sums).
         if (iter > 0) warp::named_barrier_sync(kBarPEmpty, kConsumerThreads);
+        // (Written as one loop over r for both forms: the if-constexpr form compiled to another
+        // schedule, not measured.)
 #pragma unroll
         for (int kk = 0; kk < kPvSteps; ++kk)
 #pragma unroll
