@@ -104,12 +104,6 @@ constexpr bool kPrefixTileFast = VB_WGMMA_PREFIX_TILE_FAST != 0;
 #define VB_WGMMA_VECTOR_HANDOVER 1
 #endif
 constexpr bool kVectorHandover = VB_WGMMA_VECTOR_HANDOVER != 0;
-// The row max of a thread's 16 columns as a tree of depth 4 (1), or a chain of 16 (0). A/B
-// builds override it.
-#ifndef VB_WGMMA_TREE_MAX
-#define VB_WGMMA_TREE_MAX 1
-#endif
-constexpr bool kTreeMax = VB_WGMMA_TREE_MAX != 0;
 // Lazy rescaling (log2 units): the running row max, and with it the scale of O and of the row
 // sums, moves only when a tile's max exceeds it by more than this; P is then at most 2^k.
 // 0: the max moves whenever it grows (the order before). A/B builds override it.
@@ -592,7 +586,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
               if (!kFusedScale) s_acc[4 * j + e] *= scale_log2;
-              if (kTreeMax) continue;  // the tree below
               if (e >= 2) max_hi = fmaxf(max_hi, s_acc[4 * j + e]); else max_lo = fmaxf(max_lo, s_acc[4 * j + e]);
             }
           }
@@ -607,28 +600,9 @@ __global__ void __launch_bounds__(kThreads, 1)
               // raw scores times the positive scale is the max of scaled ones.
               const float v = visible ? (kFusedScale ? s_acc[4 * j + e] : s_acc[4 * j + e] * scale_log2) : -INFINITY;
               s_acc[4 * j + e] = v;
-              if (kTreeMax) continue;  // the tree below
               if (hi) max_hi = fmaxf(max_hi, v); else max_lo = fmaxf(max_lo, v);
             }
           }
-        }
-        if (kTreeMax) {  // the thread's 16 columns of each row in a tree 4 deep, not a chain of 16
-          float t_lo[kSTiles], t_hi[kSTiles];
-#pragma unroll
-          for (int j = 0; j < kSTiles; ++j) {
-            t_lo[j] = fmaxf(s_acc[4 * j], s_acc[4 * j + 1]);
-            t_hi[j] = fmaxf(s_acc[4 * j + 2], s_acc[4 * j + 3]);
-          }
-#pragma unroll
-          for (int width = kSTiles / 2; width >= 1; width /= 2) {
-#pragma unroll
-            for (int j = 0; j < width; ++j) {
-              t_lo[j] = fmaxf(t_lo[j], t_lo[j + width]);
-              t_hi[j] = fmaxf(t_hi[j], t_hi[j + width]);
-            }
-          }
-          max_lo = t_lo[0];
-          max_hi = t_hi[0];
         }
 #pragma unroll
         for (int offset = 1; offset < 4; offset *= 2) {
