@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <limits>
 
 #include "verifybench/kernels.h"
 
@@ -76,6 +77,23 @@ TEST_CASE("the launcher refuses inconsistent shapes before touching the device",
   vb::FlashVerifyPlan split_plan{4, plan.m_tiles};
   CHECK(vb::flash_verify_launch(aligned_params(), split_plan, nullptr, 0, nullptr) ==
         cudaErrorInvalidValue);  // splits need a workspace
+}
+
+TEST_CASE("the launcher refuses a softmax scale that is not positive and finite", "[launcher]") {
+  // The wgmma softmax takes row maxima of unscaled scores and scales inside the exponent:
+  // that needs a positive scale. A finite positive one passes the parameter check (the wrong
+  // tile count then stops the call), the others are refused.
+  const vb::FlashVerifyPlan plan = vb::flash_verify_plan(1, 3, 8, 13, 132, 1);
+  vb::FlashVerifyPlan wrong_tiles = plan;
+  wrong_tiles.m_tiles += 1;
+  vb::VerifyParams p = aligned_params();
+  p.sm_scale = 1e-30f;
+  CHECK(vb::flash_verify_launch(p, wrong_tiles, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+  for (const float scale : {0.f, -0.f, -0.1f, std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN()}) {
+    p.sm_scale = scale;
+    CHECK(vb::flash_verify_launch(p, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  }
 }
 
 TEST_CASE("the launcher refuses wgmma plans that do not match the wgmma path's tiles", "[launcher]") {
