@@ -90,15 +90,15 @@ __device__ __forceinline__ int split_size_tiles(int num_tiles, int num_splits, i
   return max(split_tiles, (num_tiles + num_splits - 1) / num_splits);
 }
 
-// What one block of either kernel owns: request b = blockIdx.z, the kRows-row tile
-// blockIdx.x of its rows (node-major, head-minor), and the tiles [tile_begin, tile_end) of
-// kTokens tokens of split blockIdx.y (empty when tile_begin >= tile_end).
 // Whether a main kernel over these parameters waits for the previous kernel only before it
 // reads the tree mask (IndptrLengthParams: launched over a kernel still writing the mask
 // and the lengths) instead of at entry.
 template <class Params>
 inline constexpr bool waits_before_tree_mask = std::is_same_v<Params, IndptrLengthParams>;
 
+// What one block of either kernel owns: request b = blockIdx.z, the kRows-row tile
+// blockIdx.x of its rows (node-major, head-minor), and the tiles [tile_begin, tile_end) of
+// kTokens tokens of split blockIdx.y (empty when tile_begin >= tile_end).
 struct BlockWork {
   int rows_per_request, row0;
   std::int64_t request_row0;  // the request's first query row in q / o / lse

@@ -98,8 +98,8 @@ constexpr bool kFusedScale = VB_WGMMA_FUSED_SCALE != 0;
 #define VB_WGMMA_PREFIX_TILE_FAST 1
 #endif
 constexpr bool kPrefixTileFast = VB_WGMMA_PREFIX_TILE_FAST != 0;
-// P and the rescale factors go to the second PV warpgroup in 16-byte accesses, one per k16
-// step and thread (1), or in 4-byte ones (0). A/B builds override it.
+// P goes to the second PV warpgroup in 16-byte accesses, one per k16 step and thread (1), or
+// in 4-byte ones (0); the rescale factors stay 4-byte. A/B builds override it.
 #ifndef VB_WGMMA_VECTOR_HANDOVER
 #define VB_WGMMA_VECTOR_HANDOVER 1
 #endif
@@ -628,19 +628,16 @@ __global__ void __launch_bounds__(kThreads, 1)
         row_max_hi = new_hi;
         row_sum_lo *= a_lo;
         row_sum_hi *= a_hi;
+        // Fused: one FFMA per score instead of a multiply (above) and a subtraction.
+        auto shifted_exp = [&](float score, float base) {
+          return warp::fast_exp2(kFusedScale ? fmaf(score, scale_log2, -base) : score - base);
+        };
 #pragma unroll
         for (int j = 0; j < kSTiles; ++j) {
-          if (kFusedScale) {  // one FFMA per score instead of a multiply and a subtraction
-            s_acc[4 * j] = warp::fast_exp2(fmaf(s_acc[4 * j], scale_log2, -base_lo));
-            s_acc[4 * j + 1] = warp::fast_exp2(fmaf(s_acc[4 * j + 1], scale_log2, -base_lo));
-            s_acc[4 * j + 2] = warp::fast_exp2(fmaf(s_acc[4 * j + 2], scale_log2, -base_hi));
-            s_acc[4 * j + 3] = warp::fast_exp2(fmaf(s_acc[4 * j + 3], scale_log2, -base_hi));
-          } else {
-            s_acc[4 * j] = warp::fast_exp2(s_acc[4 * j] - base_lo);
-            s_acc[4 * j + 1] = warp::fast_exp2(s_acc[4 * j + 1] - base_lo);
-            s_acc[4 * j + 2] = warp::fast_exp2(s_acc[4 * j + 2] - base_hi);
-            s_acc[4 * j + 3] = warp::fast_exp2(s_acc[4 * j + 3] - base_hi);
-          }
+          s_acc[4 * j] = shifted_exp(s_acc[4 * j], base_lo);
+          s_acc[4 * j + 1] = shifted_exp(s_acc[4 * j + 1], base_lo);
+          s_acc[4 * j + 2] = shifted_exp(s_acc[4 * j + 2], base_hi);
+          s_acc[4 * j + 3] = shifted_exp(s_acc[4 * j + 3], base_hi);
           row_sum_lo += s_acc[4 * j] + s_acc[4 * j + 1];
           row_sum_hi += s_acc[4 * j + 2] + s_acc[4 * j + 3];
         }
