@@ -211,6 +211,18 @@ inline constexpr int kOffFinalSum = kOffRescale + kRowsPerTile * 4;  // [64] flo
 inline constexpr int kLoadParts = VB_WGMMA_LOAD_PARTS;
 inline constexpr int kBlocksPerPart = kDimBlocks / kLoadParts;
 static_assert(kBlocksPerPart * kLoadParts == kDimBlocks, "load parts split the 9 column blocks evenly");
+// KV rows that lie in the pool as runs of 16 consecutive rows (pages of 16 rows or more, or
+// contiguous token tables) land as TMA boxes of 16 rows x 64 values, one per column block,
+// issued by one lane of the producer warp that owns those rows; other rows (page size 1
+// scattered, dense tree rows, rows past kv_len) take the 16-byte cp.async gather. The producer
+// checks each tile's rows, so no layout is assumed. 0: every row by cp.async (the path
+// before). A/B builds override it.
+#ifndef VB_WGMMA_TMA_RUNS
+#define VB_WGMMA_TMA_RUNS 1
+#endif
+inline constexpr bool kTmaRuns = VB_WGMMA_TMA_RUNS != 0;
+inline constexpr int kTmaBoxRows = 16;  // one producer warp's rows of a tile
+inline constexpr int kTmaBoxBytes = kTmaBoxRows * 128;
 // full[2][parts], empty[2], q_full, q_empty (tile-balanced: the softmax warpgroup's last S of a
 // request has read Q, so the producer may load the next request's)
 inline constexpr int kOffBarriers = kOffFinalSum + kRowsPerTile * 4;

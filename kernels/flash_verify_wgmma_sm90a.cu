@@ -24,7 +24,9 @@
 // Each stage is released on its "empty" mbarrier by all 8 consumer warps once their
 // wgmma reads of it have completed. PV of tile i-1 and S of tile i are in flight
 // together on the softmax warpgroup.
+#include <cuda.h>  // CUtensorMap (the driver entry point is looked up at run time: no -lcuda)
 #include <cuda_bf16.h>
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 
 #include <atomic>
 #include <cmath>
@@ -51,9 +53,10 @@ constexpr int kSoftmaxRegs = 240;
 constexpr int kSecondPvRegs = 176;
 static_assert(kProducerRegs + kSoftmaxRegs + kSecondPvRegs == 3 * 168, "the block's register budget");
 // The tile-balanced instance's producer also walks its segments and reloads Q for each
-// request: at 88 it spilled (40-92 bytes); 96 / 232 / 176 do not.
-constexpr int kBalancedProducerRegs = 96;
-constexpr int kBalancedSoftmaxRegs = 232;
+// request: at 88 it spilled (40-92 bytes); 96 / 232 / 176 do not. With the TMA boxes
+// (kTmaRuns) the producer spilled 28 bytes at 96; 104 / 224 / 176 do not.
+constexpr int kBalancedProducerRegs = kTmaRuns ? 104 : 96;
+constexpr int kBalancedSoftmaxRegs = kTmaRuns ? 224 : 232;
 static_assert(kBalancedProducerRegs + kBalancedSoftmaxRegs + kSecondPvRegs == 3 * 168, "the block's register budget");
 constexpr int kBarPFull = 1;        // softmax warpgroup -> second PV warpgroup: P(i) is in smem
 constexpr int kBarPEmpty = 2;       // second PV warpgroup -> softmax warpgroup: P(i) was read
@@ -162,7 +165,8 @@ static_assert(kWalkBytes <= 1024 && kSmemBytes + 1024 <= kHopperSmemLimit,
 template <bool kBalanced, class Params = VerifyParams>
 __global__ void __launch_bounds__(kThreads, 1)
     flash_verify_wgmma_kernel(const Params p, const int num_splits, const int split_tiles,
-                              const detail::SplitWorkspace ws) {
+                              const detail::SplitWorkspace ws, const __grid_constant__ CUtensorMap kv_map,
+                              const bool kv_map_ok) {
 #if defined(VB_WGMMA_DEVICE_CODE)
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   unsigned char* smem = smem_raw + ((1024 - (warp::smem_addr(smem_raw) & 1023)) & 1023);
@@ -296,6 +300,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     // Eight lanes read 128 contiguous bytes of one row per instruction.
     const int chunk_in_block = lane & 7;
     const int row_in_pass = wg_warp * 4 + (lane >> 3);
+    // KV rows (Q keeps the order above): with TMA runs each warp owns 16 consecutive rows of
+    // a tile (one box), four per pass.
+    auto kv_row = [&](int pass) { return kTmaRuns ? wg_warp * kTmaBoxRows + pass * 4 + (lane >> 3) : pass * 16 + row_in_pass; };
+    const bool tma_runs = kTmaRuns && kv_map_ok;
+    if (tma_runs && wg_tid == 0) wg::prefetch_tensormap(&kv_map);
     // Q rows of this tile (zeros past the request's rows). Tile-balanced: a pass at a time
     // (unrolled, the reload between segments spilled).
     auto load_q = [&] {
@@ -316,9 +325,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (kBalanced && wg_tid == 0) warp::mbarrier_arrive(s_q_full);
 
     // Rows past kv_len re-read the last row (finite, masked out by the softmax).
-    auto token_of = [&](int tile, int pass) {
-      return min(tile * kTokensPerTile + pass * 16 + row_in_pass, kv_len - 1);
-    };
+    auto token_of = [&](int tile, int pass) { return min(tile * kTokensPerTile + kv_row(pass), kv_len - 1); };
     // Tile-balanced: the ring position (iter) runs on across segments, and the producer goes
     // on into the next segment's Q and tiles as soon as the ring and Q allow.
     int iter0 = 0;  // tiles of earlier segments
@@ -338,24 +345,54 @@ __global__ void __launch_bounds__(kThreads, 1)
           asm volatile("" ::"l"(src[0]), "l"(src[3]));  // the page-table words are in
           VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineTableIn);
         }
+        // One TMA box for this warp's 16 rows when they are consecutive rows of the pool: in a
+        // tile with no dense tree row and no row past kv_len (those repeat the last row).
+        bool tma_box = false;
+        int box_row = 0;
+        if (tma_runs && (tile + 1) * kTokensPerTile <= (rows.tree_rows != nullptr ? prefix : kv_len)) {
+          const bf16_bits* first = reinterpret_cast<const bf16_bits*>(
+              __shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(src[0]), 0));
+          bool run = true;
+#pragma unroll
+          for (int pass = 0; pass < 4; ++pass) {
+            run = run && src[pass] == first + (pass * 4 + (lane >> 3)) * mla::kHeadDimQK;
+          }
+          tma_box = __all_sync(0xffffffffu, run);
+          if (tma_box) box_row = static_cast<int>((first - p.kv_pool) / mla::kHeadDimQK);  // < 2^31: the launcher checks
+        }
         if (tile + 1 < tile_end) {
 #pragma unroll
           for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile + 1, pass));
         }
         // Column-block parts in the order S reads them; each part's arrival fires once all
-        // of this thread's copies so far (that part and the earlier ones) have landed.
+        // of this thread's copies so far (that part and the earlier ones) have landed, or
+        // (TMA) once its boxes' bytes have.
 #pragma unroll
         for (int part = 0; part < kLoadParts; ++part) {
+          std::uint64_t* full = &s_full[stage * kLoadParts + part];
+          if (tma_box) {
+            if (lane == 0) {
+              warp::mbarrier_arrive_expect_tx(full, kBlocksPerPart * kTmaBoxBytes);
+#pragma unroll
+              for (int blk = part * kBlocksPerPart; blk < (part + 1) * kBlocksPerPart; ++blk) {
+                wg::tma_load_2d(warp::smem_addr(stage_base + blk * kBlockBytes + wg_warp * kTmaBoxBytes), &kv_map,
+                                blk * 64, box_row, warp::smem_addr(full));
+              }
+            } else {
+              warp::mbarrier_arrive(full);
+            }
+            continue;
+          }
 #pragma unroll
           for (int pass = 0; pass < 4; ++pass) {
-            const int r = pass * 16 + row_in_pass;
+            const int r = kv_row(pass);
 #pragma unroll
             for (int blk = part * kBlocksPerPart; blk < (part + 1) * kBlocksPerPart; ++blk) {
               const int chunk = blk * 8 + chunk_in_block;
               warp::cp_async_16(stage_base + swizzled_offset(r, chunk, kBlockBytes), src[pass] + chunk * 8, true);
             }
           }
-          wg::cp_async_mbarrier_arrive_noinc(&s_full[stage * kLoadParts + part]);
+          wg::cp_async_mbarrier_arrive_noinc(full);
         }
         if (VB_DEBUG_TIMELINE && tid == 0 && tile == tile_begin && iter0 == 0) {
           VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineFirstIssue);
@@ -777,6 +814,34 @@ __global__ void __launch_bounds__(kThreads, 1)
 constexpr int kMaxCachedDevices = 64;
 std::atomic<bool> g_smem_limit_raised[2][2][kMaxCachedDevices];  // [tile-balanced][over a mask writer][device]
 
+// The KV pool as a 2-D tensor map [pool_rows][576] bf16 for the producer's TMA boxes (16 rows
+// x 64 values, 128-byte swizzle). False where TMA cannot address it (no pool, 2^31 rows or
+// more, a base not 16-byte aligned) or the driver has no encoder: the kernel then gathers
+// every row with cp.async, as before. Encoding is a host-side computation (no device call).
+bool encode_kv_rows_map(const VerifyParams& p, CUtensorMap* map) {
+  if (!kTmaRuns || p.kv_pool == nullptr || p.pool_rows < kTmaBoxRows || p.pool_rows > INT32_MAX ||
+      (reinterpret_cast<std::uintptr_t>(p.kv_pool) & 15) != 0) {
+    return false;
+  }
+  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    const cudaError_t err =
+        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found);
+    return err == cudaSuccess && found == cudaDriverEntryPointSuccess
+               ? reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn)
+               : nullptr;
+  }();
+  if (encode == nullptr) return false;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(mla::kHeadDimQK), static_cast<cuuint64_t>(p.pool_rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(mla::kHeadDimQK) * sizeof(bf16_bits)};
+  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(kTmaBoxRows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf16_bits*>(p.kv_pool), dims, strides, box,
+                element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
 }  // namespace
 
 namespace detail {
@@ -836,11 +901,13 @@ cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan&
   cudaLaunchAttribute attribute{};
   const cudaLaunchConfig_t config =
       launch_config(grid, dim3(kThreads), kSmemBytes, stream, overlap_previous_kernel, &attribute);
+  CUtensorMap kv_map{};
+  const bool kv_map_ok = encode_kv_rows_map(params, &kv_map);
   if (over_mask_writer) {
     return cudaLaunchKernelEx(&config, over_writer_kernel, IndptrLengthParams(params), plan.num_splits, split_tiles,
-                              ws);
+                              ws, kv_map, kv_map_ok);
   }
-  return cudaLaunchKernelEx(&config, kernel, params, plan.num_splits, split_tiles, ws);
+  return cudaLaunchKernelEx(&config, kernel, params, plan.num_splits, split_tiles, ws, kv_map, kv_map_ok);
 }
 
 }  // namespace detail

@@ -1,6 +1,7 @@
 // Hopper-only (sm_90a) warpgroup instructions for the wgmma path of the verify kernel
 // (kernels/flash_verify_wgmma_sm90a.cu): wgmma.mma_async with shared-memory descriptors,
-// its fence/commit/wait, setmaxnreg, and the cp.async completion hook for mbarriers.
+// its fence/commit/wait, setmaxnreg, the cp.async completion hook for mbarriers and TMA
+// tensor-tile copies.
 // Include only from translation units compiled for sm_90a.
 #pragma once
 #include <cstdint>
@@ -61,6 +62,23 @@ __device__ __forceinline__ void cp_async_mbarrier_arrive_noinc(std::uint64_t* ba
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(
                    static_cast<std::uint32_t>(__cvta_generic_to_shared(bar)))
                : "memory");
+}
+
+// ---- TMA tensor tiles ----
+// Global -> shared copy of one box of a 2-D tensor map at element coordinates (x: inner,
+// y: outer), counted on `bar` (complete_tx). `map` is the generic address of a
+// __grid_constant__ CUtensorMap kernel parameter; with CU_TENSOR_MAP_SWIZZLE_128B the box
+// lands in the layout smem_desc_sw128 describes (smem_dst 1024-byte aligned).
+__device__ __forceinline__ void tma_load_2d(std::uint32_t smem_dst, const void* map, int x, int y,
+                                            std::uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
+      ::"r"(smem_dst), "l"(map), "r"(x), "r"(y), "r"(bar)
+      : "memory");
+}
+// Fetches the tensor map's descriptor ahead of the first copy that uses it.
+__device__ __forceinline__ void prefetch_tensormap(const void* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(map) : "memory");
 }
 
 // ---- named barriers split into arrive / sync (producer-consumer between warpgroups) ----
