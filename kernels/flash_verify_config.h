@@ -211,26 +211,33 @@ inline constexpr int kOffFinalSum = kOffRescale + kRowsPerTile * 4;  // [64] flo
 inline constexpr int kLoadParts = VB_WGMMA_LOAD_PARTS;
 inline constexpr int kBlocksPerPart = kDimBlocks / kLoadParts;
 static_assert(kBlocksPerPart * kLoadParts == kDimBlocks, "load parts split the 9 column blocks evenly");
-// TMA boxes for KV tiles whose 64 rows are consecutive rows of the pool (pages of 64 rows or
-// more, contiguous token tables): 9 boxes of 64 rows x 64 values, one per column block, all
-// issued by one producer thread. The producer checks each tile's rows (no layout is assumed);
-// other tiles (page size 1 scattered, pages of 16, dense tree rows, rows past kv_len) take the
-// 16-byte cp.async gather. H200 (reports/h200/2026-11-30-tma-boxes, call 1): boxes of 16 rows
-// (one producer warp's) ran memory-bound cases 2.5-5.5 % slower. 0: every row by cp.async (the
-// path before). A/B builds override it.
+// KV rows that lie in the pool as runs of 16 consecutive rows (pages of 16 rows or more, or
+// contiguous token tables) land as TMA boxes of 16 rows x 64 values, one per column block,
+// issued by one lane of the producer warp that owns those rows; other rows (page size 1
+// scattered, dense tree rows, rows past kv_len) take the 16-byte cp.async gather. The producer
+// checks each tile's rows, so no layout is assumed. Only plans of at least kTmaMinRowTiles row
+// tiles per request ask for it, where most KV reads are L2 hits (each tile is read by every
+// row tile's block), and only the fixed-split instance has it. H200
+// (reports/h200/2026-11-30-tma-boxes): on every plan, compute-bound ones of 8 row tiles ran
+// 3-3.5 % faster, memory-bound ones (1-2 row tiles) 2.5-5.5 % slower (call 1); boxes of whole
+// 64-row tiles from one thread were slower on both (call 2). 0: every row by cp.async (the path
+// before). A/B builds override both.
 #ifndef VB_WGMMA_TMA_RUNS
 #define VB_WGMMA_TMA_RUNS 1
 #endif
-inline constexpr bool kTmaTiles = VB_WGMMA_TMA_RUNS != 0;
-inline constexpr int kTmaRunRows = 16;  // one producer warp's rows of a tile (each checks its own)
+#ifndef VB_WGMMA_TMA_MIN_ROW_TILES
+#define VB_WGMMA_TMA_MIN_ROW_TILES 4
+#endif
+inline constexpr bool kTmaRuns = VB_WGMMA_TMA_RUNS != 0;
+inline constexpr int kTmaMinRowTiles = VB_WGMMA_TMA_MIN_ROW_TILES;
+inline constexpr int kTmaBoxRows = 16;  // one producer warp's rows of a tile
+inline constexpr int kTmaBoxBytes = kTmaBoxRows * 128;
 // full[2][parts], empty[2], q_full, q_empty (tile-balanced: the softmax warpgroup's last S of a
 // request has read Q, so the producer may load the next request's)
 inline constexpr int kOffBarriers = kOffFinalSum + kRowsPerTile * 4;
 inline constexpr int kBarrierCount = kStages * kLoadParts + kStages + 2;
-// The producer warps' runs of the current tile (first pool row or -1), two tiles' sets.
-inline constexpr int kOffTmaRuns = kOffBarriers + kBarrierCount * 8;
 // +1024: the dynamic shared-memory base is aligned up to 1024 B (128-byte swizzle atoms).
-inline constexpr int kSmemBytes = kOffTmaRuns + 2 * 4 * 4 + 1024;
+inline constexpr int kSmemBytes = kOffBarriers + kBarrierCount * 8 + 1024;
 inline constexpr int kHopperSmemLimit = 227 * 1024;
 static_assert(kSmemBytes <= kHopperSmemLimit, "the wgmma path must fit one block per H100/H200 SM");
 static_assert(kOffKv % 1024 == 0 && kTileBytes % 1024 == 0 && kBlockBytes % 1024 == 0,

@@ -53,16 +53,16 @@ constexpr int kSoftmaxRegs = 240;
 constexpr int kSecondPvRegs = 176;
 static_assert(kProducerRegs + kSoftmaxRegs + kSecondPvRegs == 3 * 168, "the block's register budget");
 // The tile-balanced instance's producer also walks its segments and reloads Q for each
-// request: at 88 it spilled (40-92 bytes); 96 / 232 / 176 do not. With the TMA boxes
-// (kTmaTiles) the producer spilled 28 bytes at 96; 104 / 224 / 176 do not.
-constexpr int kBalancedProducerRegs = kTmaTiles ? 104 : 96;
-constexpr int kBalancedSoftmaxRegs = kTmaTiles ? 224 : 232;
+// request: at 88 it spilled (40-92 bytes); 96 / 232 / 176 do not. (It has no TMA boxes: with
+// them its producer spilled 28 bytes at 96, and at 104 / 224 / 176 the balanced plans, which
+// are memory-bound, ran 2-3.5 % slower: reports/h200/2026-11-30-tma-boxes, call 1.)
+constexpr int kBalancedProducerRegs = 96;
+constexpr int kBalancedSoftmaxRegs = 232;
 static_assert(kBalancedProducerRegs + kBalancedSoftmaxRegs + kSecondPvRegs == 3 * 168, "the block's register budget");
 constexpr int kBarPFull = 1;        // softmax warpgroup -> second PV warpgroup: P(i) is in smem
 constexpr int kBarPEmpty = 2;       // second PV warpgroup -> softmax warpgroup: P(i) was read
 constexpr int kBarEpilogue = 3;     // final row sums are in smem
 constexpr int kBarStaged = 4;       // + warpgroup - 1: a consumer warpgroup's bf16 partial is staged
-constexpr int kBarProducerRuns = 6; // producer warps: each one's run of the tile is in smem
 constexpr int kConsumerThreads = 256;
 
 // Debug builds only (-DVB_WGMMA_HANDOFF_SYNC=1): both sides of the P hand-over use bar.sync
@@ -166,8 +166,8 @@ static_assert(kWalkBytes <= 1024 && kSmemBytes + 1024 <= kHopperSmemLimit,
 template <bool kBalanced, class Params = VerifyParams>
 __global__ void __launch_bounds__(kThreads, 1)
     flash_verify_wgmma_kernel(const Params p, const int num_splits, const int split_tiles,
-                              const detail::SplitWorkspace ws, const __grid_constant__ CUtensorMap kv_tile_map,
-                              const bool kv_tile_map_ok) {
+                              const detail::SplitWorkspace ws, const __grid_constant__ CUtensorMap kv_map,
+                              const bool kv_map_ok) {
 #if defined(VB_WGMMA_DEVICE_CODE)
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   unsigned char* smem = smem_raw + ((1024 - (warp::smem_addr(smem_raw) & 1023)) & 1023);
@@ -301,14 +301,15 @@ __global__ void __launch_bounds__(kThreads, 1)
     // Eight lanes read 128 contiguous bytes of one row per instruction.
     const int chunk_in_block = lane & 7;
     const int row_in_pass = wg_warp * 4 + (lane >> 3);
-    // KV rows (Q keeps the order above): with TMA boxes each warp owns 16 consecutive rows of
-    // a tile (one run), four per pass.
+    // KV rows (Q keeps the order above): with TMA runs each warp owns 16 consecutive rows of
+    // a tile (one box), four per pass. The launcher asks for them (kv_map_ok) on plans of at
+    // least kTmaMinRowTiles row tiles only (kernels/flash_verify_config.h).
+    constexpr bool kTmaInstance = kTmaRuns && !kBalanced;
     auto kv_row = [&](int pass) {
-      return kTmaTiles ? wg_warp * kTmaRunRows + pass * 4 + (lane >> 3) : pass * 16 + row_in_pass;
+      return kTmaInstance ? wg_warp * kTmaBoxRows + pass * 4 + (lane >> 3) : pass * 16 + row_in_pass;
     };
-    const bool tma = kTmaTiles && kv_tile_map_ok;
-    auto* s_runs = reinterpret_cast<int*>(smem + kOffTmaRuns);  // [2][4]: a warp's first pool row, or -1
-    if (tma && wg_tid == 0) wg::prefetch_tensormap(&kv_tile_map);
+    const bool tma_runs = kTmaInstance && kv_map_ok;
+    if (tma_runs && wg_tid == 0) wg::prefetch_tensormap(&kv_map);
     // Q rows of this tile (zeros past the request's rows). Tile-balanced: a pass at a time
     // (unrolled, the reload between segments spilled).
     auto load_q = [&] {
@@ -349,13 +350,11 @@ __global__ void __launch_bounds__(kThreads, 1)
           asm volatile("" ::"l"(src[0]), "l"(src[3]));  // the page-table words are in
           VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineTableIn);
         }
-        // TMA boxes when the tile's 64 rows are consecutive rows of the pool, in a tile with no
-        // dense tree row and no row past kv_len (those repeat the last row). Each warp checks its
-        // 16 rows, then all four compare their first rows through shared memory (the tile
-        // condition is the same for the four warps, so all reach the barrier).
-        bool tile_box = false;
+        // One TMA box for this warp's 16 rows when they are consecutive rows of the pool: in a
+        // tile with no dense tree row and no row past kv_len (those repeat the last row).
+        bool tma_box = false;
         int box_row = 0;
-        if (tma && (tile + 1) * kTokensPerTile <= (rows.tree_rows != nullptr ? prefix : kv_len)) {
+        if (tma_runs && (tile + 1) * kTokensPerTile <= (rows.tree_rows != nullptr ? prefix : kv_len)) {
           const bf16_bits* first = reinterpret_cast<const bf16_bits*>(
               __shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(src[0]), 0));
           bool run = true;
@@ -363,16 +362,8 @@ __global__ void __launch_bounds__(kThreads, 1)
           for (int pass = 0; pass < 4; ++pass) {
             run = run && src[pass] == first + (pass * 4 + (lane >> 3)) * mla::kHeadDimQK;
           }
-          const bool warp_run = __all_sync(0xffffffffu, run);
-          // Pool rows < 2^31 (the launcher checks).
-          const int first_row = warp_run ? static_cast<int>((first - p.kv_pool) / mla::kHeadDimQK) : -1;
-          int* runs = s_runs + (iter & 1) * 4;  // two sets: a warp may write the next tile's while another reads
-          if (lane == 0) runs[wg_warp] = first_row;
-          warp::named_barrier_sync(kBarProducerRuns, 128);
-          const int r0 = runs[0];
-          tile_box = r0 >= 0 && runs[1] == r0 + kTmaRunRows && runs[2] == r0 + 2 * kTmaRunRows &&
-                     runs[3] == r0 + 3 * kTmaRunRows;
-          box_row = r0;
+          tma_box = __all_sync(0xffffffffu, run);
+          if (tma_box) box_row = static_cast<int>((first - p.kv_pool) / mla::kHeadDimQK);  // < 2^31: the launcher checks
         }
         if (tile + 1 < tile_end) {
 #pragma unroll
@@ -384,13 +375,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int part = 0; part < kLoadParts; ++part) {
           std::uint64_t* full = &s_full[stage * kLoadParts + part];
-          if (tile_box) {
-            if (wg_tid == 0) {  // one thread: a box of 64 rows per column block of the part
-              warp::mbarrier_arrive_expect_tx(full, kBlocksPerPart * kBlockBytes);
+          if (tma_box) {
+            if (lane == 0) {
+              warp::mbarrier_arrive_expect_tx(full, kBlocksPerPart * kTmaBoxBytes);
 #pragma unroll
               for (int blk = part * kBlocksPerPart; blk < (part + 1) * kBlocksPerPart; ++blk) {
-                wg::tma_load_2d(warp::smem_addr(stage_base + blk * kBlockBytes), &kv_tile_map, blk * 64, box_row,
-                                warp::smem_addr(full));
+                wg::tma_load_2d(warp::smem_addr(stage_base + blk * kBlockBytes + wg_warp * kTmaBoxBytes), &kv_map,
+                                blk * 64, box_row, warp::smem_addr(full));
               }
             } else {
               warp::mbarrier_arrive(full);
@@ -828,12 +819,12 @@ __global__ void __launch_bounds__(kThreads, 1)
 constexpr int kMaxCachedDevices = 64;
 std::atomic<bool> g_smem_limit_raised[2][2][kMaxCachedDevices];  // [tile-balanced][over a mask writer][device]
 
-// The KV pool as 2-D tensor maps [pool_rows][576] bf16 for the producer's TMA boxes of
-// `box_rows` rows x 64 values with the 128-byte swizzle. False where TMA cannot address it (no
-// pool, 2^31 rows or more, a base not 16-byte aligned) or the driver has no encoder: the kernel
-// then gathers every row with cp.async, as before. Encoding is host-side work (no device call).
-bool encode_kv_rows_map(const VerifyParams& p, int box_rows, CUtensorMap* map) {
-  if (p.kv_pool == nullptr || p.pool_rows < box_rows || p.pool_rows > INT32_MAX ||
+// The KV pool as a 2-D tensor map [pool_rows][576] bf16 for the producer's TMA boxes (16 rows
+// x 64 values, 128-byte swizzle). False where TMA cannot address it (no pool, 2^31 rows or
+// more, a base not 16-byte aligned) or the driver has no encoder: the kernel then gathers
+// every row with cp.async, as before. Encoding is a host-side computation (no device call).
+bool encode_kv_rows_map(const VerifyParams& p, CUtensorMap* map) {
+  if (!kTmaRuns || p.kv_pool == nullptr || p.pool_rows < kTmaBoxRows || p.pool_rows > INT32_MAX ||
       (reinterpret_cast<std::uintptr_t>(p.kv_pool) & 15) != 0) {
     return false;
   }
@@ -849,7 +840,7 @@ bool encode_kv_rows_map(const VerifyParams& p, int box_rows, CUtensorMap* map) {
   if (encode == nullptr) return false;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(mla::kHeadDimQK), static_cast<cuuint64_t>(p.pool_rows)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(mla::kHeadDimQK) * sizeof(bf16_bits)};
-  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(kTmaBoxRows)};
   const cuuint32_t element_strides[2] = {1, 1};
   return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf16_bits*>(p.kv_pool), dims, strides, box,
                 element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
@@ -915,13 +906,13 @@ cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan&
   cudaLaunchAttribute attribute{};
   const cudaLaunchConfig_t config =
       launch_config(grid, dim3(kThreads), kSmemBytes, stream, overlap_previous_kernel, &attribute);
-  CUtensorMap kv_tile_map{};
-  const bool kv_tile_map_ok = kTmaTiles && encode_kv_rows_map(params, kTokensPerTile, &kv_tile_map);
+  CUtensorMap kv_map{};
+  const bool kv_map_ok = !balanced && plan.m_tiles >= kTmaMinRowTiles && encode_kv_rows_map(params, &kv_map);
   if (over_mask_writer) {
     return cudaLaunchKernelEx(&config, over_writer_kernel, IndptrLengthParams(params), plan.num_splits, split_tiles,
-                              ws, kv_tile_map, kv_tile_map_ok);
+                              ws, kv_map, kv_map_ok);
   }
-  return cudaLaunchKernelEx(&config, kernel, params, plan.num_splits, split_tiles, ws, kv_tile_map, kv_tile_map_ok);
+  return cudaLaunchKernelEx(&config, kernel, params, plan.num_splits, split_tiles, ws, kv_map, kv_map_ok);
 }
 
 }  // namespace detail
