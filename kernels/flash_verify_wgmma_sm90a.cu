@@ -163,7 +163,9 @@ static_assert(kWalkBytes <= 1024 && kSmemBytes + 1024 <= kHopperSmemLimit,
 // Params: VerifyParams, or IndptrLengthParams for a launch over a kernel that is still
 // writing the mask and the lengths (FlashVerifyLaunchOptions): then the lengths come from
 // kv_indptr and the softmax warpgroup waits for that kernel at its first tree tile.
-template <bool kBalanced, class Params = VerifyParams>
+// kTmaBoxes: the instance whose producer loads runs of 16 pool rows as TMA boxes (fixed-split
+// plans of at least kTmaMinRowTiles row tiles); the others are the gather-only code as it was.
+template <bool kBalanced, class Params = VerifyParams, bool kTmaBoxes = false>
 __global__ void __launch_bounds__(kThreads, 1)
     flash_verify_wgmma_kernel(const Params p, const int num_splits, const int split_tiles,
                               const detail::SplitWorkspace ws, const __grid_constant__ CUtensorMap kv_map,
@@ -301,10 +303,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     // Eight lanes read 128 contiguous bytes of one row per instruction.
     const int chunk_in_block = lane & 7;
     const int row_in_pass = wg_warp * 4 + (lane >> 3);
-    // KV rows (Q keeps the order above): with TMA runs each warp owns 16 consecutive rows of
-    // a tile (one box), four per pass. The launcher asks for them (kv_map_ok) on plans of at
-    // least kTmaMinRowTiles row tiles only (kernels/flash_verify_config.h).
-    constexpr bool kTmaInstance = kTmaRuns && !kBalanced;
+    // KV rows (Q keeps the order above): in the TMA instance each warp owns 16 consecutive rows
+    // of a tile (one box), four per pass.
+    static_assert(!(kBalanced && kTmaBoxes), "the tile-balanced instance has no TMA boxes");
+    constexpr bool kTmaInstance = kTmaRuns && kTmaBoxes;
     auto kv_row = [&](int pass) {
       return kTmaInstance ? wg_warp * kTmaBoxRows + pass * 4 + (lane >> 3) : pass * 16 + row_in_pass;
     };
@@ -817,7 +819,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 constexpr int kMaxCachedDevices = 64;
-std::atomic<bool> g_smem_limit_raised[2][2][kMaxCachedDevices];  // [tile-balanced][over a mask writer][device]
+// [tile-balanced][over a mask writer][TMA boxes][device]
+std::atomic<bool> g_smem_limit_raised[2][2][2][kMaxCachedDevices];
 
 // The KV pool as a 2-D tensor map [pool_rows][576] bf16 for the producer's TMA boxes (16 rows
 // x 64 values, 128-byte swizzle). False where TMA cannot address it (no pool, 2^31 rows or
@@ -890,12 +893,18 @@ cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan&
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
   const bool cacheable = device >= 0 && device < kMaxCachedDevices;
   const bool balanced = plan.tile_balanced;
-  auto* kernel = balanced ? flash_verify_wgmma_kernel<true> : flash_verify_wgmma_kernel<false>;
+  // TMA boxes on fixed-split plans of at least kTmaMinRowTiles row tiles (their own instance).
+  CUtensorMap kv_map{};
+  const bool tma = !balanced && plan.m_tiles >= kTmaMinRowTiles && encode_kv_rows_map(params, &kv_map);
+  auto* kernel = balanced ? flash_verify_wgmma_kernel<true>
+                          : tma ? flash_verify_wgmma_kernel<false, VerifyParams, true> : flash_verify_wgmma_kernel<false>;
   auto* over_writer_kernel = balanced ? flash_verify_wgmma_kernel<true, IndptrLengthParams>
+                             : tma    ? flash_verify_wgmma_kernel<false, IndptrLengthParams, true>
                                       : flash_verify_wgmma_kernel<false, IndptrLengthParams>;
   const void* function = over_mask_writer ? reinterpret_cast<const void*>(over_writer_kernel)
                                           : reinterpret_cast<const void*>(kernel);
-  std::atomic<bool>& raised = g_smem_limit_raised[balanced][over_mask_writer ? 1 : 0][cacheable ? device : 0];
+  std::atomic<bool>& raised =
+      g_smem_limit_raised[balanced][over_mask_writer ? 1 : 0][tma ? 1 : 0][cacheable ? device : 0];
   if (!cacheable || !raised.load(std::memory_order_acquire)) {
     const cudaError_t err = cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
     if (err != cudaSuccess) return err;
@@ -906,13 +915,11 @@ cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan&
   cudaLaunchAttribute attribute{};
   const cudaLaunchConfig_t config =
       launch_config(grid, dim3(kThreads), kSmemBytes, stream, overlap_previous_kernel, &attribute);
-  CUtensorMap kv_map{};
-  const bool kv_map_ok = !balanced && plan.m_tiles >= kTmaMinRowTiles && encode_kv_rows_map(params, &kv_map);
   if (over_mask_writer) {
     return cudaLaunchKernelEx(&config, over_writer_kernel, IndptrLengthParams(params), plan.num_splits, split_tiles,
-                              ws, kv_map, kv_map_ok);
+                              ws, kv_map, tma);
   }
-  return cudaLaunchKernelEx(&config, kernel, params, plan.num_splits, split_tiles, ws, kv_map, kv_map_ok);
+  return cudaLaunchKernelEx(&config, kernel, params, plan.num_splits, split_tiles, ws, kv_map, tma);
 }
 
 }  // namespace detail
