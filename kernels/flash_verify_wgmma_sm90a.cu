@@ -10,8 +10,10 @@
 //              cp.async gathers straight into the 128-byte-swizzled layout wgmma reads
 //              (a row of 576 values becomes 9 swizzled 128-byte rows, one per 64-value
 //              column block); completion is counted on the stage's "full" mbarrier with
-//              cp.async.mbarrier.arrive.noinc. Page size 1 rules out TMA tiles: every row
-//              can live anywhere.
+//              cp.async.mbarrier.arrive.noinc. Page size 1 rules out TMA tiles in general
+//              (every row can live anywhere), but the instance for plans of >= 4 row tiles
+//              (kTmaBoxes) checks each tile: a warp whose 16 rows are consecutive pool rows
+//              loads them as 9 TMA boxes instead (kernels/flash_verify_config.h).
 //   softmax    (warpgroup 1, 240 registers) S = Q K^T (36 wgmma m64n64k16, both operands
 //              from shared memory), the masked online softmax on the accumulators (each
 //              thread owns 2 rows x 16 tokens: row max and sum need 2 quad shuffles; the
