@@ -14,6 +14,7 @@
 
 #include "harness/problem.h"
 #include "harness/scenario.h"
+#include "verifybench/kernels.h"
 
 namespace vb {
 namespace {
@@ -137,6 +138,45 @@ TEST_CASE("correctness.yaml parses, covers the corners and fits the CPU budget",
   for (int t : {1, 4, 8, 16, 64, 65, 256, 1024}) CHECK(tree_sizes.count(t));
   CHECK(shared);
   CHECK(star);
+}
+
+// correctness.yaml's tma_runs_mixed_tile is there for the wgmma path's TMA instance
+// (kernels/flash_verify_config.h: fixed splits, at least kTmaMinRowTiles = 4 row tiles, the
+// token table): it needs a 64-token tile in which some producer warps' 16 rows are
+// consecutive pool rows (TMA boxes) and others are not (the cp.async gather). This keeps the
+// case doing that if the page layouts or the planner change.
+TEST_CASE("correctness.yaml's tma_runs_mixed_tile mixes TMA boxes and the gather in one tile", "[scenario]") {
+  const ScenarioFile f = load("correctness.yaml");
+  const auto it = std::find_if(f.cases.begin(), f.cases.end(),
+                               [](const CaseSpec& c) { return c.name == "tma_runs_mixed_tile"; });
+  REQUIRE(it != f.cases.end());
+  const CaseSpec& c = *it;
+  const int t = tree_size(c.tree);
+  const std::vector<std::int32_t> prefix = case_prefix_lengths(c);
+  const vb::PageLayout l = vb::build_page_layout(c.pages, std::vector<int>(prefix.begin(), prefix.end()), t);
+  std::vector<int> kv_lens;
+  for (std::int32_t p : prefix) kv_lens.push_back(p + t);
+  const int max_kv = *std::max_element(kv_lens.begin(), kv_lens.end());
+  const vb::FlashVerifyPlan plan = vb::flash_verify_plan(static_cast<int>(prefix.size()), t, c.heads, max_kv, 132, 1,
+                                                         true, kv_lens.data(), c.pages.size);
+  CHECK(plan.path == vb::FlashVerifyPath::kWgmma);
+  CHECK_FALSE(plan.tile_balanced);
+  CHECK(plan.m_tiles >= 4);
+  int mixed_tiles = 0;
+  for (std::size_t b = 0; b < prefix.size(); ++b) {
+    const std::int64_t* rows = l.kv_indices.data() + l.kv_indptr[b];
+    for (int tile = 0; (tile + 1) * 64 <= kv_lens[b]; ++tile) {
+      int runs = 0;  // of the tile's four 16-row groups
+      for (int g = 0; g < 4; ++g) {
+        const std::int64_t* r = rows + tile * 64 + g * 16;
+        bool run = true;
+        for (int i = 1; i < 16; ++i) run = run && r[i] == r[0] + i;
+        runs += run ? 1 : 0;
+      }
+      mixed_tiles += runs > 0 && runs < 4 ? 1 : 0;
+    }
+  }
+  CHECK(mixed_tiles >= 1);
 }
 
 TEST_CASE("perf.yaml parses, keeps KV pools small and tags regimes", "[scenario]") {
