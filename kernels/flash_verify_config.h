@@ -215,13 +215,14 @@ static_assert(kBlocksPerPart * kLoadParts == kDimBlocks, "load parts split the 9
 // contiguous token tables) land as TMA boxes of 16 rows x 64 values, one per column block,
 // issued by one lane of the producer warp that owns those rows; other rows (page size 1
 // scattered, dense tree rows, rows past kv_len) take the 16-byte cp.async gather. The producer
-// checks each tile's rows, so no layout is assumed. Only plans of at least kTmaMinRowTiles row
-// tiles per request ask for it, where most KV reads are L2 hits (each tile is read by every
-// row tile's block), and only the fixed-split instance has it. H200
-// (reports/h200/2026-11-30-tma-boxes): on every plan, compute-bound ones of 8 row tiles ran
-// 3-3.5 % faster, memory-bound ones (1-2 row tiles) 2.5-5.5 % slower (call 1); boxes of whole
-// 64-row tiles from one thread were slower on both (call 2). 0: every row by cp.async (the path
-// before). A/B builds override both.
+// checks each tile's rows, so no layout is assumed. A kernel instance of its own has this
+// (kTmaBoxes); the launcher takes it for fixed-split plans of at least kTmaMinRowTiles row
+// tiles with the token table, where most KV reads are L2 hits (each tile is read by every row
+// tile's block). H200 (reports/h200/2026-11-30-tma-boxes): such plans ran 0.959-0.987x v16's
+// time (call 4). On every plan (call 1), memory-bound ones (1-2 row tiles) ran 2.5-5.5 %
+// slower; with the block table, plans of >= 4 row tiles 5-8 % slower (calls 1, 3, 4); boxes of
+// whole 64-row tiles from one thread were slower everywhere (call 2). None of the three losses
+// is explained. 0: every row by cp.async (the path before). A/B builds override both.
 #ifndef VB_WGMMA_TMA_RUNS
 #define VB_WGMMA_TMA_RUNS 1
 #endif
