@@ -44,6 +44,7 @@ struct PlannedLaunch {
   bool tile_balanced = false;  // mma.sync, unequal lengths: blocks walk equal shares of the batch's tiles
   std::int64_t balanced_units_per_block = 0;  // tile-balanced: each block's share (tiles + boundary units)
   bool token_split = false;  // mma.sync, H*T <= 16: both row groups on alternate tiles
+  bool tma_boxes = false;    // wgmma: the instance with TMA boxes (production, token table)
   int combine_lanes = 0;     // split lanes per row of the combine (0: one split, no combine)
   std::int64_t blocks = 0;  // blocks that hold tiles (B * m_tiles * splits for equal lengths)
   double waves = 0;         // blocks / (SMs * blocks per SM)

@@ -268,10 +268,13 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
   const FlashVerifyPlan& plan = kind == GpuExecutorKind::kProductionMmaSync ? d.plan_mma_sync
                                 : kind == GpuExecutorKind::kProductionWgmma  ? d.plan_wgmma
                                                                              : d.plan;
-  out.plan = fmt::format("path={} splits={} m_tiles={}{}{}{}", to_string(plan.path), plan.num_splits, plan.m_tiles,
+  // The SGLang adapter reads the token table (kv_indices).
+  const PageTableKind table = kind == GpuExecutorKind::kSglangAdapter ? PageTableKind::kTokenIndices : page_kind;
+  out.plan = fmt::format("path={} splits={} m_tiles={}{}{}{}{}", to_string(plan.path), plan.num_splits, plan.m_tiles,
                          plan.tiles_per_split > 0 ? fmt::format(" tiles_per_split={}", plan.tiles_per_split) : "",
                          plan.token_split ? " token_split" : "",
-                         plan.tile_balanced ? fmt::format(" tile_balanced slots={}", plan.balanced_slots) : "");
+                         plan.tile_balanced ? fmt::format(" tile_balanced slots={}", plan.balanced_slots) : "",
+                         kind != GpuExecutorKind::kNaive && flash_verify_wgmma_tma_boxes(plan, table) ? " tma_boxes" : "");
   CallChecker check;
   // Poison: 0xFFFF is a bf16 NaN and 0xFFFFFFFF an fp32 NaN, so anything not written shows.
   check(cudaMemsetAsync(d.o.get(), 0xFF, d.o.bytes(), d.stream), "poison o");

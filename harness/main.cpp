@@ -165,7 +165,7 @@ int cmd_plan(const std::vector<std::string>& files, const std::vector<std::strin
     for (const vb::CaseSpec& c : file.cases) {
       for (const vb::DeviceModel* d : devices) {
         const vb::PlannedLaunch p = vb::plan_launch(c, *d);
-        table.add_row({c.name, d->slug, std::string(vb::to_string(p.path)) + (p.token_split ? "+ts" : ""), p.stages > 0 ? fmt::format("{}", p.stages) : "none fits",
+        table.add_row({c.name, d->slug, std::string(vb::to_string(p.path)) + (p.token_split ? "+ts" : "") + (p.tma_boxes ? "+tma" : ""), p.stages > 0 ? fmt::format("{}", p.stages) : "none fits",
                        fmt::format("{}", p.smem_bytes), fmt::format("{}", p.m_tiles),
                        fmt::format("{}", p.num_splits),
                        p.tile_balanced         ? fmt::format("bal {}", p.balanced_units_per_block)
@@ -182,6 +182,8 @@ int cmd_plan(const std::vector<std::string>& files, const std::vector<std::strin
     std::fputs(table.render().c_str(), stdout);
   }
   std::printf("\n+ts: the mma.sync path's token split (H*T <= 16: both row groups on alternate KV tiles)\n");
+  std::printf("+tma: the wgmma path's instance with TMA boxes for runs of 16 pool rows (fixed splits, >= 4 row "
+              "tiles; the token table: production and the SGLang adapter, not production/block-table)\n");
   std::printf("bal N: the tile-balanced schedule, splits = blocks per row tile, each N units of the batch's tiles "
               "laid end to end (a request costs %d more on mma.sync, %d on wgmma; "
               "kernels/include/verifybench/tile_balance.h)\n",

@@ -1263,6 +1263,14 @@ int flash_verify_pipeline_variants(int* stages, int capacity) {
   return n;
 }
 
+bool flash_verify_wgmma_tma_boxes(const FlashVerifyPlan& plan, PageTableKind page_kind) {
+  // The block table is excluded by measurement: with it the same instance ran those plans 5-8 %
+  // slower than the gather (H200, reports/h200/2026-11-30-tma-boxes calls 1, 3, 4; not
+  // explained).
+  return wgmma_cfg::kTmaRuns && plan.path == FlashVerifyPath::kWgmma && !plan.tile_balanced &&
+         plan.m_tiles >= wgmma_cfg::kTmaMinRowTiles && page_kind == PageTableKind::kTokenIndices;
+}
+
 int flash_verify_balance_boundary_units(FlashVerifyPath path) {
   return path == FlashVerifyPath::kWgmma ? wgmma_cfg::kBalanceBoundaryUnits : kBalanceBoundaryUnits;
 }

@@ -895,13 +895,10 @@ cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan&
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
   const bool cacheable = device >= 0 && device < kMaxCachedDevices;
   const bool balanced = plan.tile_balanced;
-  // TMA boxes on fixed-split plans of at least kTmaMinRowTiles row tiles (their own instance),
-  // with the token table only: with the block table the same instance ran those plans 5-8 %
-  // slower than the gather (H200, reports/h200/2026-11-30-tma-boxes calls 1, 3, 4; not
-  // explained).
+  // The instance with TMA boxes where flash_verify_wgmma_tma_boxes says so and the pool can be
+  // mapped.
   CUtensorMap kv_map{};
-  const bool tma = !balanced && params.page_kind == PageTableKind::kTokenIndices && plan.m_tiles >= kTmaMinRowTiles &&
-                   encode_kv_rows_map(params, &kv_map);
+  const bool tma = flash_verify_wgmma_tma_boxes(plan, params.page_kind) && encode_kv_rows_map(params, &kv_map);
   auto* kernel = balanced ? flash_verify_wgmma_kernel<true>
                           : tma ? flash_verify_wgmma_kernel<false, VerifyParams, true> : flash_verify_wgmma_kernel<false>;
   auto* over_writer_kernel = balanced ? flash_verify_wgmma_kernel<true, IndptrLengthParams>

@@ -133,6 +133,40 @@ TEST_CASE("flash_verify_plan: the wgmma path only where it is available and H*T 
   CHECK(std::string(vb::to_string(FlashVerifyPath::kMmaSync)) == "mma.sync");
 }
 
+TEST_CASE("the wgmma path's TMA boxes: fixed splits, at least 4 row tiles, the token table", "[plan]") {
+  using vb::FlashVerifyPath;
+  using vb::PageTableKind;
+  // DDTree-64 B8, 8 heads: 512 rows, 8 row tiles of 64 (kernels/flash_verify_config.h,
+  // kTmaMinRowTiles = 4; H200 A/B in reports/h200/2026-11-30-tma-boxes).
+  const vb::FlashVerifyPlan ddtree = vb::flash_verify_plan(8, 64, 8, 16448, 132, 1, true, nullptr, 16);
+  REQUIRE(ddtree.path == FlashVerifyPath::kWgmma);
+  REQUIRE(ddtree.m_tiles == 8);
+  CHECK(vb::flash_verify_wgmma_tma_boxes(ddtree, PageTableKind::kTokenIndices));
+  CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(ddtree, PageTableKind::kBlockTable));  // 5-8 % slower there
+  // 256 rows (4 row tiles) have them, 192 (3) and 128 (2: DFlash-16, one 64k T16 request) not.
+  const vb::FlashVerifyPlan four = vb::flash_verify_plan(1, 2, 128, 16384, 132, 1, true);
+  REQUIRE(four.m_tiles == 4);
+  CHECK(vb::flash_verify_wgmma_tma_boxes(four, PageTableKind::kTokenIndices));
+  for (int heads : {96, 64}) {
+    const vb::FlashVerifyPlan fewer = vb::flash_verify_plan(8, 2, heads, 16384, 132, 1, true);
+    REQUIRE(fewer.path == FlashVerifyPath::kWgmma);
+    REQUIRE(fewer.m_tiles == heads * 2 / 64);
+    CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(fewer, PageTableKind::kTokenIndices));
+  }
+  // Tile-balanced plans and the mma.sync path never (the balanced instance has no boxes).
+  vb::FlashVerifyPlan balanced = ddtree;
+  balanced.tile_balanced = true;
+  CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(balanced, PageTableKind::kTokenIndices));
+  vb::FlashVerifyPlan mma = ddtree;
+  mma.path = FlashVerifyPath::kMmaSync;
+  CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(mma, PageTableKind::kTokenIndices));
+  // plan_launch shows it for production (token table) on the H200 only.
+  vb::CaseSpec spec = fixed_chain_case(8, 16384, 64, 8);
+  spec.pages.size = 16;
+  CHECK(vb::plan_launch(spec, *vb::find_device_model("h200")).tma_boxes);
+  CHECK_FALSE(vb::plan_launch(spec, *vb::find_device_model("rtx-pro-6000")).tma_boxes);
+}
+
 TEST_CASE("flash_verify_plan: 17-63 rows over pages of 16+ rows take the wgmma path when the batch is long", "[plan]") {
   using vb::FlashVerifyPath;
   // 128k x 8, 32 rows (H = 8, T = 4): pages of 16 and 64 rows go to wgmma, page 1 stays.
