@@ -229,6 +229,10 @@ static_assert(kBlocksPerPart * kLoadParts == kDimBlocks, "load parts split the 9
 #ifndef VB_WGMMA_TMA_MIN_ROW_TILES
 #define VB_WGMMA_TMA_MIN_ROW_TILES 4
 #endif
+// The boxes' L2 promotion (CUtensorMapL2promotion: 0 none, 1 64 B, 2 128 B, 3 256 B).
+#ifndef VB_WGMMA_TMA_L2_PROMOTION
+#define VB_WGMMA_TMA_L2_PROMOTION 3
+#endif
 inline constexpr bool kTmaRuns = VB_WGMMA_TMA_RUNS != 0;
 inline constexpr int kTmaMinRowTiles = VB_WGMMA_TMA_MIN_ROW_TILES;
 inline constexpr int kTmaBoxRows = 16;  // one producer warp's rows of a tile
