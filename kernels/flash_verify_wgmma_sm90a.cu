@@ -825,11 +825,12 @@ constexpr int kMaxCachedDevices = 64;
 std::atomic<bool> g_smem_limit_raised[2][2][2][kMaxCachedDevices];
 
 // The KV pool as a 2-D tensor map [pool_rows][576] bf16 for the producer's TMA boxes (16 rows
-// x 64 values, 128-byte swizzle). False where TMA cannot address it (no pool, 2^31 rows or
-// more, a base not 16-byte aligned) or the driver has no encoder: the kernel then gathers
-// every row with cp.async, as before. Encoding is a host-side computation (no device call).
+// x 64 values, 128-byte swizzle), for launches flash_verify_wgmma_tma_boxes gives them. False
+// where TMA cannot address it (no pool, 2^31 rows or more, a base not 16-byte aligned) or the
+// driver has no encoder: the launch then takes the gather instance. Encoding is host-side work
+// (no device call).
 bool encode_kv_rows_map(const VerifyParams& p, CUtensorMap* map) {
-  if (!kTmaRuns || p.kv_pool == nullptr || p.pool_rows < kTmaBoxRows || p.pool_rows > INT32_MAX ||
+  if (p.kv_pool == nullptr || p.pool_rows < kTmaBoxRows || p.pool_rows > INT32_MAX ||
       (reinterpret_cast<std::uintptr_t>(p.kv_pool) & 15) != 0) {
     return false;
   }
