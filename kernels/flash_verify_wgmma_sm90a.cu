@@ -119,18 +119,6 @@ constexpr bool kVectorHandover = VB_WGMMA_VECTOR_HANDOVER != 0;
 constexpr float kLazyRescale = VB_WGMMA_LAZY_RESCALE;
 static_assert(kLazyRescale >= 0.f && kLazyRescale <= 16.f, "P <= 2^k must stay well inside bf16 and fp32 sums");
 
-// When the producer of a fixed-split or even plan loads the page-table words of its first tile:
-// after issuing its Q copies (0, the order before), before them (1), or ahead of the barrier
-// set-up and its block-wide barrier (2). Timelines put the wgmma path's first words in 1.2-1.6 us
-// after the length, the mma.sync path's 0.6-0.75 us (reports/h200/2026-11-30-slot-records,
-// call 2). The tile-balanced instance keeps 0: with 1 or 2 its producer spilled. A/B builds
-// override it.
-#ifndef VB_WGMMA_EARLY_FIRST_ENTRY
-#define VB_WGMMA_EARLY_FIRST_ENTRY 2
-#endif
-constexpr int kEarlyFirstEntry = VB_WGMMA_EARLY_FIRST_ENTRY;
-static_assert(kEarlyFirstEntry >= 0 && kEarlyFirstEntry <= 2, "0, 1 or 2");
-
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define VB_WGMMA_DEVICE_CODE 1
 #endif
@@ -161,14 +149,6 @@ __device__ __forceinline__ std::uint64_t tile_visibility(const std::uint64_t* ma
   const int valid_columns = kv_len - tile * kTokensPerTile;
   if (valid_columns < 64) vis &= (1ull << valid_columns) - 1;
   return vis;
-}
-
-// The producer's KV row (of a 64-row tile) for lane `lane` of warp `wg_warp` in pass `pass`: four
-// rows a warp per pass, the warpgroup's 16 rows interleaved over the passes (gather), or (the
-// TMA instance) 16 consecutive rows a warp, one box.
-template <bool kTmaInstance>
-__device__ __forceinline__ int producer_kv_row(int wg_warp, int lane, int pass) {
-  return kTmaInstance ? wg_warp * kTmaBoxRows + pass * 4 + (lane >> 3) : pass * 16 + wg_warp * 4 + (lane >> 3);
 }
 
 // Phase timeline slots (-DVB_DEBUG_TIMELINE=1 builds; flash_verify_timeline.cuh).
@@ -298,17 +278,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   // kernel); only the producer uses it.
   detail::RequestKvRows rows(p, b, prefix,
                              kBalanced || !VB_EARLY_TABLE_BASE ? detail::RequestKvRows::token_rows_base(p, b) : token_base);
-  // The page-table words of the producer's first tile (kEarlyFirstEntry), its rows as kv_row's.
-  constexpr int kFirstEntryAt = kBalanced ? 0 : kEarlyFirstEntry;
-  std::int64_t first_entry[4];
-  auto load_first_entries = [&] {
-#pragma unroll
-    for (int pass = 0; pass < 4; ++pass) {
-      const int t = tile_begin * kTokensPerTile + producer_kv_row<kTmaRuns && kTmaBoxes>(wg_warp, lane, pass);
-      first_entry[pass] = rows.table_entry(min(t, kv_len - 1));
-    }
-  };
-  if (kFirstEntryAt == 2 && warpgroup == 0) load_first_entries();
 
   if (tid == 0) {
 #pragma unroll
@@ -340,7 +309,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     // of a tile (one box), four per pass.
     static_assert(!(kBalanced && kTmaBoxes), "the tile-balanced instance has no TMA boxes");
     constexpr bool kTmaInstance = kTmaRuns && kTmaBoxes;
-    auto kv_row = [&](int pass) { return producer_kv_row<kTmaInstance>(wg_warp, lane, pass); };
+    auto kv_row = [&](int pass) {
+      return kTmaInstance ? wg_warp * kTmaBoxRows + pass * 4 + (lane >> 3) : pass * 16 + row_in_pass;
+    };
     const bool tma_runs = kTmaInstance && kv_map_ok;
     if (tma_runs && wg_tid == 0) wg::prefetch_tensormap(&kv_map);
     // Q rows of this tile (zeros past the request's rows). Tile-balanced: a pass at a time
@@ -359,7 +330,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       wg::cp_async_mbarrier_arrive_noinc(s_q_full);
     };
-    if (kFirstEntryAt == 1) load_first_entries();
     load_q();
     if (kBalanced && wg_tid == 0) warp::mbarrier_arrive(s_q_full);
 
@@ -371,9 +341,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int segment = 1;; ++segment) {
       std::int64_t entry[4];
 #pragma unroll
-      for (int pass = 0; pass < 4; ++pass) {
-        entry[pass] = kFirstEntryAt != 0 ? first_entry[pass] : rows.table_entry(token_of(tile_begin, pass));
-      }
+      for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile_begin, pass));
       for (int tile = tile_begin; tile < tile_end; ++tile) {
         const int iter = iter0 + tile - tile_begin;
         const int stage = iter % kStages;
