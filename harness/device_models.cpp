@@ -65,7 +65,7 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
   plan.num_splits = fp.num_splits;
   plan.tiles_per_split = fp.tiles_per_split;
   plan.token_split = fp.token_split;
-  plan.tma_boxes = flash_verify_wgmma_tma_boxes(fp, PageTableKind::kTokenIndices);
+  plan.tma_boxes = flash_verify_wgmma_tma_boxes(fp, PageTableKind::kTokenIndices, spec.pages.size);
   const std::int64_t query_rows = static_cast<std::int64_t>(batch) * tree * spec.heads;
   plan.combine_lanes = fp.num_splits > 1 ? flash_verify_combine_lanes(flash_verify_combine_splits(fp), query_rows,
                                                                       device.num_sms, device.max_threads_per_sm,

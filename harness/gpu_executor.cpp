@@ -274,7 +274,7 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
                          plan.tiles_per_split > 0 ? fmt::format(" tiles_per_split={}", plan.tiles_per_split) : "",
                          plan.token_split ? " token_split" : "",
                          plan.tile_balanced ? fmt::format(" tile_balanced slots={}", plan.balanced_slots) : "",
-                         flash_verify_wgmma_tma_boxes(plan, table) ? " tma_boxes" : "");
+                         flash_verify_wgmma_tma_boxes(plan, table, d.problem->pages.page_size) ? " tma_boxes" : "");
   CallChecker check;
   // Poison: 0xFFFF is a bf16 NaN and 0xFFFFFFFF an fp32 NaN, so anything not written shows.
   check(cudaMemsetAsync(d.o.get(), 0xFF, d.o.bytes(), d.stream), "poison o");

@@ -1263,12 +1263,13 @@ int flash_verify_pipeline_variants(int* stages, int capacity) {
   return n;
 }
 
-bool flash_verify_wgmma_tma_boxes(const FlashVerifyPlan& plan, PageTableKind page_kind) {
-  // The block table is excluded by measurement: with it the same instance ran those plans 5-8 %
-  // slower than the gather (H200, reports/h200/2026-11-30-tma-boxes calls 1, 3, 4; not
-  // explained).
-  return wgmma_cfg::kTmaRuns && plan.path == FlashVerifyPath::kWgmma && !plan.tile_balanced &&
-         plan.m_tiles >= wgmma_cfg::kTmaMinRowTiles && page_kind == PageTableKind::kTokenIndices;
+bool flash_verify_wgmma_tma_boxes(const FlashVerifyPlan& plan, PageTableKind page_kind, int page_size) {
+  if (!wgmma_cfg::kTmaRuns || plan.path != FlashVerifyPath::kWgmma || plan.tile_balanced) return false;
+  if (page_kind == PageTableKind::kTokenIndices) return plan.m_tiles >= wgmma_cfg::kTmaMinRowTiles;
+  // The block table: its own instance (kPageBoxes), for pages of >= 16 rows, a power of two.
+  // The token table's checked instance ran block-table plans 5-8 % slower than the gather
+  // (H200, reports/h200/2026-11-30-tma-boxes calls 1, 3, 4).
+  return page_size >= 16 && (page_size & (page_size - 1)) == 0 && plan.m_tiles >= wgmma_cfg::kTmaPageMinRowTiles;
 }
 
 int flash_verify_balance_boundary_units(FlashVerifyPath path) {

@@ -234,8 +234,16 @@ static_assert(kBlocksPerPart * kLoadParts == kDimBlocks, "load parts split the 9
 #ifndef VB_WGMMA_TMA_L2_PROMOTION
 #define VB_WGMMA_TMA_L2_PROMOTION 3
 #endif
+// The block table's own instance (kPageBoxes): pages of >= 16 rows (a power of two) hold each
+// producer warp's 16-row group whole, so every tile inside kv_len lands as boxes with no
+// per-row check, and the producer reads one table word per warp and tile instead of four per
+// thread. Its row-tile threshold is a switch of its own. A/B builds override it.
+#ifndef VB_WGMMA_TMA_PAGE_MIN_ROW_TILES
+#define VB_WGMMA_TMA_PAGE_MIN_ROW_TILES 4
+#endif
 inline constexpr bool kTmaRuns = VB_WGMMA_TMA_RUNS != 0;
 inline constexpr int kTmaMinRowTiles = VB_WGMMA_TMA_MIN_ROW_TILES;
+inline constexpr int kTmaPageMinRowTiles = VB_WGMMA_TMA_PAGE_MIN_ROW_TILES;
 inline constexpr int kTmaBoxRows = 16;  // one producer warp's rows of a tile
 inline constexpr int kTmaBoxBytes = kTmaBoxRows * 128;
 // full[2][parts], empty[2], q_full, q_empty (tile-balanced: the softmax warpgroup's last S of a

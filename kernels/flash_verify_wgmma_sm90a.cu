@@ -165,9 +165,13 @@ static_assert(kWalkBytes <= 1024 && kSmemBytes + 1024 <= kHopperSmemLimit,
 // Params: VerifyParams, or IndptrLengthParams for a launch over a kernel that is still
 // writing the mask and the lengths (FlashVerifyLaunchOptions): then the lengths come from
 // kv_indptr and the softmax warpgroup waits for that kernel at its first tree tile.
-// kTmaBoxes: the instance whose producer loads runs of 16 pool rows as TMA boxes (fixed-split
-// plans of at least kTmaMinRowTiles row tiles); the others are the gather-only code as it was.
-template <bool kBalanced, class Params = VerifyParams, bool kTmaBoxes = false>
+// kBoxes: kNoBoxes, the gather-only code as it was; kRunBoxes, the instance whose producer
+// checks each tile for runs of 16 consecutive pool rows and loads those as TMA boxes (token
+// table); kPageBoxes, the block table's instance, whose producer loads every tile inside kv_len
+// as boxes without a check (pages of >= 16 rows, a power of two, hold 16-row groups whole).
+// The launcher's rule: flash_verify_wgmma_tma_boxes.
+constexpr int kNoBoxes = 0, kRunBoxes = 1, kPageBoxes = 2;
+template <bool kBalanced, class Params = VerifyParams, int kBoxes = kNoBoxes>
 __global__ void __launch_bounds__(kThreads, 1)
     flash_verify_wgmma_kernel(const Params p, const int num_splits, const int split_tiles,
                               const detail::SplitWorkspace ws, const __grid_constant__ CUtensorMap kv_map,
@@ -307,8 +311,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int row_in_pass = wg_warp * 4 + (lane >> 3);
     // KV rows (Q keeps the order above): in the TMA instance each warp owns 16 consecutive rows
     // of a tile (one box), four per pass.
-    static_assert(!(kBalanced && kTmaBoxes), "the tile-balanced instance has no TMA boxes");
-    constexpr bool kTmaInstance = kTmaRuns && kTmaBoxes;
+    static_assert(!(kBalanced && kBoxes != kNoBoxes), "the tile-balanced instance has no TMA boxes");
+    constexpr bool kTmaInstance = kTmaRuns && kBoxes != kNoBoxes;
+    constexpr bool kPageInstance = kTmaRuns && kBoxes == kPageBoxes;
     auto kv_row = [&](int pass) {
       return kTmaInstance ? wg_warp * kTmaBoxRows + pass * 4 + (lane >> 3) : pass * 16 + row_in_pass;
     };
@@ -335,19 +340,56 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     // Rows past kv_len re-read the last row (finite, masked out by the softmax).
     auto token_of = [&](int tile, int pass) { return min(tile * kTokensPerTile + kv_row(pass), kv_len - 1); };
+    // Page boxes (kPageInstance, block table): every tile inside kv_len with no dense tree row
+    // lands as boxes, four per column block, one per warp; the warp's 16 rows lie whole in one
+    // page of >= 16 rows (a power of two), so only that page's table word is needed (entry[0],
+    // the same word in every lane). Other tiles take the gather and every row's word.
+    auto page_box_tile = [&](int tile) {
+      return tma_runs && rows.block_form && rows.page_shift >= 4 &&
+             (tile + 1) * kTokensPerTile <= (rows.tree_rows != nullptr ? prefix : kv_len);
+    };
+    auto warp_first_token = [&](int tile) { return tile * kTokensPerTile + wg_warp * kTmaBoxRows; };
+    auto load_page_entries = [&](std::int64_t* e, int tile) {
+      if (page_box_tile(tile)) {
+        e[0] = rows.table_entry(warp_first_token(tile));
+      } else {
+#pragma unroll
+        for (int pass = 0; pass < 4; ++pass) e[pass] = rows.table_entry(token_of(tile, pass));
+      }
+    };
     // Tile-balanced: the ring position (iter) runs on across segments, and the producer goes
     // on into the next segment's Q and tiles as soon as the ring and Q allow.
     int iter0 = 0;  // tiles of earlier segments
     for (int segment = 1;; ++segment) {
       std::int64_t entry[4];
+      if constexpr (kPageInstance) {
+        load_page_entries(entry, tile_begin);
+      } else {
 #pragma unroll
-      for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile_begin, pass));
+        for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile_begin, pass));
+      }
       for (int tile = tile_begin; tile < tile_end; ++tile) {
         const int iter = iter0 + tile - tile_begin;
         const int stage = iter % kStages;
         if (iter >= kStages) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
         unsigned char* stage_base = smem + kOffKv + stage * kTileBytes;
         const bf16_bits* src[4];
+        bool tma_box = false;
+        int box_row = 0;
+        if constexpr (kPageInstance) {
+          tma_box = page_box_tile(tile);
+          if (tma_box) {  // the warp's first row: its page's first row plus the offset in the page
+            box_row = static_cast<int>((entry[0] << rows.page_shift) +
+                                       (warp_first_token(tile) & ((1 << rows.page_shift) - 1)));  // < 2^31: the launcher checks
+          } else {
+#pragma unroll
+            for (int pass = 0; pass < 4; ++pass) src[pass] = rows.row_ptr(token_of(tile, pass), entry[pass]);
+          }
+          if (VB_DEBUG_TIMELINE && tid == 0 && tile == tile_begin && iter0 == 0) {
+            asm volatile("" ::"l"(entry[0]), "l"(entry[3]));  // the page-table words are in
+            VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineTableIn);
+          }
+        } else {
 #pragma unroll
         for (int pass = 0; pass < 4; ++pass) src[pass] = rows.row_ptr(token_of(tile, pass), entry[pass]);
         if (VB_DEBUG_TIMELINE && tid == 0 && tile == tile_begin && iter0 == 0) {
@@ -356,8 +398,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         // One TMA box for this warp's 16 rows when they are consecutive rows of the pool: in a
         // tile with no dense tree row and no row past kv_len (those repeat the last row).
-        bool tma_box = false;
-        int box_row = 0;
         if (tma_runs && (tile + 1) * kTokensPerTile <= (rows.tree_rows != nullptr ? prefix : kv_len)) {
           const bf16_bits* first = reinterpret_cast<const bf16_bits*>(
               __shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(src[0]), 0));
@@ -369,9 +409,14 @@ __global__ void __launch_bounds__(kThreads, 1)
           tma_box = __all_sync(0xffffffffu, run);
           if (tma_box) box_row = static_cast<int>((first - p.kv_pool) / mla::kHeadDimQK);  // < 2^31: the launcher checks
         }
+        }
         if (tile + 1 < tile_end) {
+          if constexpr (kPageInstance) {
+            load_page_entries(entry, tile + 1);
+          } else {
 #pragma unroll
           for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile + 1, pass));
+          }
         }
         // Column-block parts in the order S reads them; each part's arrival fires once all
         // of this thread's copies so far (that part and the earlier ones) have landed, or
@@ -822,7 +867,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 constexpr int kMaxCachedDevices = 64;
 // [tile-balanced][over a mask writer][TMA boxes][device]
-std::atomic<bool> g_smem_limit_raised[2][2][2][kMaxCachedDevices];
+std::atomic<bool> g_smem_limit_raised[2][2][3][kMaxCachedDevices];  // [balanced][over writer][kBoxes][device]
 
 // The KV pool as a 2-D tensor map [pool_rows][576] bf16 for the producer's TMA boxes (16 rows
 // x 64 values, 128-byte swizzle), for launches flash_verify_wgmma_tma_boxes gives them. False
@@ -900,16 +945,21 @@ cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan&
   // The instance with TMA boxes where flash_verify_wgmma_tma_boxes says so and the pool can be
   // mapped.
   CUtensorMap kv_map{};
-  const bool tma = flash_verify_wgmma_tma_boxes(plan, params.page_kind) && encode_kv_rows_map(params, &kv_map);
-  auto* kernel = balanced ? flash_verify_wgmma_kernel<true>
-                          : tma ? flash_verify_wgmma_kernel<false, VerifyParams, true> : flash_verify_wgmma_kernel<false>;
-  auto* over_writer_kernel = balanced ? flash_verify_wgmma_kernel<true, IndptrLengthParams>
-                             : tma    ? flash_verify_wgmma_kernel<false, IndptrLengthParams, true>
-                                      : flash_verify_wgmma_kernel<false, IndptrLengthParams>;
+  const bool tma = flash_verify_wgmma_tma_boxes(plan, params.page_kind, params.page_size) &&
+                   encode_kv_rows_map(params, &kv_map);
+  const int boxes = !tma ? kNoBoxes : params.page_kind == PageTableKind::kBlockTable ? kPageBoxes : kRunBoxes;
+  auto* kernel = balanced               ? flash_verify_wgmma_kernel<true>
+                 : boxes == kPageBoxes ? flash_verify_wgmma_kernel<false, VerifyParams, kPageBoxes>
+                 : boxes == kRunBoxes  ? flash_verify_wgmma_kernel<false, VerifyParams, kRunBoxes>
+                                       : flash_verify_wgmma_kernel<false>;
+  auto* over_writer_kernel = balanced               ? flash_verify_wgmma_kernel<true, IndptrLengthParams>
+                             : boxes == kPageBoxes ? flash_verify_wgmma_kernel<false, IndptrLengthParams, kPageBoxes>
+                             : boxes == kRunBoxes  ? flash_verify_wgmma_kernel<false, IndptrLengthParams, kRunBoxes>
+                                                   : flash_verify_wgmma_kernel<false, IndptrLengthParams>;
   const void* function = over_mask_writer ? reinterpret_cast<const void*>(over_writer_kernel)
                                           : reinterpret_cast<const void*>(kernel);
   std::atomic<bool>& raised =
-      g_smem_limit_raised[balanced][over_mask_writer ? 1 : 0][tma ? 1 : 0][cacheable ? device : 0];
+      g_smem_limit_raised[balanced][over_mask_writer ? 1 : 0][boxes][cacheable ? device : 0];
   if (!cacheable || !raised.load(std::memory_order_acquire)) {
     const cudaError_t err = cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
     if (err != cudaSuccess) return err;

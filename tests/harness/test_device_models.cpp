@@ -133,7 +133,7 @@ TEST_CASE("flash_verify_plan: the wgmma path only where it is available and H*T 
   CHECK(std::string(vb::to_string(FlashVerifyPath::kMmaSync)) == "mma.sync");
 }
 
-TEST_CASE("the wgmma path's TMA boxes: fixed splits, at least 4 row tiles, the token table", "[plan]") {
+TEST_CASE("the wgmma path's TMA boxes: fixed splits, at least 4 row tiles, the token table or pages of 16+ rows", "[plan]") {
   using vb::FlashVerifyPath;
   using vb::PageTableKind;
   // DDTree-64 B8, 8 heads: 512 rows, 8 row tiles of 64 (kernels/flash_verify_config.h,
@@ -141,25 +141,33 @@ TEST_CASE("the wgmma path's TMA boxes: fixed splits, at least 4 row tiles, the t
   const vb::FlashVerifyPlan ddtree = vb::flash_verify_plan(8, 64, 8, 16448, 132, 1, true, nullptr, 16);
   REQUIRE(ddtree.path == FlashVerifyPath::kWgmma);
   REQUIRE(ddtree.m_tiles == 8);
-  CHECK(vb::flash_verify_wgmma_tma_boxes(ddtree, PageTableKind::kTokenIndices));
-  CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(ddtree, PageTableKind::kBlockTable));  // 5-8 % slower there
+  CHECK(vb::flash_verify_wgmma_tma_boxes(ddtree, PageTableKind::kTokenIndices, 16));
+  CHECK(vb::flash_verify_wgmma_tma_boxes(ddtree, PageTableKind::kTokenIndices, 1));  // runs are checked per tile
+  // The block table's instance (kPageBoxes) needs every 16-row group inside one page: pages of
+  // 16 rows or more, a power of two.
+  for (int page : {16, 32, 64, 256}) CHECK(vb::flash_verify_wgmma_tma_boxes(ddtree, PageTableKind::kBlockTable, page));
+  for (int page : {1, 8, 48, 96}) CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(ddtree, PageTableKind::kBlockTable, page));
   // 256 rows (4 row tiles) have them, 192 (3) and 128 (2: DFlash-16, one 64k T16 request) not.
   const vb::FlashVerifyPlan four = vb::flash_verify_plan(1, 2, 128, 16384, 132, 1, true);
   REQUIRE(four.m_tiles == 4);
-  CHECK(vb::flash_verify_wgmma_tma_boxes(four, PageTableKind::kTokenIndices));
+  CHECK(vb::flash_verify_wgmma_tma_boxes(four, PageTableKind::kTokenIndices, 64));
+  CHECK(vb::flash_verify_wgmma_tma_boxes(four, PageTableKind::kBlockTable, 64));
   for (int heads : {96, 64}) {
     const vb::FlashVerifyPlan fewer = vb::flash_verify_plan(8, 2, heads, 16384, 132, 1, true);
     REQUIRE(fewer.path == FlashVerifyPath::kWgmma);
     REQUIRE(fewer.m_tiles == heads * 2 / 64);
-    CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(fewer, PageTableKind::kTokenIndices));
+    CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(fewer, PageTableKind::kTokenIndices, 64));
+    CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(fewer, PageTableKind::kBlockTable, 64));
   }
   // Tile-balanced plans and the mma.sync path never (the balanced instance has no boxes).
   vb::FlashVerifyPlan balanced = ddtree;
   balanced.tile_balanced = true;
-  CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(balanced, PageTableKind::kTokenIndices));
+  CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(balanced, PageTableKind::kTokenIndices, 64));
+  CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(balanced, PageTableKind::kBlockTable, 64));
   vb::FlashVerifyPlan mma = ddtree;
   mma.path = FlashVerifyPath::kMmaSync;
-  CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(mma, PageTableKind::kTokenIndices));
+  CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(mma, PageTableKind::kTokenIndices, 64));
+  CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(mma, PageTableKind::kBlockTable, 64));
   // plan_launch shows it for production (token table) on the H200 only.
   vb::CaseSpec spec = fixed_chain_case(8, 16384, 64, 8);
   spec.pages.size = 16;

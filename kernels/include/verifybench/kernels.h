@@ -110,12 +110,14 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
 // shared memory per block). Every build carries its sm_90a machine code.
 bool flash_verify_wgmma_supported(cudaError_t* error);
 
-// Whether a launch of `plan` reading the page table in `page_kind` form runs the wgmma path's
-// instance with TMA boxes (kernels/flash_verify_config.h, kTmaBoxes): a wgmma plan of fixed
-// splits (not tile-balanced) with at least kTmaMinRowTiles row tiles, over the token table.
-// The launcher also needs a pool TMA can address (below 2^31 rows, 16-byte aligned) and falls
-// back to the gather-only instance where it is not.
-bool flash_verify_wgmma_tma_boxes(const FlashVerifyPlan& plan, PageTableKind page_kind);
+// Whether a launch of `plan` reading the page table in `page_kind` form, pages of `page_size`
+// rows, runs one of the wgmma path's instances with TMA boxes (kernels/flash_verify_config.h):
+// a wgmma plan of fixed splits (not tile-balanced) with at least kTmaMinRowTiles row tiles over
+// the token table (runs of consecutive rows, checked per tile), or at least kTmaPageMinRowTiles
+// over a block table of pages of >= 16 rows, a power of two (every tile inside kv_len). The
+// launcher also needs a pool TMA can address (below 2^31 rows, 16-byte aligned) and falls back
+// to the gather-only instance where it is not.
+bool flash_verify_wgmma_tma_boxes(const FlashVerifyPlan& plan, PageTableKind page_kind, int page_size);
 
 // The boundary units of a path's tile-balanced schedule (verifybench/tile_balance.h) in this
 // build: what the kernel and the planner put in front of every request.
