@@ -237,9 +237,13 @@ static_assert(kBlocksPerPart * kLoadParts == kDimBlocks, "load parts split the 9
 // The block table's own instance (kPageBoxes): pages of >= 16 rows (a power of two) hold each
 // producer warp's 16-row group whole, so every tile inside kv_len lands as boxes with no
 // per-row check, and the producer reads one table word per warp and tile instead of four per
-// thread. Its row-tile threshold is a switch of its own. A/B builds override it.
+// thread. H200 (reports/h200/2026-11-30-early-entry, call 3), block table against the gather,
+// 13 wgmma plans: on plans of >= 4 row tiles only 0.962-0.986 (the others unchanged); on every
+// fixed-split plan 0.958-0.992 (geomean 0.974), memory-bound ones included (128k x 8 0.972,
+// dp128 decode B64 0.965, DFlash-16 B8 0.958). So its threshold is 1 row tile. A/B builds
+// override it.
 #ifndef VB_WGMMA_TMA_PAGE_MIN_ROW_TILES
-#define VB_WGMMA_TMA_PAGE_MIN_ROW_TILES 4
+#define VB_WGMMA_TMA_PAGE_MIN_ROW_TILES 1
 #endif
 inline constexpr bool kTmaRuns = VB_WGMMA_TMA_RUNS != 0;
 inline constexpr int kTmaMinRowTiles = VB_WGMMA_TMA_MIN_ROW_TILES;

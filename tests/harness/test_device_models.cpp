@@ -133,7 +133,7 @@ TEST_CASE("flash_verify_plan: the wgmma path only where it is available and H*T 
   CHECK(std::string(vb::to_string(FlashVerifyPath::kMmaSync)) == "mma.sync");
 }
 
-TEST_CASE("the wgmma path's TMA boxes: fixed splits, at least 4 row tiles, the token table or pages of 16+ rows", "[plan]") {
+TEST_CASE("the wgmma path's TMA boxes: fixed splits; the token table from 4 row tiles, pages of 16+ rows from 1", "[plan]") {
   using vb::FlashVerifyPath;
   using vb::PageTableKind;
   // DDTree-64 B8, 8 heads: 512 rows, 8 row tiles of 64 (kernels/flash_verify_config.h,
@@ -152,12 +152,19 @@ TEST_CASE("the wgmma path's TMA boxes: fixed splits, at least 4 row tiles, the t
   REQUIRE(four.m_tiles == 4);
   CHECK(vb::flash_verify_wgmma_tma_boxes(four, PageTableKind::kTokenIndices, 64));
   CHECK(vb::flash_verify_wgmma_tma_boxes(four, PageTableKind::kBlockTable, 64));
+  // The block table's page boxes go on every fixed-split plan (kTmaPageMinRowTiles = 1): one
+  // row tile (128k x 8, 32 rows) has them with pages of 64, not with the token table.
+  const vb::FlashVerifyPlan one = vb::flash_verify_plan(8, 4, 8, 131076, 132, 1, true, nullptr, 64);
+  REQUIRE(one.path == FlashVerifyPath::kWgmma);
+  REQUIRE(one.m_tiles == 1);
+  CHECK(vb::flash_verify_wgmma_tma_boxes(one, PageTableKind::kBlockTable, 64));
+  CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(one, PageTableKind::kTokenIndices, 64));
   for (int heads : {96, 64}) {
     const vb::FlashVerifyPlan fewer = vb::flash_verify_plan(8, 2, heads, 16384, 132, 1, true);
     REQUIRE(fewer.path == FlashVerifyPath::kWgmma);
     REQUIRE(fewer.m_tiles == heads * 2 / 64);
     CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(fewer, PageTableKind::kTokenIndices, 64));
-    CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(fewer, PageTableKind::kBlockTable, 64));
+    CHECK(vb::flash_verify_wgmma_tma_boxes(fewer, PageTableKind::kBlockTable, 64));
   }
   // Tile-balanced plans and the mma.sync path never (the balanced instance has no boxes).
   vb::FlashVerifyPlan balanced = ddtree;
