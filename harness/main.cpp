@@ -183,7 +183,8 @@ int cmd_plan(const std::vector<std::string>& files, const std::vector<std::strin
   }
   std::printf("\n+ts: the mma.sync path's token split (H*T <= 16: both row groups on alternate KV tiles)\n");
   std::printf("+tma: the wgmma path's instance with TMA boxes for runs of 16 pool rows (fixed splits, >= 4 row "
-              "tiles; the token table: production and the SGLang adapter, not production/block-table)\n");
+              "tiles; the token table: production and the SGLang adapter). production/block-table over pages of "
+              ">= 16 rows (a power of two) takes page boxes on every fixed-split wgmma plan, unmarked here\n");
   std::printf("bal N: the tile-balanced schedule, splits = blocks per row tile, each N units of the batch's tiles "
               "laid end to end (a request costs %d more on mma.sync, %d on wgmma; "
               "kernels/include/verifybench/tile_balance.h)\n",
