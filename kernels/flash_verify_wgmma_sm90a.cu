@@ -171,6 +171,13 @@ static_assert(kWalkBytes <= 1024 && kSmemBytes + 1024 <= kHopperSmemLimit,
 // as boxes without a check (pages of >= 16 rows, a power of two, hold 16-row groups whole).
 // The launcher's rule: flash_verify_wgmma_tma_boxes.
 constexpr int kNoBoxes = 0, kRunBoxes = 1, kPageBoxes = 2;
+// The producer of fixed-split and even plans waits for a tile's stage after computing its row
+// pointers, box check and the next tile's table words (1), or before them (0, the order
+// before). The tile-balanced instance keeps 0. A/B builds override it.
+#ifndef VB_WGMMA_STAGE_WAIT_LAST
+#define VB_WGMMA_STAGE_WAIT_LAST 0
+#endif
+constexpr bool kStageWaitLast = VB_WGMMA_STAGE_WAIT_LAST != 0;
 template <bool kBalanced, class Params = VerifyParams, int kBoxes = kNoBoxes>
 __global__ void __launch_bounds__(kThreads, 1)
     flash_verify_wgmma_kernel(const Params p, const int num_splits, const int split_tiles,
@@ -371,7 +378,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int tile = tile_begin; tile < tile_end; ++tile) {
         const int iter = iter0 + tile - tile_begin;
         const int stage = iter % kStages;
-        if (iter >= kStages) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
+        // kStageWaitLast: the tile's row pointers, its box check and the next tile's table words
+        // come before the wait for its stage, so the copies go out as soon as the stage frees.
+        constexpr bool kWaitLast = kStageWaitLast && !kBalanced;
+        if (!kWaitLast && iter >= kStages) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
         unsigned char* stage_base = smem + kOffKv + stage * kTileBytes;
         const bf16_bits* src[4];
         bool tma_box = false;
@@ -418,6 +428,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile + 1, pass));
           }
         }
+        if (kWaitLast && iter >= kStages) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
         // Column-block parts in the order S reads them; each part's arrival fires once all
         // of this thread's copies so far (that part and the earlier ones) have landed, or
         // (TMA) once its boxes' bytes have.
