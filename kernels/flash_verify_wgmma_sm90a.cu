@@ -172,10 +172,14 @@ static_assert(kWalkBytes <= 1024 && kSmemBytes + 1024 <= kHopperSmemLimit,
 // The launcher's rule: flash_verify_wgmma_tma_boxes.
 constexpr int kNoBoxes = 0, kRunBoxes = 1, kPageBoxes = 2;
 // The producer of fixed-split and even plans waits for a tile's stage after computing its row
-// pointers, box check and the next tile's table words (1), or before them (0, the order
-// before). The tile-balanced instance keeps 0. A/B builds override it.
+// pointers and the next tile's table words (1), or before them (0, the order before), in the
+// gather-only and page-box instances. H200 (reports/h200/2026-11-30-early-entry, call 6), in
+// every non-balanced instance: token-table plans of 1-2 row tiles (the gather) 0.977-0.999
+// (128k x 8 0.982, one 64k request 0.977), the block table's gather and page boxes 0.953-1.002;
+// but the token table's run-box instance 1.005-1.011 slower (DDTree-64 B8, dp128 EAGLE B8), so
+// it and the tile-balanced instance keep the order before. A/B builds override it.
 #ifndef VB_WGMMA_STAGE_WAIT_LAST
-#define VB_WGMMA_STAGE_WAIT_LAST 0
+#define VB_WGMMA_STAGE_WAIT_LAST 1
 #endif
 constexpr bool kStageWaitLast = VB_WGMMA_STAGE_WAIT_LAST != 0;
 template <bool kBalanced, class Params = VerifyParams, int kBoxes = kNoBoxes>
@@ -380,7 +384,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int stage = iter % kStages;
         // kStageWaitLast: the tile's row pointers, its box check and the next tile's table words
         // come before the wait for its stage, so the copies go out as soon as the stage frees.
-        constexpr bool kWaitLast = kStageWaitLast && !kBalanced;
+        constexpr bool kWaitLast = kStageWaitLast && !kBalanced && kBoxes != kRunBoxes;
         if (!kWaitLast && iter >= kStages) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
         unsigned char* stage_base = smem + kOffKv + stage * kTileBytes;
         const bf16_bits* src[4];

@@ -133,7 +133,7 @@ TEST_CASE("flash_verify_plan: the wgmma path only where it is available and H*T 
   CHECK(std::string(vb::to_string(FlashVerifyPath::kMmaSync)) == "mma.sync");
 }
 
-TEST_CASE("the wgmma path's TMA boxes: fixed splits; the token table from 4 row tiles, pages of 16+ rows from 1", "[plan]") {
+TEST_CASE("the wgmma path's TMA boxes: fixed splits, the token table from 4 row tiles, pages of 16+ rows from 1", "[plan]") {
   using vb::FlashVerifyPath;
   using vb::PageTableKind;
   // DDTree-64 B8, 8 heads: 512 rows, 8 row tiles of 64 (kernels/flash_verify_config.h,
