@@ -216,13 +216,16 @@ static_assert(kBlocksPerPart * kLoadParts == kDimBlocks, "load parts split the 9
 // issued by one lane of the producer warp that owns those rows; other rows (page size 1
 // scattered, dense tree rows, rows past kv_len) take the 16-byte cp.async gather. The producer
 // checks each tile's rows, so no layout is assumed. A kernel instance of its own has this
-// (kTmaBoxes); the launcher takes it for fixed-split plans of at least kTmaMinRowTiles row
+// (kRunBoxes); the launcher takes it for fixed-split plans of at least kTmaMinRowTiles row
 // tiles with the token table, where most KV reads are L2 hits (each tile is read by every row
 // tile's block). H200 (reports/h200/2026-11-30-tma-boxes): such plans ran 0.959-0.987x v16's
 // time (call 4). On every plan (call 1), memory-bound ones (1-2 row tiles) ran 2.5-5.5 %
 // slower; with the block table, plans of >= 4 row tiles 5-8 % slower (calls 1, 3, 4); boxes of
-// whole 64-row tiles from one thread were slower everywhere (call 2). None of the three losses
-// is explained. 0: every row by cp.async (the path before). A/B builds override both.
+// whole 64-row tiles from one thread were slower everywhere (call 2). Session 18
+// (reports/h200/2026-11-30-early-entry): the block table's boxes without the check gain on
+// every plan (below), and the checked ones on plans of 1-2 row tiles still lose (1.027x, call
+// 4): the check and the per-thread table words cost the token table what the boxes save.
+// 0: every row by cp.async (the path before). A/B builds override both.
 #ifndef VB_WGMMA_TMA_RUNS
 #define VB_WGMMA_TMA_RUNS 1
 #endif

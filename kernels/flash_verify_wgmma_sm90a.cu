@@ -11,9 +11,12 @@
 //              (a row of 576 values becomes 9 swizzled 128-byte rows, one per 64-value
 //              column block); completion is counted on the stage's "full" mbarrier with
 //              cp.async.mbarrier.arrive.noinc. Page size 1 rules out TMA tiles in general
-//              (every row can live anywhere), but the instance for plans of >= 4 row tiles
-//              (kTmaBoxes) checks each tile: a warp whose 16 rows are consecutive pool rows
-//              loads them as 9 TMA boxes instead (kernels/flash_verify_config.h).
+//              (every row can live anywhere), but the token table's instance for plans of
+//              >= 4 row tiles (kRunBoxes) checks each tile: a warp whose 16 rows are
+//              consecutive pool rows loads them as 9 TMA boxes instead; the block table's
+//              instance (kPageBoxes, pages of >= 16 rows) loads every tile inside kv_len so,
+//              with no check (kernels/flash_verify_config.h). Outside the run-box instance the
+//              producer waits for a free stage only once a tile's addresses are ready.
 //   softmax    (warpgroup 1, 240 registers) S = Q K^T (36 wgmma m64n64k16, both operands
 //              from shared memory), the masked online softmax on the accumulators (each
 //              thread owns 2 rows x 16 tokens: row max and sum need 2 quad shuffles; the
@@ -400,36 +403,36 @@ __global__ void __launch_bounds__(kThreads, 1)
             for (int pass = 0; pass < 4; ++pass) src[pass] = rows.row_ptr(token_of(tile, pass), entry[pass]);
           }
           if (VB_DEBUG_TIMELINE && tid == 0 && tile == tile_begin && iter0 == 0) {
-            asm volatile("" ::"l"(entry[0]), "l"(entry[3]));  // the page-table words are in
+            asm volatile("" ::"l"(entry[0]));  // the (first) page-table word is in
             VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineTableIn);
           }
         } else {
 #pragma unroll
-        for (int pass = 0; pass < 4; ++pass) src[pass] = rows.row_ptr(token_of(tile, pass), entry[pass]);
-        if (VB_DEBUG_TIMELINE && tid == 0 && tile == tile_begin && iter0 == 0) {
-          asm volatile("" ::"l"(src[0]), "l"(src[3]));  // the page-table words are in
-          VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineTableIn);
-        }
-        // One TMA box for this warp's 16 rows when they are consecutive rows of the pool: in a
-        // tile with no dense tree row and no row past kv_len (those repeat the last row).
-        if (tma_runs && (tile + 1) * kTokensPerTile <= (rows.tree_rows != nullptr ? prefix : kv_len)) {
-          const bf16_bits* first = reinterpret_cast<const bf16_bits*>(
-              __shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(src[0]), 0));
-          bool run = true;
-#pragma unroll
-          for (int pass = 0; pass < 4; ++pass) {
-            run = run && src[pass] == first + (pass * 4 + (lane >> 3)) * mla::kHeadDimQK;
+          for (int pass = 0; pass < 4; ++pass) src[pass] = rows.row_ptr(token_of(tile, pass), entry[pass]);
+          if (VB_DEBUG_TIMELINE && tid == 0 && tile == tile_begin && iter0 == 0) {
+            asm volatile("" ::"l"(src[0]), "l"(src[3]));  // the page-table words are in
+            VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineTableIn);
           }
-          tma_box = __all_sync(0xffffffffu, run);
-          if (tma_box) box_row = static_cast<int>((first - p.kv_pool) / mla::kHeadDimQK);  // < 2^31: the launcher checks
-        }
+          // One TMA box for this warp's 16 rows when they are consecutive rows of the pool: in a
+          // tile with no dense tree row and no row past kv_len (those repeat the last row).
+          if (tma_runs && (tile + 1) * kTokensPerTile <= (rows.tree_rows != nullptr ? prefix : kv_len)) {
+            const bf16_bits* first = reinterpret_cast<const bf16_bits*>(
+                __shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(src[0]), 0));
+            bool run = true;
+#pragma unroll
+            for (int pass = 0; pass < 4; ++pass) {
+              run = run && src[pass] == first + (pass * 4 + (lane >> 3)) * mla::kHeadDimQK;
+            }
+            tma_box = __all_sync(0xffffffffu, run);
+            if (tma_box) box_row = static_cast<int>((first - p.kv_pool) / mla::kHeadDimQK);  // < 2^31: the launcher checks
+          }
         }
         if (tile + 1 < tile_end) {
           if constexpr (kPageInstance) {
             load_page_entries(entry, tile + 1);
           } else {
 #pragma unroll
-          for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile + 1, pass));
+            for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile + 1, pass));
           }
         }
         if (kWaitLast && iter >= kStages) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
