@@ -179,6 +179,34 @@ TEST_CASE("correctness.yaml's tma_runs_mixed_tile mixes TMA boxes and the gather
   CHECK(mixed_tiles >= 1);
 }
 
+// correctness.yaml's page_boxes_block_table is there for the block table's page-box instance
+// (kPageBoxes: fixed splits, pages of >= 16 rows, a power of two): it needs several splits per
+// request, tiles inside kv_len (boxes) and a last tile that ends mid-tile (the gather). This keeps
+// the case doing that if the planner changes.
+TEST_CASE("correctness.yaml's page_boxes_block_table takes page boxes and the gather over several splits", "[scenario]") {
+  const ScenarioFile f = load("correctness.yaml");
+  const auto it = std::find_if(f.cases.begin(), f.cases.end(),
+                               [](const CaseSpec& c) { return c.name == "page_boxes_block_table"; });
+  REQUIRE(it != f.cases.end());
+  const CaseSpec& c = *it;
+  const int t = tree_size(c.tree);
+  const std::vector<std::int32_t> prefix = case_prefix_lengths(c);
+  std::vector<int> kv_lens;
+  for (std::int32_t p : prefix) kv_lens.push_back(p + t);
+  const int max_kv = *std::max_element(kv_lens.begin(), kv_lens.end());
+  const vb::FlashVerifyPlan plan = vb::flash_verify_plan(static_cast<int>(prefix.size()), t, c.heads, max_kv, 132, 1,
+                                                         true, kv_lens.data(), c.pages.size);
+  CHECK(plan.path == vb::FlashVerifyPath::kWgmma);
+  CHECK_FALSE(plan.tile_balanced);
+  CHECK(plan.num_splits >= 4);
+  CHECK(vb::flash_verify_wgmma_tma_boxes(plan, vb::PageTableKind::kBlockTable, c.pages.size));
+  for (int kv : kv_lens) {
+    CHECK(kv / 64 >= 8);      // whole tiles: boxes
+    CHECK(kv % 64 != 0);      // a last partial tile: the gather
+    CHECK(kv % c.pages.size != 0);  // and a last partial page
+  }
+}
+
 TEST_CASE("perf.yaml parses, keeps KV pools small and tags regimes", "[scenario]") {
   const ScenarioFile f = load("perf.yaml");
   check_common(f);
