@@ -145,20 +145,35 @@ TEST_CASE("correctness.yaml parses, covers the corners and fits the CPU budget",
 // token table): it needs a 64-token tile in which some producer warps' 16 rows are
 // consecutive pool rows (TMA boxes) and others are not (the cp.async gather). This keeps the
 // case doing that if the page layouts or the planner change.
-TEST_CASE("correctness.yaml's tma_runs_mixed_tile mixes TMA boxes and the gather in one tile", "[scenario]") {
-  const ScenarioFile f = load("correctness.yaml");
-  const auto it = std::find_if(f.cases.begin(), f.cases.end(),
-                               [](const CaseSpec& c) { return c.name == "tma_runs_mixed_tile"; });
-  REQUIRE(it != f.cases.end());
-  const CaseSpec& c = *it;
-  const int t = tree_size(c.tree);
-  const std::vector<std::int32_t> prefix = case_prefix_lengths(c);
-  const vb::PageLayout l = vb::build_page_layout(c.pages, std::vector<int>(prefix.begin(), prefix.end()), t);
+// A correctness.yaml case by name, its lengths and its H200 plan (132 SMs, wgmma allowed), for
+// the tests that keep a case exercising the kernel path it is there for.
+struct PlannedCase {
+  CaseSpec spec;
+  std::vector<std::int32_t> prefix;
   std::vector<int> kv_lens;
-  for (std::int32_t p : prefix) kv_lens.push_back(p + t);
-  const int max_kv = *std::max_element(kv_lens.begin(), kv_lens.end());
-  const vb::FlashVerifyPlan plan = vb::flash_verify_plan(static_cast<int>(prefix.size()), t, c.heads, max_kv, 132, 1,
-                                                         true, kv_lens.data(), c.pages.size);
+  vb::FlashVerifyPlan plan;
+};
+PlannedCase planned_correctness_case(const std::string& name) {
+  const ScenarioFile f = load("correctness.yaml");
+  const auto it = std::find_if(f.cases.begin(), f.cases.end(), [&](const CaseSpec& c) { return c.name == name; });
+  REQUIRE(it != f.cases.end());
+  PlannedCase pc{*it, case_prefix_lengths(*it), {}, {}};
+  const int t = tree_size(pc.spec.tree);
+  for (std::int32_t p : pc.prefix) pc.kv_lens.push_back(p + t);
+  const int max_kv = *std::max_element(pc.kv_lens.begin(), pc.kv_lens.end());
+  pc.plan = vb::flash_verify_plan(static_cast<int>(pc.prefix.size()), t, pc.spec.heads, max_kv, 132, 1, true,
+                                  pc.kv_lens.data(), pc.spec.pages.size);
+  return pc;
+}
+
+TEST_CASE("correctness.yaml's tma_runs_mixed_tile mixes TMA boxes and the gather in one tile", "[scenario]") {
+  const PlannedCase pc = planned_correctness_case("tma_runs_mixed_tile");
+  const CaseSpec& c = pc.spec;
+  const std::vector<std::int32_t>& prefix = pc.prefix;
+  const std::vector<int>& kv_lens = pc.kv_lens;
+  const vb::FlashVerifyPlan& plan = pc.plan;
+  const vb::PageLayout l =
+      vb::build_page_layout(c.pages, std::vector<int>(prefix.begin(), prefix.end()), tree_size(c.tree));
   CHECK(plan.path == vb::FlashVerifyPath::kWgmma);
   CHECK_FALSE(plan.tile_balanced);
   CHECK(plan.m_tiles >= 4);
@@ -184,23 +199,13 @@ TEST_CASE("correctness.yaml's tma_runs_mixed_tile mixes TMA boxes and the gather
 // request, tiles inside kv_len (boxes) and a last tile that ends mid-tile (the gather). This keeps
 // the case doing that if the planner changes.
 TEST_CASE("correctness.yaml's page_boxes_block_table takes page boxes and the gather over several splits", "[scenario]") {
-  const ScenarioFile f = load("correctness.yaml");
-  const auto it = std::find_if(f.cases.begin(), f.cases.end(),
-                               [](const CaseSpec& c) { return c.name == "page_boxes_block_table"; });
-  REQUIRE(it != f.cases.end());
-  const CaseSpec& c = *it;
-  const int t = tree_size(c.tree);
-  const std::vector<std::int32_t> prefix = case_prefix_lengths(c);
-  std::vector<int> kv_lens;
-  for (std::int32_t p : prefix) kv_lens.push_back(p + t);
-  const int max_kv = *std::max_element(kv_lens.begin(), kv_lens.end());
-  const vb::FlashVerifyPlan plan = vb::flash_verify_plan(static_cast<int>(prefix.size()), t, c.heads, max_kv, 132, 1,
-                                                         true, kv_lens.data(), c.pages.size);
-  CHECK(plan.path == vb::FlashVerifyPath::kWgmma);
-  CHECK_FALSE(plan.tile_balanced);
-  CHECK(plan.num_splits >= 4);
-  CHECK(vb::flash_verify_wgmma_tma_boxes(plan, vb::PageTableKind::kBlockTable, c.pages.size));
-  for (int kv : kv_lens) {
+  const PlannedCase pc = planned_correctness_case("page_boxes_block_table");
+  const CaseSpec& c = pc.spec;
+  CHECK(pc.plan.path == vb::FlashVerifyPath::kWgmma);
+  CHECK_FALSE(pc.plan.tile_balanced);
+  CHECK(pc.plan.num_splits >= 4);
+  CHECK(vb::flash_verify_wgmma_tma_boxes(pc.plan, vb::PageTableKind::kBlockTable, c.pages.size));
+  for (int kv : pc.kv_lens) {
     CHECK(kv / 64 >= 8);      // whole tiles: boxes
     CHECK(kv % 64 != 0);      // a last partial tile: the gather
     CHECK(kv % c.pages.size != 0);  // and a last partial page
