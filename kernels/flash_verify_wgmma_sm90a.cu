@@ -884,8 +884,16 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 constexpr int kMaxCachedDevices = 64;
-// [tile-balanced][over a mask writer][TMA boxes][device]
-std::atomic<bool> g_smem_limit_raised[2][2][3][kMaxCachedDevices];  // [balanced][over writer][kBoxes][device]
+std::atomic<bool> g_smem_limit_raised[2][2][3][kMaxCachedDevices];  // [tile-balanced][over a mask writer][kBoxes][device]
+
+// The kernel instance for a launch: tile-balanced (no boxes), or fixed-split with kBoxes.
+template <class Params>
+auto wgmma_instance(bool balanced, int boxes) {
+  return balanced               ? flash_verify_wgmma_kernel<true, Params>
+         : boxes == kPageBoxes ? flash_verify_wgmma_kernel<false, Params, kPageBoxes>
+         : boxes == kRunBoxes  ? flash_verify_wgmma_kernel<false, Params, kRunBoxes>
+                               : flash_verify_wgmma_kernel<false, Params>;
+}
 
 // The KV pool as a 2-D tensor map [pool_rows][576] bf16 for the producer's TMA boxes (16 rows
 // x 64 values, 128-byte swizzle), for launches flash_verify_wgmma_tma_boxes gives them. False
@@ -966,14 +974,8 @@ cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan&
   const bool tma = flash_verify_wgmma_tma_boxes(plan, params.page_kind, params.page_size) &&
                    encode_kv_rows_map(params, &kv_map);
   const int boxes = !tma ? kNoBoxes : params.page_kind == PageTableKind::kBlockTable ? kPageBoxes : kRunBoxes;
-  auto* kernel = balanced               ? flash_verify_wgmma_kernel<true>
-                 : boxes == kPageBoxes ? flash_verify_wgmma_kernel<false, VerifyParams, kPageBoxes>
-                 : boxes == kRunBoxes  ? flash_verify_wgmma_kernel<false, VerifyParams, kRunBoxes>
-                                       : flash_verify_wgmma_kernel<false>;
-  auto* over_writer_kernel = balanced               ? flash_verify_wgmma_kernel<true, IndptrLengthParams>
-                             : boxes == kPageBoxes ? flash_verify_wgmma_kernel<false, IndptrLengthParams, kPageBoxes>
-                             : boxes == kRunBoxes  ? flash_verify_wgmma_kernel<false, IndptrLengthParams, kRunBoxes>
-                                                   : flash_verify_wgmma_kernel<false, IndptrLengthParams>;
+  auto* kernel = wgmma_instance<VerifyParams>(balanced, boxes);
+  auto* over_writer_kernel = wgmma_instance<IndptrLengthParams>(balanced, boxes);
   const void* function = over_mask_writer ? reinterpret_cast<const void*>(over_writer_kernel)
                                           : reinterpret_cast<const void*>(kernel);
   std::atomic<bool>& raised =
