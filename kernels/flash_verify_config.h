@@ -134,10 +134,7 @@ inline constexpr int kOffRescale = kOffPExchange + kPExchangeBytes;  // [64] flo
 inline constexpr int kOffFinalSum = kOffRescale + kRowsPerTile * 4;  // [64] floats
 // A stage lands in kLoadParts parts of column blocks (dims 0-191, 192-383, 384-575 with 3),
 // each with its own "full" mbarrier, so S starts on the first 192 dims while the rest lands.
-#ifndef VB_WGMMA_LOAD_PARTS
-#define VB_WGMMA_LOAD_PARTS 3  // A/B builds override it
-#endif
-inline constexpr int kLoadParts = VB_WGMMA_LOAD_PARTS;
+inline constexpr int kLoadParts = 3;
 inline constexpr int kBlocksPerPart = kDimBlocks / kLoadParts;
 static_assert(kBlocksPerPart * kLoadParts == kDimBlocks, "load parts split the 9 column blocks evenly");
 // KV rows that lie in the pool as runs of 16 consecutive rows land as TMA boxes of 16 rows x
