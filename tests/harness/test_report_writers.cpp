@@ -266,7 +266,7 @@ TEST_CASE("the memory temperature range round-trips through JSON, and older file
   CHECK_FALSE(back.cases[0].executors[2].timings[0].memory_temperature_c_max);
 }
 
-TEST_CASE("the wgmma ceiling and the PDL floor are reported when measured; older files read as unmeasured",
+TEST_CASE("the wgmma ceiling and the PDL floor are reported when measured, and older files read as unmeasured",
           "[report]") {
   vb::Ceilings c = sample_ceilings();
   c.wgmma_bf16_tflops = 790.4;

@@ -140,7 +140,7 @@ TEST_CASE("annotate_roofline: speedup over naive and mask tax from the tagged ch
   CHECK(cases[0].executors[1].achieved->mode == "cold-l2");  // cold preferred over hot
 }
 
-TEST_CASE("roofline: the compute roof is the best tensor-core ceiling; each engine against its own", "[traffic]") {
+TEST_CASE("roofline: the compute roof is the best tensor-core ceiling, each engine against its own", "[traffic]") {
   vb::TrafficModel t;
   t.algorithmic_bytes = 1'000'000'000;  // 1 GB
   t.flops = 1e12;                       // intensity 1000: compute-bound
@@ -157,7 +157,7 @@ TEST_CASE("roofline: the compute roof is the best tensor-core ceiling; each engi
   CHECK(*a.pct_of_attainable == Approx(100.0 * (1e12 / 1.5e-3 / 1e12) / 800));
   CHECK(*a.pct_of_engine_ceiling == Approx(*a.pct_of_attainable));
   CHECK(*a.pct_of_memory_ceiling == Approx(100.0 * (1e9 / 1.5e-3 / 1e9) / 4000));  // page 64: rows in order
-  CHECK_FALSE(a.speed_of_light);  // was flagged while the roof was mma.sync's
+  CHECK_FALSE(a.speed_of_light);  // above the mma.sync ceiling, below the tensor roof: no flag
 
   a = vb::achieved_for(t, timing("cold-l2", 2.0), c, 64, "mma.sync");  // 500 TFLOP/s
   CHECK(*a.pct_of_engine_ceiling == Approx(500.0 / 600 * 100));
@@ -268,7 +268,7 @@ TEST_CASE("sm_120 prediction: the proxy's fraction of its binding roof on the RT
   CHECK_FALSE(vb::predict_on_device(t, 625.0, c, 64, *rtx));
 }
 
-TEST_CASE("annotate_roofline: the sm_120 proxy gets mma.sync and row % and a prediction; others do not", "[traffic]") {
+TEST_CASE("annotate_roofline: the sm_120 proxy gets mma.sync and row % and a prediction, the others do not", "[traffic]") {
   vb::CaseResult c;
   c.case_name = "ddtree";
   c.page_size = 1;
