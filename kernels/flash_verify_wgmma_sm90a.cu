@@ -326,8 +326,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     // KV rows (Q keeps the order above): in the TMA instance each warp owns 16 consecutive rows
     // of a tile (one box), four per pass.
     static_assert(!(kBalanced && kBoxes != kNoBoxes), "the tile-balanced instance has no TMA boxes");
-    constexpr bool kTmaInstance = kTmaRuns && kBoxes != kNoBoxes;
-    constexpr bool kPageInstance = kTmaRuns && kBoxes == kPageBoxes;
+    constexpr bool kTmaInstance = kBoxes != kNoBoxes;
+    constexpr bool kPageInstance = kBoxes == kPageBoxes;
     auto kv_row = [&](int pass) {
       return kTmaInstance ? wg_warp * kTmaBoxRows + pass * 4 + (lane >> 3) : pass * 16 + row_in_pass;
     };
@@ -921,7 +921,7 @@ bool encode_kv_rows_map(const VerifyParams& p, CUtensorMap* map) {
   const cuuint32_t element_strides[2] = {1, 1};
   return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf16_bits*>(p.kv_pool), dims, strides, box,
                 element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                static_cast<CUtensorMapL2promotion>(VB_WGMMA_TMA_L2_PROMOTION), CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) ==
+                static_cast<CUtensorMapL2promotion>(kTmaL2Promotion), CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) ==
          CUDA_SUCCESS;
 }
 
@@ -961,19 +961,18 @@ cudaError_t wgmma_path_supported(bool* supported) {
   return cudaSuccess;
 }
 
-cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan& plan, int split_tiles,
-                              const SplitWorkspace& ws, bool overlap_previous_kernel, bool over_mask_writer,
-                              cudaStream_t stream) {
+cudaError_t launch_wgmma_main(const VerifyParams& params, const LaunchPlan& plan, const SplitWorkspace& ws,
+                              bool overlap_previous_kernel, bool over_mask_writer, cudaStream_t stream) {
   int device = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
   const bool cacheable = device >= 0 && device < kMaxCachedDevices;
-  const bool balanced = plan.tile_balanced;
-  // The instance with TMA boxes where flash_verify_wgmma_tma_boxes says so and the pool can be
-  // mapped.
+  const bool balanced = plan.instance == KernelInstance::kWgmmaBalanced;
+  const int boxes = plan.instance == KernelInstance::kWgmmaPageBoxes  ? kPageBoxes
+                    : plan.instance == KernelInstance::kWgmmaRunBoxes ? kRunBoxes
+                                                                      : kNoBoxes;
   CUtensorMap kv_map{};
-  const bool tma = flash_verify_wgmma_tma_boxes(plan, params.page_kind, params.page_size) &&
-                   encode_kv_rows_map(params, &kv_map);
-  const int boxes = !tma ? kNoBoxes : params.page_kind == PageTableKind::kBlockTable ? kPageBoxes : kRunBoxes;
+  const bool tma = boxes != kNoBoxes;
+  if (tma && !encode_kv_rows_map(params, &kv_map)) return cudaErrorInvalidValue;  // the planner saw another pool
   auto* kernel = wgmma_instance<VerifyParams>(balanced, boxes);
   auto* over_writer_kernel = wgmma_instance<IndptrLengthParams>(balanced, boxes);
   const void* function = over_mask_writer ? reinterpret_cast<const void*>(over_writer_kernel)
@@ -985,16 +984,16 @@ cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan&
     if (err != cudaSuccess) return err;
     if (cacheable) raised.store(true, std::memory_order_release);
   }
-  // Tile-balanced: num_splits blocks per row tile walk the whole batch (blockIdx.z = 0).
-  const dim3 grid(plan.m_tiles, plan.num_splits, balanced ? 1 : params.batch);
+  const dim3 grid(plan.main_grid.x, plan.main_grid.y, plan.main_grid.z);
   cudaLaunchAttribute attribute{};
   const cudaLaunchConfig_t config =
-      launch_config(grid, dim3(kThreads), kSmemBytes, stream, overlap_previous_kernel, &attribute);
+      launch_config(grid, dim3(plan.main_threads), plan.smem_bytes, stream, overlap_previous_kernel, &attribute);
+  const int splits = plan.schedule.num_splits;
   if (over_mask_writer) {
-    return cudaLaunchKernelEx(&config, over_writer_kernel, IndptrLengthParams(params), plan.num_splits, split_tiles,
+    return cudaLaunchKernelEx(&config, over_writer_kernel, IndptrLengthParams(params), splits, plan.split_tiles_arg,
                               ws, kv_map, tma);
   }
-  return cudaLaunchKernelEx(&config, kernel, params, plan.num_splits, split_tiles, ws, kv_map, tma);
+  return cudaLaunchKernelEx(&config, kernel, params, splits, plan.split_tiles_arg, ws, kv_map, tma);
 }
 
 }  // namespace detail
