@@ -84,10 +84,14 @@ double roof_time_us(const TrafficModel& traffic, const Ceilings& c, int page_siz
 }
 
 std::string executor_engine(const ExecutorResult& e) {
-  constexpr std::string_view kKey = "path=";
-  if (e.detail.rfind(kKey, 0) != 0) return "";
-  const std::string engine = e.detail.substr(kKey.size(), e.detail.find(' ') - kKey.size());
-  return engine == "mma.sync" || engine == "wgmma" ? engine : "";
+  // describe(LaunchPlan) opens with the kernel instance, "<engine>[/<variant>] stages=...";
+  // result files written before the LaunchPlan open with "path=<engine> ...".
+  std::string_view text = e.detail;
+  if (constexpr std::string_view kOldKey = "path="; text.substr(0, kOldKey.size()) == kOldKey) {
+    text.remove_prefix(kOldKey.size());
+  }
+  const std::string_view engine = text.substr(0, text.find_first_of(" /"));
+  return engine == "mma.sync" || engine == "wgmma" ? std::string(engine) : "";
 }
 
 const TimingRecord* find_timing(const ExecutorResult& e, const std::string& mode) {

@@ -55,8 +55,8 @@ double attainable_tflops(const Ceilings& c, int page_size, double intensity);
 // ceiling). 0 when a ceiling is missing.
 double roof_time_us(const TrafficModel& traffic, const Ceilings& c, int page_size);
 
-// The tensor-core engine of a record: the "path=<engine> ..." its production launch wrote
-// into `detail` ("mma.sync", "wgmma"), or "" (naive, reference, not run).
+// The tensor-core engine of a record: the engine its production launch's plan text names
+// in `detail` ("mma.sync", "wgmma"), or "" (naive, reference, not run).
 std::string executor_engine(const ExecutorResult& e);
 
 // The timing the rates come from: cold-l2, else hot-l2, else graph; nullptr when none has

@@ -8,7 +8,7 @@
 // kernel adds its line here.
 #include <cstdio>
 
-#include "verifybench/kernels.h"
+#include "verifybench/planner.h"
 
 int main() {
   constexpr int kSm120OptinBytes = 101376;  // 99 KB per block (compute capability 12.0)

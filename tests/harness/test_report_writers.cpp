@@ -323,11 +323,11 @@ TEST_CASE("engine, PDL-goal and sm_120-proxy sections: written when their record
   CHECK(plain.find("## sm_120 proxy") == std::string::npos);
 
   vb::ExecutorResult& prod = cases[0].executors[2];
-  prod.detail = "path=wgmma splits=2 m_tiles=2";
+  prod.detail = "wgmma/page-boxes stages=2 smem=224256 m_tiles=2 splits=2 grid=2x2x8 combine=2x1";
   prod.timings.push_back(timing("chain-pdl", {0.0150, 0.0152, 0.0151}));
   vb::ExecutorResult proxy = prod;
   proxy.executor = vb::kSm120ProxyExecutor;
-  proxy.detail = "path=mma.sync splits=4 m_tiles=8";
+  proxy.detail = "mma.sync stages=2 smem=98208 m_tiles=8 splits=4 grid=8x4x8 combine=2x2";
   proxy.timings = {timing("cold-l2", {0.040, 0.041, 0.042})};
   cases[0].executors.push_back(proxy);
   vb::annotate_roofline(&cases, c);

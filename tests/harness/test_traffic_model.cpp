@@ -175,7 +175,15 @@ TEST_CASE("roofline: the compute roof is the best tensor-core ceiling, each engi
 
 TEST_CASE("roofline: the engine a record ran, from its plan text", "[traffic]") {
   vb::ExecutorResult e;
-  e.detail = "path=wgmma splits=22 m_tiles=1";
+  e.detail = "wgmma/page-boxes stages=2 smem=224256 m_tiles=2 splits=4 grid=2x4x8 combine=2x2";
+  CHECK(vb::executor_engine(e) == "wgmma");
+  e.detail = "mma.sync/token-split stages=4 smem=200000 m_tiles=1 splits=43 grid=1x43x1";
+  CHECK(vb::executor_engine(e) == "mma.sync");
+  e.detail = "mma.sync stages=2 smem=98208 m_tiles=1 splits=1 grid=1x1x1";
+  CHECK(vb::executor_engine(e) == "mma.sync");
+  e.detail = "invalid: no variant fits";
+  CHECK(vb::executor_engine(e).empty());
+  e.detail = "path=wgmma splits=22 m_tiles=1";  // result files before the LaunchPlan
   CHECK(vb::executor_engine(e) == "wgmma");
   e.detail = "path=mma.sync splits=43 m_tiles=1";
   CHECK(vb::executor_engine(e) == "mma.sync");
@@ -275,7 +283,7 @@ TEST_CASE("annotate_roofline: the sm_120 proxy gets mma.sync and row % and a pre
   c.traffic = vb::TrafficModel{1'000'000'000, 1'000'000'000, 1'000'000'000, 1e12};
   vb::ExecutorResult prod, proxy;
   prod.executor = "production";
-  prod.detail = "path=wgmma splits=2 m_tiles=8";
+  prod.detail = "wgmma stages=2 smem=224256 m_tiles=8 splits=2 grid=8x2x1 combine=2x1";
   prod.timings = {timing("cold-l2", 2.0)};
   proxy.executor = vb::kSm120ProxyExecutor;
   proxy.detail = "sm_120 configuration";  // no path= text: the proxy is mma.sync regardless
