@@ -47,7 +47,7 @@ cudaError_t mma_blocks_per_sm(int* blocks);
 // wgmma.mma_async m64n256k16 bf16 -> fp32 on one shared-memory A (64 x kWgmmaK) and
 // B (256 x kWgmmaK) tile, K-major; sink[0] receives block 0's D[0][0] (see
 // wgmma_probe_expected_d00). `sink` holds kWgmmaSinkFloats floats.
-inline constexpr int kWgmmaThreads = 384;  // three warpgroups: 154 registers a thread, one block per SM
+inline constexpr int kWgmmaThreads = 384;  // three warpgroups; a 128-register accumulator each: one block per SM
 inline constexpr int kWgmmaM = 64, kWgmmaN = 256, kWgmmaK = 64;
 inline constexpr int kWgmmaPerGroup = kWgmmaK / 16;  // k16 instructions per commit group
 inline constexpr double kFlopsPerWgmma = 2.0 * 64 * 256 * 16;
