@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <random>
@@ -92,10 +93,12 @@ void measure_wgmma(Check& check, const GpuInfo& gpu, const CeilingOptions& optio
       "from shared memory (128-byte swizzle, K-major), one 64 x 256 accumulator per warpgroup, "
       "{} instructions per commit group with one group in flight, {} iterations, {} blocks x {} "
       "threads ({} per SM, {} warpgroups each); {:.0f} FLOP per wgmma; median of {} passes after a "
-      "warm-up; block 0's D[0][0] checked against its exact value",
+      "warm-up; operands random full-mantissa bf16 in [0.5, 1); block 0's D[0][0] checked against "
+      "iterations x the row dot product (relative tolerance {})",
       ck::kWgmmaK, ck::kWgmmaK, ck::kWgmmaPerGroup, iterations, blocks, ck::kWgmmaThreads,
-      std::max(1, blocks_per_sm), ck::kWgmmaThreads / 128, ck::kFlopsPerWgmma, options.repetitions);
-  if (static_cast<double>(d00) != expected) {
+      std::max(1, blocks_per_sm), ck::kWgmmaThreads / 128, ck::kFlopsPerWgmma, options.repetitions,
+      ck::kWgmmaCheckRelTolerance);
+  if (!(std::abs(static_cast<double>(d00) - expected) <= ck::kWgmmaCheckRelTolerance * std::abs(expected))) {
     c->method.emplace_back("wgmma_bf16", fmt::format("not measured: the probe's D[0][0] is {} where {} "
                                                      "was expected ({})", d00, expected, how));
     return;

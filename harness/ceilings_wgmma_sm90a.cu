@@ -5,9 +5,9 @@
 // Each warpgroup keeps one 64 x 256 fp32 accumulator (128 registers a thread) and issues
 // kWgmmaPerGroup m64n256k16 instructions per commit group, both operands read from shared
 // memory through 128-byte-swizzle K-major descriptors (the layout of the production wgmma
-// path), one group left in flight behind the next. A (64 x 64) and B (256 x 64) hold +-1, +-2
-// and +-3 (integers: every partial sum is exact in fp32), so thread 0's first accumulator
-// after the loop is iterations x sum_k A[0][k] B[0][k] exactly and the host can tell that
+// path), one group left in flight behind the next. A (64 x 64) and B (256 x 64) hold random
+// full-mantissa bf16 values (wgmma_probe_value), so thread 0's first accumulator after the
+// loop is iterations x sum_k A[0][k] B[0][k] up to fp32 rounding, and the host can tell that
 // every instruction ran.
 #include "harness/ceilings_kernels.h"
 
@@ -98,7 +98,7 @@ __global__ void __launch_bounds__(kWgmmaThreads) wgmma_bf16_kernel(int iteration
 #pragma unroll
   for (int i = 1; i < 128; ++i) s += d[i];
   if (blockIdx.x == 0 && threadIdx.x == 0) sink[0] = d[0];
-  if (s == 1e30f) sink[1 + threadIdx.x % 128] = s;  // never (integers far below); keeps them live
+  if (s == 1e30f) sink[1 + threadIdx.x % 128] = s;  // never (|D| stays far below); keeps them live
 #else
   if (iterations < 0) sink[0] = 0.f;
 #endif
