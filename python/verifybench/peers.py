@@ -373,14 +373,25 @@ def host_launch_us(launch, backend, count=5):
 
 
 # ---------------------------------------------------------------- the run
+def _number(v):
+    """result.json's numbers: non-finite values as the strings "nan", "inf", "-inf"."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    return v
+
+
+def _numbers(d):
+    return {k: (_numbers(v) if isinstance(v, dict) else _number(v)) for k, v in d.items()}
+
+
 def record(executor, outcome, detail, checked_against="", rows=0, o_stats=None, lse_stats=None, timings=()):
     r = {"executor": executor, "outcome": outcome, "detail": detail, "checked_against": checked_against,
          "rows_checked": rows, "wall_ms": None}
     if o_stats:
         empty = dict(o_stats, elements_checked=0, elements_failed=0, nonfinite_mismatch=0, max_abs_error=0.0,
                      max_rel_error=0.0, mean_abs_error=0.0)
-        r["o"], r["lse"] = o_stats, lse_stats or empty
-    r["timings"] = list(timings)
+        r["o"], r["lse"] = _numbers(o_stats), _numbers(lse_stats or empty)
+    r["timings"] = list(timings)  # libverifybench_timing's records, already in result.json's form
     r["achieved"] = None
     return r
 
