@@ -50,26 +50,26 @@ export_one() {  # CASE: exports into $work/cases/<case with / and = as _>
 export -f export_one
 export vb scenario work
 mkdir -p "$work/cases"
-timeout 45 xargs -P 6 -I{} bash -c 'export_one "$1"' _ {} < "$work/cases.txt"
-echo "exported $(ls "$work/cases" | wc -l) of $(wc -l < "$work/cases.txt") cases"
+timeout 50 xargs -P 12 -I{} bash -c 'export_one "$1"' _ {} < "$work/cases.txt"
+echo "exported $(ls "$work"/cases/*/case.json 2>/dev/null | wc -l) of $(wc -l < "$work/cases.txt") cases"
 grep -c "export failed" "$work/export.log" 2>/dev/null
 cp "$work/export.log" "$out/" 2>/dev/null
 
 step "gpu_check.py"
-timeout 75 python3 "$carry/tests/python/gpu_check.py" "$work/cases" "$out/python" > "$out/gpu_check.log" 2>&1
+timeout 60 python3 "$carry/tests/python/gpu_check.py" "$work/cases" "$out/python" > "$out/gpu_check.log" 2>&1
 echo "gpu_check.py exit $?"
 grep -E "^gpu_check:|^## Result|^- " "$out/gpu_check.log" | tail -40
 
 step "python -m verifybench.peers"
 mkdir -p "$out/peers"
 dirs=(); for c in "${peer_cases[@]}"; do dirs+=("$work/cases/$c"); done
-timeout 30 python3 -m verifybench.peers "${dirs[@]}" --out "$out/peers/peers.json" --modes cold,hot \
+timeout 25 python3 -m verifybench.peers "${dirs[@]}" --out "$out/peers/peers.json" --modes cold,hot \
   --min-samples 10 --max-samples 300 --budget-s 0.3 2>&1 | tee "$out/peers/peers.log"
 echo "peers exit ${PIPESTATUS[0]}"
 
 step "verifybench run --time --peers"
 case_args=(); for c in "${peer_cases[@]}"; do case_args+=(--case "$c"); done
-timeout 40 "$vb" run "$scenario" "${case_args[@]}" --time --modes cold,hot --min-samples 10 --max-samples 300 \
+timeout 30 "$vb" run "$scenario" "${case_args[@]}" --time --modes cold,hot --min-samples 10 --max-samples 300 \
   --budget-s 0.3 --peers "$out/peers/peers.json" --out-dir "$out/run-peers" > "$out/run-peers.log" 2>&1
 echo "run exit $?"
 grep -E "peer/|python/verifybench|^merged|production " "$out/run-peers.log" | head -40
