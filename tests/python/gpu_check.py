@@ -388,27 +388,39 @@ def main(case_root, out_dir):
               "peer_packages": {p.executor: (availability(p)[1] or "importable") for p in PEERS}}
     case_dirs = sorted(os.path.join(case_root, d) for d in os.listdir(case_root)
                        if os.path.exists(os.path.join(case_root, d, "case.json")))
+    # The report is rewritten after each part, so a time limit still leaves what was done.
     report["cases"] = [guarded(os.path.basename(d), check_case, d) for d in case_dirs]
+    write(report, out_dir)
     report["graphs"] = [guarded(f"graph {form}", check_graph, form) for form in ("sglang", "native block table")]
+    write(report, out_dir)
     report["compile"] = guarded("compile", check_compile)
+    report["failures"] = failures_of(report)
+    write(report, out_dir)
+    print(markdown(report))
+    return 0 if not report["failures"] else 1
 
+
+def failures_of(report):
     failures = []
-    for c in report["cases"]:
+    for c in report.get("cases", []):
         if "error" in c:
             failures.append(f"{c.get('case', '?')}: {c['error']}")
             continue
         failures += [f"{c['case']}: {n}: {v['detail']}" for n, v in c["checks"].items() if not v["ok"]]
-    failures += [f"graph {g.get('form', '?')}: {g.get('error', 'a replay differs')}" for g in report["graphs"]
+    failures += [f"graph {g.get('form', '?')}: {g.get('error', 'a replay differs')}" for g in report.get("graphs", [])
                  if not g.get("ok")]
-    failures += [f"compile: {k}: {v}" for k, v in report["compile"].items() if v is not True]
-    report["failures"] = failures
+    failures += [f"compile: {k}: {v}" for k, v in report.get("compile", {}).items() if v is not True]
+    if "compile" not in report:
+        failures.append("not finished: the run stopped before the torch.compile check")
+    return failures
+
+
+def write(report, out_dir):
+    report = dict(report, failures=failures_of(report))
     with open(os.path.join(out_dir, "gpu_check.json"), "w") as f:
         json.dump(report, f, indent=1)
     with open(os.path.join(out_dir, "gpu_check.md"), "w") as f:
         f.write(markdown(report))
-    print(markdown(report))
-    return 0 if not failures else 1
-
 
 def markdown(report):
     lines = [f"# python/verifybench on {report['device']}", "",
@@ -430,7 +442,7 @@ def markdown(report):
         lines.append(f"| {c['case']} | {c['B']} | {c['T']} | {c['H']} | {c['page']} | {c['plan']} | " +
                      " | ".join(marks) + " |")
     lines += ["", "## CUDA graphs: captured once, replayed with new lengths, page tables, masks", ""]
-    for g in report["graphs"]:
+    for g in report.get("graphs", []):
         if "error" in g:
             lines.append(f"- error: {g['error']}")
             continue
@@ -442,7 +454,7 @@ def markdown(report):
                          f"{'yes' if r['within_tolerance_of_float64'] else '**NO**'}")
     lines += ["", "Capture, replays and eager launches ran under torch.cuda.set_sync_debug_mode(\"error\").", "",
               "## torch.compile", ""]
-    lines += [f"- {k}: {v}" for k, v in report["compile"].items()]
+    lines += [f"- {k}: {v}" for k, v in report.get("compile", {}).items()]
     lines += ["", f"## Result: {len(report['failures'])} failures", ""] + [f"- {f}" for f in report["failures"]]
     return "\n".join(lines) + "\n"
 
