@@ -57,7 +57,8 @@ typedef enum vbops_dtype {
 
 /* A borrowed view of a device array. strides are in elements (not bytes). device: the CUDA
  * ordinal, or -1 for host memory (always refused). data == NULL with ndim == 0 means "not
- * given" for the optional arguments. */
+ * given" for the optional arguments. Every given array needs at least one element (when every
+ * prefix is empty, pass a one-element kv_indices: it is not read). */
 typedef struct vbops_tensor {
   const void* data;
   int32_t dtype; /* vbops_dtype */

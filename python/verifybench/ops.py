@@ -25,7 +25,12 @@ class Plan:
                  device_facts=None, device=None):
         lib = _abi.library()
         self._lib = lib
-        self.shape = _abi.Shape(max_batch, tree_size, num_heads, max_kv_len, page_size)
+        fields = dict(max_batch=max_batch, tree_size=tree_size, num_heads=num_heads, max_kv_len=max_kv_len,
+                      page_size=page_size)
+        for name, value in fields.items():
+            if isinstance(value, bool) or not isinstance(value, int) or not -2**31 <= value < 2**31:
+                raise VerifyError(f"{name}: {value!r}; a 32-bit integer is required")
+        self.shape = _abi.Shape(**fields)
         facts = _abi.DeviceFacts(*device_facts) if device_facts is not None else None
         lens = None
         if kv_lens is not None:
@@ -64,7 +69,10 @@ def resolve_stream(stream, arrays):
         for attribute in ("cuda_stream", "ptr", "handle"):
             if hasattr(stream, attribute):
                 return int(getattr(stream, attribute))
-        return int(stream)
+        if isinstance(stream, int) and not isinstance(stream, bool):
+            return stream
+        raise VerifyError(f"stream: a {type(stream).__name__}; allowed: a stream handle (int), a torch.cuda.Stream "
+                          "or a CuPy stream")
     torch = sys.modules.get("torch")
     if torch is not None:
         for a in arrays:

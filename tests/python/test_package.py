@@ -84,6 +84,15 @@ class PackageTest(unittest.TestCase):
             verifybench.verify_sglang(object(), **sglang_arrays(), sm_scale=0.1, workspace=self.workspace)
         self.assertIn("plan: a object", str(caught.exception))
 
+    def test_plan_fields_and_stream(self):
+        with self.assertRaises(verifybench.VerifyError) as caught:
+            verifybench.Plan(3, 4.5, 8, 4096, device_facts=H200_FACTS)
+        self.assertIn("tree_size: 4.5; a 32-bit integer is required", str(caught.exception))
+        args = sglang_arrays()
+        with self.assertRaises(verifybench.VerifyError) as caught:
+            verifybench.verify_sglang(self.plan, **args, sm_scale=0.1, workspace=self.workspace, stream="s")
+        self.assertTrue(str(caught.exception).startswith("stream: a str"), str(caught.exception))
+
     def test_native_form(self):
         args = dict(q=bf16(12, 8, 576), kv_pool=bf16(1000, 576), prefix_len=CudaArray((3,), "<i4"),
                     kv_indptr=CudaArray((4,), "<i4"), kv_indices=CudaArray((900,), "<i8"),
