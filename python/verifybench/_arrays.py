@@ -101,6 +101,9 @@ def _from_dlpack(name, obj, stream, holds):
                           "a CUDA device array is required")
     if device_type not in (_DL_CUDA, _DL_CUDA_MANAGED):
         raise VerifyError(f"{name}: DLPack device type {device_type}; a CUDA device array is required")
+    # DLPack names CUDA's legacy default stream 1 (0 is not allowed); the runtime's handle is 0.
+    if stream == 0:
+        stream = 1
     capsule = obj.__dlpack__(stream=stream) if stream is not None else obj.__dlpack__()
     api = ctypes.pythonapi
     api.PyCapsule_GetPointer.restype = ctypes.c_void_p

@@ -69,7 +69,7 @@ class TorchBackend:
         self.device = torch.device("cuda", torch.cuda.current_device())
 
     def array(self, a, bf16=False):
-        t = self.torch.from_numpy(np.ascontiguousarray(a))
+        t = self.torch.from_numpy(np.array(a))  # a writable copy: the case's arrays are read-only views
         if bf16:
             t = t.to(self.torch.bfloat16)
         return t.to(self.device)

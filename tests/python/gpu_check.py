@@ -81,7 +81,7 @@ def bits_equal(expected, got):
 
 
 def on_device(array, bf16=False):
-    t = torch.from_numpy(np.ascontiguousarray(array))
+    t = torch.from_numpy(np.array(array))  # a writable copy: the case's arrays are read-only views
     return (t.to(torch.bfloat16) if bf16 else t).to(DEVICE)
 
 
@@ -129,6 +129,13 @@ def check_case(directory):
               kv_indices=on_device(kv_indices), custom_mask=on_device(inp["custom_mask"]),
               mask_indptr=on_device(inp["mask_indptr"]))
 
+    def checked(name, fn):
+        """Runs one check; an exception fails that check only."""
+        try:
+            fn()
+        except Exception as e:
+            result["checks"][name] = {"ok": False, "detail": f"{type(e).__name__}: {e}"}
+
     def compare(name, executor, o, lse):
         if f"o_{executor}" not in out:
             result["checks"][name] = {"ok": False, "detail": f"the export has no o_{executor} (exported without a GPU?)"}
@@ -138,37 +145,48 @@ def check_case(directory):
         result["checks"][name] = {"ok": o_ok and l_ok, "against": executor,
                                   "detail": "; ".join(w for w in (o_why and "O: " + o_why, l_why and "LSE: " + l_why) if w)}
 
-    o, lse = torch_ops.sglang_verify(q, k_extend, k_buffer, sg["qo_indptr"], sg["kv_indptr"], sg["kv_indices"],
-                                     sg["custom_mask"], sg["mask_indptr"], case.sm_scale, plan_id)
-    compare("torch op, SGLang form", "sglang-adapter", o, lse)
-    o_ref_ok = check_tolerance(out["o_reference"], host(o), case.tolerance["o_atol"], case.tolerance["o_rtol"])
-    lse_ref_ok = check_tolerance(out["lse_reference"], host(lse), case.tolerance["lse_atol"], case.tolerance["lse_rtol"])
-    result["checks"]["torch op vs the CPU reference (tolerance)"] = {"ok": o_ref_ok and lse_ref_ok, "detail": ""}
+    def sglang_form():
+        o, lse = torch_ops.sglang_verify(q, k_extend, k_buffer, sg["qo_indptr"], sg["kv_indptr"], sg["kv_indices"],
+                                         sg["custom_mask"], sg["mask_indptr"], case.sm_scale, plan_id)
+        compare("torch op, SGLang form", "sglang-adapter", o, lse)
+        tol = case.tolerance
+        near = (check_tolerance(out["o_reference"], host(o), tol["o_atol"], tol["o_rtol"]) and
+                check_tolerance(out["lse_reference"], host(lse), tol["lse_atol"], tol["lse_rtol"]))
+        result["checks"]["torch op vs the CPU reference (tolerance)"] = {"ok": near, "detail": ""}
+        # The framework-neutral entry points over the same buffers, on the current stream.
+        stream = torch.cuda.current_stream().cuda_stream
+        for wrap_name, wrap in (("DLPack", NeutralDLPack), ("__cuda_array_interface__", NeutralCAI)):
+            def neutral():
+                o2 = torch.full_like(o, float("nan"))
+                lse2 = torch.full_like(lse, float("nan"))
+                ws = torch.empty(plan.workspace_bytes, dtype=torch.uint8, device=DEVICE)
+                verifybench.verify_sglang(plan, q_extend=wrap(q), k_extend=wrap(k_extend), k_buffer=wrap(k_buffer),
+                                          **{k: wrap(v) for k, v in sg.items()}, o=wrap(o2), lse=wrap(lse2),
+                                          sm_scale=case.sm_scale, workspace=wrap(ws), stream=stream)
+                ok_o, why_o = bits_equal(host(o), host(o2))
+                ok_l, why_l = bits_equal(host(lse), host(lse2))
+                result["checks"][f"{wrap_name} arrays equal the torch op"] = {"ok": ok_o and ok_l,
+                                                                            "detail": why_o + why_l}
+            checked(f"{wrap_name} arrays equal the torch op", neutral)
 
-    # The framework-neutral entry points over the same buffers, on the current stream.
-    stream = torch.cuda.current_stream().cuda_stream
-    for wrap_name, wrap in (("DLPack", NeutralDLPack), ("__cuda_array_interface__", NeutralCAI)):
-        o2 = torch.full_like(o, float("nan"))
-        lse2 = torch.full_like(lse, float("nan"))
-        ws = torch.empty(plan.workspace_bytes, dtype=torch.uint8, device=DEVICE)
-        verifybench.verify_sglang(plan, q_extend=wrap(q), k_extend=wrap(k_extend), k_buffer=wrap(k_buffer),
-                                  **{k: wrap(v) for k, v in sg.items()}, o=wrap(o2), lse=wrap(lse2),
-                                  sm_scale=case.sm_scale, workspace=wrap(ws), stream=stream)
-        ok_o, why_o = bits_equal(host(o), host(o2))
-        ok_l, why_l = bits_equal(host(lse), host(lse2))
-        result["checks"][f"{wrap_name} arrays equal the torch op"] = {"ok": ok_o and ok_l, "detail": why_o + why_l}
-
-    parents = inp["tree_parents"]
-    tree_mask = on_device(tree_mask_words(parents))
+    checked("torch op, SGLang form", sglang_form)
+    tree_mask = on_device(tree_mask_words(inp["tree_parents"]))
     kv_pool = k_buffer.view(-1, 576)
     prefix_len = on_device(inp["prefix_len"])
     indptr, indices = token_table(inp["block_table"], kv_lens, page)
-    o, lse = torch_ops.native_verify(q, kv_pool, prefix_len, tree_mask, case.sm_scale, plan_id,
-                                     kv_indptr=on_device(indptr), kv_indices=on_device(indices))
-    compare("torch op, native form, token table", "production", o, lse)
-    o, lse = torch_ops.native_verify(q, kv_pool, prefix_len, tree_mask, case.sm_scale, plan_id,
-                                     block_table=on_device(inp["block_table"]))
-    compare("torch op, native form, block table", "production/block-table", o, lse)
+
+    def native_token():
+        o, lse = torch_ops.native_verify(q, kv_pool, prefix_len, tree_mask, case.sm_scale, plan_id,
+                                         kv_indptr=on_device(indptr), kv_indices=on_device(indices))
+        compare("torch op, native form, token table", "production", o, lse)
+
+    def native_block():
+        o, lse = torch_ops.native_verify(q, kv_pool, prefix_len, tree_mask, case.sm_scale, plan_id,
+                                         block_table=on_device(inp["block_table"]))
+        compare("torch op, native form, block table", "production/block-table", o, lse)
+
+    checked("torch op, native form, token table", native_token)
+    checked("torch op, native form, block table", native_block)
     return result
 
 

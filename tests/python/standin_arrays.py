@@ -43,3 +43,21 @@ def sglang_arrays(B=3, T=4, H=8, pool_rows=1000, prefix_tokens=900):
                 qo_indptr=CudaArray((B + 1,), "<i4"), kv_indptr=CudaArray((B + 1,), "<i4"),
                 kv_indices=CudaArray((prefix_tokens,), "<i8"), custom_mask=CudaArray((5000,), "|b1"),
                 mask_indptr=CudaArray((B + 1,), "<i8"), o=bf16(B * T, H, 512))
+
+
+class DeviceDLPack:
+    """A DLPack producer on CUDA device 0 that records the stream it is asked to order
+    against, then stops the call (it holds no memory to hand over)."""
+
+    class Asked(Exception):
+        pass
+
+    def __init__(self):
+        self.streams = []
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+    def __dlpack__(self, stream=None):
+        self.streams.append(stream)
+        raise DeviceDLPack.Asked()

@@ -7,7 +7,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import verifybench  # noqa: E402
-from standin_arrays import CudaArray, HostArray, HostDLPack, bf16, sglang_arrays  # noqa: E402
+from standin_arrays import CudaArray, DeviceDLPack, HostArray, HostDLPack, bf16, sglang_arrays  # noqa: E402
 
 H200_FACTS = (132, 1, 1)
 
@@ -54,6 +54,16 @@ class PackageTest(unittest.TestCase):
 
     def test_cpu_dlpack(self):
         self.refuse("kv_indices: host memory", "DLPack device type 1", kv_indices=HostDLPack())
+
+    def test_dlpack_gets_the_legacy_default_stream_as_1(self):
+        # DLPack forbids 0 for CUDA; the runtime's legacy default stream (handle 0) is 1 there.
+        for handle, expected in ((0, 1), (0x5000, 0x5000)):
+            producer = DeviceDLPack()
+            args = sglang_arrays()
+            args["q_extend"] = producer
+            with self.assertRaises(DeviceDLPack.Asked):
+                verifybench.verify_sglang(self.plan, **args, sm_scale=0.1, workspace=self.workspace, stream=handle)
+            self.assertEqual(producer.streams, [expected])
 
     def test_wrong_dtype(self):
         e = self.refuse("q_extend: dtype float16", "allowed: bfloat16", q_extend=CudaArray((12, 8, 576), "<f2"))
