@@ -39,10 +39,9 @@ def _fill(t, data, dtype, shape, strides, device):
         raise ValueError(f"{len(shape)} dimensions; allowed: at most {_abi.MAX_DIMS}")
     t.data = data or None
     t.dtype = dtype
-    t.ndim = len(shape)
-    for i, (s, st) in enumerate(zip(shape, strides)):
-        t.shape[i] = s
-        t.strides[i] = st
+    n = t.ndim = len(shape)
+    t.shape[:n] = shape
+    t.strides[:n] = strides
     t.device = device
     return t
 
