@@ -18,6 +18,8 @@ outputs; scripts/python_gpu_check.sh exports every case of scenarios/correctness
      torch.cuda.set_sync_debug_mode("error") (a capture fails on any synchronisation of
      the library itself).
   3. torch.compile (aot_eager: the fake implementation traced) equals eager; opcheck.
+  Also on every case: SGLang's own call (the Triton backend's arguments) through
+  verifybench.sglang.route_target_verify, within the case's tolerance of the CPU reference.
 Writes OUT_DIR/gpu_check.json and OUT_DIR/gpu_check.md; exit 0 when every check passed.
 """
 import contextlib
@@ -35,6 +37,7 @@ import verifybench
 from verifybench import torch_ops
 from verifybench.casefile import Case
 from verifybench.peers import PEERS, availability
+from verifybench.sglang import route_target_verify
 
 DEVICE = torch.device("cuda", 0)
 TOLERANCE = {"o_atol": 0.01, "o_rtol": 0.02, "lse_atol": 0.002, "lse_rtol": 0.0001}
@@ -185,6 +188,33 @@ def check_case(directory):
                                          block_table=on_device(inp["block_table"]))
         compare("torch op, native form, block table", "production/block-table", o, lse)
 
+    def drop_in():
+        # SGLang's call as its Triton backend makes it (v_buffer a view of the K pool's latent
+        # part, a bool mask), through the router, against the CPU reference.
+        class Backend:
+            max_context_len = int(max(kv_lens))
+
+            # SGLang's current signature (k_scale, v_scale after max_len_extend).
+            def extend_attention_fwd(self, q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, qo_indptr,
+                                     kv_indptr, kv_indices, custom_mask, is_causal, mask_indptr, max_len_extend,
+                                     k_scale, v_scale, sm_scale=None, logit_cap=0.0, skip_prefix_custom_mask=True,
+                                     sliding_window_size=-1, sinks=None, window_kv_offsets=None,
+                                     xai_temperature_len=-1):
+                raise AssertionError("a supported call went to the Triton stand-in")
+
+        backend = Backend()
+        fallbacks = route_target_verify(backend)
+        o_extend = torch.full((B * T, H, 512), float("nan"), dtype=torch.bfloat16, device=DEVICE)
+        backend.extend_attention_fwd(q, k_extend, on_device(inp["v_extend"], bf16=True), o_extend, k_buffer,
+                                     k_buffer[..., :512], sg["qo_indptr"], sg["kv_indptr"], sg["kv_indices"],
+                                     sg["custom_mask"].view(torch.bool), True, sg["mask_indptr"], T, 1.0, 1.0,
+                                     case.sm_scale)
+        tol = case.tolerance
+        near = check_tolerance(out["o_reference"], host(o_extend), tol["o_atol"], tol["o_rtol"])
+        result["checks"]["SGLang drop-in via route_target_verify (tolerance)"] = {
+            "ok": near and not fallbacks, "detail": f"fallbacks {dict(fallbacks)}" if fallbacks else ""}
+
+    checked("SGLang drop-in via route_target_verify (tolerance)", drop_in)
     checked("torch op, native form, token table", native_token)
     checked("torch op, native form, block table", native_block)
     return result
@@ -447,11 +477,11 @@ def markdown(report):
     lines += [f"- {name}: {state}" for name, state in report["peer_packages"].items()]
     lines += ["", "## The torch op against the C++ production executors (bit for bit)", "",
               "| case | B | T | H | page | plan | SGLang form = sglang-adapter | native token = production | "
-              "native block = production/block-table | DLPack | CAI | reference tolerance |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+              "native block = production/block-table | DLPack | CAI | reference tolerance | SGLang drop-in |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     keys = ["torch op, SGLang form", "torch op, native form, token table", "torch op, native form, block table",
             "DLPack arrays equal the torch op", "__cuda_array_interface__ arrays equal the torch op",
-            "torch op vs the CPU reference (tolerance)"]
+            "torch op vs the CPU reference (tolerance)", "SGLang drop-in via route_target_verify (tolerance)"]
     for c in report["cases"]:
         if "error" in c:
             lines.append(f"| {c.get('case', '?')} | error: {c['error']} |")
