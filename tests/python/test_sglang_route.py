@@ -108,6 +108,34 @@ class RouteTest(unittest.TestCase):
         self.assertEqual(calls, [("verifybench", 0.25, 8192), ("triton", 0.5)])
         self.assertEqual(dict(fallbacks), {"no custom mask (prefill or causal extend, not a tree verify)": 1})
 
+    def test_route_with_k_scale_and_v_scale_positional(self):
+        """SGLang's current call: k_scale, v_scale after max_len_extend, then sm_scale."""
+        calls = []
+
+        class Backend:
+            def extend_attention_fwd(self, q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, qo_indptr,
+                                     kv_indptr, kv_indices, custom_mask, is_causal, mask_indptr, max_len_extend,
+                                     k_scale, v_scale, sm_scale=None, logit_cap=0.0, skip_prefix_custom_mask=True,
+                                     sliding_window_size=-1, sinks=None, window_kv_offsets=None,
+                                     xai_temperature_len=-1):
+                calls.append(("triton", k_scale))
+
+        backend = Backend()
+        original = sglang._drop_in
+        sglang._drop_in = lambda **call: calls.append(("verifybench", call["sm_scale"], call["max_kv_len"]))
+        try:
+            fallbacks = sglang.route_target_verify(backend, max_kv_len=4096)
+            c = verify_call()
+            positional = [c[k] for k in ("q_extend", "k_extend", "v_extend", "o_extend", "k_buffer", "v_buffer",
+                                         "qo_indptr", "kv_indptr", "kv_indices", "custom_mask", "is_causal",
+                                         "mask_indptr", "max_len_extend")]
+            backend.extend_attention_fwd(*positional, 1.0, 1.0, 0.125, logit_cap=0.0, sliding_window_size=-1)
+            backend.extend_attention_fwd(*positional, 0.5, 0.5, 0.125)  # fp8-style scaled KV: Triton
+        finally:
+            sglang._drop_in = original
+        self.assertEqual(calls, [("verifybench", 0.125, 4096), ("triton", 0.5)])
+        self.assertEqual(dict(fallbacks), {"scaled KV (k_scale)": 1})
+
 
 if __name__ == "__main__":
     unittest.main()
