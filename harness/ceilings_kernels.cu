@@ -2,6 +2,8 @@
 // array, and how fast it issues mma.sync bf16. Harness code: kernels/ never includes it.
 #include "harness/ceilings_kernels.h"
 
+#include <cstring>
+
 namespace vb::ceiling_kernels {
 namespace {
 
@@ -61,6 +63,13 @@ __global__ void hold_kernel(std::uint64_t nanoseconds) {
 }
 
 __global__ void empty_kernel() {}
+
+__global__ void empty_pdl_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
 
 __global__ void __launch_bounds__(kMmaThreads) mma_bf16_kernel(int iterations, float* sink) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -128,6 +137,31 @@ cudaError_t launch_hold(std::uint64_t nanoseconds, cudaStream_t stream) {
 cudaError_t launch_empty(cudaStream_t stream) {
   empty_kernel<<<1, 32, 0, stream>>>();
   return cudaGetLastError();
+}
+
+cudaError_t launch_empty_pdl(cudaStream_t stream) {
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(1);
+  config.blockDim = dim3(32);
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, empty_pdl_kernel);
+}
+
+double wgmma_probe_expected_d00(int iterations) {
+  auto value = [](std::uint16_t bits) {
+    const std::uint32_t word = static_cast<std::uint32_t>(bits) << 16;
+    float f;
+    std::memcpy(&f, &word, sizeof f);
+    return static_cast<double>(f);
+  };
+  double row = 0;
+  for (int k = 0; k < kWgmmaK; ++k) row += value(wgmma_probe_value(k, 0)) * value(wgmma_probe_value(k, 1));
+  return row * iterations;
 }
 
 }  // namespace vb::ceiling_kernels

@@ -42,4 +42,37 @@ inline constexpr double kFlopsPerMma = 2.0 * 16 * 8 * 16;  // m16n8k16
 cudaError_t launch_mma_bf16(int iterations, float* sink, int blocks, cudaStream_t stream);
 cudaError_t mma_blocks_per_sm(int* blocks);
 
+// wgmma ceiling (harness/ceilings_wgmma_sm90a.cu, sm_90a machine code only: launch on
+// compute capability 9.0 alone). Each warpgroup issues `iterations` x kWgmmaPerGroup
+// wgmma.mma_async m64n256k16 bf16 -> fp32 on one shared-memory A (64 x kWgmmaK) and
+// B (256 x kWgmmaK) tile, K-major; sink[0] receives block 0's D[0][0] (see
+// wgmma_probe_expected_d00). `sink` holds kWgmmaSinkFloats floats.
+inline constexpr int kWgmmaThreads = 384;  // three warpgroups; a 128-register accumulator each: one block per SM
+inline constexpr int kWgmmaM = 64, kWgmmaN = 256, kWgmmaK = 64;
+inline constexpr int kWgmmaPerGroup = kWgmmaK / 16;  // k16 instructions per commit group
+inline constexpr double kFlopsPerWgmma = 2.0 * 64 * 256 * 16;
+inline constexpr int kWgmmaSinkFloats = 1 + 128;
+// Exact-sum bound: |D| <= iterations * kWgmmaK * 9 must stay below 2^24 (integers).
+inline constexpr int kWgmmaMaxIterations = (1 << 24) / (kWgmmaK * 9);
+// bf16 bits of the operand element at shared-memory position `index` of tile `which` (0: A,
+// 1: B): +-1, +-2 or +-3 from a hash of the position.
+__host__ __device__ inline std::uint16_t wgmma_probe_value(int index, int which) {
+  std::uint32_t h = static_cast<std::uint32_t>(index) * 0x9E3779B1u + static_cast<std::uint32_t>(which) * 0x85EBCA77u;
+  h ^= h >> 15;
+  h *= 0x2C1B3C6Du;
+  h ^= h >> 13;
+  constexpr std::uint16_t kMagnitudes[3] = {0x3F80, 0x4000, 0x4040};  // 1, 2, 3
+  return static_cast<std::uint16_t>(kMagnitudes[h % 3] | ((h >> 8) & 1u ? 0x8000u : 0u));
+}
+// What sink[0] holds after `iterations`: row 0 of both tiles lies unswizzled at positions
+// 0..kWgmmaK-1 (the 128-byte swizzle XORs chunk indices with the row index mod 8).
+double wgmma_probe_expected_d00(int iterations);
+cudaError_t launch_wgmma_bf16(int iterations, float* sink, int blocks, cudaStream_t stream);
+cudaError_t wgmma_blocks_per_sm(int* blocks);
+
+// PDL floor: one empty one-warp kernel launched over the stream's previous kernel
+// (programmatic dependent launch): it lets its own dependents start at once and waits for
+// its prerequisite grid, as the production kernels do at entry.
+cudaError_t launch_empty_pdl(cudaStream_t stream);
+
 }  // namespace vb::ceiling_kernels

@@ -106,10 +106,18 @@ void upload_vector(CallChecker& check, DeviceBuffer& buffer, const std::vector<T
 struct DeviceProblem::Impl {
   const Problem* problem = nullptr;
   cudaStream_t stream = nullptr;
-  FlashVerifyPlan plan;           // what production runs (the wgmma path where it applies)
-  FlashVerifyPlan plan_mma_sync;  // the mma.sync path, forced (production/mma.sync)
-  FlashVerifyPlan plan_wgmma;     // the wgmma path, forced (production/wgmma), when supported
+  // The planner's launches, [engine choice][page-table form]: what production runs (the wgmma
+  // path where the planner picks it), the mma.sync path forced (production/mma.sync) and the
+  // wgmma path forced (production/wgmma, where the device has it).
+  enum Engine { kPlanned = 0, kForcedMmaSync = 1, kForcedWgmma = 2 };
+  LaunchPlan plans[3][2];
   bool wgmma_supported = false;
+  const LaunchPlan& plan_for(GpuExecutorKind kind, PageTableKind page_kind) const {
+    const int engine = kind == GpuExecutorKind::kProductionMmaSync ? kForcedMmaSync
+                       : kind == GpuExecutorKind::kProductionWgmma ? kForcedWgmma
+                                                                   : kPlanned;
+    return plans[engine][page_kind == PageTableKind::kBlockTable ? 1 : 0];
+  }
   // native inputs
   DeviceBuffer q, kv_pool, prefix_len, kv_indptr, kv_indices, block_table, tree_mask;
   // SGLang-form inputs derived from the same problem
@@ -202,28 +210,37 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
   check(impl->o.allocate(static_cast<std::size_t>(rows) * mla::kHeadDimV * sizeof(bf16_bits)), "cudaMalloc o");
   check(impl->lse.allocate(static_cast<std::size_t>(rows) * sizeof(float)), "cudaMalloc lse");
 
-  cudaError_t occupancy_error = cudaSuccess;
-  const int blocks_per_sm = flash_verify_blocks_per_sm(&occupancy_error);
-  check(occupancy_error, "flash_verify_blocks_per_sm");
+  cudaError_t target_error = cudaSuccess;
+  const DeviceTarget target = current_device_target(&target_error);
+  check(target_error, "current_device_target");
   int max_kv_len = 0;
   std::vector<int> kv_lens(B);  // the planner sizes splits by the batch's actual lengths
   for (int b = 0; b < B; ++b) {
     kv_lens[b] = problem.prefix_len[b] + T;
     max_kv_len = std::max(max_kv_len, kv_lens[b]);
   }
-  cudaError_t wgmma_error = cudaSuccess;
-  const bool wgmma = flash_verify_wgmma_supported(&wgmma_error);
-  check(wgmma_error, "flash_verify_wgmma_supported");
-  impl->plan = flash_verify_plan(B, T, problem.num_heads, max_kv_len, gpu.sm_count, blocks_per_sm, wgmma,
-                                 kv_lens.data(), problem.pages.page_size);
-  impl->plan_mma_sync = flash_verify_plan(B, T, problem.num_heads, max_kv_len, gpu.sm_count, blocks_per_sm,
-                                          false, kv_lens.data());
-  impl->plan_wgmma = flash_verify_plan_for_path(FlashVerifyPath::kWgmma, B, T, problem.num_heads, max_kv_len,
-                                                gpu.sm_count, blocks_per_sm, kv_lens.data());
-  impl->wgmma_supported = wgmma;
+  impl->wgmma_supported = target.wgmma;
+  const PlannerConfig& config = problem.spec.planner;
   std::size_t workspace_bytes = 0;
-  for (const FlashVerifyPlan* plan : {&impl->plan, &impl->plan_mma_sync, &impl->plan_wgmma}) {
-    workspace_bytes = std::max(workspace_bytes, flash_verify_workspace_bytes(*plan, B, T, problem.num_heads));
+  for (PageTableKind kind : {PageTableKind::kTokenIndices, PageTableKind::kBlockTable}) {
+    PlanShape shape;
+    shape.batch = B;
+    shape.tree_size = T;
+    shape.num_heads = problem.num_heads;
+    shape.max_kv_len = max_kv_len;
+    shape.kv_lens = kv_lens.data();
+    shape.page_kind = kind;
+    shape.page_size = problem.pages.page_size;  // the layout either form reads
+    shape.pool_rows = problem.pages.pool_rows();
+    const int k = kind == PageTableKind::kBlockTable ? 1 : 0;
+    LaunchPlan* row[3] = {&impl->plans[Impl::kPlanned][k], &impl->plans[Impl::kForcedMmaSync][k],
+                          &impl->plans[Impl::kForcedWgmma][k]};
+    *row[0] = plan_launch(shape, target, config);
+    *row[1] = plan_launch_for_path(FlashVerifyPath::kMmaSync, shape, target, config);
+    *row[2] = plan_launch_for_path(FlashVerifyPath::kWgmma, shape, target, config);
+    for (const LaunchPlan* plan : row) {
+      workspace_bytes = std::max(workspace_bytes, flash_verify_workspace_bytes(plan->schedule, B, T, problem.num_heads));
+    }
   }
   check(impl->workspace.allocate(workspace_bytes), "cudaMalloc workspace");
 
@@ -248,16 +265,14 @@ cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind,
     case GpuExecutorKind::kNaive:
       return naive_verify_launch(d.params(page_kind), stream);
     case GpuExecutorKind::kProduction:
-      return flash_verify_launch(d.params(page_kind), d.plan, d.workspace.get(), d.workspace.bytes(), stream, options);
     case GpuExecutorKind::kProductionMmaSync:
-      return flash_verify_launch(d.params(page_kind), d.plan_mma_sync, d.workspace.get(), d.workspace.bytes(), stream,
-                                 options);
     case GpuExecutorKind::kProductionWgmma:
-      return flash_verify_launch(d.params(page_kind), d.plan_wgmma, d.workspace.get(), d.workspace.bytes(), stream,
-                                 options);
+      return flash_verify_launch(d.params(page_kind), d.plan_for(kind, page_kind), d.workspace.get(),
+                                 d.workspace.bytes(), stream, options);
     case GpuExecutorKind::kSglangAdapter:
-      return sglang_verify_launch(d.sglang_inputs(), d.plan, d.sg_scratch.get(), d.sg_scratch.bytes(),
-                                  d.workspace.get(), d.workspace.bytes(), stream, options);
+      return sglang_verify_launch(d.sglang_inputs(), d.plan_for(kind, PageTableKind::kTokenIndices),
+                                  d.sg_scratch.get(), d.sg_scratch.bytes(), d.workspace.get(), d.workspace.bytes(),
+                                  stream, options);
   }
   return cudaErrorInvalidValue;
 }
@@ -265,16 +280,9 @@ cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind,
 GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
   Impl& d = *impl_;
   GpuRunOutput out;
-  const FlashVerifyPlan& plan = kind == GpuExecutorKind::kProductionMmaSync ? d.plan_mma_sync
-                                : kind == GpuExecutorKind::kProductionWgmma  ? d.plan_wgmma
-                                                                             : d.plan;
   // The SGLang adapter reads the token table (kv_indices).
   const PageTableKind table = kind == GpuExecutorKind::kSglangAdapter ? PageTableKind::kTokenIndices : page_kind;
-  out.plan = fmt::format("path={} splits={} m_tiles={}{}{}{}{}", to_string(plan.path), plan.num_splits, plan.m_tiles,
-                         plan.tiles_per_split > 0 ? fmt::format(" tiles_per_split={}", plan.tiles_per_split) : "",
-                         plan.token_split ? " token_split" : "",
-                         plan.tile_balanced ? fmt::format(" tile_balanced slots={}", plan.balanced_slots) : "",
-                         flash_verify_wgmma_tma_boxes(plan, table, d.problem->pages.page_size) ? " tma_boxes" : "");
+  if (kind != GpuExecutorKind::kNaive) out.plan = describe(d.plan_for(kind, table));
   CallChecker check;
   // Poison: 0xFFFF is a bf16 NaN and 0xFFFFFFFF an fp32 NaN, so anything not written shows.
   check(cudaMemsetAsync(d.o.get(), 0xFF, d.o.bytes(), d.stream), "poison o");
@@ -309,7 +317,8 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
 }
 
 bool DeviceProblem::executor_applies(GpuExecutorKind kind, std::string* why_not) const {
-  if (kind == GpuExecutorKind::kProductionMmaSync && impl_->plan.path == FlashVerifyPath::kMmaSync) {
+  const FlashVerifyPath planned = impl_->plans[Impl::kPlanned][0].schedule.path;
+  if (kind == GpuExecutorKind::kProductionMmaSync && planned == FlashVerifyPath::kMmaSync) {
     if (why_not) *why_not = "not run: production already runs the mma.sync path on this case and device";
     return false;
   }
@@ -317,7 +326,7 @@ bool DeviceProblem::executor_applies(GpuExecutorKind kind, std::string* why_not)
     if (why_not) *why_not = "not run: the wgmma path needs a compute capability 9.0 device (sm_90a machine code)";
     return false;
   }
-  if (kind == GpuExecutorKind::kProductionWgmma && impl_->plan.path == FlashVerifyPath::kWgmma) {
+  if (kind == GpuExecutorKind::kProductionWgmma && planned == FlashVerifyPath::kWgmma) {
     if (why_not) *why_not = "not run: production already runs the wgmma path on this case and device";
     return false;
   }

@@ -35,7 +35,7 @@ extern "C" {
 typedef enum vbops_status {
   VBOPS_OK = 0,
   VBOPS_ERROR_INVALID_ARGUMENT = 1,  /* dtype, shape, stride, alignment, device, null pointer */
-  VBOPS_ERROR_UNSUPPORTED = 2,       /* valid but outside what the kernel computes (e.g. T > 1024) */
+  VBOPS_ERROR_UNSUPPORTED = 2,       /* valid, but no built kernel serves it on this device (the message says why) */
   VBOPS_ERROR_WORKSPACE_TOO_SMALL = 3,
   VBOPS_ERROR_SHAPE_EXCEEDS_PLAN = 4, /* batch above the plan's, or another T / H than planned */
   VBOPS_ERROR_CUDA = 5               /* a CUDA call failed (the message names it) */
@@ -85,8 +85,10 @@ typedef struct vbops_shape {
  * from the current device; a caller may give it to plan for another device (tests, tools). */
 typedef struct vbops_device_facts {
   int32_t sm_count;
-  int32_t blocks_per_sm;   /* resident blocks of the mma.sync kernel per SM */
-  int32_t wgmma_supported; /* 1 on compute capability 9.0 (sm_90a machine code) */
+  int32_t blocks_per_sm;      /* resident blocks of the mma.sync kernel per SM */
+  int32_t wgmma_supported;    /* 1 on compute capability 9.0 (sm_90a machine code) */
+  int32_t max_threads_per_sm; /* 2048 on sm_90, 1536 on sm_120 */
+  int32_t smem_optin_bytes;   /* per-block opt-in shared memory (232448 on the H200) */
 } vbops_device_facts;
 
 typedef struct vbops_plan vbops_plan;
@@ -137,7 +139,9 @@ void vbops_plan_destroy(vbops_plan* plan);
 /* Device bytes a launch of this plan needs (split partials, the SGLang form's scratch and
  * dropped lse), for any batch up to the plan's. */
 size_t vbops_plan_workspace_bytes(const vbops_plan* plan);
-/* The launch the plan chose, one line: "path=wgmma splits=8 m_tiles=1 ...". Writes at most
+/* The launch the plan chose for its maximum batch, one line (the kernels' planner's words, e.g.
+ * "wgmma/page-boxes stages=2 smem=224256 m_tiles=2 splits=4 ..."), over its page table (a block
+ * table when page_size > 1, else the token table) and a pool TMA can address. Writes at most
  * `capacity` bytes (NUL included); returns the full length. */
 size_t vbops_plan_describe(const vbops_plan* plan, char* buffer, size_t capacity);
 vbops_shape vbops_plan_shape(const vbops_plan* plan);

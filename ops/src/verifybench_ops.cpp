@@ -21,7 +21,7 @@ struct vbops_plan {
   vbops_shape shape;
   vbops_device_facts facts;
   int device;  // CUDA ordinal the plan was made for; -1 when made from given facts
-  vb::FlashVerifyPlan plan;
+  vbops::bridge::Planned planned;
   std::string description;
   // Workspace layout, each part 256-byte aligned: the kernel's split partials, then the
   // SGLang form's scratch, then the SGLang form's lse when the caller drops it.
@@ -69,7 +69,21 @@ std::string shape_check_text(const vbops_shape& s) {
 std::string facts_check_text(const vbops_device_facts& f) {
   if (f.sm_count < 1) return "sm_count " + std::to_string(f.sm_count) + "; allowed: 1 or more";
   if (f.blocks_per_sm < 1) return "blocks_per_sm " + std::to_string(f.blocks_per_sm) + "; allowed: 1 or more";
+  if (f.max_threads_per_sm < 32) {
+    return "max_threads_per_sm " + std::to_string(f.max_threads_per_sm) + "; allowed: 32 or more";
+  }
+  if (f.smem_optin_bytes < 1) return "smem_optin_bytes " + std::to_string(f.smem_optin_bytes) + "; allowed: 1 or more";
   return "";
+}
+
+// The launch of `plan` for this call's batch, page table and pool (host arithmetic: no device
+// call, so graph-capturable); refused when no built kernel serves it.
+bool launch_plan_for(vbops::ArgCheck& check, const vbops_plan& plan, int batch, vb::PageTableKind kind,
+                     int64_t pool_rows, vb::LaunchPlan* out) {
+  if (!check.ok()) return false;
+  *out = vbops::bridge::launch_plan(plan.planned, plan.shape, batch, kind, pool_rows);
+  if (!out->valid) check.fail(VBOPS_ERROR_UNSUPPORTED, "plan: " + out->why_invalid);
+  return check.ok();
 }
 
 // The batch a launch has (from `name`'s first extent less `minus`), checked against the plan.
@@ -346,10 +360,17 @@ vbops_status vbops_plan_create(const vbops_shape* shape, const vbops_device_fact
     plan->shape = *shape;
     plan->facts = *facts;
     plan->device = device;
-    plan->plan = vbops::bridge::plan_for(*shape, *facts, kv_lens);
-    plan->description = vbops::bridge::describe(plan->plan, shape->page_size);
+    plan->planned = vbops::bridge::plan_for(*shape, *facts, kv_lens);
     const int B = shape->max_batch, T = shape->tree_size, H = shape->num_heads;
-    plan->verify_bytes = align_up(vbops::bridge::verify_workspace_bytes(plan->plan, B, T, H));
+    const vb::PageTableKind kind = shape->page_size > 1 ? vb::PageTableKind::kBlockTable : vb::PageTableKind::kTokenIndices;
+    const vb::LaunchPlan launch = vbops::bridge::launch_plan(plan->planned, *shape, B, kind, INT32_MAX);
+    if (!launch.valid) {
+      const std::string why = launch.why_invalid;
+      delete plan;
+      return finish(VBOPS_ERROR_UNSUPPORTED, "plan: " + why);
+    }
+    plan->description = vbops::bridge::describe(launch);
+    plan->verify_bytes = align_up(vbops::bridge::verify_workspace_bytes(plan->planned, B, T, H));
     plan->scratch_offset = plan->verify_bytes;
     plan->scratch_bytes = align_up(vbops::bridge::sglang_scratch_bytes(B, T));
     plan->lse_offset = plan->scratch_offset + plan->scratch_bytes;
@@ -384,8 +405,10 @@ vbops_status vbops_verify_native(const vbops_plan* plan, const vbops_native_args
   if (args == nullptr) return finish(VBOPS_ERROR_INVALID_ARGUMENT, "args: null");
   vbops::ArgCheck check;
   vb::VerifyParams params;
+  vb::LaunchPlan launch;
   check_native(check, *plan, *args, &params);
   check_workspace(check, *plan, workspace, workspace_bytes);
+  launch_plan_for(check, *plan, params.batch, params.page_kind, params.pool_rows, &launch);
   if (!check.ok()) return finish(check);
   const vbops_native_args& a = *args;
   if (vbops_status s = check_device_pointers(launch_device(*plan, a.q), {Named{"q", &a.q}, Named{"kv_pool", &a.kv_pool},
@@ -396,7 +419,7 @@ vbops_status vbops_verify_native(const vbops_plan* plan, const vbops_native_args
       s != VBOPS_OK) {
     return s;
   }
-  if (cudaError_t err = vbops::bridge::launch_native(params, plan->plan, workspace, plan->verify_bytes,
+  if (cudaError_t err = vbops::bridge::launch_native(params, launch, workspace, plan->verify_bytes,
                                                      static_cast<cudaStream_t>(stream));
       err != cudaSuccess) {
     cudaGetLastError();
@@ -411,8 +434,10 @@ vbops_status vbops_verify_sglang(const vbops_plan* plan, const vbops_sglang_args
   if (args == nullptr) return finish(VBOPS_ERROR_INVALID_ARGUMENT, "args: null");
   vbops::ArgCheck check;
   vb::SglangVerifyInputs inputs;
+  vb::LaunchPlan launch;
   check_sglang(check, *plan, *args, &inputs);
   check_workspace(check, *plan, workspace, workspace_bytes);
+  launch_plan_for(check, *plan, inputs.batch, vb::PageTableKind::kTokenIndices, inputs.pool_rows, &launch);
   if (!check.ok()) return finish(check);
   const vbops_sglang_args& a = *args;
   if (vbops_status s = check_device_pointers(
@@ -425,7 +450,7 @@ vbops_status vbops_verify_sglang(const vbops_plan* plan, const vbops_sglang_args
   }
   auto* base = static_cast<unsigned char*>(workspace);
   if (inputs.lse == nullptr) inputs.lse = reinterpret_cast<float*>(base + plan->lse_offset);
-  if (cudaError_t err = vbops::bridge::launch_sglang(inputs, plan->plan, base + plan->scratch_offset,
+  if (cudaError_t err = vbops::bridge::launch_sglang(inputs, launch, base + plan->scratch_offset,
                                                      plan->scratch_bytes, workspace, plan->verify_bytes,
                                                      static_cast<cudaStream_t>(stream));
       err != cudaSuccess) {

@@ -36,7 +36,8 @@ class Shape(ctypes.Structure):
 
 
 class DeviceFacts(ctypes.Structure):
-    _fields_ = [(n, ctypes.c_int32) for n in ("sm_count", "blocks_per_sm", "wgmma_supported")]
+    _fields_ = [(n, ctypes.c_int32) for n in ("sm_count", "blocks_per_sm", "wgmma_supported", "max_threads_per_sm",
+                                              "smem_optin_bytes")]
 
 
 NATIVE_TENSORS = ("q", "kv_pool", "prefix_len", "tree_kv", "kv_indptr", "kv_indices", "block_table",

@@ -18,8 +18,9 @@ class Plan:
     max_batch requests at most, exactly tree_size nodes and num_heads heads per request;
     max_kv_len (prefix + tree of the longest request) sizes the KV splits. kv_lens (host
     ints, max_batch of them) sizes them by actual lengths instead. device_facts
-    (sm_count, blocks_per_sm, wgmma_supported): plan for a described GPU without one (the
-    default reads the current device, which must not be capturing a graph)."""
+    (sm_count, blocks_per_sm, wgmma_supported, max_threads_per_sm, smem_optin_bytes): plan
+    for a described GPU without one (the default reads the current device, which must not
+    be capturing a graph)."""
 
     def __init__(self, max_batch, tree_size, num_heads, max_kv_len, page_size=1, kv_lens=None,
                  device_facts=None, device=None):

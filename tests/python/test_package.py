@@ -9,7 +9,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import verifybench  # noqa: E402
 from standin_arrays import CudaArray, DeviceDLPack, HostArray, HostDLPack, bf16, sglang_arrays  # noqa: E402
 
-H200_FACTS = (132, 1, 1)
+H200_FACTS = (132, 1, 1, 2048, 232448)
 
 
 def plan(**kw):
@@ -34,7 +34,7 @@ class PackageTest(unittest.TestCase):
 
     def test_library_and_plan(self):
         self.assertIn("abi 1", verifybench.library_version())
-        self.assertTrue(self.plan.description.startswith("path="), self.plan.description)
+        self.assertIn("splits=", self.plan.description)
         self.assertGreaterEqual(self.plan.workspace_bytes, 3 * 4 * 8 * 4)
         with self.assertRaises(verifybench.VerifyError) as caught:
             verifybench.Plan(0, 4, 8, 4096, device_facts=H200_FACTS)
