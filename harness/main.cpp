@@ -25,6 +25,7 @@
 #include "harness/export_safetensors.h"
 #include "harness/gpu_executor.h"
 #include "harness/nvtx.h"
+#include "harness/peers_merge.h"
 #include "harness/problem.h"
 #include "harness/report_csv.h"
 #include "harness/report_json.h"
@@ -342,11 +343,36 @@ struct TimeArgs {
   double budget_s = 1.0;
 };
 
+// --peers: each file's results get the peer rows of their cases; warns about peer-file cases
+// this run did not have. Returns every file's results, in order.
+std::vector<vb::CaseResult> merge_peers(const vb::PeerRows& peers, std::vector<std::vector<vb::CaseResult>>* per_file) {
+  std::vector<vb::CaseResult> all;
+  int merged = 0;
+  for (std::vector<vb::CaseResult>& results : *per_file) {
+    merged += vb::merge_peer_rows(peers, &results).rows_merged;
+    all.insert(all.end(), results.begin(), results.end());
+  }
+  for (const auto& [name, rows] : peers.cases) {
+    const bool in_run = std::any_of(all.begin(), all.end(), [&](const vb::CaseResult& c) { return c.case_name == name; });
+    if (!in_run) std::fprintf(stderr, "verifybench: warning: --peers %s: case %s is not in this run\n", peers.path.c_str(), name.c_str());
+  }
+  std::printf("merged %d peer rows from %s\n", merged, peers.path.c_str());
+  return all;
+}
+
 int cmd_run(const std::vector<std::string>& files, const std::vector<std::string>& wanted,
             const std::string& json_path, const std::string& out_dir, int threads,
-            const TimeArgs& time_args, const std::string& cmdline) {
+            const TimeArgs& time_args, const std::string& cmdline, const std::string& peers_path) {
   const std::vector<vb::ScenarioFile> loaded = load_all(files);
   const std::vector<Selected> selected = select_cases(loaded, files, wanted);
+  std::optional<vb::PeerRows> peer_rows;
+  if (!peers_path.empty()) {
+    try {
+      peer_rows = vb::read_peer_rows(peers_path);
+    } catch (const std::runtime_error& e) {
+      throw UsageError(std::string("--peers ") + e.what());
+    }
+  }
   RunContext ctx;
   ctx.cmdline = cmdline;
   ctx.gpu = vb::query_gpu();
@@ -446,6 +472,10 @@ int cmd_run(const std::vector<std::string>& files, const std::vector<std::string
     vb::annotate_roofline(&results, ctx.ceilings);
     all_results.insert(all_results.end(), results.begin(), results.end());
     per_file.push_back(std::move(results));
+  }
+  if (peer_rows) {
+    all_results = merge_peers(*peer_rows, &per_file);
+    for (std::vector<vb::CaseResult>& results : per_file) vb::annotate_roofline(&results, ctx.ceilings);
   }
   // Mask-tax twins may sit in another file of the same run.
   vb::annotate_roofline(&all_results, ctx.ceilings);
@@ -674,6 +704,7 @@ int main(int argc, char** argv) {
       CLI::MultiOptionPolicy::TakeAll);
   std::string out_dir;
   TimeArgs time_args;
+  std::string peers_path;
   run->add_option("--out-dir", out_dir,
                   "report folder: result.json, summary.md, results.csv, roofline.svg (default: "
                   "reports/local/<file stem>/ per file; one combined folder when given)");
@@ -701,6 +732,9 @@ int main(int argc, char** argv) {
   run->add_option("--budget-s", time_args.budget_s,
                   "time budget per measurement in seconds (never cuts below --min-samples)")
       ->capture_default_str()->check(CLI::Range(0.0, 3600.0));
+  run->add_option("--peers", peers_path,
+                  "peer kernels' rows from `python -m verifybench.peers CASE_DIR... --out FILE` (cases exported from "
+                  "this scenario file), reported beside production with the speedup where both have cold-l2 times");
 
   std::string profile_file, profile_case, profile_executor = "production";
   CLI::App* profile = app.add_subcommand(
@@ -764,7 +798,7 @@ int main(int argc, char** argv) {
                          profile_timeline_mode, argv[0]);
     }
     return cmd_run(run_files, run_cases, json_path, out_dir, threads, time_args,
-                   command_line(argc, argv));
+                   command_line(argc, argv), peers_path);
   } catch (const vb::ScenarioError& e) {
     return fail(vb::kExitBadInput, e.what());
   } catch (const UsageError& e) {

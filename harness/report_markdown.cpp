@@ -198,6 +198,7 @@ std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& 
       if (throttled) notes += "throttled; ";
       if (e.outcome == Outcome::kIncorrect) notes += "**INCORRECT output**; ";
       if (e.achieved && e.achieved->speed_of_light) notes += "SoL! ";
+      if (e.production_speedup) notes += fmt::format("production {:.2f}x faster; ", *e.production_speedup);
       s += fmt::format(
           "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
           md(c.case_name), c.batch, c.tree_size, c.heads, c.page_size, mb, gf, in, md(e.executor),

@@ -122,6 +122,8 @@ struct ExecutorResult {
   std::optional<double> wall_ms;  // CPU time for the reference
   std::vector<TimingRecord> timings;  // empty when not timed
   std::optional<Achieved> achieved;   // from the cold-l2 median (else hot-l2, else graph)
+  // Rows of `verifybench run --peers`: this row's cold-l2 median / production's in the run (also in detail).
+  std::optional<double> production_speedup;
   std::optional<DevicePrediction> prediction;  // production/sm120-proxy only (kSm120ProxyExecutor)
 };
 

@@ -7,7 +7,10 @@ packages=(
   build-essential cmake ninja-build ccache git
   libeigen3-dev libcli11-dev libyaml-cpp-dev catch2 libbenchmark-dev
   nlohmann-json3-dev libfmt-dev
-  python3
+  # python/verifybench's tests (ctest "python: ..."): the system Python 3 with NumPy (the
+  # peers runner reads exported cases into NumPy arrays), and pip + setuptools so that
+  # `pip install ./python` works offline (docs/python.md).
+  python3 python3-numpy python3-pip python3-setuptools
 )
 missing=()
 for p in "${packages[@]}"; do
