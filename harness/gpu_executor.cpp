@@ -18,6 +18,7 @@ const char* executor_name(GpuExecutorKind kind) {
     case GpuExecutorKind::kProductionMmaSync: return "production/mma.sync";
     case GpuExecutorKind::kProductionWgmma: return "production/wgmma";
     case GpuExecutorKind::kSglangAdapter: return "sglang-adapter";
+    case GpuExecutorKind::kProductionSm120Proxy: return "production/sm120-proxy";
   }
   return "unknown";
 }
@@ -110,6 +111,11 @@ struct DeviceProblem::Impl {
   FlashVerifyPlan plan_mma_sync;  // the mma.sync path, forced (production/mma.sync)
   FlashVerifyPlan plan_wgmma;     // the wgmma path, forced (production/wgmma), when supported
   bool wgmma_supported = false;
+  // sm_120's plan on this device's SMs (production/sm120-proxy), on a Hopper only; otherwise
+  // why not (proxy_not_run).
+  FlashVerifyPlan plan_sm120_proxy;
+  std::string proxy_not_run;
+  int proxy_blocks_per_sm = 0;  // measured: this device's occupancy query on the proxy's launch
   // native inputs
   DeviceBuffer q, kv_pool, prefix_len, kv_indptr, kv_indices, block_table, tree_mask;
   // SGLang-form inputs derived from the same problem
@@ -167,6 +173,40 @@ struct DeviceProblem::Impl {
   }
 };
 
+namespace {
+
+// The sm_120 proxy's plan, and whether this device's SMs then hold no more of its blocks than
+// sm_120's do (the occupancy query on the launch it will make). Only a Hopper stands in: on
+// sm_120 itself production is that launch, and no other architecture is built.
+void plan_sm120_proxy(DeviceProblem::Impl& d, const GpuInfo& gpu, int batch, int tree_size, int max_kv_len,
+                      const std::vector<int>& kv_lens, CallChecker& check) {
+  if (gpu.cc_major != 9) {
+    d.proxy_not_run = fmt::format(
+        "not run: the sm_120 proxy stands in for sm_120 on a Hopper (compute capability 9.x); this device is {}.{}",
+        gpu.cc_major, gpu.cc_minor);
+    return;
+  }
+  const int heads = d.problem->num_heads;
+  if (!check(flash_verify_plan_sm120_proxy(batch, tree_size, heads, max_kv_len, kv_lens.data(), &d.plan_sm120_proxy),
+             "flash_verify_plan_sm120_proxy")) {
+    return;
+  }
+  cudaError_t sm120_error = cudaSuccess, occupancy_error = cudaSuccess;
+  const int sm120_blocks = flash_verify_sm120_blocks_per_sm(&sm120_error);
+  d.proxy_blocks_per_sm = flash_verify_plan_blocks_per_sm(d.plan_sm120_proxy, &occupancy_error);
+  if (!check(sm120_error, "flash_verify_sm120_blocks_per_sm") ||
+      !check(occupancy_error, "flash_verify_plan_blocks_per_sm (sm120 proxy)")) {
+    return;
+  }
+  if (d.proxy_blocks_per_sm != sm120_blocks) {
+    d.proxy_not_run = fmt::format(
+        "not run: with {} B of shared memory per block this device holds {} blocks per SM, sm_120 holds {}",
+        d.plan_sm120_proxy.min_dynamic_smem_bytes, d.proxy_blocks_per_sm, sm120_blocks);
+  }
+}
+
+}  // namespace
+
 DeviceProblem::DeviceProblem(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 DeviceProblem::~DeviceProblem() = default;
 
@@ -221,8 +261,9 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
   impl->plan_wgmma = flash_verify_plan_for_path(FlashVerifyPath::kWgmma, B, T, problem.num_heads, max_kv_len,
                                                 gpu.sm_count, blocks_per_sm, kv_lens.data());
   impl->wgmma_supported = wgmma;
+  plan_sm120_proxy(*impl, gpu, B, T, max_kv_len, kv_lens, check);
   std::size_t workspace_bytes = 0;
-  for (const FlashVerifyPlan* plan : {&impl->plan, &impl->plan_mma_sync, &impl->plan_wgmma}) {
+  for (const FlashVerifyPlan* plan : {&impl->plan, &impl->plan_mma_sync, &impl->plan_wgmma, &impl->plan_sm120_proxy}) {
     workspace_bytes = std::max(workspace_bytes, flash_verify_workspace_bytes(*plan, B, T, problem.num_heads));
   }
   check(impl->workspace.allocate(workspace_bytes), "cudaMalloc workspace");
@@ -236,7 +277,8 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
 
 bool DeviceProblem::executor_overlaps(GpuExecutorKind kind) {
   return kind == GpuExecutorKind::kProduction || kind == GpuExecutorKind::kProductionMmaSync ||
-         kind == GpuExecutorKind::kProductionWgmma || kind == GpuExecutorKind::kSglangAdapter;
+         kind == GpuExecutorKind::kProductionWgmma || kind == GpuExecutorKind::kSglangAdapter ||
+         kind == GpuExecutorKind::kProductionSm120Proxy;
 }
 
 cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind, cudaStream_t stream,
@@ -258,6 +300,9 @@ cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind,
     case GpuExecutorKind::kSglangAdapter:
       return sglang_verify_launch(d.sglang_inputs(), d.plan, d.sg_scratch.get(), d.sg_scratch.bytes(),
                                   d.workspace.get(), d.workspace.bytes(), stream, options);
+    case GpuExecutorKind::kProductionSm120Proxy:
+      return flash_verify_launch(d.params(page_kind), d.plan_sm120_proxy, d.workspace.get(), d.workspace.bytes(),
+                                 stream, options);
   }
   return cudaErrorInvalidValue;
 }
@@ -265,9 +310,10 @@ cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind,
 GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
   Impl& d = *impl_;
   GpuRunOutput out;
-  const FlashVerifyPlan& plan = kind == GpuExecutorKind::kProductionMmaSync ? d.plan_mma_sync
-                                : kind == GpuExecutorKind::kProductionWgmma  ? d.plan_wgmma
-                                                                             : d.plan;
+  const FlashVerifyPlan& plan = kind == GpuExecutorKind::kProductionMmaSync      ? d.plan_mma_sync
+                                : kind == GpuExecutorKind::kProductionWgmma      ? d.plan_wgmma
+                                : kind == GpuExecutorKind::kProductionSm120Proxy ? d.plan_sm120_proxy
+                                                                                 : d.plan;
   // The SGLang adapter reads the token table (kv_indices).
   const PageTableKind table = kind == GpuExecutorKind::kSglangAdapter ? PageTableKind::kTokenIndices : page_kind;
   out.plan = fmt::format("path={} splits={} m_tiles={}{}{}{}{}", to_string(plan.path), plan.num_splits, plan.m_tiles,
@@ -275,6 +321,10 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
                          plan.token_split ? " token_split" : "",
                          plan.tile_balanced ? fmt::format(" tile_balanced slots={}", plan.balanced_slots) : "",
                          flash_verify_wgmma_tma_boxes(plan, table, d.problem->pages.page_size) ? " tma_boxes" : "");
+  if (kind == GpuExecutorKind::kProductionSm120Proxy) {
+    out.plan += fmt::format(" stages={} smem_request={} blocks_per_sm={}", plan.pipeline_stages,
+                            plan.min_dynamic_smem_bytes, d.proxy_blocks_per_sm);
+  }
   CallChecker check;
   // Poison: 0xFFFF is a bf16 NaN and 0xFFFFFFFF an fp32 NaN, so anything not written shows.
   check(cudaMemsetAsync(d.o.get(), 0xFF, d.o.bytes(), d.stream), "poison o");
@@ -315,6 +365,10 @@ bool DeviceProblem::executor_applies(GpuExecutorKind kind, std::string* why_not)
   }
   if (kind == GpuExecutorKind::kProductionWgmma && !impl_->wgmma_supported) {
     if (why_not) *why_not = "not run: the wgmma path needs a compute capability 9.0 device (sm_90a machine code)";
+    return false;
+  }
+  if (kind == GpuExecutorKind::kProductionSm120Proxy && !impl_->proxy_not_run.empty()) {
+    if (why_not) *why_not = impl_->proxy_not_run;
     return false;
   }
   if (kind == GpuExecutorKind::kProductionWgmma && impl_->plan.path == FlashVerifyPath::kWgmma) {

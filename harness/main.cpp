@@ -690,7 +690,8 @@ int main(int argc, char** argv) {
   profile->add_option("FILE", profile_file, "scenario YAML file")->required();
   profile->add_option("--case", profile_case, "the case (exact name as `list` prints it)")->required();
   profile->add_option("--executor", profile_executor,
-                      "GPU executor to run (production, production/block-table, production/mma.sync, production/wgmma, naive, sglang-adapter)")
+                      "GPU executor to run (production, production/block-table, production/mma.sync, production/wgmma, naive, "
+                      "sglang-adapter, production/sm120-proxy)")
       ->capture_default_str();
   std::string profile_timeline;
   int profile_launches = 5;

@@ -1206,18 +1206,17 @@ KernelVariant variant_for_stages(int stages, Instance instance, bool over_mask_w
   return {nullptr, nullptr, stages, 0};
 }
 
-// Per device and variant, whether the kernel's shared-memory limit has been raised there.
-// cudaFuncSetAttribute is a driver call; launched outside a CUDA graph the kernel now makes
-// it once per device, not per launch (no host-time change was measurable through
-// verifybench_bench, whose CPU time per iteration is dominated by the L2 flush and sync). Two threads racing on
-// the first launch both set the same attribute, which is harmless. (cudaDeviceReset would
-// drop the attribute behind the cache's back; nothing in verifybench resets a device.)
+// Per device and variant, the dynamic shared memory its kernel's limit has been raised to (0:
+// not yet). cudaFuncSetAttribute is a driver call; launched outside a CUDA graph the kernel
+// now makes it once per device and request size, not per launch (no host-time change was
+// measurable through verifybench_bench, whose CPU time per iteration is dominated by the L2
+// flush and sync). Two threads racing on the first launch both set a limit at least as high
+// as their own request, which is harmless. (cudaDeviceReset would drop the attribute behind
+// the cache's back; nothing in verifybench resets a device.)
 constexpr int kMaxCachedDevices = 64;
 constexpr int kNumVariants = static_cast<int>(sizeof(kPipelineVariants) / sizeof(kPipelineVariants[0]));
-std::atomic<bool> g_smem_limit_raised[kMaxCachedDevices][kNumVariants][kNumInstances][2];  // [.][over_mask_writer]
+std::atomic<int> g_smem_limit_raised[kMaxCachedDevices][kNumVariants][kNumInstances][2];  // [.][over_mask_writer]
 
-// The requested pipeline depth (0: the deepest whose shared memory fits the current
-// device's per-block opt-in limit), with its shared-memory limit raised.
 // The deepest built depth whose shared memory fits a per-block opt-in limit (0: none fits):
 // the one rule behind the launcher's choice and flash_verify_stages_for_smem_optin.
 int deepest_stages_fitting(int optin_bytes) {
@@ -1227,7 +1226,11 @@ int deepest_stages_fitting(int optin_bytes) {
   return 0;
 }
 
-cudaError_t select_variant(int requested_stages, Instance instance, bool over_mask_writer, KernelVariant* out) {
+// The requested pipeline depth (0: the deepest whose shared memory fits the current
+// device's per-block opt-in limit), asking for at least min_smem_bytes of dynamic shared
+// memory (FlashVerifyPlan::min_dynamic_smem_bytes), with its shared-memory limit raised.
+cudaError_t select_variant(int requested_stages, Instance instance, bool over_mask_writer, int min_smem_bytes,
+                           KernelVariant* out) {
   int device = 0, optin = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
   if (cudaError_t err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
@@ -1237,16 +1240,21 @@ cudaError_t select_variant(int requested_stages, Instance instance, bool over_ma
   const int stages = requested_stages != 0 ? requested_stages : deepest_stages_fitting(optin);
   for (int i = 0; i < kNumVariants; ++i) {
     if (kPipelineVariants[i] != stages) continue;
-    const KernelVariant v = variant_for_stages(stages, instance, over_mask_writer);
+    KernelVariant v = variant_for_stages(stages, instance, over_mask_writer);
+    v.smem_bytes = std::max(v.smem_bytes, min_smem_bytes);
     if (v.smem_bytes > optin) break;
     *out = v;
     const bool cacheable = device >= 0 && device < kMaxCachedDevices;
-    std::atomic<bool>* raised =
+    std::atomic<int>* raised =
         cacheable ? &g_smem_limit_raised[device][i][static_cast<int>(instance)][over_mask_writer ? 1 : 0] : nullptr;
-    if (raised && raised->load(std::memory_order_acquire)) return cudaSuccess;
+    if (raised && raised->load(std::memory_order_acquire) >= v.smem_bytes) return cudaSuccess;
     const cudaError_t err =
         cudaFuncSetAttribute(v.function(), cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem_bytes);
-    if (err == cudaSuccess && raised) raised->store(true, std::memory_order_release);
+    if (err == cudaSuccess && raised) {
+      int seen = raised->load(std::memory_order_relaxed);
+      while (seen < v.smem_bytes && !raised->compare_exchange_weak(seen, v.smem_bytes, std::memory_order_release)) {
+      }
+    }
     return err;
   }
   return cudaErrorInvalidConfiguration;  // unknown depth, or it does not fit this device
@@ -1469,7 +1477,73 @@ std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch,
 
 int flash_verify_blocks_per_sm(cudaError_t* error) {
   KernelVariant v{};
-  cudaError_t err = select_variant(0, Instance::kPlain, false, &v);
+  cudaError_t err = select_variant(0, Instance::kPlain, false, 0, &v);
+  int blocks = 0;
+  if (err == cudaSuccess) {
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.kernel, kBlockThreads, v.smem_bytes);
+  }
+  if (error) *error = err;
+  return err == cudaSuccess ? blocks : 0;
+}
+
+int flash_verify_sm120_blocks_per_sm(cudaError_t* error) {
+  const int stages = deepest_stages_fitting(Sm120Limits::kSmemPerBlockOptin);
+  const KernelVariant v = variant_for_stages(stages, Instance::kPlain, false);
+  cudaFuncAttributes attributes{};
+  const cudaError_t err = cudaFuncGetAttributes(&attributes, v.function());
+  if (error) *error = err;
+  if (err != cudaSuccess) return 0;
+  // Registers are allocated per warp in units of 256.
+  constexpr int kRegisterUnit = 256;
+  const int registers_per_warp = ceil_div(attributes.numRegs * 32, kRegisterUnit) * kRegisterUnit;
+  const int by_registers = Sm120Limits::kRegistersPerSm / (registers_per_warp * (kBlockThreads / 32));
+  const int by_threads = Sm120Limits::kThreadsPerSm / kBlockThreads;
+  const int block_smem = v.smem_bytes + static_cast<int>(attributes.sharedSizeBytes) + Sm120Limits::kSmemReservedPerBlock;
+  const int by_smem = Sm120Limits::kSmemPerSm / block_smem;
+  return std::min({by_registers, by_threads, by_smem});
+}
+
+cudaError_t flash_verify_plan_sm120_proxy(int batch, int tree_size, int num_heads, int max_kv_len,
+                                          const int* kv_lens, FlashVerifyPlan* plan) {
+  int device = 0, num_sms = 0, smem_per_sm = 0, reserved_per_block = 0;
+  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+  if (cudaError_t err = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, device); err != cudaSuccess) {
+    return err;
+  }
+  if (cudaError_t err = cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+      err != cudaSuccess) {
+    return err;
+  }
+  if (cudaError_t err = cudaDeviceGetAttribute(&reserved_per_block, cudaDevAttrReservedSharedMemoryPerBlock, device);
+      err != cudaSuccess) {
+    return err;
+  }
+  cudaError_t err = cudaSuccess;
+  const int blocks_per_sm = flash_verify_sm120_blocks_per_sm(&err);
+  if (err != cudaSuccess) return err;
+  if (blocks_per_sm < 1) return cudaErrorInvalidConfiguration;  // the kernel does not fit sm_120 at all
+  FlashVerifyPlan p = flash_verify_plan(batch, tree_size, num_heads, max_kv_len, num_sms, blocks_per_sm,
+                                        /*wgmma_available=*/false, kv_lens);
+  p.pipeline_stages = deepest_stages_fitting(Sm120Limits::kSmemPerBlockOptin);
+  if (p.num_splits > 1) {
+    const std::int64_t rows = static_cast<std::int64_t>(batch) * tree_size * num_heads;
+    p.combine_split_lanes = flash_verify_combine_lanes(flash_verify_combine_splits(p), rows, num_sms,
+                                                       Sm120Limits::kThreadsPerSm, p.tile_balanced);
+  }
+  // The smallest request of which blocks_per_sm + 1 blocks overflow this device's SM, in the
+  // 128-byte units shared memory is allocated in (never less than the variant's own layout).
+  constexpr int kSmemUnit = 128;
+  const int overflowing = smem_per_sm / (blocks_per_sm + 1) - reserved_per_block + 1;
+  p.min_dynamic_smem_bytes = std::max(smem_bytes_for_stages(p.pipeline_stages), ceil_div(overflowing, kSmemUnit) * kSmemUnit);
+  *plan = p;
+  return cudaSuccess;
+}
+
+int flash_verify_plan_blocks_per_sm(const FlashVerifyPlan& plan, cudaError_t* error) {
+  KernelVariant v{};
+  cudaError_t err = plan.path == FlashVerifyPath::kMmaSync
+                        ? select_variant(plan.pipeline_stages, instance_for(plan), false, plan.min_dynamic_smem_bytes, &v)
+                        : cudaErrorInvalidValue;
   int blocks = 0;
   if (err == cudaSuccess) {
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.kernel, kBlockThreads, v.smem_bytes);
@@ -1550,7 +1624,8 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
   if (plan.num_splits < 1 || plan.num_splits > (plan.tile_balanced ? kBalanceMaxBlocks : kMaxSplits) ||
       plan.num_splits > 65535 ||
       plan.m_tiles != ceil_div(params.tree_size * params.num_heads, rows_per_tile) || params.batch > 65535 ||
-      (wgmma && plan.pipeline_stages != 0) || plan.tiles_per_split < 0 ||
+      (wgmma && plan.pipeline_stages != 0) || plan.tiles_per_split < 0 || plan.min_dynamic_smem_bytes < 0 ||
+      (wgmma && plan.min_dynamic_smem_bytes != 0) ||
       (plan.token_split && (wgmma || params.tree_size * params.num_heads > kMmaM)) ||
       (plan.tile_balanced && (plan.token_split || plan.tiles_per_split != 0 || plan.balanced_slots < 1 ||
                               plan.balanced_slots > plan.num_splits)) ||
@@ -1581,7 +1656,8 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
     }
   } else {
     KernelVariant variant{};
-    if (cudaError_t err = select_variant(plan.pipeline_stages, instance_for(plan), over_mask_writer, &variant);
+    if (cudaError_t err = select_variant(plan.pipeline_stages, instance_for(plan), over_mask_writer,
+                                         plan.min_dynamic_smem_bytes, &variant);
         err != cudaSuccess) {
       return err;
     }

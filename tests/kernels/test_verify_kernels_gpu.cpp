@@ -112,11 +112,18 @@ TEST_CASE("every GPU executor matches the CPU reference on random problems", "[g
         {GpuExecutorKind::kProductionWgmma, PageTableKind::kTokenIndices},
         {GpuExecutorKind::kProductionWgmma, PageTableKind::kBlockTable},
         {GpuExecutorKind::kSglangAdapter, PageTableKind::kTokenIndices},
+        {GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kTokenIndices},
+        {GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kBlockTable},
     };
     for (const auto& [kind, page_kind] : runs) {
       // Both production paths run on every case (whatever the planner would pick), the
-      // wgmma one only where the device has it (compute capability 9.0).
+      // wgmma one only where the device has it (compute capability 9.0), the sm_120 proxy
+      // only on a Hopper.
       if (kind == GpuExecutorKind::kProductionWgmma && !wgmma) continue;
+      if (std::string why_not; kind == GpuExecutorKind::kProductionSm120Proxy && !device->executor_applies(kind, &why_not)) {
+        WARN(why_not);
+        continue;
+      }
       INFO("executor " << vb::executor_name(kind) << " page form " << static_cast<int>(page_kind));
       const vb::GpuRunOutput out = device->run(kind, page_kind);
       INFO("plan " << out.plan << " error " << out.error);
@@ -131,6 +138,68 @@ TEST_CASE("every GPU executor matches the CPU reference on random problems", "[g
       CHECK(result.outcome == vb::Outcome::kPassed);
       CHECK(result.o.elements_checked == problem.query_rows() * vb::mla::kHeadDimV);
     }
+  }
+}
+
+TEST_CASE("the sm_120 proxy launches sm_120's configuration, one block per SM", "[gpu]") {
+  REQUIRE(has_device());
+  const vb::GpuInfo gpu = vb::query_gpu();
+  REQUIRE(gpu.available);
+  if (gpu.cc_major != 9) {
+    WARN("the sm_120 proxy runs on a Hopper only: its checks are skipped on this device");
+    return;
+  }
+  using Limits = vb::Sm120Limits;
+  // sm_120's resident blocks: the 2-stage variant (the deepest within 99 KB) and the
+  // kernel's registers leave room for one 384-thread block in 100 KB and 64K registers.
+  const int stages = vb::flash_verify_stages_for_smem_optin(Limits::kSmemPerBlockOptin);
+  REQUIRE(stages == 2);
+  REQUIRE(vb::flash_verify_smem_bytes(stages) <= Limits::kSmemPerBlockOptin);
+  cudaError_t err = cudaSuccess;
+  const int sm120_blocks = vb::flash_verify_sm120_blocks_per_sm(&err);
+  REQUIRE(err == cudaSuccess);
+  CHECK(sm120_blocks == 1);
+  // Cases whose sm_120 plans differ: one long request (many splits, the combine's lanes for
+  // 1536 threads per SM), a full batch (no split), decode rows (the token split), unequal
+  // lengths (tile-balanced or length-aware), and H*T = 256 (8 row tiles).
+  struct Shape {
+    int batch, tree, heads, max_kv_len;
+    std::vector<int> kv_lens;
+  };
+  const Shape shapes[] = {{1, 4, 8, 65540, {65540}},
+                          {132, 4, 16, 4100, std::vector<int>(132, 4100)},
+                          {8, 1, 16, 32769, std::vector<int>(8, 32769)},
+                          {4, 16, 8, 20016, {20016, 1016, 116, 5016}},
+                          {8, 16, 16, 8208, std::vector<int>(8, 8208)}};
+  for (const Shape& s : shapes) {
+    INFO("B " << s.batch << " T " << s.tree << " H " << s.heads << " max kv " << s.max_kv_len);
+    vb::FlashVerifyPlan proxy;
+    REQUIRE(vb::flash_verify_plan_sm120_proxy(s.batch, s.tree, s.heads, s.max_kv_len, s.kv_lens.data(), &proxy) ==
+            cudaSuccess);
+    // The planner's choices for sm_120's blocks per SM, on this device's SM count, no wgmma.
+    vb::FlashVerifyPlan expected =
+        vb::flash_verify_plan(s.batch, s.tree, s.heads, s.max_kv_len, gpu.sm_count, sm120_blocks, false, s.kv_lens.data());
+    CHECK(proxy.path == vb::FlashVerifyPath::kMmaSync);
+    CHECK(proxy.pipeline_stages == stages);
+    CHECK(proxy.num_splits == expected.num_splits);
+    CHECK(proxy.m_tiles == expected.m_tiles);
+    CHECK(proxy.tiles_per_split == expected.tiles_per_split);
+    CHECK(proxy.token_split == expected.token_split);
+    CHECK(proxy.tile_balanced == expected.tile_balanced);
+    if (proxy.num_splits > 1) {
+      const std::int64_t rows = static_cast<std::int64_t>(s.batch) * s.tree * s.heads;
+      CHECK(proxy.combine_split_lanes == vb::flash_verify_combine_lanes(vb::flash_verify_combine_splits(proxy), rows,
+                                                                        gpu.sm_count, Limits::kThreadsPerSm,
+                                                                        proxy.tile_balanced));
+    }
+    // This device's SMs hold as many of its blocks as sm_120's, and its shared memory alone
+    // would allow no second one whatever the registers.
+    CHECK(vb::flash_verify_plan_blocks_per_sm(proxy, &err) == sm120_blocks);
+    REQUIRE(err == cudaSuccess);
+    int smem_per_sm = 0, reserved = 0;
+    REQUIRE(cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0) == cudaSuccess);
+    REQUIRE(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, 0) == cudaSuccess);
+    CHECK(smem_per_sm / (proxy.min_dynamic_smem_bytes + reserved) == sm120_blocks);
   }
 }
 

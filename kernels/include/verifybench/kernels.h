@@ -59,6 +59,10 @@ struct FlashVerifyPlan {
   // blocks counted (tile-balanced: units per block). Read only by callers that weigh a fixed
   // cost against the launch's length (the SGLang adapter); 0 where no planner set it.
   int modelled_block_tiles = 0;
+  // mma.sync only: the main kernel asks for at least this much dynamic shared memory (0: its
+  // variant's own). Bytes past the variant's layout are never touched: the request only limits
+  // how many blocks an SM holds (the sm_120 proxy below holds a Hopper SM to sm_120's count).
+  int min_dynamic_smem_bytes = 0;
 };
 
 // The combine's split lanes per row for a launch of `rows` query rows on `num_sms` SMs: of
@@ -131,6 +135,30 @@ std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch,
 // Thread blocks of the main kernel that fit on one SM (occupancy query; call once, outside
 // any graph capture). Returns 0 and sets *error on failure.
 int flash_verify_blocks_per_sm(cudaError_t* error);
+
+// ---- the sm_120 proxy: the mma.sync path run on a Hopper as sm_120 (RTX PRO 6000) runs it ----
+// sm_120's limits (compute capability 12.0): what its SMs hold, per block and per SM.
+struct Sm120Limits {
+  static constexpr int kSmemPerBlockOptin = 101376;  // 99 KB
+  static constexpr int kSmemPerSm = 102400;          // 100 KB
+  static constexpr int kSmemReservedPerBlock = 1024;
+  static constexpr int kThreadsPerSm = 1536;
+  static constexpr int kRegistersPerSm = 65536;
+};
+// Resident production blocks per sm_120 SM, from those limits and the compiled kernel's
+// registers (the current device's machine code stands in for sm_120's: ptxas gives both the
+// same count within a few registers), threads and shared memory at sm_120's pipeline depth.
+int flash_verify_sm120_blocks_per_sm(cudaError_t* error);
+// The plan sm_120 would get for a case, on the current device's SM count: the mma.sync path,
+// the pipeline depth that fits sm_120's 99 KB, the planner's splits for sm_120's resident
+// blocks, the combine's lanes for its 1536 threads per SM, and min_dynamic_smem_bytes set so
+// that the current device's SMs hold no more main-kernel blocks than sm_120's (on an H200,
+// 228 KB per SM: one block asks for more than half). Arguments as flash_verify_plan's.
+cudaError_t flash_verify_plan_sm120_proxy(int batch, int tree_size, int num_heads, int max_kv_len,
+                                          const int* kv_lens, FlashVerifyPlan* plan);
+// Main-kernel blocks of `plan` (its variant and shared-memory request) resident per SM of the
+// current device (occupancy query; outside any graph capture).
+int flash_verify_plan_blocks_per_sm(const FlashVerifyPlan& plan, cudaError_t* error);
 
 // Runs the verify: main kernel, then the LSE combine when plan.num_splits > 1.
 // `workspace` must hold flash_verify_workspace_bytes(plan, ...) bytes. q, kv_pool and
