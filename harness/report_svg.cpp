@@ -39,7 +39,7 @@ constexpr int kLeft = 80, kRight = 200, kTop = 50, kBottom = 60;  // plot margin
 const char* colour_for(const std::string& executor) {
   static const std::map<std::string, const char*> kColours = {
       {"production", "#1f77b4"}, {"production/block-table", "#17becf"}, {"production/mma.sync", "#9467bd"},
-      {"production/wgmma", "#8c564b"}, {"production/sm120-proxy", "#e377c2"},
+      {"production/wgmma", "#8c564b"},
       {"naive", "#d62728"},      {"sglang-adapter", "#2ca02c"}};
   const auto it = kColours.find(executor);
   return it != kColours.end() ? it->second : "#7f7f7f";
@@ -159,8 +159,8 @@ std::string format_roofline_svg(const std::optional<Ceilings>& ceilings,
   }
   // legend
   int ly = kTop + 10;
-  for (const char* name : {"production", "production/block-table", "production/mma.sync", "production/wgmma",
-                           "production/sm120-proxy", "naive", "sglang-adapter"}) {
+  for (const char* name : {"production", "production/block-table", "production/mma.sync", "production/wgmma", "naive",
+                           "sglang-adapter"}) {
     s += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
                      kLeft + pw + 20, ly, colour_for(name), kLeft + pw + 30, ly + 4, name);
     ly += 20;
