@@ -54,8 +54,8 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
   const FlashVerifyPlan fp = flash_verify_plan(batch, tree, spec.heads, max_kv_len, device.num_sms,
                                                device.blocks_per_sm, device.wgmma, kv_lens.data(), spec.pages.size);
   plan.path = fp.path;
-  if (fp.path != FlashVerifyPath::kMmaSync) {  // one variant each
-    plan.stages = flash_verify_path_config(fp.path).stages;
+  if (fp.path == FlashVerifyPath::kWgmma) {
+    plan.stages = 2;
     plan.smem_bytes = flash_verify_path_config(fp.path).smem_bytes;
   } else {
     plan.stages = flash_verify_stages_for_smem_optin(device.smem_optin_bytes);

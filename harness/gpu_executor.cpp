@@ -192,7 +192,7 @@ void plan_sm120_proxy(DeviceProblem::Impl& d, const GpuInfo& gpu, int batch, int
     return;
   }
   cudaError_t sm120_error = cudaSuccess, occupancy_error = cudaSuccess;
-  const int sm120_blocks = flash_verify_sm120_blocks_per_sm(&sm120_error, d.plan_sm120_proxy.path);
+  const int sm120_blocks = flash_verify_sm120_blocks_per_sm(&sm120_error);
   d.proxy_blocks_per_sm = flash_verify_plan_blocks_per_sm(d.plan_sm120_proxy, &occupancy_error);
   if (!check(sm120_error, "flash_verify_sm120_blocks_per_sm") ||
       !check(occupancy_error, "flash_verify_plan_blocks_per_sm (sm120 proxy)")) {
@@ -322,9 +322,8 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
                          plan.tile_balanced ? fmt::format(" tile_balanced slots={}", plan.balanced_slots) : "",
                          flash_verify_wgmma_tma_boxes(plan, table, d.problem->pages.page_size) ? " tma_boxes" : "");
   if (kind == GpuExecutorKind::kProductionSm120Proxy) {
-    const int stages = plan.pipeline_stages != 0 ? plan.pipeline_stages : flash_verify_path_config(plan.path).stages;
-    out.plan += fmt::format(" stages={} smem_request={} blocks_per_sm={}", stages, plan.min_dynamic_smem_bytes,
-                            d.proxy_blocks_per_sm);
+    out.plan += fmt::format(" stages={} smem_request={} blocks_per_sm={}", plan.pipeline_stages,
+                            plan.min_dynamic_smem_bytes, d.proxy_blocks_per_sm);
   }
   CallChecker check;
   // Poison: 0xFFFF is a bf16 NaN and 0xFFFFFFFF an fp32 NaN, so anything not written shows.
@@ -360,7 +359,7 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
 }
 
 bool DeviceProblem::executor_applies(GpuExecutorKind kind, std::string* why_not) const {
-  if (kind == GpuExecutorKind::kProductionMmaSync && impl_->plan.path != FlashVerifyPath::kWgmma) {
+  if (kind == GpuExecutorKind::kProductionMmaSync && impl_->plan.path == FlashVerifyPath::kMmaSync) {
     if (why_not) *why_not = "not run: production already runs the mma.sync path on this case and device";
     return false;
   }

@@ -1,8 +1,7 @@
 // Production MLA tree-verify kernel: split-KV flash-decode over one latent KV head. This
-// file holds its portable mma.sync path's 32-row kernel (sm_90 and sm_120), the split
-// combine, the planner (which picks this kernel, the 64-row mma.sync kernel of
-// mma/flash_verify_mma64.cu or the Hopper wgmma path of flash_verify_wgmma_sm90a.cu) and the
-// launcher of all three.
+// file holds its portable mma.sync path (sm_90 and sm_120), the split combine, the planner
+// (which picks this path or the Hopper wgmma path of flash_verify_wgmma_sm90a.cu) and the
+// launcher of both.
 //
 // What one thread block owns: request b (blockIdx.z), a tile of kRowsPerTile query rows
 // of that request (blockIdx.x; rows are node-major, head-minor, so all H*T rows of a
@@ -1261,20 +1260,6 @@ cudaError_t select_variant(int requested_stages, Instance instance, bool over_ma
   return cudaErrorInvalidConfiguration;  // unknown depth, or it does not fit this device
 }
 
-// Each path's tile: query rows x KV tokens.
-int path_rows_per_tile(FlashVerifyPath path) {
-  return path == FlashVerifyPath::kWgmma     ? wgmma_cfg::kRowsPerTile
-         : path == FlashVerifyPath::kMmaSync64 ? mma64_cfg::kRowsPerTile
-                                               : kRowsPerTile;
-}
-int path_tokens_per_tile(FlashVerifyPath path) {
-  return path == FlashVerifyPath::kWgmma     ? wgmma_cfg::kTokensPerTile
-         : path == FlashVerifyPath::kMmaSync64 ? mma64_cfg::kTokensPerTile
-                                               : kTokensPerTile;
-}
-static_assert(mma64_cfg::kTokensPerTile != wgmma_cfg::kTokensPerTile,
-              "the combine tells the wgmma path's partials by their tile size");
-
 }  // namespace
 
 int flash_verify_pipeline_variants(int* stages, int capacity) {
@@ -1330,20 +1315,16 @@ cudaError_t flash_verify_timeline_read(FlashVerifyTimeline* out) {
 
 FlashVerifyConfigInfo flash_verify_config() {
   return {kRowsPerTile, kTokensPerTile, kBlockThreads, smem_bytes_for_stages(kMinStages), kTokenSplitMinTilesOrNone,
-          kMaxSplits, kMinStages};
+          kMaxSplits};
 }
 
 FlashVerifyConfigInfo flash_verify_path_config(FlashVerifyPath path) {
   if (path == FlashVerifyPath::kWgmma) {
     return {wgmma_cfg::kRowsPerTile, wgmma_cfg::kTokensPerTile, wgmma_cfg::kThreads, wgmma_cfg::kSmemBytes, 0,
-            kMaxSplits, wgmma_cfg::kStages};
-  }
-  if (path == FlashVerifyPath::kMmaSync64) {
-    return {mma64_cfg::kRowsPerTile, mma64_cfg::kTokensPerTile, mma64_cfg::kThreads, mma64_cfg::kSmemBytes, 0,
-            kMaxSplits, mma64_cfg::kStages};
+            kMaxSplits};
   }
   return {kRowsPerTile, kTokensPerTile, kBlockThreads, smem_bytes_for_stages(kPipelineVariants[0]),
-          kTokenSplitMinTilesOrNone, kMaxSplits, kPipelineVariants[0]};
+          kTokenSplitMinTilesOrNone, kMaxSplits};
 }
 
 // Split count from a wave model: with `slots` resident blocks, B*m_tiles*s blocks run in
@@ -1377,25 +1358,18 @@ FlashVerifyPlan flash_verify_plan(int batch, int tree_size, int num_heads, int m
                                      page_size >= wgmma_cfg::kFewRowsMinPageSize &&
                                      wgmma_tiles >= static_cast<long>(wgmma_cfg::kFewRowsMinTilesPerSm) * sms;
   const bool wgmma = wgmma_available && (wgmma_for_compute || wgmma_for_paged_bytes);
-  // More than two m16 groups of rows: the 64-row kernel, whose warps share every K and V
-  // fragment between two m16 tiles and whose blocks read each KV tile once per 64 rows.
-  const FlashVerifyPath path = wgmma ? FlashVerifyPath::kWgmma
-                               : rows > kRowsPerTile ? FlashVerifyPath::kMmaSync64
-                                                     : FlashVerifyPath::kMmaSync;
-  return flash_verify_plan_for_path(path, batch, tree_size, num_heads, max_kv_len, num_sms, blocks_per_sm, kv_lens);
+  return flash_verify_plan_for_path(wgmma ? FlashVerifyPath::kWgmma : FlashVerifyPath::kMmaSync, batch, tree_size,
+                                    num_heads, max_kv_len, num_sms, blocks_per_sm, kv_lens);
 }
 
 FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int tree_size, int num_heads,
                                            int max_kv_len, int num_sms, int blocks_per_sm, const int* kv_lens) {
   FlashVerifyPlan plan;
   const bool wgmma = path == FlashVerifyPath::kWgmma;
-  const bool wide = path == FlashVerifyPath::kMmaSync64;
   plan.path = path;
-  const int rows_per_tile = path_rows_per_tile(path);
-  const int tokens_per_tile = path_tokens_per_tile(path);
-  // One block per SM on both: the wgmma path's shared memory, the 64-row kernel's registers
-  // (8 warps at up to 255 registers are the whole register file).
-  if (wgmma || wide) blocks_per_sm = 1;
+  const int rows_per_tile = wgmma ? wgmma_cfg::kRowsPerTile : kRowsPerTile;
+  const int tokens_per_tile = wgmma ? wgmma_cfg::kTokensPerTile : kTokensPerTile;
+  if (wgmma) blocks_per_sm = 1;
   plan.m_tiles = ceil_div(tree_size * num_heads, rows_per_tile);
   const long base_blocks = std::max(1L, static_cast<long>(batch) * plan.m_tiles);
   const long slots = std::max(1L, static_cast<long>(num_sms) * std::max(1, blocks_per_sm));
@@ -1444,7 +1418,7 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
   const int boundary = flash_verify_balance_boundary_units(path);
   const double min_gain = wgmma ? wgmma_cfg::kBalanceMinGain : kBalanceMinGain;
   std::int64_t best_balanced_units_total = 0;  // the batch's units, where the balanced plan wins
-  if (unequal && !wide) {  // the 64-row kernel has no tile-balanced instance
+  if (unequal) {
     auto units_of = [&](int b) {
       return tile_balance::request_units(std::max(1, std::min(max_kv_len, kv_lens[b])), tokens_per_tile, boundary);
     };
@@ -1489,8 +1463,7 @@ FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int 
     const long waves = plan.tiles_per_split > 0 ? 1 : even_waves(plan.num_splits);
     plan.modelled_block_tiles = static_cast<int>(waves * longest_split);
   }
-  plan.token_split = path == FlashVerifyPath::kMmaSync && !plan.tile_balanced && kTokenSplitMinTilesOrNone > 0 &&
-                     tree_size * num_heads <= kMmaM &&
+  plan.token_split = !wgmma && !plan.tile_balanced && kTokenSplitMinTilesOrNone > 0 && tree_size * num_heads <= kMmaM &&
                      longest_split >= kTokenSplitMinTilesOrNone;
   return plan;
 }
@@ -1513,27 +1486,19 @@ int flash_verify_blocks_per_sm(cudaError_t* error) {
   return err == cudaSuccess ? blocks : 0;
 }
 
-int flash_verify_sm120_blocks_per_sm(cudaError_t* error, FlashVerifyPath path) {
-  if (path == FlashVerifyPath::kWgmma) {
-    if (error) *error = cudaErrorInvalidValue;  // no wgmma on sm_120
-    return 0;
-  }
-  const bool wide = path == FlashVerifyPath::kMmaSync64;
+int flash_verify_sm120_blocks_per_sm(cudaError_t* error) {
   const int stages = deepest_stages_fitting(Sm120Limits::kSmemPerBlockOptin);
-  const void* function = wide ? detail::mma64_kernel_function()
-                              : variant_for_stages(stages, Instance::kPlain, false).function();
-  const int threads = wide ? mma64_cfg::kThreads : kBlockThreads;
-  const int smem_bytes = wide ? mma64_cfg::kSmemBytes : smem_bytes_for_stages(stages);
+  const KernelVariant v = variant_for_stages(stages, Instance::kPlain, false);
   cudaFuncAttributes attributes{};
-  const cudaError_t err = cudaFuncGetAttributes(&attributes, function);
+  const cudaError_t err = cudaFuncGetAttributes(&attributes, v.function());
   if (error) *error = err;
   if (err != cudaSuccess) return 0;
   // Registers are allocated per warp in units of 256.
   constexpr int kRegisterUnit = 256;
   const int registers_per_warp = ceil_div(attributes.numRegs * 32, kRegisterUnit) * kRegisterUnit;
-  const int by_registers = Sm120Limits::kRegistersPerSm / (registers_per_warp * (threads / 32));
-  const int by_threads = Sm120Limits::kThreadsPerSm / threads;
-  const int block_smem = smem_bytes + static_cast<int>(attributes.sharedSizeBytes) + Sm120Limits::kSmemReservedPerBlock;
+  const int by_registers = Sm120Limits::kRegistersPerSm / (registers_per_warp * (kBlockThreads / 32));
+  const int by_threads = Sm120Limits::kThreadsPerSm / kBlockThreads;
+  const int block_smem = v.smem_bytes + static_cast<int>(attributes.sharedSizeBytes) + Sm120Limits::kSmemReservedPerBlock;
   const int by_smem = Sm120Limits::kSmemPerSm / block_smem;
   return std::min({by_registers, by_threads, by_smem});
 }
@@ -1554,18 +1519,12 @@ cudaError_t flash_verify_plan_sm120_proxy(int batch, int tree_size, int num_head
     return err;
   }
   cudaError_t err = cudaSuccess;
-  // The 32-row kernel's count is what the planner takes (the 64-row kernel's plans count one
-  // block per SM whatever it is given); the padding below holds the chosen kernel's.
-  const int planner_blocks_per_sm = flash_verify_sm120_blocks_per_sm(&err);
+  const int blocks_per_sm = flash_verify_sm120_blocks_per_sm(&err);
   if (err != cudaSuccess) return err;
-  if (planner_blocks_per_sm < 1) return cudaErrorInvalidConfiguration;  // the kernel does not fit sm_120 at all
-  FlashVerifyPlan p = flash_verify_plan(batch, tree_size, num_heads, max_kv_len, num_sms, planner_blocks_per_sm,
+  if (blocks_per_sm < 1) return cudaErrorInvalidConfiguration;  // the kernel does not fit sm_120 at all
+  FlashVerifyPlan p = flash_verify_plan(batch, tree_size, num_heads, max_kv_len, num_sms, blocks_per_sm,
                                         /*wgmma_available=*/false, kv_lens);
-  const int blocks_per_sm = flash_verify_sm120_blocks_per_sm(&err, p.path);
-  if (err != cudaSuccess) return err;
-  if (blocks_per_sm < 1) return cudaErrorInvalidConfiguration;
-  const bool wide = p.path == FlashVerifyPath::kMmaSync64;
-  p.pipeline_stages = wide ? 0 : deepest_stages_fitting(Sm120Limits::kSmemPerBlockOptin);
+  p.pipeline_stages = deepest_stages_fitting(Sm120Limits::kSmemPerBlockOptin);
   if (p.num_splits > 1) {
     const std::int64_t rows = static_cast<std::int64_t>(batch) * tree_size * num_heads;
     p.combine_split_lanes = flash_verify_combine_lanes(flash_verify_combine_splits(p), rows, num_sms,
@@ -1575,14 +1534,12 @@ cudaError_t flash_verify_plan_sm120_proxy(int batch, int tree_size, int num_head
   // 128-byte units shared memory is allocated in (never less than the variant's own layout).
   constexpr int kSmemUnit = 128;
   const int overflowing = smem_per_sm / (blocks_per_sm + 1) - reserved_per_block + 1;
-  const int own_bytes = wide ? mma64_cfg::kSmemBytes : smem_bytes_for_stages(p.pipeline_stages);
-  p.min_dynamic_smem_bytes = std::max(own_bytes, ceil_div(overflowing, kSmemUnit) * kSmemUnit);
+  p.min_dynamic_smem_bytes = std::max(smem_bytes_for_stages(p.pipeline_stages), ceil_div(overflowing, kSmemUnit) * kSmemUnit);
   *plan = p;
   return cudaSuccess;
 }
 
 int flash_verify_plan_blocks_per_sm(const FlashVerifyPlan& plan, cudaError_t* error) {
-  if (plan.path == FlashVerifyPath::kMmaSync64) return detail::mma64_blocks_per_sm(plan.min_dynamic_smem_bytes, error);
   KernelVariant v{};
   cudaError_t err = plan.path == FlashVerifyPath::kMmaSync
                         ? select_variant(plan.pipeline_stages, instance_for(plan), false, plan.min_dynamic_smem_bytes, &v)
@@ -1603,12 +1560,7 @@ bool flash_verify_wgmma_supported(cudaError_t* error) {
 }
 
 const char* to_string(FlashVerifyPath path) {
-  switch (path) {
-    case FlashVerifyPath::kMmaSync: return "mma.sync";
-    case FlashVerifyPath::kWgmma: return "wgmma";
-    case FlashVerifyPath::kMmaSync64: return "mma.sync-64";
-  }
-  return "unknown";
+  return path == FlashVerifyPath::kWgmma ? "wgmma" : "mma.sync";
 }
 
 int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms, int max_threads_per_sm,
@@ -1668,19 +1620,17 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
     return cudaErrorInvalidValue;
   }
   const bool wgmma = plan.path == FlashVerifyPath::kWgmma;
-  const bool wide = plan.path == FlashVerifyPath::kMmaSync64;
-  const int rows_per_tile = path_rows_per_tile(plan.path);
+  const int rows_per_tile = wgmma ? wgmma_cfg::kRowsPerTile : kRowsPerTile;
   if (plan.num_splits < 1 || plan.num_splits > (plan.tile_balanced ? kBalanceMaxBlocks : kMaxSplits) ||
       plan.num_splits > 65535 ||
       plan.m_tiles != ceil_div(params.tree_size * params.num_heads, rows_per_tile) || params.batch > 65535 ||
       (wgmma && plan.pipeline_stages != 0) || plan.tiles_per_split < 0 || plan.min_dynamic_smem_bytes < 0 ||
       (wgmma && plan.min_dynamic_smem_bytes != 0) ||
-      (plan.token_split && (wgmma || wide || params.tree_size * params.num_heads > kMmaM)) ||
-      (wide && (plan.pipeline_stages != 0 || plan.tile_balanced)) ||
+      (plan.token_split && (wgmma || params.tree_size * params.num_heads > kMmaM)) ||
       (plan.tile_balanced && (plan.token_split || plan.tiles_per_split != 0 || plan.balanced_slots < 1 ||
                               plan.balanced_slots > plan.num_splits)) ||
       !combine_lanes_valid(plan.combine_split_lanes, flash_verify_combine_splits(plan)) ||
-      (plan.path != FlashVerifyPath::kMmaSync && plan.path != FlashVerifyPath::kWgmma && !wide)) {
+      (plan.path != FlashVerifyPath::kMmaSync && plan.path != FlashVerifyPath::kWgmma)) {
     return cudaErrorInvalidConfiguration;
   }
   const std::size_t needed = flash_verify_workspace_bytes(plan, params.batch, params.tree_size, params.num_heads);
@@ -1701,12 +1651,6 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
     if (cudaError_t err =
             detail::launch_wgmma_main(params, plan, split_tiles, ws, options.overlap_previous_kernel, over_mask_writer,
                                       stream);
-        err != cudaSuccess) {
-      return err;
-    }
-  } else if (wide) {
-    if (cudaError_t err = detail::launch_mma64_main(params, plan, split_tiles, ws, options.overlap_previous_kernel,
-                                                    over_mask_writer, stream);
         err != cudaSuccess) {
       return err;
     }
@@ -1733,7 +1677,8 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
 #if VB_DEBUG_SKIP_COMBINE
   return cudaSuccess;  // timing probe only: split plans' outputs stay unwritten (reported incorrect)
 #endif
-  return detail::launch_split_combine(params, plan.num_splits, split_tiles, path_tokens_per_tile(plan.path),
+  return detail::launch_split_combine(params, plan.num_splits, split_tiles,
+                                      wgmma ? wgmma_cfg::kTokensPerTile : kTokensPerTile,
                                       flash_verify_combine_splits(plan),
                                       plan.combine_split_lanes, ws, stream);
 }

@@ -140,52 +140,6 @@ inline constexpr double kCombineTilesPerSplit = VB_COMBINE_TILES_PER_SPLIT;
 
 }  // namespace vb::flash_cfg
 
-// ---- the mma.sync path's 64-row kernel (kernels/mma/flash_verify_mma64.cu, sm_90 and sm_120) ----
-// Taken for requests of more than 32 query rows where the wgmma path is not (every such plan on
-// sm_120). One block = 64 query rows x one split, 8 warps: two row halves of 32 rows, each of
-// 4 warps that split the 576-wide contraction of S (144 dims each) and the 512 channels of O
-// (128 each); Q and O live in registers (72 + 128 per thread). Budget: kernels/NOTES-sm120.md.
-namespace vb::mma64_cfg {
-inline constexpr int kRowsPerTile = 64;
-inline constexpr int kTokensPerTile = 16;  // KV tokens per pipeline stage
-inline constexpr int kStages = 3;          // 3 x 18.7 KB: two tiles in flight while one is computed
-inline constexpr int kWarps = 8;
-inline constexpr int kThreads = kWarps * 32;
-inline constexpr int kWarpsPerHalf = 4;
-inline constexpr int kHalfThreads = kWarpsPerHalf * 32;
-inline constexpr int kRowsPerWarp = 32;  // a half's rows: every warp of it holds all 32
-inline constexpr int kMTilesPerWarp = kRowsPerWarp / 16;
-inline constexpr int kKGroups = kWarpsPerHalf;
-inline constexpr int kKStepsPerGroup = mla::kHeadDimQK / 16 / kKGroups;  // 9
-inline constexpr int kNTilesS = kTokensPerTile / 8;                      // 2
-inline constexpr int kChannelsPerWarp = mla::kHeadDimV / kWarpsPerHalf;  // 128
-inline constexpr int kNTilesO = kChannelsPerWarp / 8;                    // 16
-inline constexpr int kThreadsPerRow = kHalfThreads / kRowsPerWarp;       // 4: softmax
-inline constexpr int kTokensPerThread = kTokensPerTile / kThreadsPerRow; // 4
-inline constexpr int kCopyRowsPerWarp = kTokensPerTile / kWarps;         // 2 bulk copies per warp and tile
-inline constexpr int kHalfBarrier0 = 1;                                  // named barriers 1, 2
-// Row strides: ldmatrix's 8 rows (K, V: 292 words = 4 mod 32; P: 12 words) and the fp32
-// partials' stores and 128-bit loads (24 words) fall in distinct banks.
-inline constexpr int kKvStride = mla::kHeadDimQK + 8;  // bf16
-inline constexpr int kSStride = kTokensPerTile + 8;    // fp32
-inline constexpr int kPStride = kTokensPerTile + 8;    // bf16
-inline constexpr int kKvRowBytes = mla::kHeadDimQK * 2;
-inline constexpr int kStageBytes = kTokensPerTile * kKvStride * 2;
-inline constexpr int kOffPartial = kStages * kStageBytes;
-inline constexpr int kOffP = kOffPartial + kKGroups * kRowsPerTile * kSStride * 4;
-inline constexpr int kOffRescale = kOffP + kRowsPerTile * kPStride * 2;
-inline constexpr int kOffFinalSum = kOffRescale + kRowsPerTile * 4;
-inline constexpr int kOffBarriers = kOffFinalSum + kRowsPerTile * 4;  // full[kStages], empty[kStages]
-inline constexpr int kSmemBytes = kOffBarriers + 2 * kStages * 8;
-static_assert(kSmemBytes <= flash_cfg::kSm120SmemLimit, "the 64-row kernel must fit sm_120's 99 KB per block");
-static_assert(kOffBarriers % 8 == 0 && kStageBytes % 16 == 0, "mbarriers 8-byte, bulk-copy rows 16-byte aligned");
-static_assert(kKStepsPerGroup * kKGroups * 16 == mla::kHeadDimQK, "S's contraction splits exactly");
-static_assert(kThreadsPerRow * kTokensPerThread == kTokensPerTile && kTokensPerThread == 4,
-              "softmax: one float4 of partial S per thread and k-group");
-static_assert(kCopyRowsPerWarp * kWarps == kTokensPerTile, "every row of a tile is copied by one lane");
-static_assert(kNTilesO % 2 == 0 && kNTilesS == 2, "ldmatrix.x4 loads two n8 tiles at a time");
-}  // namespace vb::mma64_cfg
-
 // ---- the Hopper wgmma path (kernels/flash_verify_wgmma_sm90a.cu, sm_90a only) ----
 // Chosen at run time on sm_90 devices for requests with H*T >= kMinRows query rows, where
 // the mma.sync path is bound by its issue rate (H200: 38-41 % of the mma.sync ceiling).

@@ -352,15 +352,4 @@ cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan&
 // Whether the current device can run it (sm_90 with 227 KB of shared memory per block).
 cudaError_t wgmma_path_supported(bool* supported);
 
-// The mma.sync path's 64-row kernel (mma/flash_verify_mma64.cu), as launch_wgmma_main: the
-// launcher has checked the plan; this asks for max(its layout, plan.min_dynamic_smem_bytes)
-// of dynamic shared memory.
-cudaError_t launch_mma64_main(const VerifyParams& params, const FlashVerifyPlan& plan, int split_tiles,
-                              const SplitWorkspace& ws, bool overlap_previous_kernel, bool over_mask_writer,
-                              cudaStream_t stream);
-// Its VerifyParams instance (attribute queries), and its resident blocks per SM of the current
-// device with that shared-memory request.
-const void* mma64_kernel_function();
-int mma64_blocks_per_sm(int min_dynamic_smem_bytes, cudaError_t* error);
-
 }  // namespace vb::detail

@@ -109,25 +109,20 @@ TEST_CASE("plan_launch: H*T rows above one tile use several row tiles", "[plan]"
   CHECK(p.smem_bytes <= 227 * 1024);
   CHECK(p.mma_floor_us > p.memory_floor_us);  // H*T = 512: compute-bound
   const vb::PlannedLaunch rtx = vb::plan_launch(spec, *vb::find_device_model("rtx-pro-6000"));
-  CHECK(rtx.path == vb::FlashVerifyPath::kMmaSync64);  // more than 32 rows: the 64-row kernel
-  CHECK(rtx.m_tiles == 512 / vb::flash_verify_path_config(rtx.path).rows_per_tile);
-  CHECK(rtx.stages == vb::flash_verify_path_config(rtx.path).stages);
-  CHECK(rtx.smem_bytes <= 101376);
+  CHECK(rtx.path == vb::FlashVerifyPath::kMmaSync);
+  CHECK(rtx.m_tiles == 512 / vb::flash_verify_config().rows_per_tile);
 }
 
 TEST_CASE("flash_verify_plan: the wgmma path only where it is available and H*T >= 64", "[plan]") {
   using vb::FlashVerifyPath;
   CHECK(vb::flash_verify_plan(8, 4, 8, 8192, 132, 1, true).path == FlashVerifyPath::kMmaSync);   // 32 rows
   CHECK(vb::flash_verify_plan(8, 4, 16, 8192, 132, 1, true).path == FlashVerifyPath::kWgmma);    // 64 rows
-  // Without it, more than 32 rows take the mma.sync path's 64-row kernel.
-  CHECK(vb::flash_verify_plan(8, 4, 16, 8192, 132, 1, false).path == FlashVerifyPath::kMmaSync64);
-  CHECK(vb::flash_verify_plan(8, 4, 16, 8192, 132, 1).path == FlashVerifyPath::kMmaSync64);
-  CHECK(vb::flash_verify_plan(8, 4, 8, 8192, 132, 1).path == FlashVerifyPath::kMmaSync);     // 32 rows
-  CHECK(vb::flash_verify_plan(8, 3, 11, 8192, 132, 1).path == FlashVerifyPath::kMmaSync64);  // 33 rows
+  CHECK(vb::flash_verify_plan(8, 4, 16, 8192, 132, 1, false).path == FlashVerifyPath::kMmaSync);
+  CHECK(vb::flash_verify_plan(8, 4, 16, 8192, 132, 1).path == FlashVerifyPath::kMmaSync);
   // Too little work for the wgmma path's larger prologue: one 4k request is 65 tiles of
   // 64 x 64, under 2 per SM; eight are 520.
-  CHECK(vb::flash_verify_plan(1, 4, 16, 4100, 132, 1, true).path == FlashVerifyPath::kMmaSync64);
-  CHECK(vb::flash_verify_plan(1, 1, 128, 4097, 132, 1, true).path == FlashVerifyPath::kMmaSync64);
+  CHECK(vb::flash_verify_plan(1, 4, 16, 4100, 132, 1, true).path == FlashVerifyPath::kMmaSync);
+  CHECK(vb::flash_verify_plan(1, 1, 128, 4097, 132, 1, true).path == FlashVerifyPath::kMmaSync);
   CHECK(vb::flash_verify_plan(8, 4, 16, 4100, 132, 1, true).path == FlashVerifyPath::kWgmma);
   CHECK(vb::flash_verify_plan(1, 16, 8, 16400, 132, 1, true).path == FlashVerifyPath::kWgmma);
   const vb::FlashVerifyPlan w = vb::flash_verify_plan(1, 2, 128, 16384, 132, 1, true);  // 256 rows
@@ -136,23 +131,6 @@ TEST_CASE("flash_verify_plan: the wgmma path only where it is available and H*T 
   CHECK(w.num_splits * w.m_tiles > 100);
   CHECK(std::string(vb::to_string(FlashVerifyPath::kWgmma)) == "wgmma");
   CHECK(std::string(vb::to_string(FlashVerifyPath::kMmaSync)) == "mma.sync");
-  CHECK(std::string(vb::to_string(FlashVerifyPath::kMmaSync64)) == "mma.sync-64");
-}
-
-TEST_CASE("flash_verify_plan: the 64-row kernel's plans have no token split, no tile balance, one block per SM", "[plan]") {
-  using vb::FlashVerifyPath;
-  std::vector<int> unequal = {65540, 1028, 2052, 4100};  // 64 rows each (T = 4, H = 16)
-  const vb::FlashVerifyPlan u = vb::flash_verify_plan(4, 4, 16, 65540, 132, 4, false, unequal.data());
-  CHECK(u.path == FlashVerifyPath::kMmaSync64);
-  CHECK(u.m_tiles == 1);
-  CHECK_FALSE(u.tile_balanced);
-  CHECK_FALSE(u.token_split);
-  // blocks_per_sm is ignored (registers hold one 8-warp block per SM): 8 requests of 8k at
-  // 64 rows fill 132 SMs with the same splits whatever the count given.
-  const vb::FlashVerifyPlan one = vb::flash_verify_plan(8, 4, 16, 8196, 132, 1, false);
-  const vb::FlashVerifyPlan four = vb::flash_verify_plan(8, 4, 16, 8196, 132, 4, false);
-  CHECK(one.num_splits == four.num_splits);
-  CHECK(one.num_splits * 8 <= 132);
 }
 
 TEST_CASE("the wgmma path's TMA boxes: fixed splits, the token table from 4 row tiles, pages of 16+ rows from 1", "[plan]") {

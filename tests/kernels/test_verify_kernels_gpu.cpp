@@ -150,19 +150,15 @@ TEST_CASE("the sm_120 proxy launches sm_120's configuration, one block per SM", 
     return;
   }
   using Limits = vb::Sm120Limits;
-  // sm_120's resident blocks: the 32-row kernel's 2-stage variant (the deepest within 99 KB)
-  // and its registers leave room for one 384-thread block in 100 KB and 64K registers; the
-  // 64-row kernel's 8 warps take every register.
+  // sm_120's resident blocks: the 2-stage variant (the deepest within 99 KB) and the
+  // kernel's registers leave room for one 384-thread block in 100 KB and 64K registers.
   const int stages = vb::flash_verify_stages_for_smem_optin(Limits::kSmemPerBlockOptin);
   REQUIRE(stages == 2);
   REQUIRE(vb::flash_verify_smem_bytes(stages) <= Limits::kSmemPerBlockOptin);
-  REQUIRE(vb::flash_verify_path_config(vb::FlashVerifyPath::kMmaSync64).smem_bytes <= Limits::kSmemPerBlockOptin);
   cudaError_t err = cudaSuccess;
   const int sm120_blocks = vb::flash_verify_sm120_blocks_per_sm(&err);
   REQUIRE(err == cudaSuccess);
   CHECK(sm120_blocks == 1);
-  CHECK(vb::flash_verify_sm120_blocks_per_sm(&err, vb::FlashVerifyPath::kMmaSync64) == 1);
-  REQUIRE(err == cudaSuccess);
   // Cases whose sm_120 plans differ: one long request (many splits, the combine's lanes for
   // 1536 threads per SM), a full batch (no split), decode rows (the token split), unequal
   // lengths (tile-balanced or length-aware), and H*T = 256 (8 row tiles).
@@ -183,9 +179,8 @@ TEST_CASE("the sm_120 proxy launches sm_120's configuration, one block per SM", 
     // The planner's choices for sm_120's blocks per SM, on this device's SM count, no wgmma.
     vb::FlashVerifyPlan expected =
         vb::flash_verify_plan(s.batch, s.tree, s.heads, s.max_kv_len, gpu.sm_count, sm120_blocks, false, s.kv_lens.data());
-    CHECK(proxy.path == expected.path);
-    CHECK(proxy.path != vb::FlashVerifyPath::kWgmma);
-    CHECK(proxy.pipeline_stages == (proxy.path == vb::FlashVerifyPath::kMmaSync ? stages : 0));
+    CHECK(proxy.path == vb::FlashVerifyPath::kMmaSync);
+    CHECK(proxy.pipeline_stages == stages);
     CHECK(proxy.num_splits == expected.num_splits);
     CHECK(proxy.m_tiles == expected.m_tiles);
     CHECK(proxy.tiles_per_split == expected.tiles_per_split);
@@ -199,7 +194,7 @@ TEST_CASE("the sm_120 proxy launches sm_120's configuration, one block per SM", 
     }
     // This device's SMs hold as many of its blocks as sm_120's, and its shared memory alone
     // would allow no second one whatever the registers.
-    CHECK(vb::flash_verify_plan_blocks_per_sm(proxy, &err) == vb::flash_verify_sm120_blocks_per_sm(&err, proxy.path));
+    CHECK(vb::flash_verify_plan_blocks_per_sm(proxy, &err) == sm120_blocks);
     REQUIRE(err == cudaSuccess);
     int smem_per_sm = 0, reserved = 0;
     REQUIRE(cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0) == cudaSuccess);
@@ -432,28 +427,6 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
   const vb::FlashVerifyConfigInfo mma_cfg = vb::flash_verify_path_config(vb::FlashVerifyPath::kMmaSync);
   for (int tps : {2, 7, 40}) check_sized(vb::FlashVerifyPath::kMmaSync, mma_cfg.rows_per_tile, mma_cfg.tokens_per_tile, tps, 0);
   check_sized(vb::FlashVerifyPath::kMmaSync, mma_cfg.rows_per_tile, mma_cfg.tokens_per_tile, 1, 2);
-
-  // The mma.sync path's 64-row kernel (384 rows: six tiles) over the same split counts and
-  // split sizes, and its refusal of what it has no instance for.
-  const vb::FlashVerifyConfigInfo wide_cfg = vb::flash_verify_path_config(vb::FlashVerifyPath::kMmaSync64);
-  const int wide_tiles = (problem.tree_size * problem.num_heads + wide_cfg.rows_per_tile - 1) / wide_cfg.rows_per_tile;
-  for (int splits : split_counts) {
-    INFO("64-row kernel, splits " << splits);
-    REQUIRE(run_plan(vb::FlashVerifyPlan{splits, wide_tiles, 0, vb::FlashVerifyPath::kMmaSync64}) == cudaSuccess);
-  }
-  for (int tps : {2, 7, 40}) {
-    check_sized(vb::FlashVerifyPath::kMmaSync64, wide_cfg.rows_per_tile, wide_cfg.tokens_per_tile, tps, 0);
-  }
-  check_sized(vb::FlashVerifyPath::kMmaSync64, wide_cfg.rows_per_tile, wide_cfg.tokens_per_tile, 1, 2);
-  {
-    vb::FlashVerifyPlan bad{4, wide_tiles, 2, vb::FlashVerifyPath::kMmaSync64};  // a pipeline depth
-    CHECK(vb::flash_verify_launch(d.p, bad, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
-    bad = vb::FlashVerifyPlan{1, wide_tiles, 0, vb::FlashVerifyPath::kMmaSync64};
-    bad.token_split = true;
-    CHECK(vb::flash_verify_launch(d.p, bad, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
-    bad = vb::FlashVerifyPlan{1, wide_tiles + 1, 0, vb::FlashVerifyPath::kMmaSync64};  // 32-row tiles' count
-    CHECK(vb::flash_verify_launch(d.p, bad, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
-  }
 
   // The wgmma path (H*T = 384 rows: six 64-row tiles) over the same split counts.
   cudaError_t wgmma_error = cudaSuccess;

@@ -18,12 +18,10 @@ namespace vb {
 cudaError_t naive_verify_launch(const VerifyParams& params, cudaStream_t stream);
 
 // ---- production split-KV flash-decode verify kernel (kernels/flash_verify.cu) ----
-// Which engine runs the main kernel: the portable mma.sync path (sm_90 and sm_120) with its
-// 32-row kernel (kMmaSync) or its 64-row kernel (kMmaSync64: requests of more than 32 query
-// rows that the wgmma path does not take; no token split, no tile-balanced schedule), or the
+// Which engine runs the main kernel: the portable mma.sync path (sm_90 and sm_120), or the
 // Hopper wgmma path (sm_90a machine code, compute capability 9.0 only; 64-row tiles).
-enum class FlashVerifyPath : int { kMmaSync = 0, kWgmma = 1, kMmaSync64 = 2 };
-const char* to_string(FlashVerifyPath path);  // "mma.sync", "wgmma", "mma.sync-64"
+enum class FlashVerifyPath : int { kMmaSync = 0, kWgmma = 1 };
+const char* to_string(FlashVerifyPath path);  // "mma.sync", "wgmma"
 
 struct FlashVerifyPlan {
   int num_splits = 1;  // KV splits per request; fixed for a captured graph
@@ -147,11 +145,10 @@ struct Sm120Limits {
   static constexpr int kThreadsPerSm = 1536;
   static constexpr int kRegistersPerSm = 65536;
 };
-// Resident main-kernel blocks per sm_120 SM of a path's kernel (mma.sync: at sm_120's
-// pipeline depth), from those limits and the compiled kernel's registers (the current
-// device's machine code stands in for sm_120's: ptxas gives both the same count within a few
-// registers), threads and shared memory.
-int flash_verify_sm120_blocks_per_sm(cudaError_t* error, FlashVerifyPath path = FlashVerifyPath::kMmaSync);
+// Resident production blocks per sm_120 SM, from those limits and the compiled kernel's
+// registers (the current device's machine code stands in for sm_120's: ptxas gives both the
+// same count within a few registers), threads and shared memory at sm_120's pipeline depth.
+int flash_verify_sm120_blocks_per_sm(cudaError_t* error);
 // The plan sm_120 would get for a case, on the current device's SM count: the mma.sync path,
 // the pipeline depth that fits sm_120's 99 KB, the planner's splits for sm_120's resident
 // blocks, the combine's lanes for its 1536 threads per SM, and min_dynamic_smem_bytes set so
@@ -208,8 +205,6 @@ struct FlashVerifyConfigInfo {
   int token_split_min_tiles;
   // Most splits per request a plan may have (the combine's 8 lanes x its largest instance).
   int max_splits;
-  // Pipeline depth of the variant smem_bytes describes.
-  int stages = 0;
 };
 FlashVerifyConfigInfo flash_verify_config();  // the mma.sync path (shallowest pipeline)
 // Either path: rows_per_tile, tokens_per_tile, threads, and smem_bytes of its deepest
