@@ -16,7 +16,7 @@ namespace vb {
 // H*T >= 64 with enough work); kProductionMmaSync and kProductionWgmma force one path each,
 // where the planner picked the other, so on an H200 every case runs (and is checked on)
 // both paths, measured side by side in one run. kProductionSm120Proxy runs the mma.sync path
-// as sm_120 (RTX PRO 6000) runs it, on a Hopper's SMs (flash_verify_plan_sm120_proxy): sm_120's
+// as sm_120 (RTX PRO 6000) runs it, on a Hopper's SMs (sm120_proxy_target): sm_120's
 // pipeline depth and planner choices, and its resident blocks per SM.
 enum class GpuExecutorKind {
   kNaive,

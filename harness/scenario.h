@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "verifybench/planner.h"
+
 namespace vb {
 
 enum class TreeKind { kChain, kKAry, kEagle, kDDTree, kRandom, kExplicit };
@@ -85,6 +87,9 @@ struct CaseSpec {
   ToleranceSpec tolerance;
   CheckSpec check;
   GateSpec gate;
+  // The production planner's settings for this case: the scenario's `planner:` map, then any
+  // `--planner key=value` of the command line.
+  PlannerConfig planner;
 };
 
 struct ScenarioFile {
