@@ -1368,7 +1368,9 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& pl
       needed > 0 ? carve_workspace(workspace, split_partials(s, params.batch, params.tree_size, params.num_heads),
                                    s.tile_balanced)
                  : SplitWorkspace{nullptr, nullptr, nullptr};
+  const void* launched_main = nullptr;
   if (s.path == FlashVerifyPath::kWgmma) {
+    launched_main = detail::wgmma_main_kernel_of(plan, over_mask_writer);
     bool supported = false;
     if (cudaError_t err = detail::wgmma_path_supported(&supported); err != cudaSuccess) return err;
     if (!supported) return cudaErrorInvalidConfiguration;  // not a compute capability 9.0 device
@@ -1380,6 +1382,7 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& pl
   } else {
     KernelVariant variant{};
     if (cudaError_t err = select_variant(plan, over_mask_writer, &variant); err != cudaSuccess) return err;
+    launched_main = variant.function();
     const dim3 grid(plan.main_grid.x, plan.main_grid.y, plan.main_grid.z);
     cudaLaunchAttribute attribute{};
     const cudaLaunchConfig_t config = detail::launch_config(grid, dim3(plan.main_threads), plan.smem_bytes, stream,
@@ -1391,11 +1394,35 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& pl
             : cudaLaunchKernelEx(&config, variant.kernel, params, s.num_splits, plan.split_tiles_arg, ws);
     if (err != cudaSuccess) return err;
   }
+  if (options.record != nullptr) {
+    *options.record = FlashVerifyLaunchRecord{};
+    options.record->main_kernel = launched_main;
+    options.record->main_grid = plan.main_grid;
+    options.record->main_threads = plan.main_threads;
+    options.record->main_smem_bytes = plan.smem_bytes;
+  }
   if (s.num_splits == 1) return cudaSuccess;
 #if VB_DEBUG_SKIP_COMBINE
   return cudaSuccess;  // timing probe only: split plans' outputs stay unwritten (reported incorrect)
 #endif
-  return detail::launch_split_combine(params, plan, ws, stream);
+  const cudaError_t err = detail::launch_split_combine(params, plan, ws, stream);
+  if (err == cudaSuccess && options.record != nullptr) {
+    options.record->combine_kernel = flash_verify_combine_kernel_of(plan);
+    options.record->combine_grid = plan.combine_grid;
+    options.record->combine_block = plan.combine_block;
+  }
+  return err;
+}
+
+const void* flash_verify_main_kernel_of(const LaunchPlan& plan, bool over_mask_writer) {
+  if (plan.schedule.path == FlashVerifyPath::kWgmma) return detail::wgmma_main_kernel_of(plan, over_mask_writer);
+  return variant_for_stages(plan.pipeline_stages, instance_for(plan.instance), over_mask_writer).function();
+}
+
+const void* flash_verify_combine_kernel_of(const LaunchPlan& plan) {
+  if (plan.schedule.num_splits <= 1) return nullptr;
+  return reinterpret_cast<const void*>(
+      combine_kernel_for(plan.combine_splits, plan.combine_lanes, plan.schedule.tile_balanced));
 }
 
 namespace detail {

@@ -344,6 +344,8 @@ cudaError_t launch_split_combine(const VerifyParams& params, const LaunchPlan& p
 // its previous_kernel_writes_only_mask_and_lengths (the IndptrLengthParams instance).
 cudaError_t launch_wgmma_main(const VerifyParams& params, const LaunchPlan& plan, const SplitWorkspace& ws,
                               bool overlap_previous_kernel, bool over_mask_writer, cudaStream_t stream);
+// The wgmma main kernel a plan names (its host stub), for FlashVerifyLaunchRecord.
+const void* wgmma_main_kernel_of(const LaunchPlan& plan, bool over_mask_writer);
 
 // Whether the current device can run it (sm_90 with 227 KB of shared memory per block).
 cudaError_t wgmma_path_supported(bool* supported);

@@ -906,6 +906,15 @@ cudaError_t wgmma_path_supported(bool* supported) {
   return cudaSuccess;
 }
 
+const void* wgmma_main_kernel_of(const LaunchPlan& plan, bool over_mask_writer) {
+  const bool balanced = plan.instance == KernelInstance::kWgmmaBalanced;
+  const int boxes = plan.instance == KernelInstance::kWgmmaPageBoxes  ? kPageBoxes
+                    : plan.instance == KernelInstance::kWgmmaRunBoxes ? kRunBoxes
+                                                                      : kNoBoxes;
+  return over_mask_writer ? reinterpret_cast<const void*>(wgmma_instance<IndptrLengthParams>(balanced, boxes))
+                          : reinterpret_cast<const void*>(wgmma_instance<VerifyParams>(balanced, boxes));
+}
+
 cudaError_t launch_wgmma_main(const VerifyParams& params, const LaunchPlan& plan, const SplitWorkspace& ws,
                               bool overlap_previous_kernel, bool over_mask_writer, cudaStream_t stream) {
   int device = 0;

@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build ccache git
   libeigen3-dev libcli11-dev libyaml-cpp-dev catch2 libbenchmark-dev
   nlohmann-json3-dev libfmt-dev
+  python3
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -3,10 +3,13 @@
 // every decision the launcher needs.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "harness/device_models.h"
 #include "harness/scenario.h"
+#include "verifybench/kernels.h"
 #include "verifybench/planner.h"
 
 namespace {
@@ -152,4 +155,57 @@ TEST_CASE("a completed plan holds every launch decision", "[planner]") {
   vb::FlashVerifyPlan two = p.schedule;
   two.pipeline_stages = 2;
   CHECK(vb::complete_launch_plan(two, chain_shape(1, 65536, 4, 8, &lens), held).smem_bytes == 120 * 1024);
+}
+
+TEST_CASE("each instance and depth a plan names is a kernel of its own", "[planner]") {
+  // What FlashVerifyLaunchRecord is checked against in the GPU tests: a plan maps to one built
+  // kernel, and no two instances share one (so a record can tell them apart).
+  std::vector<int> lens;
+  vb::DeviceTarget h200 = vb::device_target(*vb::find_device_model("h200"));
+  std::vector<const void*> kernels;
+  auto add = [&](vb::FlashVerifyPlan s, vb::PageTableKind kind, int heads, int tree, bool over_writer = false) {
+    vb::PlanShape shape = chain_shape(4, 4096, tree, heads, &lens);
+    shape.page_kind = kind;
+    const vb::LaunchPlan plan = vb::complete_launch_plan(s, shape, h200);
+    REQUIRE(plan.valid);
+    const void* k = vb::flash_verify_main_kernel_of(plan, over_writer);
+    CHECK(k != nullptr);
+    kernels.push_back(k);
+    return plan;
+  };
+  using vb::FlashVerifyPath;
+  using vb::PageTableKind;
+  for (int stages : {2, 4}) {
+    add({2, 1, stages}, PageTableKind::kTokenIndices, 8, 2);
+    add({2, 1, stages}, PageTableKind::kTokenIndices, 8, 2, true);
+    vb::FlashVerifyPlan token_split{2, 1, stages};
+    token_split.token_split = true;
+    add(token_split, PageTableKind::kTokenIndices, 8, 1);
+    vb::FlashVerifyPlan balanced{2, 1, stages};
+    balanced.tile_balanced = true;
+    balanced.balanced_slots = 2;
+    add(balanced, PageTableKind::kTokenIndices, 8, 2);
+  }
+  add({2, 1, 0, FlashVerifyPath::kWgmma}, PageTableKind::kTokenIndices, 8, 4);   // gather (1 row tile)
+  add({2, 4, 0, FlashVerifyPath::kWgmma}, PageTableKind::kTokenIndices, 64, 4);  // run boxes (4 row tiles)
+  add({2, 1, 0, FlashVerifyPath::kWgmma}, PageTableKind::kBlockTable, 8, 4);     // page boxes (pages of 64)
+  vb::FlashVerifyPlan wgmma_balanced{2, 1, 0, FlashVerifyPath::kWgmma};
+  wgmma_balanced.tile_balanced = true;
+  wgmma_balanced.balanced_slots = 2;
+  const vb::LaunchPlan wb = add(wgmma_balanced, PageTableKind::kTokenIndices, 8, 4);
+  CHECK(wb.instance == vb::KernelInstance::kWgmmaBalanced);
+  std::vector<const void*> sorted = kernels;
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
+  CHECK(kernels.size() == 12);
+  // The combine: one split has none; lanes and loads pick the instance.
+  vb::PlanShape shape = chain_shape(4, 4096, 4, 8, &lens);
+  CHECK(vb::flash_verify_combine_kernel_of(vb::complete_launch_plan({1, 1}, shape, h200)) == nullptr);
+  CHECK(vb::flash_verify_combine_kernel_of(vb::complete_launch_plan({4, 1}, shape, h200)) != nullptr);
+  vb::FlashVerifyPlan wide{64, 1};
+  wide.combine_split_lanes = 4;
+  vb::FlashVerifyPlan narrow = wide;
+  narrow.combine_split_lanes = 8;
+  CHECK(vb::flash_verify_combine_kernel_of(vb::complete_launch_plan(wide, shape, h200)) !=
+        vb::flash_verify_combine_kernel_of(vb::complete_launch_plan(narrow, shape, h200)));
 }

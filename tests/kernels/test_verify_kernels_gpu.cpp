@@ -336,6 +336,27 @@ void check_outputs(const vb::Problem& problem, const vb::ReferenceOutput& ref, c
   CHECK(result.o.elements_checked == problem.query_rows() * vb::mla::kHeadDimV);
 }
 
+// The launcher ran exactly the plan it was given: the kernel the plan names, its grid, block
+// and shared memory, and the combine's kernel, grid and block (none for one split).
+void check_ran_plan(const vb::FlashVerifyLaunchRecord& record, const vb::LaunchPlan& plan) {
+  INFO("plan " << vb::describe(plan));
+  CHECK(record.main_kernel != nullptr);
+  CHECK(record.main_kernel == vb::flash_verify_main_kernel_of(plan));
+  CHECK(record.main_grid.x == plan.main_grid.x);
+  CHECK(record.main_grid.y == plan.main_grid.y);
+  CHECK(record.main_grid.z == plan.main_grid.z);
+  CHECK(record.main_threads == plan.main_threads);
+  CHECK(record.main_smem_bytes == plan.smem_bytes);
+  CHECK(record.combine_kernel == vb::flash_verify_combine_kernel_of(plan));
+  CHECK((record.combine_kernel != nullptr) == (plan.schedule.num_splits > 1));
+  if (plan.schedule.num_splits > 1) {
+    CHECK(record.combine_grid.x == plan.combine_grid.x);
+    CHECK(record.combine_grid.y == plan.combine_grid.y);
+    CHECK(record.combine_block.x == plan.combine_block.x);
+    CHECK(record.combine_block.y == plan.combine_block.y);
+  }
+}
+
 // Runs one plan on poisoned outputs and a NaN-filled workspace and checks every element
 // against the reference; returns the launch error without checking when it was refused.
 cudaError_t run_plan_and_check(const vb::Problem& problem, const vb::ReferenceOutput& ref, const CaseSpec& spec,
@@ -347,9 +368,14 @@ cudaError_t run_plan_and_check(const vb::Problem& problem, const vb::ReferenceOu
     REQUIRE(cudaMemset(ws, 0xFF, ws_bytes) == cudaSuccess);  // splits nobody writes stay NaN
   }
   poison(d.p);
-  const cudaError_t launched = vb::flash_verify_launch(d.p, complete_for(d.p, plan), ws, ws_bytes, nullptr);
+  const vb::LaunchPlan launch = complete_for(d.p, plan);
+  vb::FlashVerifyLaunchRecord record;
+  vb::FlashVerifyLaunchOptions options;
+  options.record = &record;
+  const cudaError_t launched = vb::flash_verify_launch(d.p, launch, ws, ws_bytes, nullptr, options);
   if (launched == cudaSuccess) {
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    check_ran_plan(record, launch);
     check_outputs(problem, ref, spec, d);
   }
   if (ws) cudaFree(ws);

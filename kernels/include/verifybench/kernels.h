@@ -71,6 +71,22 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& pl
                                 cudaStream_t stream);
 
 // How a launch joins the work already on its stream.
+// What one flash_verify_launch ran: the kernels (their host stubs), grids, blocks and shared
+// memory. Tests check it against the LaunchPlan they gave.
+struct FlashVerifyLaunchRecord {
+  const void* main_kernel = nullptr;
+  LaunchGrid main_grid;
+  int main_threads = 0;
+  int main_smem_bytes = 0;
+  const void* combine_kernel = nullptr;  // null: no combine (one split)
+  LaunchGrid combine_grid;
+  LaunchGrid combine_block;
+};
+// The main kernel a plan names (over_mask_writer: its IndptrLengthParams instance), and its
+// combine (null for one split); null where this build has no such kernel.
+const void* flash_verify_main_kernel_of(const LaunchPlan& plan, bool over_mask_writer = false);
+const void* flash_verify_combine_kernel_of(const LaunchPlan& plan);
+
 struct FlashVerifyLaunchOptions {
   // Programmatic dependent launch of the main kernel (sm_90 and later): the GPU may launch
   // it while the stream's previous kernel is still running, once every block of that kernel
@@ -91,6 +107,8 @@ struct FlashVerifyLaunchOptions {
   // overlaps it; the combine reads prefix_len after it. The SGLang adapter launches over its
   // packing kernel this way. Otherwise (no overlap, or a block table): cudaErrorInvalidValue.
   bool previous_kernel_writes_only_mask_and_lengths = false;
+  // Where to record what ran (nullptr: nowhere). Filled only by a launch that succeeded.
+  FlashVerifyLaunchRecord* record = nullptr;
 };
 cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& plan,
                                 void* workspace, std::size_t workspace_bytes,
