@@ -18,6 +18,7 @@ const char* executor_name(GpuExecutorKind kind) {
     case GpuExecutorKind::kProductionMmaSync: return "production/mma.sync";
     case GpuExecutorKind::kProductionWgmma: return "production/wgmma";
     case GpuExecutorKind::kSglangAdapter: return "sglang-adapter";
+    case GpuExecutorKind::kProductionSm120Proxy: return "production/sm120-proxy";
   }
   return "unknown";
 }
@@ -107,15 +108,20 @@ struct DeviceProblem::Impl {
   const Problem* problem = nullptr;
   cudaStream_t stream = nullptr;
   // The planner's launches, [engine choice][page-table form]: what production runs (the wgmma
-  // path where the planner picks it), the mma.sync path forced (production/mma.sync) and the
-  // wgmma path forced (production/wgmma, where the device has it).
-  enum Engine { kPlanned = 0, kForcedMmaSync = 1, kForcedWgmma = 2 };
-  LaunchPlan plans[3][2];
+  // path where the planner picks it), the mma.sync path forced (production/mma.sync), the
+  // wgmma path forced (production/wgmma, where the device has it), and sm_120's launch on this
+  // device's SMs (production/sm120-proxy, on a Hopper).
+  enum Engine { kPlanned = 0, kForcedMmaSync = 1, kForcedWgmma = 2, kSm120Proxy = 3 };
+  static constexpr int kEngines = 4;
+  LaunchPlan plans[kEngines][2];
   bool wgmma_supported = false;
+  std::string proxy_not_run;    // why production/sm120-proxy does not run here ("" where it does)
+  int proxy_blocks_per_sm = 0;  // measured: this device's occupancy query on the proxy's launch
   const LaunchPlan& plan_for(GpuExecutorKind kind, PageTableKind page_kind) const {
-    const int engine = kind == GpuExecutorKind::kProductionMmaSync ? kForcedMmaSync
-                       : kind == GpuExecutorKind::kProductionWgmma ? kForcedWgmma
-                                                                   : kPlanned;
+    const int engine = kind == GpuExecutorKind::kProductionMmaSync      ? kForcedMmaSync
+                       : kind == GpuExecutorKind::kProductionWgmma      ? kForcedWgmma
+                       : kind == GpuExecutorKind::kProductionSm120Proxy ? kSm120Proxy
+                                                                        : kPlanned;
     return plans[engine][page_kind == PageTableKind::kBlockTable ? 1 : 0];
   }
   // native inputs
@@ -175,6 +181,43 @@ struct DeviceProblem::Impl {
   }
 };
 
+namespace {
+
+// The sm_120 proxy's target on this device, or why it does not run (*not_run). Only a Hopper
+// stands in: on sm_120 itself production is that launch, and no other architecture is built.
+DeviceTarget sm120_proxy_target_on(const GpuInfo& gpu, CallChecker& check, std::string* not_run) {
+  if (gpu.cc_major != 9) {
+    *not_run = fmt::format(
+        "not run: the sm_120 proxy stands in for sm_120 on a Hopper (compute capability 9.x); this device is {}.{}",
+        gpu.cc_major, gpu.cc_minor);
+    return DeviceTarget{};
+  }
+  cudaError_t err = cudaSuccess;
+  const DeviceTarget target = sm120_proxy_target(&err);
+  check(err, "sm120_proxy_target");
+  return target;
+}
+
+// Whether this device's SMs hold as many of the proxy's main blocks as sm_120's do (the
+// occupancy query on the launch it makes); if not, why it does not run.
+void check_sm120_proxy_occupancy(DeviceProblem::Impl& d, const DeviceTarget& target, CallChecker& check) {
+  const LaunchPlan& plan = d.plans[DeviceProblem::Impl::kSm120Proxy][0];
+  if (!plan.valid) {
+    d.proxy_not_run = "not run: " + plan.why_invalid;
+    return;
+  }
+  cudaError_t err = cudaSuccess;
+  d.proxy_blocks_per_sm = flash_verify_plan_blocks_per_sm(plan, &err);
+  if (!check(err, "flash_verify_plan_blocks_per_sm (sm120 proxy)")) return;
+  if (d.proxy_blocks_per_sm != target.main_blocks_per_sm) {
+    d.proxy_not_run = fmt::format(
+        "not run: with {} B of shared memory per block this device holds {} blocks per SM, sm_120 holds {}",
+        plan.smem_bytes, d.proxy_blocks_per_sm, target.main_blocks_per_sm);
+  }
+}
+
+}  // namespace
+
 DeviceProblem::DeviceProblem(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 DeviceProblem::~DeviceProblem() = default;
 
@@ -220,6 +263,8 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
     max_kv_len = std::max(max_kv_len, kv_lens[b]);
   }
   impl->wgmma_supported = target.wgmma;
+  const DeviceTarget proxy_target = sm120_proxy_target_on(gpu, check, &impl->proxy_not_run);
+  const bool proxy = impl->proxy_not_run.empty();
   const PlannerConfig& config = problem.spec.planner;
   std::size_t workspace_bytes = 0;
   for (PageTableKind kind : {PageTableKind::kTokenIndices, PageTableKind::kBlockTable}) {
@@ -233,16 +278,18 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
     shape.page_size = problem.pages.page_size;  // the layout either form reads
     shape.pool_rows = problem.pages.pool_rows();
     const int k = kind == PageTableKind::kBlockTable ? 1 : 0;
-    LaunchPlan* row[3] = {&impl->plans[Impl::kPlanned][k], &impl->plans[Impl::kForcedMmaSync][k],
-                          &impl->plans[Impl::kForcedWgmma][k]};
+    LaunchPlan* row[Impl::kEngines] = {&impl->plans[Impl::kPlanned][k], &impl->plans[Impl::kForcedMmaSync][k],
+                                       &impl->plans[Impl::kForcedWgmma][k], &impl->plans[Impl::kSm120Proxy][k]};
     *row[0] = plan_launch(shape, target, config);
     *row[1] = plan_launch_for_path(FlashVerifyPath::kMmaSync, shape, target, config);
     *row[2] = plan_launch_for_path(FlashVerifyPath::kWgmma, shape, target, config);
+    if (proxy) *row[3] = plan_launch(shape, proxy_target, config);
     for (const LaunchPlan* plan : row) {
       workspace_bytes = std::max(workspace_bytes, flash_verify_workspace_bytes(plan->schedule, B, T, problem.num_heads));
     }
   }
   check(impl->workspace.allocate(workspace_bytes), "cudaMalloc workspace");
+  if (proxy && check.ok()) check_sm120_proxy_occupancy(*impl, proxy_target, check);
 
   if (!check.ok()) {
     if (error) *error = check.error;
@@ -253,7 +300,8 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
 
 bool DeviceProblem::executor_overlaps(GpuExecutorKind kind) {
   return kind == GpuExecutorKind::kProduction || kind == GpuExecutorKind::kProductionMmaSync ||
-         kind == GpuExecutorKind::kProductionWgmma || kind == GpuExecutorKind::kSglangAdapter;
+         kind == GpuExecutorKind::kProductionWgmma || kind == GpuExecutorKind::kSglangAdapter ||
+         kind == GpuExecutorKind::kProductionSm120Proxy;
 }
 
 cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind, cudaStream_t stream,
@@ -267,6 +315,7 @@ cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind,
     case GpuExecutorKind::kProduction:
     case GpuExecutorKind::kProductionMmaSync:
     case GpuExecutorKind::kProductionWgmma:
+    case GpuExecutorKind::kProductionSm120Proxy:
       return flash_verify_launch(d.params(page_kind), d.plan_for(kind, page_kind), d.workspace.get(),
                                  d.workspace.bytes(), stream, options);
     case GpuExecutorKind::kSglangAdapter:
@@ -283,6 +332,7 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
   // The SGLang adapter reads the token table (kv_indices).
   const PageTableKind table = kind == GpuExecutorKind::kSglangAdapter ? PageTableKind::kTokenIndices : page_kind;
   if (kind != GpuExecutorKind::kNaive) out.plan = describe(d.plan_for(kind, table));
+  if (kind == GpuExecutorKind::kProductionSm120Proxy) out.plan += fmt::format(" blocks_per_sm={}", d.proxy_blocks_per_sm);
   CallChecker check;
   // Poison: 0xFFFF is a bf16 NaN and 0xFFFFFFFF an fp32 NaN, so anything not written shows.
   check(cudaMemsetAsync(d.o.get(), 0xFF, d.o.bytes(), d.stream), "poison o");
@@ -324,6 +374,10 @@ bool DeviceProblem::executor_applies(GpuExecutorKind kind, std::string* why_not)
   }
   if (kind == GpuExecutorKind::kProductionWgmma && !impl_->wgmma_supported) {
     if (why_not) *why_not = "not run: the wgmma path needs a compute capability 9.0 device (sm_90a machine code)";
+    return false;
+  }
+  if (kind == GpuExecutorKind::kProductionSm120Proxy && !impl_->proxy_not_run.empty()) {
+    if (why_not) *why_not = impl_->proxy_not_run;
     return false;
   }
   if (kind == GpuExecutorKind::kProductionWgmma && planned == FlashVerifyPath::kWgmma) {

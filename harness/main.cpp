@@ -745,7 +745,8 @@ int main(int argc, char** argv) {
   profile->add_option("--planner", g_planner_settings, planner_help())->expected(1)->multi_option_policy(
       CLI::MultiOptionPolicy::TakeAll);
   profile->add_option("--executor", profile_executor,
-                      "GPU executor to run (production, production/block-table, production/mma.sync, production/wgmma, naive, sglang-adapter)")
+                      "GPU executor to run (production, production/block-table, production/mma.sync, production/wgmma, naive, "
+                      "sglang-adapter, production/sm120-proxy)")
       ->capture_default_str();
   std::string profile_timeline;
   int profile_launches = 5;

@@ -1229,6 +1229,59 @@ int flash_verify_blocks_per_sm(cudaError_t* error) {
   return err == cudaSuccess ? blocks : 0;
 }
 
+int flash_verify_sm120_blocks_per_sm(cudaError_t* error) {
+  const int stages = flash_verify_stages_for_smem_optin(Sm120Limits::kSmemPerBlockOptin);
+  const KernelVariant v = variant_for_stages(stages, Instance::kPlain, false);
+  cudaFuncAttributes attributes{};
+  const cudaError_t err = v.kernel != nullptr ? cudaFuncGetAttributes(&attributes, v.function())
+                                              : cudaErrorInvalidConfiguration;  // no depth fits 99 KB
+  if (error) *error = err;
+  if (err != cudaSuccess) return 0;
+  // Registers are allocated per warp in units of 256.
+  constexpr int kRegisterUnit = 256;
+  const int registers_per_warp = ceil_div(attributes.numRegs * 32, kRegisterUnit) * kRegisterUnit;
+  const int by_registers = Sm120Limits::kRegistersPerSm / (registers_per_warp * (kBlockThreads / 32));
+  const int by_threads = Sm120Limits::kThreadsPerSm / kBlockThreads;
+  const int block_smem = v.smem_bytes + static_cast<int>(attributes.sharedSizeBytes) + Sm120Limits::kSmemReservedPerBlock;
+  const int by_smem = Sm120Limits::kSmemPerSm / block_smem;
+  return std::min({by_registers, by_threads, by_smem});
+}
+
+DeviceTarget sm120_proxy_target(cudaError_t* error) {
+  DeviceTarget t;
+  int device = 0, smem_per_sm = 0, reserved_per_block = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&t.num_sms, cudaDevAttrMultiProcessorCount, device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+  if (err == cudaSuccess) {
+    err = cudaDeviceGetAttribute(&reserved_per_block, cudaDevAttrReservedSharedMemoryPerBlock, device);
+  }
+  if (err == cudaSuccess) t.main_blocks_per_sm = flash_verify_sm120_blocks_per_sm(&err);
+  if (err == cudaSuccess && t.main_blocks_per_sm < 1) err = cudaErrorInvalidConfiguration;  // no block fits sm_120
+  t.max_threads_per_sm = Sm120Limits::kThreadsPerSm;
+  t.smem_optin_bytes = Sm120Limits::kSmemPerBlockOptin;
+  t.wgmma = false;
+  // The smallest request of which main_blocks_per_sm + 1 blocks overflow this device's SM, in
+  // the 128-byte units shared memory is allocated in.
+  constexpr int kSmemUnit = 128;
+  const int overflowing = smem_per_sm / (t.main_blocks_per_sm + 1) - reserved_per_block + 1;
+  t.mma_smem_request_bytes = ceil_div(overflowing, kSmemUnit) * kSmemUnit;
+  if (error) *error = err;
+  return t;
+}
+
+int flash_verify_plan_blocks_per_sm(const LaunchPlan& plan, cudaError_t* error) {
+  KernelVariant v{};
+  cudaError_t err = plan.schedule.path == FlashVerifyPath::kMmaSync ? select_variant(plan, false, &v)
+                                                                    : cudaErrorInvalidValue;
+  int blocks = 0;
+  if (err == cudaSuccess) {
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.kernel, plan.main_threads, plan.smem_bytes);
+  }
+  if (error) *error = err;
+  return err == cudaSuccess ? blocks : 0;
+}
+
 bool flash_verify_wgmma_supported(cudaError_t* error) {
   bool supported = false;
   const cudaError_t err = detail::wgmma_path_supported(&supported);

@@ -129,11 +129,18 @@ TEST_CASE("every GPU executor matches the CPU reference on random problems", "[g
         {GpuExecutorKind::kProductionWgmma, PageTableKind::kTokenIndices},
         {GpuExecutorKind::kProductionWgmma, PageTableKind::kBlockTable},
         {GpuExecutorKind::kSglangAdapter, PageTableKind::kTokenIndices},
+        {GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kTokenIndices},
+        {GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kBlockTable},
     };
     for (const auto& [kind, page_kind] : runs) {
       // Both production paths run on every case (whatever the planner would pick), the
-      // wgmma one only where the device has it (compute capability 9.0).
+      // wgmma one only where the device has it (compute capability 9.0), the sm_120 proxy
+      // only on a Hopper.
       if (kind == GpuExecutorKind::kProductionWgmma && !wgmma) continue;
+      if (std::string why_not; kind == GpuExecutorKind::kProductionSm120Proxy && !device->executor_applies(kind, &why_not)) {
+        WARN(why_not);
+        continue;
+      }
       INFO("executor " << vb::executor_name(kind) << " page form " << static_cast<int>(page_kind));
       const vb::GpuRunOutput out = device->run(kind, page_kind);
       INFO("plan " << out.plan << " error " << out.error);
@@ -148,6 +155,75 @@ TEST_CASE("every GPU executor matches the CPU reference on random problems", "[g
       CHECK(result.outcome == vb::Outcome::kPassed);
       CHECK(result.o.elements_checked == problem.query_rows() * vb::mla::kHeadDimV);
     }
+  }
+}
+
+TEST_CASE("the sm_120 proxy launches sm_120's configuration, one block per SM", "[gpu]") {
+  REQUIRE(has_device());
+  const vb::GpuInfo gpu = vb::query_gpu();
+  REQUIRE(gpu.available);
+  if (gpu.cc_major != 9) {
+    WARN("the sm_120 proxy runs on a Hopper only: its checks are skipped on this device");
+    return;
+  }
+  using Limits = vb::Sm120Limits;
+  // sm_120's resident blocks: the 2-stage variant (the deepest within 99 KB) and the
+  // kernel's registers leave room for one 384-thread block in 100 KB and 64K registers.
+  const int stages = vb::flash_verify_stages_for_smem_optin(Limits::kSmemPerBlockOptin);
+  REQUIRE(stages == 2);
+  REQUIRE(vb::flash_verify_smem_bytes(stages) <= Limits::kSmemPerBlockOptin);
+  cudaError_t err = cudaSuccess;
+  const int sm120_blocks = vb::flash_verify_sm120_blocks_per_sm(&err);
+  REQUIRE(err == cudaSuccess);
+  CHECK(sm120_blocks == 1);
+  // Cases whose sm_120 plans differ: one long request (many splits, the combine's lanes for
+  // 1536 threads per SM), a full batch (no split), decode rows (the token split), unequal
+  // lengths (tile-balanced or length-aware), and H*T = 256 (8 row tiles).
+  struct Shape {
+    int batch, tree, heads, max_kv_len;
+    std::vector<int> kv_lens;
+  };
+  const Shape shapes[] = {{1, 4, 8, 65540, {65540}},
+                          {132, 4, 16, 4100, std::vector<int>(132, 4100)},
+                          {8, 1, 16, 32769, std::vector<int>(8, 32769)},
+                          {4, 16, 8, 20016, {20016, 1016, 116, 5016}},
+                          {8, 16, 16, 8208, std::vector<int>(8, 8208)}};
+  const vb::DeviceTarget target = vb::sm120_proxy_target(&err);
+  REQUIRE(err == cudaSuccess);
+  CHECK(target.num_sms == gpu.sm_count);  // only the SM count is the H200's
+  CHECK(target.max_threads_per_sm == Limits::kThreadsPerSm);
+  CHECK(target.smem_optin_bytes == Limits::kSmemPerBlockOptin);
+  CHECK(target.main_blocks_per_sm == sm120_blocks);
+  CHECK_FALSE(target.wgmma);
+  // This device's shared memory alone allows no second block of the request, whatever the
+  // registers.
+  int smem_per_sm = 0, reserved = 0;
+  REQUIRE(cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0) == cudaSuccess);
+  REQUIRE(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, 0) == cudaSuccess);
+  CHECK(smem_per_sm / (target.mma_smem_request_bytes + reserved) == sm120_blocks);
+  for (const Shape& s : shapes) {
+    INFO("B " << s.batch << " T " << s.tree << " H " << s.heads << " max kv " << s.max_kv_len);
+    vb::PlanShape shape;
+    shape.batch = s.batch;
+    shape.tree_size = s.tree;
+    shape.num_heads = s.heads;
+    shape.max_kv_len = s.max_kv_len;
+    shape.kv_lens = s.kv_lens.data();
+    const vb::LaunchPlan proxy = vb::plan_launch(shape, target);
+    INFO(vb::describe(proxy));
+    REQUIRE(proxy.valid);
+    CHECK(proxy.schedule.path == vb::FlashVerifyPath::kMmaSync);
+    CHECK(proxy.pipeline_stages == stages);
+    CHECK(proxy.smem_bytes == target.mma_smem_request_bytes);
+    if (proxy.schedule.num_splits > 1) {
+      const std::int64_t rows = static_cast<std::int64_t>(s.batch) * s.tree * s.heads;
+      CHECK(proxy.combine_lanes == vb::flash_verify_combine_lanes(proxy.combine_splits, rows, gpu.sm_count,
+                                                                  Limits::kThreadsPerSm,
+                                                                  proxy.schedule.tile_balanced));
+    }
+    // This device's SMs hold as many of its blocks as sm_120's.
+    CHECK(vb::flash_verify_plan_blocks_per_sm(proxy, &err) == sm120_blocks);
+    REQUIRE(err == cudaSuccess);
   }
 }
 

@@ -37,6 +37,29 @@ std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch,
 // any graph capture). Returns 0 and sets *error on failure.
 int flash_verify_blocks_per_sm(cudaError_t* error);
 
+// ---- the sm_120 proxy: the mma.sync path run on a Hopper as sm_120 (RTX PRO 6000) runs it ----
+// sm_120's limits (compute capability 12.0): what its SMs hold, per block and per SM.
+struct Sm120Limits {
+  static constexpr int kSmemPerBlockOptin = 101376;  // 99 KB
+  static constexpr int kSmemPerSm = 102400;          // 100 KB
+  static constexpr int kSmemReservedPerBlock = 1024;
+  static constexpr int kThreadsPerSm = 1536;
+  static constexpr int kRegistersPerSm = 65536;
+};
+// Resident mma.sync main blocks per sm_120 SM, from those limits and the compiled kernel's
+// registers (the current device's machine code stands in for sm_120's: ptxas gives both the
+// same count within a few registers), threads and shared memory at sm_120's pipeline depth.
+int flash_verify_sm120_blocks_per_sm(cudaError_t* error);
+// The planner's target for sm_120 on the current device's SMs: no wgmma, sm_120's per-block
+// shared memory (so its pipeline depth), threads per SM (the combine's lanes) and resident
+// blocks (the split model), and mma_smem_request_bytes set so that the current device's SMs
+// hold no more main blocks than sm_120's (on an H200, 228 KB per SM: one block asks for more
+// than half). Only the SM count is the current device's.
+DeviceTarget sm120_proxy_target(cudaError_t* error);
+// Main-kernel blocks of `plan` (its kernel, threads and shared-memory request) resident per SM
+// of the current device (occupancy query; outside any graph capture). mma.sync plans only.
+int flash_verify_plan_blocks_per_sm(const LaunchPlan& plan, cudaError_t* error);
+
 // Runs `plan` (plan_launch / complete_launch_plan): main kernel, then the LSE combine when it
 // has more than one split. It decides nothing: a plan that does not match `params` (row
 // tiles, batch) or this build (an instance or depth not built, lanes the combine has no
