@@ -66,10 +66,10 @@ __host__ __device__ inline std::uint16_t wgmma_probe_value(int index, int which)
   return static_cast<std::uint16_t>(0x3F00u | (h & 0x7Fu));
 }
 // The probe's check: block 0's D[0][0] within this relative distance of iterations x the dot
-// product of row 0 of A and B. fp32 accumulation of equal positive increments rounds by at most
-// iterations x 2^-24 relative (5e-4 at the default 8192), so the check catches a probe that ran
-// fewer than 99.8 % of its instructions (one that did not run, or ran another shape).
-inline constexpr double kWgmmaCheckRelTolerance = 2e-3;
+// product of row 0 of A and B. The tensor cores' fp32 accumulation of 8192 equal increments
+// drifts by a few 1e-3 (H200: 3.3e-3 low), so the check catches a probe that ran fewer than
+// 98 % of its instructions (one that did not run, or ran another shape), not a single one.
+inline constexpr double kWgmmaCheckRelTolerance = 2e-2;
 // What sink[0] holds after `iterations`: row 0 of both tiles lies unswizzled at positions
 // 0..kWgmmaK-1 (the 128-byte swizzle XORs chunk indices with the row index mod 8).
 double wgmma_probe_expected_d00(int iterations);
