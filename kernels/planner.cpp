@@ -406,10 +406,12 @@ LaunchPlan complete_launch_plan(const FlashVerifyPlan& schedule, const PlanShape
                                                   : flash_verify_stages_for_smem_optin(target.smem_optin_bytes);
     const int needed = flash_verify_smem_bytes(plan.pipeline_stages);
     if (needed == 0) return invalid(plan, "no built mma.sync pipeline depth fits the device's shared memory");
-    plan.smem_bytes = std::max(needed, target.mma_smem_request_bytes);
-    if (plan.smem_bytes > target.smem_optin_bytes && target.smem_optin_bytes > 0) {
+    if (needed > target.smem_optin_bytes && target.smem_optin_bytes > 0) {
       return invalid(plan, "the mma.sync variant's shared memory exceeds the device's per-block limit");
     }
+    // The request may pass the target's own limit: an sm_120 proxy on a Hopper asks for more
+    // than sm_120 allows, to hold the Hopper's SM to one block (the launch checks the device's).
+    plan.smem_bytes = std::max(needed, target.mma_smem_request_bytes);
   }
   const int boundary = balance_boundary_units(s.path, config);
   plan.split_tiles_arg = s.tile_balanced ? balanced_split_tiles_arg(boundary) : s.tiles_per_split;

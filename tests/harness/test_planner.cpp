@@ -155,6 +155,15 @@ TEST_CASE("a completed plan holds every launch decision", "[planner]") {
   vb::FlashVerifyPlan two = p.schedule;
   two.pipeline_stages = 2;
   CHECK(vb::complete_launch_plan(two, chain_shape(1, 65536, 4, 8, &lens), held).smem_bytes == 120 * 1024);
+  // ... also past the target's own per-block limit, as the sm_120 proxy's target asks: 99 KB
+  // per block, 115,840 B requested so that an H200 SM holds one block.
+  vb::DeviceTarget proxy = rtx;
+  proxy.num_sms = 132;
+  proxy.mma_smem_request_bytes = 115840;
+  const vb::LaunchPlan proxied = vb::plan_launch(chain_shape(1, 65536, 4, 8, &lens), proxy);
+  REQUIRE(proxied.valid);
+  CHECK(proxied.pipeline_stages == 2);
+  CHECK(proxied.smem_bytes == 115840);
 }
 
 TEST_CASE("each instance and depth a plan names is a kernel of its own", "[planner]") {
