@@ -73,10 +73,29 @@ std::string command_line(int argc, char** argv) {
   return out;
 }
 
+// The resource limits every command loads scenario files under (--max-* options).
+vb::ScenarioLimits g_scenario_limits;
+
 std::vector<vb::ScenarioFile> load_all(const std::vector<std::string>& files) {
   std::vector<vb::ScenarioFile> loaded;
-  for (const std::string& f : files) loaded.push_back(vb::load_scenario_file(f));
+  for (const std::string& f : files) loaded.push_back(vb::load_scenario_file(f, g_scenario_limits));
   return loaded;
+}
+
+// Options raising the limits a scenario file is checked against (scenarios/README.md, "Limits").
+void add_limit_options(CLI::App* cmd) {
+  vb::ScenarioLimits& l = g_scenario_limits;
+  cmd->add_option("--max-file-bytes", l.max_file_bytes, "largest scenario file read (default 1 MiB)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-cases", l.max_cases, "most cases one file may expand to (default 10000)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-host-bytes", l.max_host_bytes, "host memory one case may take (default 16 GiB)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-reference-flop", l.max_reference_flop, "CPU reference FLOP one case may take (default 1e12)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-reference-bytes", l.max_reference_bytes,
+                  "K one request's CPU reference may gather, per thread (default 2 GiB)")
+      ->check(CLI::PositiveNumber);
 }
 
 // ---------------------------------------------------------------- list
@@ -719,6 +738,8 @@ int main(int argc, char** argv) {
 
   int compare_exit = 0;
   CLI::App* compare = vb::add_compare_command(app, &compare_exit);
+
+  for (CLI::App* cmd : {list, plan, run, profile, export_cmd}) add_limit_options(cmd);
 
   try {
     app.parse(argc, argv);

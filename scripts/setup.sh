@@ -7,6 +7,9 @@ packages=(
   build-essential cmake ninja-build ccache git
   libeigen3-dev libcli11-dev libyaml-cpp-dev catch2 libbenchmark-dev
   nlohmann-json3-dev libfmt-dev
+  # libFuzzer + ASan/UBSan runtimes for scripts/fuzz.sh (gcc has no libFuzzer); the
+  # unversioned names follow Debian's default clang.
+  clang libclang-rt-dev
 )
 missing=()
 for p in "${packages[@]}"; do
