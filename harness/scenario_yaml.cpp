@@ -1040,18 +1040,27 @@ void parse_entry(const std::string& file, const ScenarioLimits& limits, const YA
 // Refuses explicit tags (!!str 8, !!int, !custom) anywhere in the document: the schema
 // reads plain scalars, and a tag would make one value mean different things to different
 // readers. Aliases are read as what they point at; the case cap bounds what they expand to.
-void refuse_tags(const Ctx& c, const YAML::Node& n) {
+//
+// `budget` counts the nodes still allowed: a document cannot hold more nodes than its
+// bytes unless aliases repeat parts of it, and past that an alias bomb (anchors of anchors)
+// would make this walk, and everything after it, exponential in the file size.
+void refuse_tags(const Ctx& c, const YAML::Node& n, std::int64_t* budget) {
+  if (--*budget < 0) {
+    fail_at(c, n.Mark(), "(document)",
+            "YAML aliases expand the document to more nodes than the file has bytes; allowed: "
+            "a document without alias expansion (write the repeated parts out or use a sweep)");
+  }
   const std::string& tag = n.Tag();
   if (!tag.empty() && tag != "?" && tag != "!") {
     fail_at(c, n.Mark(), "(document)",
             fmt::format("explicit tag '{}' on {}; allowed: untagged values only", printable(tag), show(n)));
   }
   if (n.IsSequence()) {
-    for (const YAML::Node& child : n) refuse_tags(c, child);
+    for (const YAML::Node& child : n) refuse_tags(c, child, budget);
   } else if (n.IsMap()) {
     for (const auto& kv : n) {
-      refuse_tags(c, kv.first);
-      refuse_tags(c, kv.second);
+      refuse_tags(c, kv.first, budget);
+      refuse_tags(c, kv.second, budget);
     }
   }
 }
@@ -1087,7 +1096,8 @@ ScenarioFile parse_scenario_text(const std::string& text, const std::string& pat
               "the file is empty; allowed: a map with the key 'scenarios' holding a list of "
               "scenario entries");
     }
-    refuse_tags(c, root);
+    std::int64_t node_budget = static_cast<std::int64_t>(text.size()) + 1;
+    refuse_tags(c, root, &node_budget);
     const MapView top(c, root, true, "", "");
     top.allow_only(kTopKeys, "the top level of a scenario file");
     const std::string allowed = "a non-empty list of scenario entries (maps with name, heads, ...)";
