@@ -151,6 +151,10 @@ void fill_kv_row(const Problem& pr, std::int64_t r, std::int32_t t, bool sink, b
 
 }  // namespace
 
+namespace {
+void apply_poison(Problem* pr);
+}  // namespace
+
 bool is_sink_position(const DataSpec& d, int prefix_len, int tree_size, int t) {
   switch (d.sink_at) {
     case SinkAt::kFirst: return t < d.sink_count;
@@ -226,7 +230,37 @@ void fill_problem_data(Problem* pr) {
       }
     }
   });
+  apply_poison(pr);
 }
+
+namespace {
+
+// scenarios/README.md, "Non-finite inputs": q of (node 0, head 0) channel 3, or K channel
+// 520 (a rope channel: in K, not in V) of the prefix row at position P_b / 2, of every
+// request with at least kPoisonMinPrefix prefix tokens (so the poisoned query also sees
+// finite rows and its outcome is the reference's rule, not "nothing visible").
+constexpr int kPoisonMinPrefix = 16;
+constexpr int kPoisonQChannel = 3;
+constexpr int kPoisonKChannel = 520;
+
+void apply_poison(Problem* pr) {
+  const DataSpec& d = pr->spec.data;
+  if (d.poison == PoisonValue::kNone) return;
+  const bf16_bits value = d.poison == PoisonValue::kNaN ? kBf16QuietNaN : bf16_bits{0x7f80};
+  for (int b = 0; b < pr->batch; ++b) {
+    if (pr->prefix_len[b] < kPoisonMinPrefix) continue;
+    if (d.poison_in == PoisonIn::kQ) {
+      const std::int64_t row = static_cast<std::int64_t>(b) * pr->tree_size * pr->num_heads;
+      pr->q[static_cast<std::size_t>(row * kQK + kPoisonQChannel)] = value;
+    } else {
+      const int t = pr->prefix_len[b] / 2;
+      const std::int64_t r = pr->pages.kv_indices[static_cast<std::size_t>(pr->pages.kv_indptr[b] + t)];
+      pr->kv_pool[static_cast<std::size_t>(r * kQK + kPoisonKChannel)] = value;
+    }
+  }
+}
+
+}  // namespace
 
 const char* to_string(DataDist d) {
   switch (d) {

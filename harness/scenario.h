@@ -18,6 +18,9 @@ enum class CheckMode { kFull, kSampled };
 enum class DataDist { kUniform, kNormal, kSink, kRising, kLarge, kTies, kOutlierChannels };
 // Where a `sink` distribution puts its dominant rows, per request.
 enum class SinkAt { kFirst, kLast, kRoot, kTree, kIndex };
+// A non-finite value written into an otherwise ordinary problem (`data.poison`).
+enum class PoisonValue { kNone, kNaN, kInf };
+enum class PoisonIn { kQ, kKv };
 
 struct TreeSpec {
   TreeKind kind = TreeKind::kChain;
@@ -80,6 +83,8 @@ struct DataSpec {
   int distinct_rows = 4;         // ties: distinct KV rows, repeated along the sequence
   std::vector<int> outlier_channels = {3, 200, 511, 560};
   double outlier_factor = 100.0; // outlier_channels: magnitude of those K channels
+  PoisonValue poison = PoisonValue::kNone;  // any dist: one NaN / +inf per request
+  PoisonIn poison_in = PoisonIn::kKv;
 };
 
 // Performance gate of `verifybench compare` (issue 6). Unset: compare's --tolerance.

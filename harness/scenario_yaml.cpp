@@ -10,6 +10,7 @@
 // read, so a swept value goes through exactly the same parser and validator as a written
 // one and its error still points at the sweep value's own line (YAML::Clone would drop
 // the marks).
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <fmt/format.h>
@@ -26,6 +27,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -95,7 +97,7 @@ const std::vector<std::string> kSweepable = {
     "pages.size", "pages.placement", "pages.seed", "pages.shared_prefix.groups",
     "pages.shared_prefix.length", "gate.tolerance",
     "data.dist", "data.scale", "data.at", "data.count", "data.nats", "data.step",
-    "data.distinct", "data.channels", "data.factor"};
+    "data.distinct", "data.channels", "data.factor", "data.poison.value", "data.poison.in"};
 
 std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
   std::string out;
@@ -698,22 +700,37 @@ double data_number(const Ctx& c, const MapView& d, const std::string& key, doubl
   return v;
 }
 
+void parse_poison(const Ctx& c, const MapView& p, DataSpec* out) {
+  p.allow_only({"value", "in"}, "data.poison");
+  const std::string value = as_choice(c, p.require("value", "nan or inf"), p.child_path("value"), {"nan", "inf"});
+  out->poison = value == "nan" ? PoisonValue::kNaN : PoisonValue::kInf;
+  if (p.has("in")) {
+    out->poison_in = as_choice(c, p.get("in"), p.child_path("in"), {"q", "kv"}) == "q" ? PoisonIn::kQ : PoisonIn::kKv;
+  }
+}
+
 void parse_data(const Ctx& c, const MapView& d, DataSpec* out) {
   const std::string dist = as_choice(c, d.require("dist", "one of " + join(kDataDists)),
                                      d.child_path("dist"), kDataDists);
   out->dist = static_cast<DataDist>(
       std::find(kDataDists.begin(), kDataDists.end(), dist) - kDataDists.begin());
   const std::string what = "data with dist " + dist;
+  if (d.has("poison")) parse_poison(c, d.sub("poison"), out);
+  // Every distribution also takes `poison`.
+  auto allow_only = [&](std::vector<std::string> keys, const std::string& desc) {
+    keys.push_back("poison");
+    d.allow_only(keys, desc);
+  };
   switch (out->dist) {
     case DataDist::kUniform:
-      d.allow_only({"dist"}, what);
+      allow_only({"dist"}, what);
       return;
     case DataDist::kNormal:
-      d.allow_only({"dist", "scale"}, what);
+      allow_only({"dist", "scale"}, what);
       out->scale = data_number(c, d, "scale", 0, 4, out->scale);
       return;
     case DataDist::kSink: {
-      d.allow_only({"dist", "at", "count", "nats"}, what);
+      allow_only({"dist", "at", "count", "nats"}, what);
       out->sink_nats = data_number(c, d, "nats", 0, 60, out->sink_nats);
       if (d.has("at")) {
         const YAML::Node at = d.get("at");
@@ -738,21 +755,21 @@ void parse_data(const Ctx& c, const MapView& d, DataSpec* out) {
       return;
     }
     case DataDist::kRising:
-      d.allow_only({"dist", "step"}, what);
+      allow_only({"dist", "step"}, what);
       out->rise_nats = data_number(c, d, "step", 0, 1, out->rise_nats);
       return;
     case DataDist::kLarge:
-      d.allow_only({"dist", "nats"}, what);
+      allow_only({"dist", "nats"}, what);
       out->large_nats = data_number(c, d, "nats", 0, 120, out->large_nats);
       return;
     case DataDist::kTies:
-      d.allow_only({"dist", "distinct"}, what);
+      allow_only({"dist", "distinct"}, what);
       out->distinct_rows = static_cast<int>(
           d.has("distinct") ? as_int(c, d.get("distinct"), d.child_path("distinct"), 1, kMaxPrefix)
                             : out->distinct_rows);
       return;
     case DataDist::kOutlierChannels: {
-      d.allow_only({"dist", "channels", "factor"}, what);
+      allow_only({"dist", "channels", "factor"}, what);
       out->outlier_factor = data_number(c, d, "factor", 1, 1000, out->outlier_factor);
       if (!d.has("channels")) return;
       const YAML::Node l = d.get("channels");
@@ -1037,6 +1054,33 @@ void parse_entry(const std::string& file, const ScenarioLimits& limits, const YA
   }
 }
 
+// Records where documents start; builds nothing.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> starts;
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// Where a second document starts, if the text has one. Parses at most two documents:
+// yaml-cpp 0.7's LoadAll loops forever on some malformed streams (its parser keeps
+// reporting a document without consuming input), so documents are counted here instead.
+std::optional<YAML::Mark> second_document_start(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts starts;
+  if (!parser.HandleNextDocument(starts)) return std::nullopt;
+  if (!parser.HandleNextDocument(starts)) return std::nullopt;
+  return starts.starts.empty() ? YAML::Mark() : starts.starts.back();
+}
+
 // Refuses explicit tags (!!str 8, !!int, !custom) anywhere in the document: the schema
 // reads plain scalars, and a tag would make one value mean different things to different
 // readers. Aliases are read as what they point at; the case cap bounds what they expand to.
@@ -1077,20 +1121,20 @@ ScenarioFile parse_scenario_text(const std::string& text, const std::string& pat
     throw ScenarioError(fmt::format("{}:1:1: (file): {} bytes; allowed: at most {} bytes (raise with --max-file-bytes)",
                                     path, text.size(), limits.max_file_bytes));
   }
-  std::vector<YAML::Node> docs;
+  YAML::Node root;
+  std::optional<YAML::Mark> second_document;
   try {
-    docs = YAML::LoadAll(text);
+    root = YAML::Load(text);
+    second_document = second_document_start(text);
   } catch (const YAML::Exception& e) {
     throw ScenarioError(fmt::format("{}: YAML syntax error: {}", where(c, e.mark), printable(e.msg)));
   }
   ScenarioFile file;
   file.path = path;
   try {
-    if (docs.size() > 1) {
-      fail_at(c, docs[1].Mark(), "(document)",
-              fmt::format("a second YAML document (the file holds {}); allowed: one document", docs.size()));
+    if (second_document) {
+      fail_at(c, *second_document, "(document)", "a second YAML document; allowed: one document per file");
     }
-    const YAML::Node root = docs.empty() ? YAML::Node() : docs.front();
     if (!root.IsDefined() || root.IsNull()) {
       fail_at(c, YAML::Mark(), "scenarios",
               "the file is empty; allowed: a map with the key 'scenarios' holding a list of "

@@ -23,7 +23,7 @@ cat > "$out/generated/vb_build_info.h" <<'H'
 H
 flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=undefined -ffunction-sections -fdata-sections -Wl,--gc-sections
-       -I. -Ikernels/include -I/usr/local/cuda/include -I"$out/generated"
+       -I. -Ikernels/include -Ireference/include -I/usr/local/cuda/include -I"$out/generated"
        -DVB_SOURCE_DIR="\"$PWD\"")
 declare -A sources=(
   [scenario_loader]="harness/scenario_yaml.cpp harness/problem_data.cpp harness/tree.cpp"

@@ -45,9 +45,5 @@ fi
 [ "$rc" -eq 0 ] || exit "$rc"
 
 # libFuzzer targets (tests/fuzz/), ASan + UBSan, a bounded time each (VB_FUZZ_SECONDS).
-# Opt-in (VB_FUZZ=1) until the scenario loader's open timeout input
-# (tests/fuzz/open-timeout-scenario_loader.yaml, 874 bytes, > 10 s) is fixed.
-if [ "${VB_FUZZ:-0}" = 1 ]; then
-  phase fuzz
-  scripts/fuzz.sh "${VB_FUZZ_SECONDS:-60}"
-fi
+phase fuzz
+scripts/fuzz.sh "${VB_FUZZ_SECONDS:-60}"

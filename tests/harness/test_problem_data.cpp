@@ -228,6 +228,34 @@ TEST_CASE("normal: q and KV values have the stated standard deviation", "[proble
   CHECK(default_tolerance(spec.data).o_atol == Approx(ToleranceSpec{}.o_atol * 10));
 }
 
+TEST_CASE("poison puts exactly one non-finite value where the schema says", "[problem][data]") {
+  for (const PoisonIn in : {PoisonIn::kKv, PoisonIn::kQ}) {
+    CaseSpec spec = data_case(DataDist::kUniform, {100, 15, 40});
+    spec.data.poison = PoisonValue::kNaN;
+    spec.data.poison_in = in;
+    const Problem pr = materialize(spec);
+    const VerifyParams p = host_params(pr, PageTableKind::kTokenIndices, nullptr, nullptr);
+    int q_bad = 0, kv_bad = 0;
+    for (const bf16_bits v : pr.q) q_bad += std::isnan(bf16_to_float(v));
+    for (int b = 0; b < p.batch; ++b) {
+      for (int t = 0; t < p.kv_len(b); ++t) {
+        for (int c = 0; c < kQK; ++c) {
+          if (!std::isnan(bf16_to_float(p.kv_row_ptr(b, t)[c]))) continue;
+          ++kv_bad;
+          CHECK(t == pr.prefix_len[b] / 2);
+          CHECK(c == 520);
+        }
+      }
+    }
+    // Requests 0 and 2 (prefix >= 16) get one each; request 1 (15 tokens) none.
+    CHECK(q_bad == (in == PoisonIn::kQ ? 2 : 0));
+    CHECK(kv_bad == (in == PoisonIn::kKv ? 2 : 0));
+    if (in == PoisonIn::kQ) {
+      CHECK(std::isnan(bf16_to_float(pr.q[p.query_row(2, 0, 0) * kQK + 3])));
+    }
+  }
+}
+
 TEST_CASE("data parameters a spec cannot mean are refused by materialize", "[problem][data]") {
   CaseSpec spec = data_case(DataDist::kTies, {10});
   spec.data.distinct_rows = 0;

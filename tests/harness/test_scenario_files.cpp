@@ -224,7 +224,9 @@ TEST_CASE("correctness.yaml runs every data distribution on every plan form", "[
   std::set<std::pair<DataDist, bool>> paged;
   std::set<SinkAt> sink_places;
   bool slow_rise = false;
+  std::set<std::pair<PoisonValue, PoisonIn>> poisons;
   for (const CaseSpec& c : f.cases) {
+    if (c.data.poison != PoisonValue::kNone) poisons.insert({c.data.poison, c.data.poison_in});
     if (std::find(c.tags.begin(), c.tags.end(), "data") == c.tags.end()) continue;
     const PlannedCase pc = planned_correctness_case(c.name);
     const int form = pc.plan.tile_balanced ? kBalanced : pc.plan.num_splits > 1 ? kSplit : kSingle;
@@ -249,6 +251,7 @@ TEST_CASE("correctness.yaml runs every data distribution on every plan form", "[
   }
   CHECK(sink_places.size() == 5);
   CHECK(slow_rise);
+  CHECK(poisons.size() == 4);  // NaN and inf, in q and in K
 }
 
 // A kernel whose running max stops after a split's first tile overflows exp2 once the

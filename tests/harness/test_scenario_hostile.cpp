@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "harness/scenario.h"
@@ -84,6 +85,9 @@ TEST_CASE("hostile: integers are plain decimal: +-0, 010 and tagged !!str 8 are 
     CHECK_THAT(msg, Contains("heads") || Contains("tag"));
   }
   CHECK(parse_scenario_text(entry("", "+8"), "t.yaml").cases.at(0).heads == 8);
+  // +-0 was read as 0 where 0 is allowed.
+  require_contract(error_of(entry("", "8", "{prefix_lens: [+-0]}")));
+  require_contract(error_of(entry("    seed: +-0\n")));
 }
 
 TEST_CASE("hostile: numbers keep their syntax: leading zeros, doubled signs, bare dots", "[scenario][hostile]") {
@@ -218,6 +222,16 @@ TEST_CASE("hostile: entries aliasing one sweep cannot make a million cases", "[s
   const std::string msg = error_of(text);
   require_contract(msg);
   CHECK_THAT(msg, Contains("aliases") || Contains("--max-cases"));
+}
+
+// Found by tests/fuzz's scenario loader: yaml-cpp 0.7's LoadAll never returned on it (and
+// grew a vector of null documents meanwhile).
+TEST_CASE("hostile: a malformed stream that looped LoadAll forever ends in one error", "[scenario][hostile]") {
+  std::ifstream in(std::string(VB_TEST_DATA_DIR) + "/scenarios/hostile_loadall_loop.yaml", std::ios::binary);
+  REQUIRE(in);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(seconds_to_parse(text) < 2.0);
+  require_contract(error_of(text));
 }
 
 TEST_CASE("hostile: the file size limit applies before parsing", "[scenario][hostile]") {
