@@ -11,6 +11,8 @@
 
 namespace vb {
 
+struct DeviceProblem::Impl {};  // complete, so the stub destructor can destroy the (null) pointer
+
 std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem&, const GpuInfo&, std::string*) { std::abort(); }
 DeviceProblem::~DeviceProblem() { std::abort(); }
 GpuRunOutput DeviceProblem::run(GpuExecutorKind, PageTableKind) { std::abort(); }

@@ -242,7 +242,7 @@ TEST_CASE("hostile: the file size limit applies before parsing", "[scenario][hos
   CHECK_THAT(msg, Contains("--max-file-bytes"));
 }
 
-TEST_CASE("hostile: messages are one printable line; control bytes are escaped", "[scenario][hostile]") {
+TEST_CASE("hostile: messages are one printable line, control bytes escaped", "[scenario][hostile]") {
   // A block scalar spanning lines, a raw control byte, a non-UTF-8 byte.
   for (const std::string heads : {"|\n      8\n      9", "\"8\x01\"", "\"\xff\""}) {
     const std::string msg = error_of(entry("", heads));
