@@ -405,7 +405,7 @@ TEST_CASE("a row that sees nothing gives o = 0 and lse = -inf, not NaN", "[refer
 }
 
 // scenarios/README.md, "Non-finite inputs": the reference's rule every executor is held to.
-TEST_CASE("a NaN or inf a query can see makes its O and LSE NaN; one it cannot see never leaks", "[reference]") {
+TEST_CASE("a NaN or inf a query can see makes its O and LSE NaN, one it cannot see never leaks", "[reference]") {
   CaseConfig cfg;
   cfg.prefix_lens = {40};
   cfg.trees = {explicit_tree({-1, 0, 0})};  // nodes 1 and 2 are siblings
