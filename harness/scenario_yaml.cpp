@@ -142,9 +142,8 @@ YAML::Mark mark_of(const YAML::Node& n) {
 // A plain scalar: neither quoted (tag "!") nor explicitly tagged (walk_tags refuses tags).
 bool is_plain(const YAML::Node& n) { return n.IsScalar() && n.Tag() == "?"; }
 
-// Text safe for a one-line message: control characters, DEL and bytes >= 0x80 as \xNN,
-// at most kMaxShownChars characters.
-std::string printable(const std::string& raw) {
+// Text safe for a one-line message: control characters, DEL and bytes >= 0x80 as \xNN.
+std::string one_line(const std::string& raw) {
   std::string s;
   for (const char ch : raw) {
     const auto u = static_cast<unsigned char>(ch);
@@ -153,9 +152,14 @@ std::string printable(const std::string& raw) {
     } else {
       s += ch;
     }
-    if (s.size() > kMaxShownChars) return s.substr(0, kMaxShownChars) + "...";
   }
   return s;
+}
+
+// one_line(), at most kMaxShownChars characters: for values quoted in a message.
+std::string printable(const std::string& raw) {
+  const std::string s = one_line(raw);
+  return s.size() > kMaxShownChars ? s.substr(0, kMaxShownChars) + "..." : s;
 }
 
 // The node as the user wrote it, for messages: quoted strings stay quoted, lists and maps
@@ -180,7 +184,8 @@ std::string show(const YAML::Node& n) {
 
 [[noreturn]] void fail_at(const Ctx& c, const YAML::Mark& m, const std::string& path,
                           const std::string& msg) {
-  throw ScenarioError(fmt::format("{}: {}: {}{}", where(c, m), path, msg, c.note));
+  // Keys and values may hold any bytes (quoted YAML): the message stays one line.
+  throw ScenarioError(one_line(fmt::format("{}: {}: {}{}", where(c, m), path, msg, c.note)));
 }
 
 [[noreturn]] void fail_value(const Ctx& c, const YAML::Node& n, const std::string& path,

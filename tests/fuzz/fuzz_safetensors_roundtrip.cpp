@@ -1,6 +1,7 @@
 // libFuzzer target: SafetensorsWriter (harness/export_safetensors.cpp) round trip. The
 // input is decoded into a set of tensors (names, dtypes, shapes, bytes); the writer either
-// refuses them with an ExportError or produces a header that a strict reader written here
+// refuses them with an ExportError (at add(), or at header() for names that are not UTF-8)
+// or produces a header that a strict reader written here
 // parses back to exactly the same tensors, tiling the data section without gaps.
 #include <nlohmann/json.hpp>
 
@@ -70,7 +71,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const vb::ExportError&) {
     return 0;
   }
-  const std::string header = w.header();
+  std::string header;
+  try {
+    header = w.header();  // names and metadata that are not UTF-8 are refused here
+  } catch (const vb::ExportError&) {
+    return 0;
+  }
   if (header.size() % 8 != 0) std::abort();
   nlohmann::json h;
   try {

@@ -251,6 +251,11 @@ TEST_CASE("hostile: messages are one printable line, control bytes escaped", "[s
     CHECK(msg.find('\xff') == std::string::npos);
   }
   CHECK_THAT(error_of(entry("", "\"8\x01\"")), Contains("\\x01"));
+  // A quoted key holding a newline (found by tests/fuzz): the unknown-key message names it
+  // escaped.
+  const std::string key_msg = error_of(entry("    \"hea\\nds\": 8\n"));
+  require_contract(key_msg);
+  CHECK_THAT(key_msg, Contains("hea\\x0ads"));
 }
 
 TEST_CASE("hostile: a sweep value's case name is one printable line", "[scenario][hostile]") {
