@@ -1,9 +1,11 @@
-// In-run ceilings: row reads (contiguous, page-1 shuffled), D2D copy, mma.sync bf16 rate.
+// In-run ceilings: row reads (contiguous, page-1 shuffled), D2D copy, mma.sync and wgmma bf16
+// rates, launch floors.
 #include "harness/ceilings.h"
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <random>
@@ -62,6 +64,47 @@ double median_ms(Check& check, cudaStream_t stream, int reps, Pass pass) {
   if (times.empty()) return 0;
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
+}
+
+// The wgmma ceiling into c->wgmma_bf16_tflops and its method entry. A probe whose
+// accumulator check fails leaves the ceiling at 0 and says so in the method: the other
+// ceilings of the run stay valid.
+void measure_wgmma(Check& check, const GpuInfo& gpu, const CeilingOptions& options, cudaStream_t stream,
+                   Ceilings* c) {
+  const int iterations = std::min(options.wgmma_iterations, ck::kWgmmaMaxIterations);
+  int blocks_per_sm = 0;
+  check(ck::wgmma_blocks_per_sm(&blocks_per_sm), "wgmma occupancy");
+  const int blocks = gpu.sm_count * std::max(1, blocks_per_sm);
+  Buffer sink;
+  check(cudaMalloc(&sink.ptr, ck::kWgmmaSinkFloats * sizeof(float)), "cudaMalloc wgmma sink");
+  double ms = 0;
+  if (check.error.empty()) {
+    ms = median_ms(check, stream, options.repetitions,
+                   [&] { return ck::launch_wgmma_bf16(iterations, static_cast<float*>(sink.ptr), blocks, stream); });
+  }
+  float d00 = 0;
+  check(cudaMemcpy(&d00, sink.ptr, sizeof d00, cudaMemcpyDeviceToHost), "download wgmma check value");
+  if (!check.error.empty()) return;
+  const double expected = ck::wgmma_probe_expected_d00(iterations);
+  const double warpgroups = static_cast<double>(blocks) * (ck::kWgmmaThreads / 128);
+  const double flops = warpgroups * iterations * ck::kWgmmaPerGroup * ck::kFlopsPerWgmma;
+  const std::string how = fmt::format(
+      "wgmma.mma_async.sync.aligned.m64n256k16 bf16 x bf16 -> fp32, A (64 x {}) and B (256 x {}) "
+      "from shared memory (128-byte swizzle, K-major), one 64 x 256 accumulator per warpgroup, "
+      "{} instructions per commit group with one group in flight, {} iterations, {} blocks x {} "
+      "threads ({} per SM, {} warpgroups each); {:.0f} FLOP per wgmma; median of {} passes after a "
+      "warm-up; operands random full-mantissa bf16 in [0.5, 1); block 0's D[0][0] checked against "
+      "iterations x the row dot product (relative tolerance {})",
+      ck::kWgmmaK, ck::kWgmmaK, ck::kWgmmaPerGroup, iterations, blocks, ck::kWgmmaThreads,
+      std::max(1, blocks_per_sm), ck::kWgmmaThreads / 128, ck::kFlopsPerWgmma, options.repetitions,
+      ck::kWgmmaCheckRelTolerance);
+  if (!(std::abs(static_cast<double>(d00) - expected) <= ck::kWgmmaCheckRelTolerance * std::abs(expected))) {
+    c->method.emplace_back("wgmma_bf16", fmt::format("not measured: the probe's D[0][0] is {} where {} "
+                                                     "was expected ({})", d00, expected, how));
+    return;
+  }
+  c->wgmma_bf16_tflops = ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0;
+  c->method.emplace_back("wgmma_bf16", how);
 }
 
 }  // namespace
@@ -169,6 +212,9 @@ CeilingsRun measure_ceilings(const GpuInfo& gpu, const CeilingOptions& options) 
                               "threads ({} per SM); 4096 FLOP per mma; median of {} passes",
                               ck::kMmaChains, options.mma_iterations, mma_blocks,
                               ck::kMmaThreads, std::max(1, mma_blocks_sm), options.repetitions));
+
+  // ---- wgmma bf16 rate (sm_90a machine code: compute capability 9.0 only)
+  if (gpu.cc_major == 9 && gpu.cc_minor == 0 && check.error.empty()) measure_wgmma(check, gpu, options, stream, &c);
   if (stream) cudaStreamDestroy(stream);
   if (!check.error.empty()) {
     run.error = "ceilings: " + check.error;
@@ -192,6 +238,22 @@ std::string measure_launch_floor(GpuTimer& timer, Ceilings* c) {
       "launch_floor", fmt::format("one empty kernel (1 block of 32 threads) timed as a cold-L2 case sample: "
                                   "L2 read flush, then CUDA events around the launch; median of {} samples",
                                   rec.samples_ms.size()));
+  int device = 0, cc_major = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
+    return "PDL floor: the device's compute capability could not be read";
+  }
+  if (cc_major < 9) return "";  // no programmatic dependent launch before sm_90
+  const TimingRecord pdl = timer.measure(
+      TimingMode::kChainPdl, [](cudaStream_t s, bool) { return ceiling_kernels::launch_empty_pdl(s); }, options);
+  if (pdl.stop_reason.rfind("error", 0) == 0 || pdl.samples_ms.empty()) return "PDL floor: " + pdl.stop_reason;
+  c->pdl_floor_us = pdl.median_ms * 1e3;
+  c->method.emplace_back(
+      "pdl_floor", fmt::format("one empty kernel (1 block of 32 threads: griddepcontrol.launch_dependents, then "
+                               "griddepcontrol.wait, as the production kernels enter) launched with programmatic "
+                               "dependent launch over the previous one, timed as a chain-pdl case sample: {} "
+                               "launches after a hold, CUDA events around them, divided by {}; median of {} samples",
+                               kChainLaunches, kChainLaunches, pdl.samples_ms.size()));
   return "";
 }
 

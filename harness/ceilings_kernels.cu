@@ -2,6 +2,8 @@
 // array, and how fast it issues mma.sync bf16. Harness code: kernels/ never includes it.
 #include "harness/ceilings_kernels.h"
 
+#include <cstring>
+
 namespace vb::ceiling_kernels {
 namespace {
 
@@ -62,13 +64,27 @@ __global__ void hold_kernel(std::uint64_t nanoseconds) {
 
 __global__ void empty_kernel() {}
 
+__global__ void empty_pdl_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
 __global__ void __launch_bounds__(kMmaThreads) mma_bf16_kernel(int iterations, float* sink) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  // Operands: small bf16 values (0x3C00 = 2^-7) so nothing overflows; the values do not
-  // change the issue rate.
-  const unsigned a0 = 0x3C003C00u + (threadIdx.x & 1), a1 = 0x3C003C00u, a2 = 0x3C003C00u,
-                 a3 = 0x3C003C00u;
-  const unsigned b0 = 0x3C003C00u, b1 = 0x3C003C00u + (threadIdx.x & 2);
+  // Operands: positive bf16 values in [2^-7, 2^-6) with all 7 mantissa bits drawn per thread
+  // and register, so nothing overflows and the tensor cores multiply bits as busy as real
+  // data's (their power, and the clock they hold, depends on them).
+  auto operand = [](unsigned salt) {
+    unsigned h = (threadIdx.x + 1u) * 0x9E3779B1u + salt * 0x85EBCA77u;
+    h ^= h >> 15;
+    h *= 0x2C1B3C6Du;
+    h ^= h >> 13;
+    return 0x3C003C00u | (h & 0x007F007Fu);
+  };
+  const unsigned a0 = operand(0), a1 = operand(1), a2 = operand(2), a3 = operand(3);
+  const unsigned b0 = operand(4), b1 = operand(5);
   float c[kMmaChains][4];
 #pragma unroll
   for (int k = 0; k < kMmaChains; ++k) c[k][0] = c[k][1] = c[k][2] = c[k][3] = 0.f;
@@ -128,6 +144,31 @@ cudaError_t launch_hold(std::uint64_t nanoseconds, cudaStream_t stream) {
 cudaError_t launch_empty(cudaStream_t stream) {
   empty_kernel<<<1, 32, 0, stream>>>();
   return cudaGetLastError();
+}
+
+cudaError_t launch_empty_pdl(cudaStream_t stream) {
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(1);
+  config.blockDim = dim3(32);
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, empty_pdl_kernel);
+}
+
+double wgmma_probe_expected_d00(int iterations) {
+  auto value = [](std::uint16_t bits) {
+    const std::uint32_t word = static_cast<std::uint32_t>(bits) << 16;
+    float f;
+    std::memcpy(&f, &word, sizeof f);
+    return static_cast<double>(f);
+  };
+  double row = 0;
+  for (int k = 0; k < kWgmmaK; ++k) row += value(wgmma_probe_value(k, 0)) * value(wgmma_probe_value(k, 1));
+  return row * iterations;
 }
 
 }  // namespace vb::ceiling_kernels

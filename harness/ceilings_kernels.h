@@ -42,4 +42,43 @@ inline constexpr double kFlopsPerMma = 2.0 * 16 * 8 * 16;  // m16n8k16
 cudaError_t launch_mma_bf16(int iterations, float* sink, int blocks, cudaStream_t stream);
 cudaError_t mma_blocks_per_sm(int* blocks);
 
+// wgmma ceiling (harness/ceilings_wgmma_sm90a.cu, sm_90a machine code only: launch on
+// compute capability 9.0 alone). Each warpgroup issues `iterations` x kWgmmaPerGroup
+// wgmma.mma_async m64n256k16 bf16 -> fp32 on one shared-memory A (64 x kWgmmaK) and
+// B (256 x kWgmmaK) tile, K-major; sink[0] receives block 0's D[0][0] (see
+// wgmma_probe_expected_d00). `sink` holds kWgmmaSinkFloats floats.
+inline constexpr int kWgmmaThreads = 384;  // three warpgroups; a 128-register accumulator each: one block per SM
+inline constexpr int kWgmmaM = 64, kWgmmaN = 256, kWgmmaK = 64;
+inline constexpr int kWgmmaPerGroup = kWgmmaK / 16;  // k16 instructions per commit group
+inline constexpr double kFlopsPerWgmma = 2.0 * 64 * 256 * 16;
+inline constexpr int kWgmmaSinkFloats = 1 + 128;
+inline constexpr int kWgmmaMaxIterations = 1 << 15;
+// bf16 bits of the operand element at shared-memory position `index` of tile `which` (0: A,
+// 1: B): all 7 mantissa bits from a hash of the position, values in [0.5, 1). Operands as
+// busy as real data: the tensor cores' power, and with it the clock they hold, depends on the
+// bits they multiply (small integers ran the probe faster than real data would). Positive, so
+// that the check's sum is far from 0.
+__host__ __device__ inline std::uint16_t wgmma_probe_value(int index, int which) {
+  std::uint32_t h = static_cast<std::uint32_t>(index) * 0x9E3779B1u + static_cast<std::uint32_t>(which) * 0x85EBCA77u;
+  h ^= h >> 15;
+  h *= 0x2C1B3C6Du;
+  h ^= h >> 13;
+  return static_cast<std::uint16_t>(0x3F00u | (h & 0x7Fu));
+}
+// The probe's check: block 0's D[0][0] within this relative distance of iterations x the dot
+// product of row 0 of A and B. fp32 accumulation of equal positive increments rounds by at most
+// iterations x 2^-24 relative (5e-4 at the default 8192), so the check catches a probe that ran
+// fewer than 99.8 % of its instructions (one that did not run, or ran another shape).
+inline constexpr double kWgmmaCheckRelTolerance = 2e-3;
+// What sink[0] holds after `iterations`: row 0 of both tiles lies unswizzled at positions
+// 0..kWgmmaK-1 (the 128-byte swizzle XORs chunk indices with the row index mod 8).
+double wgmma_probe_expected_d00(int iterations);
+cudaError_t launch_wgmma_bf16(int iterations, float* sink, int blocks, cudaStream_t stream);
+cudaError_t wgmma_blocks_per_sm(int* blocks);
+
+// PDL floor: one empty one-warp kernel launched over the stream's previous kernel
+// (programmatic dependent launch): it lets its own dependents start at once and waits for
+// its prerequisite grid, as the production kernels do at entry.
+cudaError_t launch_empty_pdl(cudaStream_t stream);
+
 }  // namespace vb::ceiling_kernels

@@ -39,6 +39,16 @@ std::string device_model_slugs() {
   return out;
 }
 
+DeviceTarget device_target(const DeviceModel& device) {
+  DeviceTarget t;
+  t.num_sms = device.num_sms;
+  t.max_threads_per_sm = device.max_threads_per_sm;
+  t.smem_optin_bytes = device.smem_optin_bytes;
+  t.main_blocks_per_sm = device.blocks_per_sm;
+  t.wgmma = device.wgmma;
+  return t;
+}
+
 PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
   PlannedLaunch plan;
   const std::vector<std::int32_t> prefix = case_prefix_lengths(spec);
@@ -51,47 +61,45 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
     plan.kv_tokens += p + tree;
     kv_lens.push_back(p + tree);
   }
-  const FlashVerifyPlan fp = flash_verify_plan(batch, tree, spec.heads, max_kv_len, device.num_sms,
-                                               device.blocks_per_sm, device.wgmma, kv_lens.data(), spec.pages.size);
-  plan.path = fp.path;
-  if (fp.path == FlashVerifyPath::kWgmma) {
-    plan.stages = 2;
-    plan.smem_bytes = flash_verify_path_config(fp.path).smem_bytes;
-  } else {
-    plan.stages = flash_verify_stages_for_smem_optin(device.smem_optin_bytes);
-    plan.smem_bytes = plan.stages > 0 ? flash_verify_smem_bytes(plan.stages) : 0;
-  }
-  plan.m_tiles = fp.m_tiles;
-  plan.num_splits = fp.num_splits;
-  plan.tiles_per_split = fp.tiles_per_split;
-  plan.token_split = fp.token_split;
-  plan.tma_boxes = flash_verify_wgmma_tma_boxes(fp, PageTableKind::kTokenIndices, spec.pages.size);
-  const std::int64_t query_rows = static_cast<std::int64_t>(batch) * tree * spec.heads;
-  plan.combine_lanes = fp.num_splits > 1 ? flash_verify_combine_lanes(flash_verify_combine_splits(fp), query_rows,
-                                                                      device.num_sms, device.max_threads_per_sm,
-                                                                      fp.tile_balanced)
-                                         : 0;
+  PlanShape shape;
+  shape.batch = batch;
+  shape.tree_size = tree;
+  shape.num_heads = spec.heads;
+  shape.max_kv_len = max_kv_len;
+  shape.kv_lens = kv_lens.data();
+  shape.page_size = spec.pages.size;
+  // The pool as the page layout sizes it (harness/page_layout.cpp: the pages used and 1/8
+  // more), ignoring shared prefixes: the planner only asks whether TMA can address it.
+  std::int64_t pages_used = 0;
+  for (int len : kv_lens) pages_used += (len + spec.pages.size - 1) / spec.pages.size;
+  shape.pool_rows = (pages_used + pages_used / 8 + 2) * spec.pages.size;
+  const DeviceTarget target = device_target(device);
+  plan.launch = plan_launch(shape, target, spec.planner);
+  shape.page_kind = PageTableKind::kBlockTable;
+  plan.block_table_launch = complete_launch_plan(plan.launch.schedule, shape, target, spec.planner);
+  const FlashVerifyPlan& s = plan.launch.schedule;
   // Blocks that hold tiles (the kernel's ranges: the others exit at once).
-  const int tokens_per_tile = flash_verify_path_config(fp.path).tokens_per_tile;
-  plan.tile_balanced = fp.tile_balanced;
-  if (fp.tile_balanced) {
+  const int tokens_per_tile = plan.launch.tokens_per_tile;
+  if (s.tile_balanced) {
+    // Blocks whose equal share of the batch's units starts before the end hold tiles.
     VerifyParams lengths;  // the schedule's arithmetic reads only the lengths
     lengths.batch = batch;
     lengths.tree_size = tree;
     lengths.prefix_len = prefix.data();
-    const int boundary = flash_verify_balance_boundary_units(fp.path);
+    const int boundary = s.path == FlashVerifyPath::kWgmma ? spec.planner.wgmma_balance_boundary_units
+                                                           : spec.planner.mma_balance_boundary_units;
     const std::int64_t total = tile_balance::total_units(lengths, tokens_per_tile, boundary);
-    plan.balanced_units_per_block = tile_balance::units_per_block(total, fp.num_splits);
-    plan.blocks = static_cast<std::int64_t>(fp.m_tiles) *
-                  std::min<std::int64_t>(fp.num_splits, (total + plan.balanced_units_per_block - 1) /
-                                                            plan.balanced_units_per_block);
+    const std::int64_t per_block = tile_balance::units_per_block(total, s.num_splits);
+    plan.blocks = static_cast<std::int64_t>(s.m_tiles) *
+                  std::min<std::int64_t>(s.num_splits, (total + per_block - 1) / per_block);
   } else {
     for (int len : kv_lens) {
       const int tiles = (len + tokens_per_tile - 1) / tokens_per_tile;
-      const int per_split = std::max(fp.tiles_per_split, (tiles + fp.num_splits - 1) / fp.num_splits);
-      plan.blocks += static_cast<std::int64_t>(fp.m_tiles) * ((tiles + per_split - 1) / per_split);
+      const int per_split = std::max(s.tiles_per_split, (tiles + s.num_splits - 1) / s.num_splits);
+      plan.blocks += static_cast<std::int64_t>(s.m_tiles) * ((tiles + per_split - 1) / per_split);
     }
   }
+  const std::int64_t query_rows = static_cast<std::int64_t>(batch) * tree * spec.heads;
   plan.waves = static_cast<double>(plan.blocks) / (static_cast<double>(device.num_sms) * device.blocks_per_sm);
   plan.bytes = static_cast<double>(kKvRowBytes) * static_cast<double>(plan.kv_tokens) +
                static_cast<double>(query_rows) * static_cast<double>(kQRowBytes + kORowBytes + kLseBytes);

@@ -33,21 +33,16 @@ const DeviceModel* find_device_model(const std::string& slug);
 // "h200, rtx-pro-6000" for error messages.
 std::string device_model_slugs();
 
-// The production launch a case gets on a device, and the two floors it is judged against.
+// The planner's inputs for this device (what current_device_target() returns on it).
+DeviceTarget device_target(const DeviceModel& device);
+
+// The production launch a case gets on a device (the planner's own LaunchPlan, in the token
+// table's form and the block table's), and the two floors it is judged against.
 struct PlannedLaunch {
-  FlashVerifyPath path = FlashVerifyPath::kMmaSync;  // the engine the planner picks
-  int stages = 0;       // pipeline depth; 0: no variant fits the device's shared memory
-  int smem_bytes = 0;   // dynamic shared memory of that variant
-  int m_tiles = 0;      // query-row tiles per request
-  int num_splits = 0;   // KV splits per request (the longest request's)
-  int tiles_per_split = 0;  // length-aware plans: tiles per split (0: each request divided evenly)
-  bool tile_balanced = false;  // mma.sync, unequal lengths: blocks walk equal shares of the batch's tiles
-  std::int64_t balanced_units_per_block = 0;  // tile-balanced: each block's share (tiles + boundary units)
-  bool token_split = false;  // mma.sync, H*T <= 16: both row groups on alternate tiles
-  bool tma_boxes = false;    // wgmma: the instance with TMA boxes (production, token table)
-  int combine_lanes = 0;     // split lanes per row of the combine (0: one split, no combine)
-  std::int64_t blocks = 0;  // blocks that hold tiles (B * m_tiles * splits for equal lengths)
-  double waves = 0;         // blocks / (SMs * blocks per SM)
+  LaunchPlan launch;              // production (token table): what `run` prints as its plan
+  LaunchPlan block_table_launch;  // production/block-table: the same schedule, its own instance
+  std::int64_t blocks = 0;     // blocks that hold tiles (B * m_tiles * splits for equal lengths)
+  double waves = 0;            // blocks / (SMs * blocks per SM)
   std::int64_t kv_tokens = 0;  // sum over requests of prefix + tree
   double bytes = 0;            // KV rows once + q + o + lse (SPEC.md §4; no page table or mask)
   double flops = 0;            // 2 * (P+T) * H * T * 1088 summed over requests

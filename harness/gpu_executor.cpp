@@ -18,6 +18,7 @@ const char* executor_name(GpuExecutorKind kind) {
     case GpuExecutorKind::kProductionMmaSync: return "production/mma.sync";
     case GpuExecutorKind::kProductionWgmma: return "production/wgmma";
     case GpuExecutorKind::kSglangAdapter: return "sglang-adapter";
+    case GpuExecutorKind::kProductionSm120Proxy: return "production/sm120-proxy";
   }
   return "unknown";
 }
@@ -106,10 +107,23 @@ void upload_vector(CallChecker& check, DeviceBuffer& buffer, const std::vector<T
 struct DeviceProblem::Impl {
   const Problem* problem = nullptr;
   cudaStream_t stream = nullptr;
-  FlashVerifyPlan plan;           // what production runs (the wgmma path where it applies)
-  FlashVerifyPlan plan_mma_sync;  // the mma.sync path, forced (production/mma.sync)
-  FlashVerifyPlan plan_wgmma;     // the wgmma path, forced (production/wgmma), when supported
+  // The planner's launches, [engine choice][page-table form]: what production runs (the wgmma
+  // path where the planner picks it), the mma.sync path forced (production/mma.sync), the
+  // wgmma path forced (production/wgmma, where the device has it), and sm_120's launch on this
+  // device's SMs (production/sm120-proxy, on a Hopper).
+  enum Engine { kPlanned = 0, kForcedMmaSync = 1, kForcedWgmma = 2, kSm120Proxy = 3 };
+  static constexpr int kEngines = 4;
+  LaunchPlan plans[kEngines][2];
   bool wgmma_supported = false;
+  std::string proxy_not_run;    // why production/sm120-proxy does not run here ("" where it does)
+  int proxy_blocks_per_sm = 0;  // measured: this device's occupancy query on the proxy's launch
+  const LaunchPlan& plan_for(GpuExecutorKind kind, PageTableKind page_kind) const {
+    const int engine = kind == GpuExecutorKind::kProductionMmaSync      ? kForcedMmaSync
+                       : kind == GpuExecutorKind::kProductionWgmma      ? kForcedWgmma
+                       : kind == GpuExecutorKind::kProductionSm120Proxy ? kSm120Proxy
+                                                                        : kPlanned;
+    return plans[engine][page_kind == PageTableKind::kBlockTable ? 1 : 0];
+  }
   // native inputs
   DeviceBuffer q, kv_pool, prefix_len, kv_indptr, kv_indices, block_table, tree_mask;
   // SGLang-form inputs derived from the same problem
@@ -167,6 +181,43 @@ struct DeviceProblem::Impl {
   }
 };
 
+namespace {
+
+// The sm_120 proxy's target on this device, or why it does not run (*not_run). Only a Hopper
+// stands in: on sm_120 itself production is that launch, and no other architecture is built.
+DeviceTarget sm120_proxy_target_on(const GpuInfo& gpu, CallChecker& check, std::string* not_run) {
+  if (gpu.cc_major != 9) {
+    *not_run = fmt::format(
+        "not run: the sm_120 proxy stands in for sm_120 on a Hopper (compute capability 9.x); this device is {}.{}",
+        gpu.cc_major, gpu.cc_minor);
+    return DeviceTarget{};
+  }
+  cudaError_t err = cudaSuccess;
+  const DeviceTarget target = sm120_proxy_target(&err);
+  check(err, "sm120_proxy_target");
+  return target;
+}
+
+// Whether this device's SMs hold as many of the proxy's main blocks as sm_120's do (the
+// occupancy query on the launch it makes); if not, why it does not run.
+void check_sm120_proxy_occupancy(DeviceProblem::Impl& d, const DeviceTarget& target, CallChecker& check) {
+  const LaunchPlan& plan = d.plans[DeviceProblem::Impl::kSm120Proxy][0];
+  if (!plan.valid) {
+    d.proxy_not_run = "not run: " + plan.why_invalid;
+    return;
+  }
+  cudaError_t err = cudaSuccess;
+  d.proxy_blocks_per_sm = flash_verify_plan_blocks_per_sm(plan, &err);
+  if (!check(err, "flash_verify_plan_blocks_per_sm (sm120 proxy)")) return;
+  if (d.proxy_blocks_per_sm != target.main_blocks_per_sm) {
+    d.proxy_not_run = fmt::format(
+        "not run: with {} B of shared memory per block this device holds {} blocks per SM, sm_120 holds {}",
+        plan.smem_bytes, d.proxy_blocks_per_sm, target.main_blocks_per_sm);
+  }
+}
+
+}  // namespace
+
 DeviceProblem::DeviceProblem(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 DeviceProblem::~DeviceProblem() = default;
 
@@ -202,30 +253,43 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
   check(impl->o.allocate(static_cast<std::size_t>(rows) * mla::kHeadDimV * sizeof(bf16_bits)), "cudaMalloc o");
   check(impl->lse.allocate(static_cast<std::size_t>(rows) * sizeof(float)), "cudaMalloc lse");
 
-  cudaError_t occupancy_error = cudaSuccess;
-  const int blocks_per_sm = flash_verify_blocks_per_sm(&occupancy_error);
-  check(occupancy_error, "flash_verify_blocks_per_sm");
+  cudaError_t target_error = cudaSuccess;
+  const DeviceTarget target = current_device_target(&target_error);
+  check(target_error, "current_device_target");
   int max_kv_len = 0;
   std::vector<int> kv_lens(B);  // the planner sizes splits by the batch's actual lengths
   for (int b = 0; b < B; ++b) {
     kv_lens[b] = problem.prefix_len[b] + T;
     max_kv_len = std::max(max_kv_len, kv_lens[b]);
   }
-  cudaError_t wgmma_error = cudaSuccess;
-  const bool wgmma = flash_verify_wgmma_supported(&wgmma_error);
-  check(wgmma_error, "flash_verify_wgmma_supported");
-  impl->plan = flash_verify_plan(B, T, problem.num_heads, max_kv_len, gpu.sm_count, blocks_per_sm, wgmma,
-                                 kv_lens.data(), problem.pages.page_size);
-  impl->plan_mma_sync = flash_verify_plan(B, T, problem.num_heads, max_kv_len, gpu.sm_count, blocks_per_sm,
-                                          false, kv_lens.data());
-  impl->plan_wgmma = flash_verify_plan_for_path(FlashVerifyPath::kWgmma, B, T, problem.num_heads, max_kv_len,
-                                                gpu.sm_count, blocks_per_sm, kv_lens.data());
-  impl->wgmma_supported = wgmma;
+  impl->wgmma_supported = target.wgmma;
+  const DeviceTarget proxy_target = sm120_proxy_target_on(gpu, check, &impl->proxy_not_run);
+  const bool proxy = impl->proxy_not_run.empty();
+  const PlannerConfig& config = problem.spec.planner;
   std::size_t workspace_bytes = 0;
-  for (const FlashVerifyPlan* plan : {&impl->plan, &impl->plan_mma_sync, &impl->plan_wgmma}) {
-    workspace_bytes = std::max(workspace_bytes, flash_verify_workspace_bytes(*plan, B, T, problem.num_heads));
+  for (PageTableKind kind : {PageTableKind::kTokenIndices, PageTableKind::kBlockTable}) {
+    PlanShape shape;
+    shape.batch = B;
+    shape.tree_size = T;
+    shape.num_heads = problem.num_heads;
+    shape.max_kv_len = max_kv_len;
+    shape.kv_lens = kv_lens.data();
+    shape.page_kind = kind;
+    shape.page_size = problem.pages.page_size;  // the layout either form reads
+    shape.pool_rows = problem.pages.pool_rows();
+    const int k = kind == PageTableKind::kBlockTable ? 1 : 0;
+    LaunchPlan* row[Impl::kEngines] = {&impl->plans[Impl::kPlanned][k], &impl->plans[Impl::kForcedMmaSync][k],
+                                       &impl->plans[Impl::kForcedWgmma][k], &impl->plans[Impl::kSm120Proxy][k]};
+    *row[0] = plan_launch(shape, target, config);
+    *row[1] = plan_launch_for_path(FlashVerifyPath::kMmaSync, shape, target, config);
+    *row[2] = plan_launch_for_path(FlashVerifyPath::kWgmma, shape, target, config);
+    if (proxy) *row[3] = plan_launch(shape, proxy_target, config);
+    for (const LaunchPlan* plan : row) {
+      workspace_bytes = std::max(workspace_bytes, flash_verify_workspace_bytes(plan->schedule, B, T, problem.num_heads));
+    }
   }
   check(impl->workspace.allocate(workspace_bytes), "cudaMalloc workspace");
+  if (proxy && check.ok()) check_sm120_proxy_occupancy(*impl, proxy_target, check);
 
   if (!check.ok()) {
     if (error) *error = check.error;
@@ -236,7 +300,8 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
 
 bool DeviceProblem::executor_overlaps(GpuExecutorKind kind) {
   return kind == GpuExecutorKind::kProduction || kind == GpuExecutorKind::kProductionMmaSync ||
-         kind == GpuExecutorKind::kProductionWgmma || kind == GpuExecutorKind::kSglangAdapter;
+         kind == GpuExecutorKind::kProductionWgmma || kind == GpuExecutorKind::kSglangAdapter ||
+         kind == GpuExecutorKind::kProductionSm120Proxy;
 }
 
 cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind, cudaStream_t stream,
@@ -248,16 +313,15 @@ cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind,
     case GpuExecutorKind::kNaive:
       return naive_verify_launch(d.params(page_kind), stream);
     case GpuExecutorKind::kProduction:
-      return flash_verify_launch(d.params(page_kind), d.plan, d.workspace.get(), d.workspace.bytes(), stream, options);
     case GpuExecutorKind::kProductionMmaSync:
-      return flash_verify_launch(d.params(page_kind), d.plan_mma_sync, d.workspace.get(), d.workspace.bytes(), stream,
-                                 options);
     case GpuExecutorKind::kProductionWgmma:
-      return flash_verify_launch(d.params(page_kind), d.plan_wgmma, d.workspace.get(), d.workspace.bytes(), stream,
-                                 options);
+    case GpuExecutorKind::kProductionSm120Proxy:
+      return flash_verify_launch(d.params(page_kind), d.plan_for(kind, page_kind), d.workspace.get(),
+                                 d.workspace.bytes(), stream, options);
     case GpuExecutorKind::kSglangAdapter:
-      return sglang_verify_launch(d.sglang_inputs(), d.plan, d.sg_scratch.get(), d.sg_scratch.bytes(),
-                                  d.workspace.get(), d.workspace.bytes(), stream, options);
+      return sglang_verify_launch(d.sglang_inputs(), d.plan_for(kind, PageTableKind::kTokenIndices),
+                                  d.sg_scratch.get(), d.sg_scratch.bytes(), d.workspace.get(), d.workspace.bytes(),
+                                  stream, options);
   }
   return cudaErrorInvalidValue;
 }
@@ -265,16 +329,10 @@ cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind,
 GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
   Impl& d = *impl_;
   GpuRunOutput out;
-  const FlashVerifyPlan& plan = kind == GpuExecutorKind::kProductionMmaSync ? d.plan_mma_sync
-                                : kind == GpuExecutorKind::kProductionWgmma  ? d.plan_wgmma
-                                                                             : d.plan;
   // The SGLang adapter reads the token table (kv_indices).
   const PageTableKind table = kind == GpuExecutorKind::kSglangAdapter ? PageTableKind::kTokenIndices : page_kind;
-  out.plan = fmt::format("path={} splits={} m_tiles={}{}{}{}{}", to_string(plan.path), plan.num_splits, plan.m_tiles,
-                         plan.tiles_per_split > 0 ? fmt::format(" tiles_per_split={}", plan.tiles_per_split) : "",
-                         plan.token_split ? " token_split" : "",
-                         plan.tile_balanced ? fmt::format(" tile_balanced slots={}", plan.balanced_slots) : "",
-                         flash_verify_wgmma_tma_boxes(plan, table, d.problem->pages.page_size) ? " tma_boxes" : "");
+  if (kind != GpuExecutorKind::kNaive) out.plan = describe(d.plan_for(kind, table));
+  if (kind == GpuExecutorKind::kProductionSm120Proxy) out.plan += fmt::format(" blocks_per_sm={}", d.proxy_blocks_per_sm);
   CallChecker check;
   // Poison: 0xFFFF is a bf16 NaN and 0xFFFFFFFF an fp32 NaN, so anything not written shows.
   check(cudaMemsetAsync(d.o.get(), 0xFF, d.o.bytes(), d.stream), "poison o");
@@ -309,7 +367,8 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
 }
 
 bool DeviceProblem::executor_applies(GpuExecutorKind kind, std::string* why_not) const {
-  if (kind == GpuExecutorKind::kProductionMmaSync && impl_->plan.path == FlashVerifyPath::kMmaSync) {
+  const FlashVerifyPath planned = impl_->plans[Impl::kPlanned][0].schedule.path;
+  if (kind == GpuExecutorKind::kProductionMmaSync && planned == FlashVerifyPath::kMmaSync) {
     if (why_not) *why_not = "not run: production already runs the mma.sync path on this case and device";
     return false;
   }
@@ -317,7 +376,11 @@ bool DeviceProblem::executor_applies(GpuExecutorKind kind, std::string* why_not)
     if (why_not) *why_not = "not run: the wgmma path needs a compute capability 9.0 device (sm_90a machine code)";
     return false;
   }
-  if (kind == GpuExecutorKind::kProductionWgmma && impl_->plan.path == FlashVerifyPath::kWgmma) {
+  if (kind == GpuExecutorKind::kProductionSm120Proxy && !impl_->proxy_not_run.empty()) {
+    if (why_not) *why_not = impl_->proxy_not_run;
+    return false;
+  }
+  if (kind == GpuExecutorKind::kProductionWgmma && planned == FlashVerifyPath::kWgmma) {
     if (why_not) *why_not = "not run: production already runs the wgmma path on this case and device";
     return false;
   }

@@ -15,9 +15,19 @@ namespace vb {
 // kProduction runs the launch the production planner picks (on an H200, the wgmma path for
 // H*T >= 64 with enough work); kProductionMmaSync and kProductionWgmma force one path each,
 // where the planner picked the other, so on an H200 every case runs (and is checked on)
-// both paths, measured side by side in one run.
-enum class GpuExecutorKind { kNaive, kProduction, kProductionMmaSync, kProductionWgmma, kSglangAdapter };
-// "naive", "production", "production/mma.sync", "production/wgmma", "sglang-adapter"
+// both paths, measured side by side in one run. kProductionSm120Proxy runs the mma.sync path
+// as sm_120 (RTX PRO 6000) runs it, on a Hopper's SMs (sm120_proxy_target): sm_120's
+// pipeline depth and planner choices, and its resident blocks per SM.
+enum class GpuExecutorKind {
+  kNaive,
+  kProduction,
+  kProductionMmaSync,
+  kProductionWgmma,
+  kSglangAdapter,
+  kProductionSm120Proxy
+};
+// "naive", "production", "production/mma.sync", "production/wgmma", "sglang-adapter",
+// "production/sm120-proxy"
 const char* executor_name(GpuExecutorKind kind);
 
 struct GpuInfo {
@@ -70,7 +80,8 @@ class DeviceProblem {
 
   // False (with the reason) when the executor would repeat another one's launch exactly
   // (a forced path that production already runs) or cannot run on this device
-  // (kProductionWgmma without compute capability 9.0).
+  // (kProductionWgmma without compute capability 9.0; kProductionSm120Proxy on anything but a
+  // Hopper, or where its plan could not hold the SM to sm_120's resident blocks).
   bool executor_applies(GpuExecutorKind kind, std::string* why_not) const;
 
   struct Impl;

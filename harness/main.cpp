@@ -27,6 +27,7 @@
 #include "harness/export_safetensors.h"
 #include "harness/gpu_executor.h"
 #include "harness/nvtx.h"
+#include "harness/peers_merge.h"
 #include "harness/problem.h"
 #include "harness/report_csv.h"
 #include "harness/report_json.h"
@@ -78,12 +79,6 @@ std::string command_line(int argc, char** argv) {
 // The resource limits every command loads scenario files under (--max-* options).
 vb::ScenarioLimits g_scenario_limits;
 
-std::vector<vb::ScenarioFile> load_all(const std::vector<std::string>& files) {
-  std::vector<vb::ScenarioFile> loaded;
-  for (const std::string& f : files) loaded.push_back(vb::load_scenario_file(f, g_scenario_limits));
-  return loaded;
-}
-
 // Options raising the limits a scenario file is checked against (scenarios/README.md, "Limits").
 void add_limit_options(CLI::App* cmd) {
   vb::ScenarioLimits& l = g_scenario_limits;
@@ -98,6 +93,38 @@ void add_limit_options(CLI::App* cmd) {
   cmd->add_option("--max-reference-bytes", l.max_reference_bytes,
                   "K one request's CPU reference may gather, per thread (default 2 GiB)")
       ->check(CLI::PositiveNumber);
+}
+
+// `--planner key=value` settings of the command line (plan, run, profile, export): applied to
+// every case after its scenario's own `planner:` map, so one build serves any planner A/B.
+std::vector<std::string> g_planner_settings;
+
+void apply_planner_settings(vb::CaseSpec* spec) {
+  for (const std::string& setting : g_planner_settings) {
+    const std::size_t eq = setting.find('=');
+    std::string error;
+    if (eq == std::string::npos) {
+      throw UsageError(fmt::format("--planner {}: expected key=value (keys: verifybench plan --help)", setting));
+    }
+    if (!vb::set_planner_option(&spec->planner, setting.substr(0, eq), setting.substr(eq + 1), &error)) {
+      throw UsageError("--planner " + setting + ": " + error);
+    }
+  }
+}
+
+std::vector<vb::ScenarioFile> load_all(const std::vector<std::string>& files) {
+  std::vector<vb::ScenarioFile> loaded;
+  for (const std::string& f : files) {
+    loaded.push_back(vb::load_scenario_file(f, g_scenario_limits));
+    for (vb::CaseSpec& spec : loaded.back().cases) apply_planner_settings(&spec);
+  }
+  return loaded;
+}
+
+std::string planner_help() {
+  std::string out = "production planner setting, key=value, repeatable; applied after a scenario's planner: map. Keys:";
+  for (const vb::PlannerOptionInfo& o : vb::planner_options()) out += "\n  " + o.key + ": " + o.meaning;
+  return out;
 }
 
 // ---------------------------------------------------------------- list
@@ -180,21 +207,15 @@ int cmd_plan(const std::vector<std::string>& files, const std::vector<std::strin
     const vb::ScenarioFile& file = loaded[i];
     if (i > 0) std::printf("\n");
     std::printf("%s: %zu cases\n", file.path.c_str(), file.cases.size());
-    vb::TextTable table({"case", "device", "path", "stages", "smem B", "m-tiles", "splits", "tiles/split", "comb lanes", "blocks", "waves",
-                         "KV tokens", "MB", "GFLOP", "mem floor us", "mma floor us", "bound"},
-                        {false, false, false, true, true, true, true, true, true, true, true, true, true, true, true, true, false});
+    vb::TextTable table({"case", "device", "launch plan (production)", "block table", "blocks", "waves", "KV tokens",
+                         "MB", "GFLOP", "mem floor us", "mma floor us", "bound"},
+                        {false, false, false, false, true, true, true, true, true, true, true, false});
     for (const vb::CaseSpec& c : file.cases) {
       for (const vb::DeviceModel* d : devices) {
         const vb::PlannedLaunch p = vb::plan_launch(c, *d);
-        table.add_row({c.name, d->slug, std::string(vb::to_string(p.path)) + (p.token_split ? "+ts" : "") + (p.tma_boxes ? "+tma" : ""), p.stages > 0 ? fmt::format("{}", p.stages) : "none fits",
-                       fmt::format("{}", p.smem_bytes), fmt::format("{}", p.m_tiles),
-                       fmt::format("{}", p.num_splits),
-                       p.tile_balanced         ? fmt::format("bal {}", p.balanced_units_per_block)
-                       : p.tiles_per_split > 0 ? fmt::format("{}", p.tiles_per_split)
-                                               : std::string("even"),
-                       p.combine_lanes > 0 ? fmt::format("{}", p.combine_lanes) : std::string("-"),
-                       fmt::format("{}", p.blocks),
-                       fmt::format("{:.2f}", p.waves), fmt::format("{}", p.kv_tokens),
+        table.add_row({c.name, d->slug, vb::describe(p.launch),
+                       p.block_table_launch.valid ? vb::to_string(p.block_table_launch.instance) : "-",
+                       fmt::format("{}", p.blocks), fmt::format("{:.2f}", p.waves), fmt::format("{}", p.kv_tokens),
                        fmt::format("{:.1f}", p.bytes / 1e6), fmt::format("{:.2f}", p.flops / 1e9),
                        fmt::format("{:.1f}", p.memory_floor_us), fmt::format("{:.1f}", p.mma_floor_us),
                        p.memory_floor_us >= p.mma_floor_us ? "memory" : "compute"});
@@ -202,15 +223,10 @@ int cmd_plan(const std::vector<std::string>& files, const std::vector<std::strin
     }
     std::fputs(table.render().c_str(), stdout);
   }
-  std::printf("\n+ts: the mma.sync path's token split (H*T <= 16: both row groups on alternate KV tiles)\n");
-  std::printf("+tma: the wgmma path's instance with TMA boxes for runs of 16 pool rows (fixed splits, >= 4 row "
-              "tiles; the token table: production and the SGLang adapter). production/block-table over pages of "
-              ">= 16 rows (a power of two) takes page boxes on every fixed-split wgmma plan, unmarked here\n");
-  std::printf("bal N: the tile-balanced schedule, splits = blocks per row tile, each N units of the batch's tiles "
-              "laid end to end (a request costs %d more on mma.sync, %d on wgmma; "
-              "kernels/include/verifybench/tile_balance.h)\n",
-              vb::flash_verify_balance_boundary_units(vb::FlashVerifyPath::kMmaSync),
-              vb::flash_verify_balance_boundary_units(vb::FlashVerifyPath::kWgmma));
+  std::printf("\nlaunch plan: kernel instance, pipeline stages, dynamic shared memory (B), query-row tiles, KV splits "
+              "(tiles/split: fixed-size splits; slots: the tile-balanced schedule's combine slots), main grid, and "
+              "the combine's lanes x loads per lane; the same line `run` prints per executor (LaunchPlan, "
+              "kernels/include/verifybench/planner.h)\n");
   std::printf("\ndevices (harness/device_models.cpp):\n");
   for (const vb::DeviceModel* d : devices) {
     std::printf("  %-13s %s, sm_%d, %d SMs, %d B shared memory per block, %d block(s) per SM, %.0f GB/s, %.1f TFLOP/s, %s: %s\n",
@@ -383,9 +399,26 @@ struct TimeArgs {
   double budget_s = 1.0;
 };
 
+// --peers: each file's results get the peer rows of their cases; warns about peer-file cases
+// this run did not have. Returns every file's results, in order.
+std::vector<vb::CaseResult> merge_peers(const vb::PeerRows& peers, std::vector<std::vector<vb::CaseResult>>* per_file) {
+  std::vector<vb::CaseResult> all;
+  int merged = 0;
+  for (std::vector<vb::CaseResult>& results : *per_file) {
+    merged += vb::merge_peer_rows(peers, &results).rows_merged;
+    all.insert(all.end(), results.begin(), results.end());
+  }
+  for (const auto& [name, rows] : peers.cases) {
+    const bool in_run = std::any_of(all.begin(), all.end(), [&](const vb::CaseResult& c) { return c.case_name == name; });
+    if (!in_run) std::fprintf(stderr, "verifybench: warning: --peers %s: case %s is not in this run\n", peers.path.c_str(), name.c_str());
+  }
+  std::printf("merged %d peer rows from %s\n", merged, peers.path.c_str());
+  return all;
+}
+
 int cmd_run(const std::vector<std::string>& files, const std::vector<std::string>& wanted,
             const std::string& json_path, const std::string& out_dir, int threads,
-            const TimeArgs& time_args, const std::string& cmdline) {
+            const TimeArgs& time_args, const std::string& cmdline, const std::string& peers_path) {
   const std::vector<vb::ScenarioFile> loaded = load_all(files);
   const std::vector<Selected> selected = select_cases(loaded, files, wanted);
   std::vector<std::string> paths;
@@ -402,6 +435,14 @@ int cmd_run(const std::vector<std::string>& files, const std::vector<std::string
     }
     const std::string parent = std::filesystem::path(json_path).parent_path().string();
     if (!parent.empty()) check_output_dir(parent, "--json's folder");
+  }
+  std::optional<vb::PeerRows> peer_rows;
+  if (!peers_path.empty()) {
+    try {
+      peer_rows = vb::read_peer_rows(peers_path);
+    } catch (const std::runtime_error& e) {
+      throw UsageError(std::string("--peers ") + e.what());
+    }
   }
   RunContext ctx;
   ctx.cmdline = cmdline;
@@ -502,6 +543,10 @@ int cmd_run(const std::vector<std::string>& files, const std::vector<std::string
     vb::annotate_roofline(&results, ctx.ceilings);
     all_results.insert(all_results.end(), results.begin(), results.end());
     per_file.push_back(std::move(results));
+  }
+  if (peer_rows) {
+    all_results = merge_peers(*peer_rows, &per_file);
+    for (std::vector<vb::CaseResult>& results : per_file) vb::annotate_roofline(&results, ctx.ceilings);
   }
   // Mask-tax twins may sit in another file of the same run.
   vb::annotate_roofline(&all_results, ctx.ceilings);
@@ -703,6 +748,8 @@ int main(int argc, char** argv) {
       "plan", "Show the production launch each case gets on each modelled GPU (pipeline depth, "
               "shared memory, tiles, KV splits, waves) and its memory and mma floors. No GPU needed.");
   plan->add_option("FILE", plan_files, "scenario YAML files")->required();
+  plan->add_option("--planner", g_planner_settings, planner_help())->expected(1)->multi_option_policy(
+      CLI::MultiOptionPolicy::TakeAll);
   plan->add_option("--device", plan_devices, "modelled GPU, repeatable (default: every one: " +
                                                  vb::device_model_slugs() + ")");
 
@@ -722,8 +769,11 @@ int main(int argc, char** argv) {
                   "still go to the report folder)");
   run->add_option("--threads", threads, "CPU reference threads, 0..4096 (0: all hardware threads)")
       ->check(CLI::Range(0, 4096));
+  run->add_option("--planner", g_planner_settings, planner_help())->expected(1)->multi_option_policy(
+      CLI::MultiOptionPolicy::TakeAll);
   std::string out_dir;
   TimeArgs time_args;
+  std::string peers_path;
   run->add_option("--out-dir", out_dir,
                   "report folder: result.json, summary.md, results.csv, roofline.svg (default: "
                   "reports/local/<file stem>/ per file; one combined folder when given)");
@@ -751,6 +801,9 @@ int main(int argc, char** argv) {
   run->add_option("--budget-s", time_args.budget_s,
                   "time budget per measurement in seconds (never cuts below --min-samples)")
       ->capture_default_str()->check(CLI::Range(0.0, 3600.0));
+  run->add_option("--peers", peers_path,
+                  "peer kernels' rows from `python -m verifybench.peers CASE_DIR... --out FILE` (cases exported from "
+                  "this scenario file), reported beside production with the speedup where both have cold-l2 times");
 
   std::string profile_file, profile_case, profile_executor = "production";
   CLI::App* profile = app.add_subcommand(
@@ -758,8 +811,11 @@ int main(int argc, char** argv) {
                  "inside the case's NVTX range, and print the ncu command that profiles exactly that launch.");
   profile->add_option("FILE", profile_file, "scenario YAML file")->required();
   profile->add_option("--case", profile_case, "the case (exact name as `list` prints it)")->required();
+  profile->add_option("--planner", g_planner_settings, planner_help())->expected(1)->multi_option_policy(
+      CLI::MultiOptionPolicy::TakeAll);
   profile->add_option("--executor", profile_executor,
-                      "GPU executor to run (production, production/block-table, production/mma.sync, production/wgmma, naive, sglang-adapter)")
+                      "GPU executor to run (production, production/block-table, production/mma.sync, production/wgmma, naive, "
+                      "sglang-adapter, production/sm120-proxy)")
       ->capture_default_str();
   std::string profile_timeline;
   int profile_launches = 5;
@@ -781,6 +837,8 @@ int main(int argc, char** argv) {
                 "plus case.json describing them.");
   export_cmd->add_option("FILE", export_file, "scenario YAML file")->required();
   export_cmd->add_option("--case", export_case, "the case (exact name as `list` prints it)")->required();
+  export_cmd->add_option("--planner", g_planner_settings, planner_help())->expected(1)->multi_option_policy(
+      CLI::MultiOptionPolicy::TakeAll);
   export_cmd->add_option("DIR", export_dir, "output folder (created; replaced files are written atomically)")
       ->required();
   export_cmd->add_option("--threads", threads, "CPU reference threads, 0..4096 (0: all hardware threads)")
@@ -812,7 +870,7 @@ int main(int argc, char** argv) {
                          profile_timeline_mode, argv[0]);
     }
     return cmd_run(run_files, run_cases, json_path, out_dir, threads, time_args,
-                   command_line(argc, argv));
+                   command_line(argc, argv), peers_path);
   } catch (const vb::ScenarioError& e) {
     return fail(vb::kExitBadInput, e.what());
   } catch (const UsageError& e) {

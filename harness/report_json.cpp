@@ -20,6 +20,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/device_models.h"
+#include "harness/traffic_model.h"
 #include "vb_build_info.h"
 
 namespace vb {
@@ -272,6 +274,45 @@ ErrorStats stats_from_json(const json& j) {
 
 }  // namespace
 
+nlohmann::ordered_json to_json(const DevicePrediction& p) {
+  return json{{"device", p.device},
+              {"time_us", number(p.time_us)},
+              {"roof_us", number(p.roof_us)},
+              {"bound", p.bound},
+              {"fraction_of_roof", number(p.fraction_of_roof)},
+              {"kind", "prediction"}};
+}
+
+DevicePrediction prediction_from_json(const nlohmann::ordered_json& j) {
+  DevicePrediction p;
+  p.device = j.at("device").get<std::string>();
+  p.time_us = read_number(j.at("time_us"));
+  p.roof_us = read_number(j.at("roof_us"));
+  p.bound = j.at("bound").get<std::string>();
+  p.fraction_of_roof = read_number(j.at("fraction_of_roof"));
+  return p;
+}
+
+nlohmann::ordered_json to_json(const PdlGoal& g) {
+  return json{{"executor", g.executor},
+              {"chain_pdl_us", number(g.chain_pdl_us)},
+              {"roof_us", number(g.roof_us)},
+              {"pdl_floor_us", number(g.pdl_floor_us)},
+              {"bound_us", number(g.bound_us)},
+              {"met", g.met}};
+}
+
+PdlGoal pdl_goal_from_json(const nlohmann::ordered_json& j) {
+  PdlGoal g;
+  g.executor = j.at("executor").get<std::string>();
+  g.chain_pdl_us = read_number(j.at("chain_pdl_us"));
+  g.roof_us = read_number(j.at("roof_us"));
+  g.pdl_floor_us = read_number(j.at("pdl_floor_us"));
+  g.bound_us = read_number(j.at("bound_us"));
+  g.met = j.at("met").get<bool>();
+  return g;
+}
+
 nlohmann::ordered_json to_json(const ExecutorResult& r) {
   json j{{"executor", r.executor},
          {"outcome", to_string(r.outcome)},
@@ -288,6 +329,7 @@ nlohmann::ordered_json to_json(const ExecutorResult& r) {
   for (const TimingRecord& t : r.timings) timings.push_back(to_json(t));
   j["timings"] = timings;
   j["achieved"] = r.achieved ? to_json(*r.achieved) : json(nullptr);
+  j["prediction"] = r.prediction ? to_json(*r.prediction) : json(nullptr);
   return j;
 }
 
@@ -309,6 +351,9 @@ ExecutorResult executor_result_from_json(const nlohmann::ordered_json& j) {
   }
   if (j.contains("achieved") && !j.at("achieved").is_null()) {
     r.achieved = achieved_from_json(j.at("achieved"));
+  }
+  if (j.contains("prediction") && !j.at("prediction").is_null()) {
+    r.prediction = prediction_from_json(j.at("prediction"));
   }
   return r;
 }
@@ -332,6 +377,7 @@ nlohmann::ordered_json to_json(const CaseResult& c) {
               {"gate_tolerance", optional_number(c.gate_tolerance)},
               {"timing_note", c.timing_note},
               {"all_passed", c.all_passed()},
+              {"pdl_goal", c.pdl_goal ? to_json(*c.pdl_goal) : json(nullptr)},
               {"executors", executors}};
 }
 
@@ -351,6 +397,7 @@ CaseResult case_result_from_json(const nlohmann::ordered_json& j) {
   c.speedup_vs_naive = read_optional_number(j, "speedup_vs_naive");
   c.mask_tax = read_optional_number(j, "mask_tax");
   c.gate_tolerance = read_optional_number(j, "gate_tolerance");
+  if (j.contains("pdl_goal") && !j.at("pdl_goal").is_null()) c.pdl_goal = pdl_goal_from_json(j.at("pdl_goal"));
   if (j.contains("timing_note")) c.timing_note = j.at("timing_note").get<std::string>();
   for (const json& e : j.at("executors")) c.executors.push_back(executor_result_from_json(e));
   return c;
@@ -437,7 +484,10 @@ nlohmann::ordered_json to_json(const Achieved& a) {
               {"tflops", number(a.tflops)},
               {"pct_of_attainable", optional_number(a.pct_of_attainable)},
               {"bound", a.bound.empty() ? json(nullptr) : json(a.bound)},
-              {"speed_of_light", a.speed_of_light}};
+              {"speed_of_light", a.speed_of_light},
+              {"engine", a.engine.empty() ? json(nullptr) : json(a.engine)},
+              {"pct_of_engine_ceiling", optional_number(a.pct_of_engine_ceiling)},
+              {"pct_of_memory_ceiling", optional_number(a.pct_of_memory_ceiling)}};
 }
 
 Achieved achieved_from_json(const nlohmann::ordered_json& j) {
@@ -448,6 +498,10 @@ Achieved achieved_from_json(const nlohmann::ordered_json& j) {
   a.pct_of_attainable = read_optional_number(j, "pct_of_attainable");
   if (j.contains("bound") && !j.at("bound").is_null()) a.bound = j.at("bound").get<std::string>();
   a.speed_of_light = j.at("speed_of_light").get<bool>();
+  // Absent from result files before the wgmma ceiling (issue 27).
+  if (j.contains("engine") && !j.at("engine").is_null()) a.engine = j.at("engine").get<std::string>();
+  a.pct_of_engine_ceiling = read_optional_number(j, "pct_of_engine_ceiling");
+  a.pct_of_memory_ceiling = read_optional_number(j, "pct_of_memory_ceiling");
   return a;
 }
 
@@ -474,7 +528,9 @@ nlohmann::ordered_json to_json(const Ceilings& c) {
               {"row_read_shuffled_gbps", number(c.row_read_shuffled_gbps)},
               {"d2d_copy_gbps", number(c.d2d_copy_gbps)},
               {"mma_bf16_tflops", number(c.mma_bf16_tflops)},
+              {"wgmma_bf16_tflops", c.wgmma_bf16_tflops > 0 ? number(c.wgmma_bf16_tflops) : json(nullptr)},
               {"launch_floor_us", c.launch_floor_us > 0 ? number(c.launch_floor_us) : json(nullptr)},
+              {"pdl_floor_us", c.pdl_floor_us > 0 ? number(c.pdl_floor_us) : json(nullptr)},
               {"method", method}};
 }
 
@@ -488,6 +544,9 @@ Ceilings ceilings_from_json(const nlohmann::ordered_json& j) {
   if (j.contains("launch_floor_us") && !j.at("launch_floor_us").is_null()) {
     c.launch_floor_us = read_number(j.at("launch_floor_us"));
   }
+  // Absent from result files before issue 27; null when not measured on that device.
+  c.wgmma_bf16_tflops = read_optional_number(j, "wgmma_bf16_tflops").value_or(0);
+  c.pdl_floor_us = read_optional_number(j, "pdl_floor_us").value_or(0);
   if (j.contains("method")) {
     for (const auto& [name, text] : j.at("method").items()) {
       c.method.emplace_back(name, text.get<std::string>());
@@ -536,7 +595,7 @@ nlohmann::ordered_json result_document(const Provenance& provenance, const std::
   const OutcomeCounts n = count_outcomes(cases);
   json records = json::array();
   for (const CaseResult& c : cases) records.push_back(to_json(c));
-  return json{{"schema", kResultSchema},
+  json doc{{"schema", kResultSchema},
               {"provenance", to_json(provenance)},
               {"ceilings", ceilings ? to_json(*ceilings) : json(nullptr)},
               {"summary",
@@ -548,6 +607,18 @@ nlohmann::ordered_json result_document(const Provenance& provenance, const std::
                 {"not_supported", n.not_supported},
                 {"not_run", n.not_run}}},
               {"cases", records}};
+  // How the executors' "prediction" entries were formed, once per device predicted for.
+  json predictions = json::object();
+  for (const CaseResult& c : cases) {
+    for (const ExecutorResult& e : c.executors) {
+      if (!e.prediction || predictions.contains(e.prediction->device)) continue;
+      if (const DeviceModel* target = find_device_model(e.prediction->device)) {
+        predictions[e.prediction->device] = json{{"method", prediction_method(*target)}};
+      }
+    }
+  }
+  if (!predictions.empty()) doc["predictions"] = predictions;
+  return doc;
 }
 
 // ---------------------------------------------------------------- atomic write

@@ -73,12 +73,16 @@ nlohmann::ordered_json to_json(const TimingRecord& timing);
 nlohmann::ordered_json to_json(const Achieved& achieved);
 nlohmann::ordered_json to_json(const TrafficModel& traffic);
 nlohmann::ordered_json to_json(const Ceilings& ceilings);
+nlohmann::ordered_json to_json(const DevicePrediction& prediction);  // "kind": "prediction"
+nlohmann::ordered_json to_json(const PdlGoal& goal);
 ExecutorResult executor_result_from_json(const nlohmann::ordered_json& j);
 CaseResult case_result_from_json(const nlohmann::ordered_json& j);
 TimingRecord timing_record_from_json(const nlohmann::ordered_json& j);
 Achieved achieved_from_json(const nlohmann::ordered_json& j);
 TrafficModel traffic_from_json(const nlohmann::ordered_json& j);
 Ceilings ceilings_from_json(const nlohmann::ordered_json& j);
+DevicePrediction prediction_from_json(const nlohmann::ordered_json& j);
+PdlGoal pdl_goal_from_json(const nlohmann::ordered_json& j);
 
 // {"schema": kResultSchema, "provenance": ..., "ceilings": null|{...}, "summary": ...,
 //  "cases": [...]}

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/device_models.h"
 #include "harness/timing.h"
 #include "harness/traffic_model.h"
 
@@ -19,6 +20,81 @@ std::string md(const std::string& text) {  // escape table pipes
 
 std::string us(double ms) { return fmt::format("{:.1f}", ms * 1e3); }
 std::string opt_pct(const std::optional<double>& v) { return v ? fmt::format("{:.1f}%", *v) : "-"; }
+
+// Each executor row that ran a production engine against that engine's own ceiling.
+std::string format_engine_section(const std::vector<CaseResult>& cases) {
+  std::string rows;
+  for (const CaseResult& c : cases) {
+    for (const ExecutorResult& e : c.executors) {
+      if (!e.achieved || !e.achieved->pct_of_engine_ceiling) continue;
+      const Achieved& a = *e.achieved;
+      rows += fmt::format("| {} | {} | {} | {} | {:.2f} | {} | {} |\n", md(c.case_name), md(e.executor), a.engine,
+                          a.bound.empty() ? "-" : a.bound, a.tflops, opt_pct(a.pct_of_engine_ceiling),
+                          opt_pct(a.pct_of_attainable));
+    }
+  }
+  if (rows.empty()) return "";
+  return "\n## Tensor-core engines\n\n"
+         "Each production row's TFLOP/s against the ceiling of the instruction it ran (mma.sync rows against the "
+         "mma.sync ceiling, wgmma rows against the wgmma ceiling), beside its % of the case's attainable roof.\n\n"
+         "| case | executor | engine | bound | TFLOP/s | % of engine ceiling | % attainable |\n"
+         "| --- | --- | --- | --- | ---: | ---: | ---: |\n" +
+         rows;
+}
+
+// Issue 27, item 3: chain-pdl median against 1.5 x roof + PDL floor + 3 µs.
+std::string format_pdl_goal_section(const std::vector<CaseResult>& cases) {
+  std::string rows;
+  int met = 0, total = 0;
+  for (const CaseResult& c : cases) {
+    if (!c.pdl_goal) continue;
+    const PdlGoal& g = *c.pdl_goal;
+    ++total;
+    met += g.met ? 1 : 0;
+    rows += fmt::format("| {} | {:.1f} | {:.1f} | {:.1f} | {} |\n", md(c.case_name), g.chain_pdl_us, g.roof_us,
+                        g.bound_us, g.met ? "yes" : "**no**");
+  }
+  if (rows.empty()) return "";
+  return fmt::format(
+             "\n## Small launches as serving runs them\n\n"
+             "Goal: the production executor's chain-pdl median ≤ {} × roof + PDL floor + {:g} µs, where roof is the "
+             "case's time at its attainable roof (max(bytes / memory ceiling, FLOPs / tensor ceiling)) and the PDL "
+             "floor is this run's. Met on {} of {} cases.\n\n"
+             "| case | chain-pdl µs | roof µs | bound µs | met? |\n| --- | ---: | ---: | ---: | --- |\n",
+             kPdlGoalRoofFactor, kPdlGoalSlackUs, met, total) +
+         rows;
+}
+
+// Issue 26, item 1: the sm_120 proxy's rows and the RTX PRO 6000 time predicted from them.
+std::string format_sm120_proxy_section(const std::vector<CaseResult>& cases) {
+  std::string rows, method;
+  for (const CaseResult& c : cases) {
+    for (const ExecutorResult& e : c.executors) {
+      if (e.executor != kSm120ProxyExecutor || !e.achieved) continue;
+      const Achieved& a = *e.achieved;
+      const TimingRecord* t = preferred_timing(e);
+      const DevicePrediction* p = e.prediction ? &*e.prediction : nullptr;
+      if (p != nullptr && method.empty()) {
+        if (const DeviceModel* target = find_device_model(p->device)) method = prediction_method(*target);
+      }
+      rows += fmt::format("| {} | {} | {:.2f} | {} | {:.0f} | {} | {} | {} |\n", md(c.case_name),
+                          t ? us(t->median_ms) : "-", a.tflops, opt_pct(a.pct_of_engine_ceiling), a.gbps,
+                          opt_pct(a.pct_of_memory_ceiling),
+                          p ? fmt::format("{:.0f}%", 100 * p->fraction_of_roof) : "-",
+                          p ? fmt::format("{:.1f} ({})", p->time_us, p->bound) : "-");
+    }
+  }
+  if (rows.empty()) return "";
+  return fmt::format("\n## sm_120 proxy and the predicted RTX PRO 6000 time\n\n"
+                     "`{}`: the mma.sync path in sm_120's configuration on this device. The % columns are of this "
+                     "run's mma.sync and row ceilings; \"of roof\" is the fraction f of its roof (mma.sync and "
+                     "memory) it reaches. **Predicted** RTX PRO 6000 µs: {}.\n\n"
+                     "| case | proxy µs | TFLOP/s | % of mma.sync ceiling | GB/s | % of row ceiling | of roof | "
+                     "predicted RTX PRO 6000 µs (bound there) |\n"
+                     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+                     kSm120ProxyExecutor, md(method.empty() ? "not predicted (no ceilings)" : method)) +
+         rows;
+}
 
 }  // namespace
 
@@ -64,10 +140,26 @@ std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& 
     s += fmt::format("| 1152-byte rows, page 1 shuffled | {:.0f} GB/s | {} |\n", ceilings->row_read_shuffled_gbps, method("row_read_shuffled"));
     s += fmt::format("| device-to-device copy | {:.0f} GB/s | {} |\n", ceilings->d2d_copy_gbps, method("d2d_copy"));
     s += fmt::format("| mma.sync bf16 | {:.0f} TFLOP/s | {} |\n", ceilings->mma_bf16_tflops, method("mma_bf16"));
+    if (ceilings->wgmma_bf16_tflops > 0 || method("wgmma_bf16") != "-") {
+      s += fmt::format("| wgmma bf16 | {} | {} |\n",
+                       ceilings->wgmma_bf16_tflops > 0 ? fmt::format("{:.0f} TFLOP/s", ceilings->wgmma_bf16_tflops)
+                                                       : std::string("-"),
+                       method("wgmma_bf16"));
+    }
     if (ceilings->launch_floor_us > 0) {
       s += fmt::format("| launch floor | {:.1f} µs | {} |\n", ceilings->launch_floor_us, method("launch_floor"));
     }
+    if (ceilings->pdl_floor_us > 0) {
+      s += fmt::format("| PDL floor | {:.2f} µs | {} |\n", ceilings->pdl_floor_us, method("pdl_floor"));
+    }
     s += "\nThe memory roof of a case is the shuffled-row ceiling for page size 1 and the in-order one otherwise.";
+    if (ceilings->wgmma_bf16_tflops > 0) {
+      s += fmt::format(" The compute roof of every case is the device's best tensor-core ceiling ({} {:.0f} TFLOP/s), "
+                       "whatever engine runs it; each engine's rows also show their % of their own instruction's "
+                       "ceiling (Tensor-core engines below).",
+                       ceilings->wgmma_bf16_tflops > ceilings->mma_bf16_tflops ? "wgmma" : "mma.sync",
+                       tensor_ceiling_tflops(*ceilings));
+    }
     if (ceilings->launch_floor_us > 0) {
       s += " No launch is timed below the launch floor, so a case whose roof time is a small multiple of it "
            "cannot come near its roof (% attainable ignores the floor).";
@@ -106,6 +198,7 @@ std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& 
       if (throttled) notes += "throttled; ";
       if (e.outcome == Outcome::kIncorrect) notes += "**INCORRECT output**; ";
       if (e.achieved && e.achieved->speed_of_light) notes += "SoL! ";
+      if (e.production_speedup) notes += fmt::format("production {:.2f}x faster; ", *e.production_speedup);
       s += fmt::format(
           "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
           md(c.case_name), c.batch, c.tree_size, c.heads, c.page_size, mb, gf, in, md(e.executor),
@@ -169,6 +262,10 @@ std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& 
                        chain && pdl ? fmt::format("{:.3f}", pdl->median_ms / chain->median_ms) : "-");
     }
   }
+
+  s += format_engine_section(cases);
+  s += format_pdl_goal_section(cases);
+  s += format_sm120_proxy_section(cases);
 
   s += "\n## Correctness\n\n";
   const OutcomeCounts n = count_outcomes(cases);

@@ -66,7 +66,7 @@ std::string format_roofline_svg(const std::optional<Ceilings>& ceilings,
     ymin = std::min(ymin, p.y);
     ymax = std::max(ymax, p.y);
   }
-  if (ceilings) ymax = std::max(ymax, ceilings->mma_bf16_tflops);
+  if (ceilings) ymax = std::max(ymax, tensor_ceiling_tflops(*ceilings));
   const double lx0 = std::floor(std::log10(xmin)), lx1 = std::ceil(std::log10(xmax));
   const double ly0 = std::floor(std::log10(ymin)), ly1 = std::ceil(std::log10(ymax * 1.5));
   const double pw = kWidth - kLeft - kRight, ph = kHeight - kTop - kBottom;
@@ -106,11 +106,13 @@ std::string format_roofline_svg(const std::optional<Ceilings>& ceilings,
                    kTop + ph / 2, kTop + ph / 2);
 
   if (ceilings) {
-    // Memory roofs: y = bw * x / 1e3 (GB/s * FLOP/B -> TFLOP/s), clipped at the mma roof.
-    // `label_dy` moves a roof's label off its neighbour's (the two memory roofs nearly meet).
+    // Memory roofs: y = bw * x / 1e3 (GB/s * FLOP/B -> TFLOP/s), clipped at the tensor roof
+    // (the device's best tensor-core ceiling). `label_dy` moves a roof's label off its
+    // neighbour's (the two memory roofs nearly meet).
+    const double tensor = tensor_ceiling_tflops(*ceilings);
     auto roof = [&](double gbps, const char* colour, const char* dash, const std::string& name, double label_dy) {
       if (gbps <= 0) return;
-      const double xa = std::pow(10, lx0), ridge = ceilings->mma_bf16_tflops * 1e3 / gbps;
+      const double xa = std::pow(10, lx0), ridge = tensor * 1e3 / gbps;
       const double xb = std::min(std::pow(10, lx1), ridge);
       s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"2\" stroke-dasharray=\"{}\"/>\n",
                        X(xa), Y(std::max(gbps * xa / 1e3, std::pow(10, ly0))), X(xb), Y(gbps * xb / 1e3), colour, dash);
@@ -122,12 +124,23 @@ std::string format_roofline_svg(const std::optional<Ceilings>& ceilings,
          fmt::format("rows in order {:.0f} GB/s", ceilings->row_read_contiguous_gbps), -14.0);
     roof(ceilings->row_read_shuffled_gbps, "#888", "6 4",
          fmt::format("rows page 1 shuffled {:.0f} GB/s", ceilings->row_read_shuffled_gbps), 14.0);
-    const double yc = Y(ceilings->mma_bf16_tflops);
-    const double ridge = ceilings->mma_bf16_tflops * 1e3 / std::max(1.0, ceilings->row_read_contiguous_gbps);
-    s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#444\" stroke-width=\"2\"/>\n",
-                     X(std::max(ridge, std::pow(10, lx0))), yc, kLeft + pw, yc);
-    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">mma.sync bf16 {:.0f} TFLOP/s</text>\n",
-                     kLeft + pw - 4, yc - 6, ceilings->mma_bf16_tflops);
+    // Compute roofs: the tensor roof solid from its ridge; the mma.sync ceiling dashed under
+    // it where wgmma is faster (the roof the mma.sync rows are held to).
+    auto compute_roof = [&](double tflops, const char* dash, const std::string& name) {
+      const double yc = Y(tflops);
+      const double ridge = tflops * 1e3 / std::max(1.0, ceilings->row_read_contiguous_gbps);
+      const std::string dashes = *dash ? fmt::format(" stroke-dasharray=\"{}\"", dash) : "";
+      s += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#444\" stroke-width=\"2\"{}/>\n",
+                       X(std::max(ridge, std::pow(10, lx0))), yc, kLeft + pw, yc, dashes);
+      s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", kLeft + pw - 4, yc - 6,
+                       escape_xml(name));
+    };
+    const bool wgmma_roof = ceilings->wgmma_bf16_tflops > ceilings->mma_bf16_tflops;
+    compute_roof(tensor, "",
+                 fmt::format("{} bf16 {:.0f} TFLOP/s", wgmma_roof ? "wgmma" : "mma.sync", tensor));
+    if (wgmma_roof) {
+      compute_roof(ceilings->mma_bf16_tflops, "6 4", fmt::format("mma.sync bf16 {:.0f} TFLOP/s", ceilings->mma_bf16_tflops));
+    }
   } else {
     s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\" fill=\"#a00\">no ceilings measured in this run</text>\n",
                      kLeft + pw / 2, kTop + 20);

@@ -64,7 +64,12 @@ struct Achieved {
   double tflops = 0;               // FLOPs / median time, 1e12 FLOP/s
   std::optional<double> pct_of_attainable;  // tflops / attainable(intensity); none: no ceilings
   std::string bound;               // "memory" | "compute" ("" when no ceilings)
-  bool speed_of_light = false;     // gbps > memory ceiling or tflops > mma ceiling
+  bool speed_of_light = false;     // gbps > memory ceiling or tflops > the tensor-core ceiling
+  // The tensor-core instruction the executor's launch ran ("mma.sync", "wgmma"; "" when its
+  // record names no production path) and its TFLOP/s as a % of that instruction's ceiling.
+  std::string engine;
+  std::optional<double> pct_of_engine_ceiling;
+  std::optional<double> pct_of_memory_ceiling;  // gbps / the memory roof of the page size
 };
 
 // Bytes and FLOPs of one case (SPEC.md §4), computed from the materialized problem.
@@ -84,10 +89,27 @@ struct Ceilings {
   double row_read_shuffled_gbps = 0;    // 1152-byte rows, page size 1, shuffled
   double d2d_copy_gbps = 0;             // cudaMemcpyAsync D2D, read + write bytes
   double mma_bf16_tflops = 0;           // mma.sync m16n8k16 bf16 -> fp32 issue rate
+  // wgmma.mma_async m64n256k16 bf16 -> fp32 from shared memory (sm_90a only). 0 when not
+  // measured: a device other than compute capability 9.0, or an older result file.
+  double wgmma_bf16_tflops = 0;
   // One empty kernel timed as a cold-L2 case sample is: no launch measures less. 0 when not
   // measured (result files before 2026-11-29 'combine' do not have it).
   double launch_floor_us = 0;
+  // One empty kernel launched over the previous one (programmatic dependent launch), timed as
+  // a chain-pdl case sample is: what a launch costs at least inside a serving loop. 0 when not
+  // measured (no PDL before sm_90, or an older result file).
+  double pdl_floor_us = 0;
   std::vector<std::pair<std::string, std::string>> method;  // name -> how it was measured
+};
+
+// A case's time on another GPU predicted from this run (harness/traffic_model.h,
+// predict_on_device): a prediction, never a measurement.
+struct DevicePrediction {
+  std::string device;          // DeviceModel slug, "rtx-pro-6000"
+  double time_us = 0;          // that device's roof time / fraction_of_roof
+  double roof_us = 0;          // max(bytes / its memory roof, FLOPs / its tensor roof)
+  std::string bound;           // the roof that binds there: "memory" | "compute"
+  double fraction_of_roof = 0; // this run's roof time (the executor's engine) / its median
 };
 
 struct ExecutorResult {
@@ -100,6 +122,20 @@ struct ExecutorResult {
   std::optional<double> wall_ms;  // CPU time for the reference
   std::vector<TimingRecord> timings;  // empty when not timed
   std::optional<Achieved> achieved;   // from the cold-l2 median (else hot-l2, else graph)
+  // Rows of `verifybench run --peers`: this row's cold-l2 median / production's in the run (also in detail).
+  std::optional<double> production_speedup;
+  std::optional<DevicePrediction> prediction;  // production/sm120-proxy only (kSm120ProxyExecutor)
+};
+
+// Small launches judged as serving runs them (issue 27, item 3): the production executor's
+// chain-pdl median against 1.5 x the case's roof time + the PDL floor + 3 us.
+struct PdlGoal {
+  std::string executor;      // whose chain-pdl median ("production")
+  double chain_pdl_us = 0;
+  double roof_us = 0;        // the case's time at its attainable roof
+  double pdl_floor_us = 0;   // this run's PDL floor
+  double bound_us = 0;       // 1.5 * roof_us + pdl_floor_us + 3
+  bool met = false;          // chain_pdl_us <= bound_us
 };
 
 struct CaseResult {
@@ -114,6 +150,7 @@ struct CaseResult {
   std::optional<double> speedup_vs_naive;  // naive / production cold-l2 medians
   std::optional<double> mask_tax;          // production time / chain twin's - 1
   std::optional<double> gate_tolerance;    // the scenario's gate: tolerance (verifybench compare)
+  std::optional<PdlGoal> pdl_goal;         // when production has a chain-pdl time and the run a PDL floor
   std::string timing_note;                 // why not timed ("not run: no CUDA device"), or ""
   std::vector<ExecutorResult> executors;
   // True when no record is kIncorrect or kLaunchFailed: executors that could not run on

@@ -26,6 +26,7 @@ const std::vector<GpuExecutorRun>& gpu_executor_runs() {
       {"production/mma.sync", GpuExecutorKind::kProductionMmaSync, PageTableKind::kTokenIndices},
       {"production/wgmma", GpuExecutorKind::kProductionWgmma, PageTableKind::kTokenIndices},
       {"sglang-adapter", GpuExecutorKind::kSglangAdapter, PageTableKind::kTokenIndices},
+      {"production/sm120-proxy", GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kTokenIndices},
   };
   return runs;
 }

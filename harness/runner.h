@@ -38,7 +38,8 @@ struct GpuExecutorRun {
 // naive (block table), production (token indices), production/block-table,
 // production/mma.sync and production/wgmma (one path forced, where production picks the
 // other; wgmma on compute capability 9.0 only),
-// sglang-adapter (SGLang's token-form inputs).
+// sglang-adapter (SGLang's token-form inputs), production/sm120-proxy (the mma.sync path as
+// sm_120 runs it, on a Hopper only).
 const std::vector<GpuExecutorRun>& gpu_executor_runs();
 
 // Runs every phase of one case: materialize -> reference -> verify (every GPU executor)

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "verifybench/planner.h"
+
 namespace vb {
 
 enum class TreeKind { kChain, kKAry, kEagle, kDDTree, kRandom, kExplicit };
@@ -115,6 +117,9 @@ struct CaseSpec {
   CheckSpec check;
   GateSpec gate;
   DataSpec data;
+  // The production planner's settings for this case: the scenario's `planner:` map, then any
+  // `--planner key=value` of the command line.
+  PlannerConfig planner;
 };
 
 struct ScenarioFile {

@@ -79,7 +79,7 @@ const std::vector<std::string> kTopKeys = {"scenarios"};
 const std::vector<std::string> kEntryKeys = {"name",  "tags",  "heads", "sm_scale",
                                              "dtype", "seed",  "tolerance", "check",
                                              "batch", "tree",  "pages", "sweep",
-                                             "gate",  "data"};
+                                             "gate",  "data", "planner"};
 const std::vector<std::string> kToleranceKeys = {"o_atol", "o_rtol", "lse_atol", "lse_rtol"};
 const std::vector<std::string> kPageKeys = {"size", "placement", "seed", "shared_prefix"};
 const std::vector<std::string> kSharedPrefixKeys = {"groups", "length"};
@@ -863,6 +863,21 @@ void check_case_budget(const Ctx& c, const MapView& m, const MapView& bm, const 
   }
 }
 
+// `planner: {key: value, ...}`: PlannerConfig settings (verifybench/planner.h lists the keys).
+void parse_planner(const Ctx& c, const YAML::Node& node, const std::string& path, PlannerConfig* config) {
+  if (!node.IsMap()) fail_value(c, node, path, "a map of planner settings (key: number, ...)");
+  std::set<std::string> seen;
+  for (const auto& kv : node) {
+    const YAML::Node& k = kv.first;
+    if (!k.IsScalar()) fail_value(c, k, path, "string keys only");
+    if (!seen.insert(k.Scalar()).second) fail_at(c, k.Mark(), path + "." + k.Scalar(), "duplicate key");
+    const std::string key_path = path + "." + k.Scalar();
+    if (!is_plain(kv.second)) fail_value(c, kv.second, key_path, "a plain number");
+    std::string error;
+    if (!set_planner_option(config, k.Scalar(), kv.second.Scalar(), &error)) fail_at(c, kv.second.Mark(), key_path, error);
+  }
+}
+
 // One problem from one entry (with the current sweep point's overrides in `c`).
 CaseSpec parse_case(const Ctx& c, const YAML::Node& entry, const std::string& path) {
   const MapView m(c, entry, true, path, "");
@@ -899,6 +914,8 @@ CaseSpec parse_case(const Ctx& c, const YAML::Node& entry, const std::string& pa
       cs.gate.tolerance = v;
     }
   }
+
+  if (m.has("planner")) parse_planner(c, m.get("planner"), m.child_path("planner"), &cs.planner);
 
   m.require("tree", "a map {kind: chain|kary|eagle|ddtree|random|explicit, ...}");
   const int tree_nodes = parse_tree(c, m.sub("tree"), &cs.tree);

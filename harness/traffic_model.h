@@ -43,22 +43,62 @@ TrafficModel traffic_model(const TrafficInput& in);
 // Memory ceiling that applies to a page size: shuffled 1152-byte rows for page size 1,
 // in-order rows otherwise (GB/s).
 double memory_ceiling_gbps(const Ceilings& c, int page_size);
-// min(memory ceiling * intensity, mma ceiling), TFLOP/s.
+// The device's best tensor-core ceiling: max(mma.sync, wgmma) TFLOP/s (wgmma measured on
+// compute capability 9.0 only). The compute roof of every case, whatever engine runs it.
+double tensor_ceiling_tflops(const Ceilings& c);
+// The ceiling of one instruction: "mma.sync" or "wgmma"; 0 for any other name or when that
+// ceiling was not measured.
+double engine_ceiling_tflops(const Ceilings& c, const std::string& engine);
+// min(memory ceiling * intensity, tensor ceiling), TFLOP/s.
 double attainable_tflops(const Ceilings& c, int page_size, double intensity);
+// The case's time at its attainable roof, µs: max(bytes / memory ceiling, FLOPs / tensor
+// ceiling). 0 when a ceiling is missing.
+double roof_time_us(const TrafficModel& traffic, const Ceilings& c, int page_size);
+
+// The tensor-core engine of a record: the engine its production launch's plan text names
+// in `detail` ("mma.sync", "wgmma"), or "" (naive, reference, not run).
+std::string executor_engine(const ExecutorResult& e);
 
 // The timing the rates come from: cold-l2, else hot-l2, else graph; nullptr when none has
 // samples.
 const TimingRecord* preferred_timing(const ExecutorResult& e);
 const TimingRecord* find_timing(const ExecutorResult& e, const std::string& mode);
 
-// Rates and roofline position for one timing of one case.
+// Rates and roofline position for one timing of one case; `engine` ("mma.sync", "wgmma" or
+// "") adds the % of that instruction's ceiling.
 Achieved achieved_for(const TrafficModel& traffic, const TimingRecord& timing,
-                      const std::optional<Ceilings>& ceilings, int page_size);
+                      const std::optional<Ceilings>& ceilings, int page_size,
+                      const std::string& engine = "");
+
+// ---- small launches as serving runs them (issue 27, item 3)
+// Goal: chain-pdl median <= kPdlGoalRoofFactor * roof time + PDL floor + kPdlGoalSlackUs.
+inline constexpr double kPdlGoalRoofFactor = 1.5;
+inline constexpr double kPdlGoalSlackUs = 3.0;
+// The goal of one case for `executor`'s chain-pdl median; none without that timing, a
+// traffic model, both ceilings of the roof or a PDL floor.
+std::optional<PdlGoal> pdl_goal_for(const CaseResult& c, const Ceilings& ceilings,
+                                    const std::string& executor = "production");
+
+// ---- predictions for a GPU this run did not measure
+// The executor that runs the sm_120 configuration on this device (issue 26, item 1).
+inline constexpr const char* kSm120ProxyExecutor = "production/sm120-proxy";
+struct DeviceModel;
+// The time a case would take on `target`, predicted from the proxy's median `median_us` here:
+// the fraction f of its roof the proxy reaches in this run (roof = max(bytes / memory
+// ceiling, FLOPs / mma.sync ceiling): mma.sync is the proxy's engine and sm_120's only one)
+// applied to the target's roof (max(bytes / target.memory_gbps, FLOPs / target.mma_tflops)):
+// time = target roof / f. None when a ceiling is missing or median_us <= 0.
+std::optional<DevicePrediction> predict_on_device(const TrafficModel& traffic, double median_us,
+                                                  const Ceilings& ceilings, int page_size,
+                                                  const DeviceModel& target);
+// The method of predict_on_device in words, for the reports.
+std::string prediction_method(const DeviceModel& target);
 
 // Fills, over all the cases of a run: every timed executor's `achieved`, each case's
 // speedup_vs_naive (naive / production cold-l2 medians) and mask_tax (the production
 // cold-l2 median over that of the chain twin named by a "mask-tax-baseline:<case>" tag,
-// minus 1; the twin must be in the same run).
+// minus 1; the twin must be in the same run), each case's pdl_goal, and the sm_120 proxy's
+// prediction for the RTX PRO 6000 (device model "rtx-pro-6000").
 void annotate_roofline(std::vector<CaseResult>* cases, const std::optional<Ceilings>& ceilings);
 
 inline constexpr const char* kMaskTaxTag = "mask-tax-baseline:";

@@ -36,6 +36,7 @@
 #include <atomic>
 #include <cmath>
 
+#include "combine_config.h"
 #include "flash_verify_config.h"
 #include "flash_verify_split.h"
 #include "flash_verify_timeline.cuh"
@@ -123,25 +124,10 @@ constexpr int kEmptyArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS ? 32 : 1;
 // (H*T <= 16: decode, MTP T = 2 with 8 heads), the second group does not exit: both groups
 // compute those 16 rows, group g on the tiles of parity g (its own stages: kStages is even),
 // each with its own softmax state, and they merge O and the row statistics at the end
-// through stage memory. H200, 2 rounds (reports/h200/2026-11-30-token-split/ab-ts-always):
-// splits of 32-256 tiles 1.0-3.1 % faster (decode B32/B64, MTP T2 B8-B64), splits of 3 and 9
-// tiles 2.8-3.7 % slower (decode B1 +0.3 us, B8 +0.7 us: the merge and the second Q copy
-// do not pay off), so the planner asks for it only when the longest request's splits have
-// at least kTokenSplitMinTiles tiles, and a block of a shorter split in that launch still
-// runs one group. Compiled into the one kernel it cost plans that never use it ~2 % (A/B:
-// MTP T4 B8 51.3 -> 52.25 us), hence a separate instance. With its page-table prefetch
-// (below), at 0a13f4b against 2a52ae1: decode B32 -5.7 %, MTP T2 B8 -4.6 %, MTP T2 B32
-// -3.6 %, decode B64 -2.7 %.
-// -DVB_TOKEN_SPLIT=0: the planner never asks for it (A/B runs).
-#ifndef VB_TOKEN_SPLIT
-#define VB_TOKEN_SPLIT 1
-#endif
-#ifndef VB_TOKEN_SPLIT_MIN_TILES
-#define VB_TOKEN_SPLIT_MIN_TILES 16  // between the measured 9 (slower) and 32 (faster)
-#endif
-constexpr int kTokenSplitMinTiles = VB_TOKEN_SPLIT_MIN_TILES;
-static_assert(kTokenSplitMinTiles >= 1, "VB_TOKEN_SPLIT=0 turns the token split off");
-constexpr int kTokenSplitMinTilesOrNone = VB_TOKEN_SPLIT ? kTokenSplitMinTiles : 0;  // for the planner and queries
+// through stage memory. It pays on splits of kTokenSplitMinTiles tiles or more (the merge
+// and the second Q copy cost more on short ones), so a block of a shorter split in that
+// launch runs one group. A separate instance: compiled into the one kernel, it slowed the
+// plans that never use it.
 constexpr int kTokenSplitBarrier = kComputeBarrier + kMGroups;  // both row groups: 256 threads
 constexpr int kFullArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS && VB_DEBUG_SYNC_COPY ? 32 : 1;
 
@@ -166,37 +152,8 @@ __device__ __forceinline__ void store_partial_chunk_pair(float* chunk_pair, floa
 #endif
 
 // ---- the tile-balanced schedule (FlashVerifyPlan::tile_balanced; verifybench/tile_balance.h) ----
-// What a request boundary inside a block costs, in tiles: the finished request's partial is
-// written, then the next request's Q fragments are loaded (into L2 three tiles ahead), while
-// the producers go on into the next request's page table and KV (a chain of dependent loads:
-// its length, its table, the first entry). H200, mixed lengths
-// (reports/h200/2026-11-30-balanced): with 1 unit, blocks with one boundary ended 5.4 us
-// (about 4 tiles at 1.29 us) after those without; of 0, 1, 2, 4 and 6 units, 6 ran the
-// skewed batch fastest (calls 1-2 there). -DVB_BALANCE_BOUNDARY_UNITS=n for A/B builds.
-#ifndef VB_BALANCE_BOUNDARY_UNITS
-#define VB_BALANCE_BOUNDARY_UNITS 6
-#endif
-constexpr int kBalanceBoundaryUnits = VB_BALANCE_BOUNDARY_UNITS;
-// The planner takes the tile-balanced plan only when its modelled cost is this much below
-// the other plans' (H200, reports/h200/2026-11-30-balanced: mixed lengths, 1.07x by the
-// model, ran between 1 % faster and 2 % slower balanced; the skewed batch, 1.22x, 30 %
-// faster: 75.4 against 108.0 us).
-#ifndef VB_BALANCE_MIN_GAIN
-#define VB_BALANCE_MIN_GAIN 1.15
-#endif
-constexpr double kBalanceMinGain = VB_BALANCE_MIN_GAIN;
-// The combine of a tile-balanced plan holds this many slots per row in its lanes; a request
-// with more (a long one among short ones) merges the rest in a loop. Sized for the most
-// slots instead (48 for the skewed batch: 3072 blocks of the 12-load instance, 2 per SM),
-// it took 36 us after the main kernel, a third of the launch; with 8 (768 blocks) 11 us,
-// and the batch ran in 75.4 us instead of 100.1 (H200, reports/h200/2026-11-30-balanced).
-#ifndef VB_BALANCE_COMBINE_SLOTS
-#define VB_BALANCE_COMBINE_SLOTS 8
-#endif
-constexpr int kBalanceCombineSlots = VB_BALANCE_COMBINE_SLOTS;
-static_assert(kBalanceBoundaryUnits >= 0, "a boundary cannot save time");
-// The kernels get the schedule through split_tiles (detail::balanced_split_tiles_arg,
-// flash_verify_split.h).
+// The kernels get the schedule through split_tiles (detail::balanced_split_tiles_arg: the
+// planner's boundary units, PlannerConfig::mma_balance_boundary_units, encoded).
 
 // A warp's place in the tile-balanced schedule, in shared memory (in registers it spilled:
 // 168 per thread at 12 warps): its walk past the current segment, the current request, its
@@ -851,29 +808,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
 // 4-13 us after the main kernel (H200, 0a13f4b, against a build without the combine: MTP T4
 // B32 5.5 us, mixed lengths 13.3 us, DeepSeek shared prefix 11.7 us); with the lanes chosen,
 // those cases ran 1.7-4.3 % faster in all (64d94d7 against 0a13f4b).
-constexpr int kCombineChunks = 4;
-constexpr int kCombineThreadsX = mla::kHeadDimV / kCombineChunks / 4;  // 32: 4 channels each
-constexpr int kCombineSlots = 8;                                        // blockDim.y: row slots x split lanes
-constexpr int kCombineSlotsLog2 = 3;
-static_assert(kCombineSlots == 1 << kCombineSlotsLog2, "lanes and row slots are powers of two");
-constexpr int kCombineMaxPerLane = kMaxSplits / kCombineSlots;
-static_assert(kCombineMaxPerLane * kCombineSlots == kMaxSplits, "every split has a lane");
-// The instance that serves `loads` splits per lane (1-6, 8, 10, 12, 16), and the blocks per
-// SM its launch bounds hold it to (32, 48, 64, 80, 128 registers): the lane choice counts
-// on exactly these. Without the bound the row-slot indexing took instance 10 from 64 to 76
-// registers (3 blocks per SM instead of 4), and one 64k request with T = 16 (512 combine
-// blocks) ran 3 % slower (H200). An SM of sm_120 holds 1536 threads (6 such blocks), not
-// 2048: there the smallest instances are bound to 6 blocks (a bound of 8 cannot be honoured,
-// and ptxas, which the build runs with -Werror, refuses it).
-constexpr int combine_instance_loads(int loads) {
-  return loads <= 6 ? loads : loads <= 8 ? 8 : loads <= 10 ? 10 : loads <= 12 ? 12 : 16;
-}
-constexpr int combine_min_blocks_per_sm(int instance_loads, int max_threads_per_sm) {
-  const int by_registers =
-      instance_loads <= 3 ? 8 : instance_loads <= 6 ? 5 : instance_loads <= 10 ? 4 : instance_loads <= 12 ? 3 : 2;
-  const int by_threads = max_threads_per_sm / (kCombineThreadsX * kCombineSlots);
-  return by_registers < by_threads ? by_registers : by_threads;
-}
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1200
 constexpr int kCompiledSmMaxThreads = 1536;  // sm_120: consumer Blackwell
 #else
@@ -890,22 +824,6 @@ constexpr int kCompiledSmMaxThreads = 2048;  // sm_90 (and the host pass)
 #ifndef VB_COMBINE_WARM_PASS
 #define VB_COMBINE_WARM_PASS 1
 #endif
-// The tile-balanced instances hold one block per SM fewer (two in timeline builds), four at
-// most: their loop over a long request's slots (and until v12 their walk over the lengths)
-// spilled at the others' bounds (instance 10: 8 bytes at 64 registers, still so without the
-// walk; instances 1-3 with the walk: up to 80 bytes at 36). At the others' bounds instance 8
-// ran the skewed batch 4 % slower, with the walk and without it (H200,
-// reports/h200/2026-11-30-prefetch, call 2; 2026-11-30-slot-records, call 1). The lane
-// choice counts these bounds (timeline builds aside; at a878038 it counted the others':
-// DeepSeek's shared prefix then took 2 lanes whose 4096 blocks needed 8 waves at 4 per SM,
-// not 4; with 1 lane it ran 4 % faster).
-constexpr int kBalancedCombineMaxBlocksPerSm = 4;
-constexpr int combine_blocks_per_sm(int instance_loads, int max_threads_per_sm, bool balanced, int fewer = 1) {
-  const int bound = combine_min_blocks_per_sm(instance_loads, max_threads_per_sm);
-  if (!balanced) return bound;
-  const int balanced_bound = bound > fewer ? bound - fewer : 1;
-  return balanced_bound < kBalancedCombineMaxBlocksPerSm ? balanced_bound : kBalancedCombineMaxBlocksPerSm;
-}
 constexpr int combine_launch_min_blocks(int instance_loads, bool balanced) {
   if (!balanced && !VB_COMBINE_SMALL_BOUNDS && instance_loads <= 6) return 1;
   return combine_blocks_per_sm(instance_loads, kCompiledSmMaxThreads, balanced, VB_DEBUG_TIMELINE ? 2 : 1);
@@ -980,7 +898,7 @@ __device__ __forceinline__ void combine_merge_rows(bf16_bits* out_o, float* out_
     weight_sum += s_weight[slot0 + l];
   }
   // Slots past what the lanes hold (tile-balanced plans: the combine is sized for the slots
-  // of most requests, kBalanceCombineSlots, and a long request's rows take the rest here),
+  // of most requests, PlannerConfig::balance_combine_slots, and a long request's rows take the rest here),
   // kTailLoads loads in flight at a time, merged online.
   constexpr int kTailLoads = 4;
   for (int s0 = lanes * kPerLane; kBalanced && s0 < used_splits; s0 += kTailLoads) {
@@ -1166,9 +1084,6 @@ bool params_valid(const VerifyParams& p) {
 // split and the tile-balanced schedule.
 enum class Instance : int { kPlain = 0, kTokenSplit = 1, kBalanced = 2 };
 constexpr int kNumInstances = 3;
-Instance instance_for(const FlashVerifyPlan& plan) {
-  return plan.token_split ? Instance::kTokenSplit : plan.tile_balanced ? Instance::kBalanced : Instance::kPlain;
-}
 
 // The production kernel instance for a pipeline depth, and its dynamic shared memory.
 // over_mask_writer: the instance for launches over a kernel still writing the mask and the
@@ -1206,79 +1121,50 @@ KernelVariant variant_for_stages(int stages, Instance instance, bool over_mask_w
   return {nullptr, nullptr, stages, 0};
 }
 
-// Per device and variant, whether the kernel's shared-memory limit has been raised there.
-// cudaFuncSetAttribute is a driver call; launched outside a CUDA graph the kernel now makes
-// it once per device, not per launch (no host-time change was measurable through
-// verifybench_bench, whose CPU time per iteration is dominated by the L2 flush and sync). Two threads racing on
-// the first launch both set the same attribute, which is harmless. (cudaDeviceReset would
-// drop the attribute behind the cache's back; nothing in verifybench resets a device.)
+// Per device, variant and instance, the dynamic shared memory the kernel's limit has been
+// raised to. cudaFuncSetAttribute is a driver call; launched outside a CUDA graph the kernel
+// makes it once per device and size, not per launch. Two threads racing on the first launch
+// both set the same attribute, which is harmless. (cudaDeviceReset would drop the attribute
+// behind the cache's back; nothing in verifybench resets a device.)
 constexpr int kMaxCachedDevices = 64;
 constexpr int kNumVariants = static_cast<int>(sizeof(kPipelineVariants) / sizeof(kPipelineVariants[0]));
-std::atomic<bool> g_smem_limit_raised[kMaxCachedDevices][kNumVariants][kNumInstances][2];  // [.][over_mask_writer]
+std::atomic<int> g_smem_limit_raised[kMaxCachedDevices][kNumVariants][kNumInstances][2];  // [.][over_mask_writer]
 
-// The requested pipeline depth (0: the deepest whose shared memory fits the current
-// device's per-block opt-in limit), with its shared-memory limit raised.
-// The deepest built depth whose shared memory fits a per-block opt-in limit (0: none fits):
-// the one rule behind the launcher's choice and flash_verify_stages_for_smem_optin.
-int deepest_stages_fitting(int optin_bytes) {
-  for (int stages : kPipelineVariants) {
-    if (smem_bytes_for_stages(stages) <= optin_bytes) return stages;
-  }
-  return 0;
+Instance instance_for(KernelInstance instance) {
+  return instance == KernelInstance::kMmaTokenSplit ? Instance::kTokenSplit
+         : instance == KernelInstance::kMmaBalanced ? Instance::kBalanced
+                                                    : Instance::kPlain;
 }
 
-cudaError_t select_variant(int requested_stages, Instance instance, bool over_mask_writer, KernelVariant* out) {
-  int device = 0, optin = 0;
-  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
-  if (cudaError_t err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-      err != cudaSuccess) {
-    return err;
-  }
-  const int stages = requested_stages != 0 ? requested_stages : deepest_stages_fitting(optin);
+// The plan's variant, with the kernel's shared-memory limit raised to the plan's request.
+cudaError_t select_variant(const LaunchPlan& plan, bool over_mask_writer, KernelVariant* out) {
+  const Instance instance = instance_for(plan.instance);
   for (int i = 0; i < kNumVariants; ++i) {
-    if (kPipelineVariants[i] != stages) continue;
-    const KernelVariant v = variant_for_stages(stages, instance, over_mask_writer);
-    if (v.smem_bytes > optin) break;
+    if (kPipelineVariants[i] != plan.pipeline_stages) continue;
+    const KernelVariant v = variant_for_stages(plan.pipeline_stages, instance, over_mask_writer);
+    if (plan.smem_bytes < v.smem_bytes) return cudaErrorInvalidConfiguration;
     *out = v;
+    out->smem_bytes = plan.smem_bytes;
+    int device = 0;
+    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
     const bool cacheable = device >= 0 && device < kMaxCachedDevices;
-    std::atomic<bool>* raised =
+    std::atomic<int>* raised =
         cacheable ? &g_smem_limit_raised[device][i][static_cast<int>(instance)][over_mask_writer ? 1 : 0] : nullptr;
-    if (raised && raised->load(std::memory_order_acquire)) return cudaSuccess;
+    if (raised && raised->load(std::memory_order_acquire) >= plan.smem_bytes) return cudaSuccess;
     const cudaError_t err =
-        cudaFuncSetAttribute(v.function(), cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem_bytes);
-    if (err == cudaSuccess && raised) raised->store(true, std::memory_order_release);
+        cudaFuncSetAttribute(out->function(), cudaFuncAttributeMaxDynamicSharedMemorySize, plan.smem_bytes);
+    if (err == cudaSuccess && raised) raised->store(plan.smem_bytes, std::memory_order_release);
     return err;
   }
-  return cudaErrorInvalidConfiguration;  // unknown depth, or it does not fit this device
+  return cudaErrorInvalidConfiguration;  // not a built depth
 }
 
 }  // namespace
 
-int flash_verify_pipeline_variants(int* stages, int capacity) {
-  int n = 0;
-  for (int v : kPipelineVariants) {
-    if (n < capacity) stages[n] = v;
-    ++n;
-  }
-  return n;
-}
-
-bool flash_verify_wgmma_tma_boxes(const FlashVerifyPlan& plan, PageTableKind page_kind, int page_size) {
-  if (!wgmma_cfg::kTmaRuns || plan.path != FlashVerifyPath::kWgmma || plan.tile_balanced) return false;
-  if (page_kind == PageTableKind::kTokenIndices) return plan.m_tiles >= wgmma_cfg::kTmaMinRowTiles;
-  // The block table: its own instance (kPageBoxes), for pages of >= 16 rows, a power of two.
-  // The token table's checked instance ran block-table plans 5-8 % slower than the gather
-  // (H200, reports/h200/2026-11-30-tma-boxes calls 1, 3, 4).
-  return page_size >= 16 && (page_size & (page_size - 1)) == 0 && plan.m_tiles >= wgmma_cfg::kTmaPageMinRowTiles;
-}
-
 int flash_verify_balance_boundary_units(FlashVerifyPath path) {
-  return path == FlashVerifyPath::kWgmma ? wgmma_cfg::kBalanceBoundaryUnits : kBalanceBoundaryUnits;
+  const PlannerConfig defaults;
+  return path == FlashVerifyPath::kWgmma ? defaults.wgmma_balance_boundary_units : defaults.mma_balance_boundary_units;
 }
-
-int flash_verify_smem_bytes(int stages) { return variant_for_stages(stages, Instance::kPlain, false).smem_bytes; }
-
-int flash_verify_stages_for_smem_optin(int optin_bytes) { return deepest_stages_fitting(optin_bytes); }
 
 bool flash_verify_timeline_built() { return VB_DEBUG_TIMELINE != 0; }
 
@@ -1306,7 +1192,7 @@ cudaError_t flash_verify_timeline_read(FlashVerifyTimeline* out) {
 }
 
 FlashVerifyConfigInfo flash_verify_config() {
-  return {kRowsPerTile, kTokensPerTile, kBlockThreads, smem_bytes_for_stages(kMinStages), kTokenSplitMinTilesOrNone,
+  return {kRowsPerTile, kTokensPerTile, kBlockThreads, smem_bytes_for_stages(kMinStages), kTokenSplitMinTiles,
           kMaxSplits};
 }
 
@@ -1316,148 +1202,7 @@ FlashVerifyConfigInfo flash_verify_path_config(FlashVerifyPath path) {
             kMaxSplits};
   }
   return {kRowsPerTile, kTokensPerTile, kBlockThreads, smem_bytes_for_stages(kPipelineVariants[0]),
-          kTokenSplitMinTilesOrNone, kMaxSplits};
-}
-
-// Split count from a wave model: with `slots` resident blocks, B*m_tiles*s blocks run in
-// ceil(B*m_tiles*s / slots) waves, each as long as one split's tiles plus a fixed
-// prologue/epilogue cost (kSplitOverheadTiles); the combine adds a small cost per split
-// (kCombineTilesPerSplit). The cheapest s wins (the smaller on ties), so one long request
-// still spreads over every SM and a full batch is not split for nothing. Measured on the
-// H200: a block spends about the same time per tile whatever the load (the tile loop is a
-// serial latency chain), so the model counts tiles, not bytes.
-// The wgmma path uses the same model with its own tile (64 rows x 64 tokens) and one block
-// per SM.
-//
-// With the requests' lengths (kv_lens) and unequal lengths, splits of a fixed size C tiles
-// (a request of t tiles takes ceil(t / C) of them) replace the even plan when all of their
-// blocks fit in one wave and the longest block (C tiles plus the overheads) is cheaper than
-// the even plan's: a long request then takes more splits than a short one.
-FlashVerifyPlan flash_verify_plan(int batch, int tree_size, int num_heads, int max_kv_len,
-                                  int num_sms, int blocks_per_sm, bool wgmma_available, const int* kv_lens,
-                                  int page_size) {
-  long kv_tiles = 0;  // 64-token tiles of all requests (each at most max_kv_len long)
-  for (int b = 0; b < batch; ++b) {
-    kv_tiles += ceil_div(std::max(1, std::min(max_kv_len, kv_lens ? kv_lens[b] : max_kv_len)),
-                         wgmma_cfg::kTokensPerTile);
-  }
-  const int rows = tree_size * num_heads;
-  const long wgmma_tiles = kv_tiles * ceil_div(rows, wgmma_cfg::kRowsPerTile);
-  const long sms = std::max(1, num_sms);
-  const bool wgmma_for_compute = rows >= wgmma_cfg::kMinRows &&
-                                 wgmma_tiles >= static_cast<long>(wgmma_cfg::kMinTilesPerSm) * sms;
-  const bool wgmma_for_paged_bytes = rows > kMmaM && rows < wgmma_cfg::kMinRows &&
-                                     page_size >= wgmma_cfg::kFewRowsMinPageSize &&
-                                     wgmma_tiles >= static_cast<long>(wgmma_cfg::kFewRowsMinTilesPerSm) * sms;
-  const bool wgmma = wgmma_available && (wgmma_for_compute || wgmma_for_paged_bytes);
-  return flash_verify_plan_for_path(wgmma ? FlashVerifyPath::kWgmma : FlashVerifyPath::kMmaSync, batch, tree_size,
-                                    num_heads, max_kv_len, num_sms, blocks_per_sm, kv_lens);
-}
-
-FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int tree_size, int num_heads,
-                                           int max_kv_len, int num_sms, int blocks_per_sm, const int* kv_lens) {
-  FlashVerifyPlan plan;
-  const bool wgmma = path == FlashVerifyPath::kWgmma;
-  plan.path = path;
-  const int rows_per_tile = wgmma ? wgmma_cfg::kRowsPerTile : kRowsPerTile;
-  const int tokens_per_tile = wgmma ? wgmma_cfg::kTokensPerTile : kTokensPerTile;
-  if (wgmma) blocks_per_sm = 1;
-  plan.m_tiles = ceil_div(tree_size * num_heads, rows_per_tile);
-  const long base_blocks = std::max(1L, static_cast<long>(batch) * plan.m_tiles);
-  const long slots = std::max(1L, static_cast<long>(num_sms) * std::max(1, blocks_per_sm));
-  auto even_waves = [&](int s) { return (base_blocks * s + slots - 1) / slots; };  // s splits per request
-  const int max_tiles = ceil_div(std::max(1, max_kv_len), tokens_per_tile);
-  const int split_cap = std::min(kMaxSplits, std::max(1, max_tiles / kMinTilesPerSplit));
-  double best_cost = -1;
-  // Even plan: every request divided into s splits, the wave model above.
-  for (int s = 1; s <= split_cap; ++s) {
-    const double cost = static_cast<double>(even_waves(s)) * (ceil_div(max_tiles, s) + kSplitOverheadTiles) +
-                        (s > 1 ? s * kCombineTilesPerSplit : 0.0);
-    if (best_cost < 0 || cost < best_cost) {
-      best_cost = cost;
-      plan.num_splits = s;
-    }
-  }
-  // Length-aware plan, only for unequal lengths and only in one wave of blocks: splits of C
-  // tiles, a request of t tiles taking ceil(t / C) of them. It replaces the even plan when
-  // its longest block is shorter. (Several waves of fixed-size splits were measured slower:
-  // deepseek shared prefix, 557 blocks, 286.0 -> 301.9 us on the H200.) Every C is tried,
-  // not only the longest request's even divisions ceil(max_tiles / s): the smallest C whose
-  // blocks fit one wave may lie between two of those (Kimi EAGLE B32: 79 tiles, not 84).
-  bool unequal = false;
-  for (int b = 1; kv_lens != nullptr && b < batch; ++b) unequal = unequal || kv_lens[b] != kv_lens[0];
-  for (int split_tiles = ceil_div(max_tiles, split_cap); unequal && split_tiles < max_tiles; ++split_tiles) {
-    const int s = ceil_div(max_tiles, split_tiles);
-    long blocks = 0;
-    for (int b = 0; b < batch; ++b) {
-      blocks += ceil_div(ceil_div(std::max(1, std::min(max_kv_len, kv_lens[b])), tokens_per_tile), split_tiles);
-    }
-    if (blocks * plan.m_tiles > slots) continue;
-    const double cost = split_tiles + kSplitOverheadTiles + s * kCombineTilesPerSplit;
-    if (cost < best_cost) {
-      best_cost = cost;
-      plan.num_splits = s;
-      plan.tiles_per_split = split_tiles;
-    }
-  }
-  // Tile-balanced plan (either path, unequal lengths): as many blocks per row tile as one
-  // wave holds (more than kMaxSplits only where blocks stay long: kBalanceFullWaveMinUnits),
-  // each an equal share of the batch's tiles laid end to end with the path's boundary units
-  // in front of every request (verifybench/tile_balance.h). It replaces the plans above when
-  // its model is cheaper by the path's margin (mma.sync 1.15, wgmma 1.0): no block is left
-  // holding a request's short last split while another holds a full one.
-  // Like the even plan's splits, a block's share holds at least kMinTilesPerSplit tiles.
-  const int boundary = flash_verify_balance_boundary_units(path);
-  const double min_gain = wgmma ? wgmma_cfg::kBalanceMinGain : kBalanceMinGain;
-  std::int64_t best_balanced_units_total = 0;  // the batch's units, where the balanced plan wins
-  if (unequal) {
-    auto units_of = [&](int b) {
-      return tile_balance::request_units(std::max(1, std::min(max_kv_len, kv_lens[b])), tokens_per_tile, boundary);
-    };
-    std::int64_t total = 0;
-    for (int b = 0; b < batch; ++b) total += units_of(b);
-    std::int64_t wave_blocks = std::min<std::int64_t>(kBalanceMaxBlocks, slots / plan.m_tiles);
-    if (wave_blocks > kMaxSplits && tile_balance::units_per_block(total, kMaxSplits) < kBalanceFullWaveMinUnits) {
-      wave_blocks = kMaxSplits;  // short blocks: the extra boundaries cost more than the idle SMs
-    }
-    const int balanced_blocks =
-        static_cast<int>(std::min<std::int64_t>(wave_blocks, total / (kMinTilesPerSplit + boundary)));
-    const std::int64_t per_block = tile_balance::units_per_block(total, std::max(1, balanced_blocks));
-    int max_slots = 1;
-    std::int64_t start = 0;
-    for (int b = 0; b < batch; ++b) {
-      const std::int64_t units = units_of(b);
-      max_slots = std::max(max_slots, tile_balance::request_slots(start, units, boundary, per_block));
-      start += units;
-    }
-    const double cost = static_cast<double>(per_block) + kSplitOverheadTiles + max_slots * kCombineTilesPerSplit;
-    if (balanced_blocks >= 2 && cost * min_gain < best_cost) {
-      best_cost = cost;
-      plan.tile_balanced = true;
-      plan.num_splits = balanced_blocks;
-      plan.tiles_per_split = 0;
-      plan.balanced_slots = std::min(max_slots, kBalanceCombineSlots);
-      best_balanced_units_total = total;
-    }
-  }
-#if defined(VB_SLOW_SPLITS)
-  plan.num_splits = std::max(1, plan.num_splits / 2);  // gate demo build only (CMake VB_SLOW_SPLITS)
-  if (plan.tiles_per_split > 0) plan.tiles_per_split = ceil_div(max_tiles, plan.num_splits);
-  plan.balanced_slots = std::min(plan.balanced_slots, plan.num_splits);
-#endif
-  // The token split, where one 16-row group holds every row and the longest request's splits
-  // are long enough to repay the merge (the kernel checks each block's own length again).
-  const int longest_split = std::max(plan.tiles_per_split, ceil_div(max_tiles, plan.num_splits));
-  if (plan.tile_balanced) {
-    plan.modelled_block_tiles = static_cast<int>(tile_balance::units_per_block(
-        best_balanced_units_total, plan.num_splits));
-  } else {
-    const long waves = plan.tiles_per_split > 0 ? 1 : even_waves(plan.num_splits);
-    plan.modelled_block_tiles = static_cast<int>(waves * longest_split);
-  }
-  plan.token_split = !wgmma && !plan.tile_balanced && kTokenSplitMinTilesOrNone > 0 && tree_size * num_heads <= kMmaM &&
-                     longest_split >= kTokenSplitMinTilesOrNone;
-  return plan;
+          kTokenSplitMinTiles, kMaxSplits};
 }
 
 std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch, int tree_size,
@@ -1468,11 +1213,70 @@ std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch,
 }
 
 int flash_verify_blocks_per_sm(cudaError_t* error) {
+  int device = 0, optin = 0, blocks = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  LaunchPlan deepest;
+  deepest.instance = KernelInstance::kMmaPlain;
+  deepest.pipeline_stages = flash_verify_stages_for_smem_optin(optin);
+  deepest.smem_bytes = flash_verify_smem_bytes(deepest.pipeline_stages);
   KernelVariant v{};
-  cudaError_t err = select_variant(0, Instance::kPlain, false, &v);
-  int blocks = 0;
+  if (err == cudaSuccess) err = select_variant(deepest, false, &v);
   if (err == cudaSuccess) {
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.kernel, kBlockThreads, v.smem_bytes);
+  }
+  if (error) *error = err;
+  return err == cudaSuccess ? blocks : 0;
+}
+
+int flash_verify_sm120_blocks_per_sm(cudaError_t* error) {
+  const int stages = flash_verify_stages_for_smem_optin(Sm120Limits::kSmemPerBlockOptin);
+  const KernelVariant v = variant_for_stages(stages, Instance::kPlain, false);
+  cudaFuncAttributes attributes{};
+  const cudaError_t err = v.kernel != nullptr ? cudaFuncGetAttributes(&attributes, v.function())
+                                              : cudaErrorInvalidConfiguration;  // no depth fits 99 KB
+  if (error) *error = err;
+  if (err != cudaSuccess) return 0;
+  // Registers are allocated per warp in units of 256.
+  constexpr int kRegisterUnit = 256;
+  const int registers_per_warp = ceil_div(attributes.numRegs * 32, kRegisterUnit) * kRegisterUnit;
+  const int by_registers = Sm120Limits::kRegistersPerSm / (registers_per_warp * (kBlockThreads / 32));
+  const int by_threads = Sm120Limits::kThreadsPerSm / kBlockThreads;
+  const int block_smem = v.smem_bytes + static_cast<int>(attributes.sharedSizeBytes) + Sm120Limits::kSmemReservedPerBlock;
+  const int by_smem = Sm120Limits::kSmemPerSm / block_smem;
+  return std::min({by_registers, by_threads, by_smem});
+}
+
+DeviceTarget sm120_proxy_target(cudaError_t* error) {
+  DeviceTarget t;
+  int device = 0, smem_per_sm = 0, reserved_per_block = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&t.num_sms, cudaDevAttrMultiProcessorCount, device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+  if (err == cudaSuccess) {
+    err = cudaDeviceGetAttribute(&reserved_per_block, cudaDevAttrReservedSharedMemoryPerBlock, device);
+  }
+  if (err == cudaSuccess) t.main_blocks_per_sm = flash_verify_sm120_blocks_per_sm(&err);
+  if (err == cudaSuccess && t.main_blocks_per_sm < 1) err = cudaErrorInvalidConfiguration;  // no block fits sm_120
+  t.max_threads_per_sm = Sm120Limits::kThreadsPerSm;
+  t.smem_optin_bytes = Sm120Limits::kSmemPerBlockOptin;
+  t.wgmma = false;
+  // The smallest request of which main_blocks_per_sm + 1 blocks overflow this device's SM, in
+  // the 128-byte units shared memory is allocated in.
+  constexpr int kSmemUnit = 128;
+  const int overflowing = smem_per_sm / (t.main_blocks_per_sm + 1) - reserved_per_block + 1;
+  t.mma_smem_request_bytes = ceil_div(overflowing, kSmemUnit) * kSmemUnit;
+  if (error) *error = err;
+  return t;
+}
+
+int flash_verify_plan_blocks_per_sm(const LaunchPlan& plan, cudaError_t* error) {
+  KernelVariant v{};
+  cudaError_t err = plan.schedule.path == FlashVerifyPath::kMmaSync ? select_variant(plan, false, &v)
+                                                                    : cudaErrorInvalidValue;
+  int blocks = 0;
+  if (err == cudaSuccess) {
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.kernel, plan.main_threads, plan.smem_bytes);
   }
   if (error) *error = err;
   return err == cudaSuccess ? blocks : 0;
@@ -1485,54 +1289,65 @@ bool flash_verify_wgmma_supported(cudaError_t* error) {
   return err == cudaSuccess && supported;
 }
 
-const char* to_string(FlashVerifyPath path) {
-  return path == FlashVerifyPath::kWgmma ? "wgmma" : "mma.sync";
-}
-
-int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms, int max_threads_per_sm,
-                               bool tile_balanced) {
-  // At most as many lanes as splits (a power of two, 8 at most: the block's 8 row slots
-  // divide by it); of those and the fewer lane counts whose loads fit the largest instance,
-  // the one with the fewest waves of resident blocks (the more lanes on a tie, tile-balanced
-  // plans the fewer).
-  int lanes = kCombineSlots;
-  while (lanes > 1 && lanes / 2 >= num_splits) lanes /= 2;
-  auto waves = [&](int l) {
-    const int per_sm =
-        std::max(1, combine_blocks_per_sm(combine_instance_loads(ceil_div(num_splits, l)), max_threads_per_sm,
-                                          tile_balanced));
-    const std::int64_t blocks = ceil_div64(rows, kCombineSlots / l) * kCombineChunks;
-    return ceil_div64(blocks, static_cast<std::int64_t>(std::max(1, num_sms)) * per_sm);
-  };
-  int best = lanes;
-  for (int l = lanes / 2; l >= 1 && ceil_div(num_splits, l) <= kCombineMaxPerLane; l /= 2) {
-    // Tile-balanced plans take the fewer lanes on a tie: their long requests' rows merge the
-    // slots past the lanes in one loop whatever the lanes, and fewer lanes are fewer blocks
-    // (mixed lengths was measured with 1 lane of 8 loads, 2 waves; 2 lanes of 4, also 2
-    // waves at these bounds, were not).
-    if (waves(l) < waves(best) || (tile_balanced && waves(l) == waves(best))) best = l;
-  }
-  return best;
-}
-
-int flash_verify_combine_splits(const FlashVerifyPlan& plan) {
-  return plan.tile_balanced ? plan.balanced_slots : plan.num_splits;
-}
-
 namespace {
-// 0 (the launcher picks) or 1, 2, 4, 8 lanes with at most kCombineMaxPerLane splits each.
-bool combine_lanes_valid(int lanes, int num_splits) {
-  if (lanes == 0) return true;
-  return (lanes == 1 || lanes == 2 || lanes == 4 || lanes == 8) && ceil_div(num_splits, lanes) <= kCombineMaxPerLane;
+// Whether `plan` is one this build can run over `params`: the planner's own output always is;
+// a plan made by hand (tests) or for another shape may not be.
+bool plan_matches(const VerifyParams& params, const LaunchPlan& plan) {
+  const FlashVerifyPlan& s = plan.schedule;
+  const bool wgmma = s.path == FlashVerifyPath::kWgmma;
+  const bool wgmma_instance = plan.instance == KernelInstance::kWgmmaGather ||
+                              plan.instance == KernelInstance::kWgmmaRunBoxes ||
+                              plan.instance == KernelInstance::kWgmmaPageBoxes ||
+                              plan.instance == KernelInstance::kWgmmaBalanced;
+  const int rows = params.tree_size * params.num_heads;
+  if (!plan.valid || wgmma != wgmma_instance || (s.path != FlashVerifyPath::kMmaSync && !wgmma)) return false;
+  if (s.num_splits < 1 || s.num_splits > 65535 || params.batch > 65535 || s.tiles_per_split < 0) return false;
+  if (s.num_splits > (s.tile_balanced ? PlannerConfig{}.balance_max_blocks : kMaxSplits)) return false;
+  if (s.m_tiles != ceil_div(rows, plan.rows_per_tile) ||
+      plan.rows_per_tile != (wgmma ? wgmma_cfg::kRowsPerTile : kRowsPerTile)) {
+    return false;
+  }
+  if (plan.main_grid.x != static_cast<unsigned>(s.m_tiles) || plan.main_grid.y != static_cast<unsigned>(s.num_splits) ||
+      plan.main_grid.z != static_cast<unsigned>(s.tile_balanced ? 1 : params.batch)) {
+    return false;
+  }
+  if (s.token_split != (plan.instance == KernelInstance::kMmaTokenSplit) || (s.token_split && rows > kMmaM)) return false;
+  if (s.tile_balanced != (plan.instance == KernelInstance::kMmaBalanced || plan.instance == KernelInstance::kWgmmaBalanced)) {
+    return false;
+  }
+  if (s.tile_balanced && (s.tiles_per_split != 0 || s.balanced_slots < 1 || s.balanced_slots > s.num_splits ||
+                          plan.split_tiles_arg >= 0)) {
+    return false;
+  }
+  if (!s.tile_balanced && plan.split_tiles_arg != s.tiles_per_split) return false;
+  if (wgmma ? plan.smem_bytes != wgmma_cfg::kSmemBytes || plan.main_threads != wgmma_cfg::kThreads
+            : plan.main_threads != kBlockThreads) {
+    return false;
+  }
+  if (plan.instance == KernelInstance::kWgmmaPageBoxes &&
+      (params.page_kind != PageTableKind::kBlockTable || params.page_size < wgmma_cfg::kTmaBoxRows ||
+       (params.page_size & (params.page_size - 1)) != 0)) {
+    return false;
+  }
+  if (s.num_splits > 1) {
+    const int lanes = plan.combine_lanes;
+    if (plan.combine_splits != flash_verify_combine_splits(s)) return false;
+    if ((lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8) ||
+        ceil_div(plan.combine_splits, lanes) > kCombineMaxPerLane ||
+        plan.combine_loads_per_lane != combine_instance_loads(ceil_div(plan.combine_splits, lanes))) {
+      return false;
+    }
+  }
+  return true;
 }
 }  // namespace
 
-cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPlan& plan,
+cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& plan,
                                 void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
   return flash_verify_launch(params, plan, workspace, workspace_bytes, stream, FlashVerifyLaunchOptions{});
 }
 
-cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPlan& plan,
+cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& plan,
                                 void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
                                 const FlashVerifyLaunchOptions& options) {
   if (!params_valid(params)) return cudaErrorInvalidValue;
@@ -1545,95 +1360,86 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPla
   if (over_mask_writer && (!options.overlap_previous_kernel || params.page_kind != PageTableKind::kTokenIndices)) {
     return cudaErrorInvalidValue;
   }
-  const bool wgmma = plan.path == FlashVerifyPath::kWgmma;
-  const int rows_per_tile = wgmma ? wgmma_cfg::kRowsPerTile : kRowsPerTile;
-  if (plan.num_splits < 1 || plan.num_splits > (plan.tile_balanced ? kBalanceMaxBlocks : kMaxSplits) ||
-      plan.num_splits > 65535 ||
-      plan.m_tiles != ceil_div(params.tree_size * params.num_heads, rows_per_tile) || params.batch > 65535 ||
-      (wgmma && plan.pipeline_stages != 0) || plan.tiles_per_split < 0 ||
-      (plan.token_split && (wgmma || params.tree_size * params.num_heads > kMmaM)) ||
-      (plan.tile_balanced && (plan.token_split || plan.tiles_per_split != 0 || plan.balanced_slots < 1 ||
-                              plan.balanced_slots > plan.num_splits)) ||
-      !combine_lanes_valid(plan.combine_split_lanes, flash_verify_combine_splits(plan)) ||
-      (plan.path != FlashVerifyPath::kMmaSync && plan.path != FlashVerifyPath::kWgmma)) {
-    return cudaErrorInvalidConfiguration;
-  }
-  const std::size_t needed = flash_verify_workspace_bytes(plan, params.batch, params.tree_size, params.num_heads);
+  if (!plan_matches(params, plan)) return cudaErrorInvalidConfiguration;
+  const FlashVerifyPlan& s = plan.schedule;
+  const std::size_t needed = flash_verify_workspace_bytes(s, params.batch, params.tree_size, params.num_heads);
   if (workspace_bytes < needed || (needed > 0 && workspace == nullptr)) return cudaErrorInvalidValue;
   const SplitWorkspace ws =
-      needed > 0 ? carve_workspace(workspace, split_partials(plan, params.batch, params.tree_size, params.num_heads),
-                                   plan.tile_balanced)
+      needed > 0 ? carve_workspace(workspace, split_partials(s, params.batch, params.tree_size, params.num_heads),
+                                   s.tile_balanced)
                  : SplitWorkspace{nullptr, nullptr, nullptr};
-  // What the main kernels and the combine get as split_tiles: the plan's split size, or the
-  // tile-balanced schedule with the path's boundary units.
-  const int split_tiles = plan.tile_balanced
-                              ? balanced_split_tiles_arg(flash_verify_balance_boundary_units(plan.path))
-                              : plan.tiles_per_split;
-  if (wgmma) {
+  const void* launched_main = nullptr;
+  if (s.path == FlashVerifyPath::kWgmma) {
+    launched_main = detail::wgmma_main_kernel_of(plan, over_mask_writer);
     bool supported = false;
     if (cudaError_t err = detail::wgmma_path_supported(&supported); err != cudaSuccess) return err;
     if (!supported) return cudaErrorInvalidConfiguration;  // not a compute capability 9.0 device
     if (cudaError_t err =
-            detail::launch_wgmma_main(params, plan, split_tiles, ws, options.overlap_previous_kernel, over_mask_writer,
-                                      stream);
+            detail::launch_wgmma_main(params, plan, ws, options.overlap_previous_kernel, over_mask_writer, stream);
         err != cudaSuccess) {
       return err;
     }
   } else {
     KernelVariant variant{};
-    if (cudaError_t err = select_variant(plan.pipeline_stages, instance_for(plan), over_mask_writer, &variant);
-        err != cudaSuccess) {
-      return err;
-    }
-    // Tile-balanced: num_splits blocks per row tile walk the whole batch (blockIdx.z = 0).
-    const dim3 grid(plan.m_tiles, plan.num_splits, plan.tile_balanced ? 1 : params.batch);
+    if (cudaError_t err = select_variant(plan, over_mask_writer, &variant); err != cudaSuccess) return err;
+    launched_main = variant.function();
+    const dim3 grid(plan.main_grid.x, plan.main_grid.y, plan.main_grid.z);
     cudaLaunchAttribute attribute{};
-    const cudaLaunchConfig_t config = detail::launch_config(grid, dim3(kBlockThreads), variant.smem_bytes, stream,
-                                                                 options.overlap_previous_kernel, &attribute);
+    const cudaLaunchConfig_t config = detail::launch_config(grid, dim3(plan.main_threads), plan.smem_bytes, stream,
+                                                            options.overlap_previous_kernel, &attribute);
     const cudaError_t err =
         over_mask_writer
-            ? cudaLaunchKernelEx(&config, variant.over_mask_writer, IndptrLengthParams(params), plan.num_splits,
-                                 split_tiles, ws)
-            : cudaLaunchKernelEx(&config, variant.kernel, params, plan.num_splits, split_tiles, ws);
+            ? cudaLaunchKernelEx(&config, variant.over_mask_writer, IndptrLengthParams(params), s.num_splits,
+                                 plan.split_tiles_arg, ws)
+            : cudaLaunchKernelEx(&config, variant.kernel, params, s.num_splits, plan.split_tiles_arg, ws);
     if (err != cudaSuccess) return err;
   }
-  if (plan.num_splits == 1) return cudaSuccess;
+  if (options.record != nullptr) {
+    *options.record = FlashVerifyLaunchRecord{};
+    options.record->main_kernel = launched_main;
+    options.record->main_grid = plan.main_grid;
+    options.record->main_threads = plan.main_threads;
+    options.record->main_smem_bytes = plan.smem_bytes;
+  }
+  if (s.num_splits == 1) return cudaSuccess;
 #if VB_DEBUG_SKIP_COMBINE
   return cudaSuccess;  // timing probe only: split plans' outputs stay unwritten (reported incorrect)
 #endif
-  return detail::launch_split_combine(params, plan.num_splits, split_tiles,
-                                      wgmma ? wgmma_cfg::kTokensPerTile : kTokensPerTile,
-                                      flash_verify_combine_splits(plan),
-                                      plan.combine_split_lanes, ws, stream);
+  const cudaError_t err = detail::launch_split_combine(params, plan, ws, stream);
+  if (err == cudaSuccess && options.record != nullptr) {
+    options.record->combine_kernel = flash_verify_combine_kernel_of(plan);
+    options.record->combine_grid = plan.combine_grid;
+    options.record->combine_block = plan.combine_block;
+  }
+  return err;
+}
+
+const void* flash_verify_main_kernel_of(const LaunchPlan& plan, bool over_mask_writer) {
+  if (plan.schedule.path == FlashVerifyPath::kWgmma) return detail::wgmma_main_kernel_of(plan, over_mask_writer);
+  return variant_for_stages(plan.pipeline_stages, instance_for(plan.instance), over_mask_writer).function();
+}
+
+const void* flash_verify_combine_kernel_of(const LaunchPlan& plan) {
+  if (plan.schedule.num_splits <= 1) return nullptr;
+  return reinterpret_cast<const void*>(
+      combine_kernel_for(plan.combine_splits, plan.combine_lanes, plan.schedule.tile_balanced));
 }
 
 namespace detail {
 
-cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int split_tiles, int tokens_per_tile,
-                                 int combine_splits, int split_lanes, const SplitWorkspace& ws, cudaStream_t stream) {
-  const std::int64_t rows = static_cast<std::int64_t>(params.batch) * params.tree_size * params.num_heads;
-  int lanes = split_lanes;
-  if (lanes == 0) {
-    int device = 0, num_sms = 0, max_threads = 0;
-    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
-    if (cudaError_t err = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, device); err != cudaSuccess) {
-      return err;
-    }
-    if (cudaError_t err = cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device);
-        err != cudaSuccess) {
-      return err;
-    }
-    lanes = flash_verify_combine_lanes(combine_splits, rows, num_sms, max_threads, split_tiles < 0);
-  }
-  const std::int64_t blocks_x = ceil_div64(rows, kCombineSlots / lanes);
+cudaError_t launch_split_combine(const VerifyParams& params, const LaunchPlan& plan, const SplitWorkspace& ws,
+                                 cudaStream_t stream) {
   // Programmatic dependent launch (sm_90+): the combine is scheduled while the main
   // kernel's last blocks run and waits on the device for its results.
   cudaLaunchAttribute attribute{};
-  const cudaLaunchConfig_t config = launch_config(dim3(static_cast<unsigned>(blocks_x), kCombineChunks),
-                                                  dim3(kCombineThreadsX, kCombineSlots), 0, stream,
-                                                  /*overlap_previous_kernel=*/true, &attribute);
-  return cudaLaunchKernelEx(&config, combine_kernel_for(combine_splits, lanes, split_tiles < 0), params, num_splits,
-                            split_tiles, tokens_per_tile, ws, lanes);
+  const cudaLaunchConfig_t config =
+      launch_config(dim3(plan.combine_grid.x, plan.combine_grid.y, plan.combine_grid.z),
+                    dim3(plan.combine_block.x, plan.combine_block.y, plan.combine_block.z), 0, stream,
+                    /*overlap_previous_kernel=*/true, &attribute);
+  const bool balanced = plan.schedule.tile_balanced;
+  return cudaLaunchKernelEx(&config, combine_kernel_for(plan.combine_splits, plan.combine_lanes, balanced), params,
+                            plan.schedule.num_splits, plan.split_tiles_arg, plan.tokens_per_tile, ws,
+                            plan.combine_lanes);
 }
 
 }  // namespace detail

@@ -100,94 +100,23 @@ static_assert(kTokensPerThread * kThreadsPerRow == kTokensPerTile, "softmax spli
 static_assert(kNTilesS % 2 == 0 && kNTilesO % 2 == 0, "ldmatrix.x4 loads two n8 tiles at a time");
 static_assert(kMGroups * kMmaM == kRowsPerTile, "each row group owns one m16 tile of the block's rows");
 
-// Split-KV schedule: each split covers at least this many tiles so the combine stays
-// cheap next to the main kernel; at most kMaxSplits partials per row.
-inline constexpr int kMinTilesPerSplit = 2;
-// 128 hold one long request with T = 4 and 8 heads to 121-125 of the H200's 132 SMs (64k:
-// 2049 tiles, 17 per split where 129 splits would take 16). Measured with 192 (combine
-// instances of 20 and 24 loads per lane): 32k 24.6 -> 26.0 us, 64k and 128k within 1 %
-// (H200, reports/h200/2026-11-30-timeline/call3-splits-wide); not kept. sm_120 (188 SMs)
-// stays capped at 128 too: unmeasured there.
+// The combine's lanes hold at most kMaxSplits partials per row of a fixed-split plan
+// (PlannerConfig::max_splits may ask for fewer); tile-balanced plans loop past them.
 inline constexpr int kMaxSplits = 128;
-// Tile-balanced plans are not held to kMaxSplits: their combine's lanes hold at most
-// kBalanceCombineSlots partials per row and loop over the rest, and their workspace holds
-// (blocks + batch - 1) partials per row of a request. The planner gives them one block per
-// SM and row tile (132 on the H200, where 128 left 4 SMs idle). -DVB_BALANCE_MAX_BLOCKS=128
-// restores the old cap for A/B builds.
-#ifndef VB_BALANCE_MAX_BLOCKS
-#define VB_BALANCE_MAX_BLOCKS 1024
-#endif
-inline constexpr int kBalanceMaxBlocks = VB_BALANCE_MAX_BLOCKS;
-// ... but only where blocks stay long: one block per SM (132) against 128 on the H200
-// (reports/h200/2026-11-30-planner call 7, 2 rounds): mixed lengths (56 units per block at
-// 128) -0.7 %, DeepSeek shared prefix (84) -1.0 %, Kimi EAGLE B32 (73) -0.5 %; the skewed
-// batch (21) +1.1 % and Kimi EAGLE B8 +12 % (its model then chose 15-unit balanced blocks
-// over fixed-size splits). Below this many units per block at kMaxSplits blocks, the plan
-// keeps kMaxSplits.
-inline constexpr int kBalanceFullWaveMinUnits = 32;
-inline constexpr int kSplitOverheadTiles = 2;  // Q load, pipeline fill, epilogue, in tile-times
-// The combine's cost per split, in tile-times. The first model charged a whole tile per split
-// and chose 10 splits for one 4k request, whose main kernel ncu then measured at 31.6 us with
-// 13 tiles per block; v2-v4 charged 1/8 (one 2 KB partial per split and row, read in a loop).
-// Since the combine reads all of a row's partials in one round trip (7228cd8), 1/16: H200 A/B
-// on 10 small cases: 8 of them 1-8 % faster (one 32k request 27.0 -> 24.8 us), one 2 % slower,
-// one with an unchanged plan
-// (reports/h200/2026-11-29-combine/ab-split-charge/).
-#ifndef VB_COMBINE_TILES_PER_SPLIT
-#define VB_COMBINE_TILES_PER_SPLIT 0.0625  // A/B builds override it
-#endif
-inline constexpr double kCombineTilesPerSplit = VB_COMBINE_TILES_PER_SPLIT;
+// The token-split instance runs both row groups only on splits of at least this many tiles
+// (the planner asks for the instance on the same condition).
+inline constexpr int kTokenSplitMinTiles = 16;
 
 }  // namespace vb::flash_cfg
 
 // ---- the Hopper wgmma path (kernels/flash_verify_wgmma_sm90a.cu, sm_90a only) ----
-// Chosen at run time on sm_90 devices for requests with H*T >= kMinRows query rows, where
-// the mma.sync path is bound by its issue rate (H200: 38-41 % of the mma.sync ceiling).
-// One block = 64 query rows (one wgmma M) x one split; three warpgroups: a producer
-// (cp.async gathers of KV rows into the 128-byte-swizzled layout wgmma reads), a softmax
-// warpgroup (S = Q K^T for all 64 rows, the masked online softmax, O for channels
-// 0-255) and a second PV warpgroup (O for channels 256-511 from the same P).
-#ifndef VB_WGMMA_MIN_ROWS
-#define VB_WGMMA_MIN_ROWS 64  // A/B builds override it (-DVB_WGMMA_MIN_ROWS=...)
-#endif
+// Chosen by the planner on sm_90 devices where the mma.sync path is bound by its issue rate
+// (PlannerConfig::wgmma_min_rows and the rest). One block = 64 query rows (one wgmma M) x one
+// split; three warpgroups: a producer (cp.async gathers or TMA boxes of KV rows into the
+// 128-byte-swizzled layout wgmma reads), a softmax warpgroup (S = Q K^T for all 64 rows, the
+// masked online softmax, O for channels 0-255) and a second PV warpgroup (O for channels
+// 256-511 from the same P).
 namespace vb::wgmma_cfg {
-inline constexpr int kMinRows = VB_WGMMA_MIN_ROWS;
-// ... and only with at least this many 64-row x 64-token tiles of work per SM: on four
-// one-request cases of 65-130 such tiles (4k-8k tokens) the wgmma path was 0.82-0.91x the
-// mma.sync path (its larger per-block prologue: 72 KB of Q, a 72 KB first tile), from 514
-// tiles up it was 1.11-2.39x (H200, reports/h200/2026-11-29-wgmma/final-605f51a).
-inline constexpr int kMinTilesPerSm = 2;
-// The wgmma path's tile-balanced schedule (verifybench/tile_balance.h; the mma.sync path's
-// constants are in flash_verify.cu): what a request boundary costs in 64-token tiles (the
-// finished request's partial stores, then the next request's Q, 36-72 KB, loaded once the
-// last S of the previous one has read it), and how much cheaper than the fixed-size or even
-// plan its model must put it. H200, same calls (reports/h200/2026-11-30-planner, call 5):
-// 2 and 4 units ran mixed lengths and the shared prefix alike, the skewed batch 72.1 against
-// 73.9 us; taken wherever cheaper (1.0), mixed lengths ran 1.9 % and the DeepSeek shared
-// prefix 5.9 % faster than their fixed-size / even plans, Kimi EAGLE B32 (64 rows, modelled
-// 1.08x cheaper, like mixed lengths) 0.9 % slower: with every block streaming to the end each
-// tile takes longer (mixed lengths: 2.16 -> 2.31 us per tile).
-#ifndef VB_WGMMA_BALANCE_BOUNDARY_UNITS
-#define VB_WGMMA_BALANCE_BOUNDARY_UNITS 2
-#endif
-inline constexpr int kBalanceBoundaryUnits = VB_WGMMA_BALANCE_BOUNDARY_UNITS;
-#ifndef VB_WGMMA_BALANCE_MIN_GAIN
-#define VB_WGMMA_BALANCE_MIN_GAIN 1.0
-#endif
-inline constexpr double kBalanceMinGain = VB_WGMMA_BALANCE_MIN_GAIN;
-// Rows of one mma.sync tile but more than one m16 group (H*T of 17-63: half a wgmma tile)
-// take the wgmma path too, where both paths are bound by bytes, when pages hold at least
-// kFewRowsMinPageSize rows and the batch at least kFewRowsMinTilesPerSm 64-token tiles per SM.
-// Measured in the same runs (H200, cold L2; effdb78 and 114392c finals), wgmma / mma.sync:
-// 128k x 8 at page 64 0.946 / 0.945, mixed lengths at page 16 0.960 / 0.960, one 64k and
-// one 128k request at page 64 0.97-0.98; why the 64-token gathers stream faster there was not
-// profiled. Left on mma.sync: page 1 (shuffled 1.00x, and the planner cannot tell shuffled
-// pages from contiguous ones, 0.97x), one 32k request (3.9 tiles per SM: 1.04x slower), and
-// 8-row decode at page 64 (1.03-1.04x slower). Unequal lengths take the wgmma path's
-// tile-balanced schedule there too (the skewed batch: 72.1 us against 75.5 us for the
-// mma.sync path's, same call).
-inline constexpr int kFewRowsMinPageSize = 16;
-inline constexpr int kFewRowsMinTilesPerSm = 6;  // 3.9 was slower, 7.8 faster; 6 is between
 inline constexpr int kRowsPerTile = 64;
 inline constexpr int kTokensPerTile = 64;
 inline constexpr int kStages = 2;                       // Q (72 KB) + 2 x 72 KB of KV fill 227 KB
@@ -205,52 +134,20 @@ inline constexpr int kOffRescale = kOffPExchange + kPExchangeBytes;  // [64] flo
 inline constexpr int kOffFinalSum = kOffRescale + kRowsPerTile * 4;  // [64] floats
 // A stage lands in kLoadParts parts of column blocks (dims 0-191, 192-383, 384-575 with 3),
 // each with its own "full" mbarrier, so S starts on the first 192 dims while the rest lands.
-#ifndef VB_WGMMA_LOAD_PARTS
-#define VB_WGMMA_LOAD_PARTS 3  // A/B builds override it
-#endif
-inline constexpr int kLoadParts = VB_WGMMA_LOAD_PARTS;
+inline constexpr int kLoadParts = 3;
 inline constexpr int kBlocksPerPart = kDimBlocks / kLoadParts;
 static_assert(kBlocksPerPart * kLoadParts == kDimBlocks, "load parts split the 9 column blocks evenly");
-// KV rows that lie in the pool as runs of 16 consecutive rows (pages of 16 rows or more, or
-// contiguous token tables) land as TMA boxes of 16 rows x 64 values, one per column block,
-// issued by one lane of the producer warp that owns those rows; other rows (page size 1
-// scattered, dense tree rows, rows past kv_len) take the 16-byte cp.async gather. The producer
-// checks each tile's rows, so no layout is assumed. A kernel instance of its own has this
-// (kRunBoxes); the launcher takes it for fixed-split plans of at least kTmaMinRowTiles row
-// tiles with the token table, where most KV reads are L2 hits (each tile is read by every row
-// tile's block). H200 (reports/h200/2026-11-30-tma-boxes): such plans ran 0.959-0.987x v16's
-// time (call 4). On every plan (call 1), memory-bound ones (1-2 row tiles) ran 2.5-5.5 %
-// slower; with the block table, plans of >= 4 row tiles 5-8 % slower (calls 1, 3, 4); boxes of
-// whole 64-row tiles from one thread were slower everywhere (call 2). Session 18
-// (reports/h200/2026-11-30-early-entry): the block table's boxes without the check gain on
-// every plan (below), and the checked ones on plans of 1-2 row tiles still lose (1.027x, call
-// 4): the check and the per-thread table words cost the token table what the boxes save.
-// 0: every row by cp.async (the path before). A/B builds override both.
-#ifndef VB_WGMMA_TMA_RUNS
-#define VB_WGMMA_TMA_RUNS 1
-#endif
-#ifndef VB_WGMMA_TMA_MIN_ROW_TILES
-#define VB_WGMMA_TMA_MIN_ROW_TILES 4
-#endif
-// The boxes' L2 promotion (CUtensorMapL2promotion: 0 none, 1 64 B, 2 128 B, 3 256 B). H200, five
-// plans with boxes (call 9): none 1.009x, 128 B 1.008x the time of 256 B.
-#ifndef VB_WGMMA_TMA_L2_PROMOTION
-#define VB_WGMMA_TMA_L2_PROMOTION 3
-#endif
-// The block table's own instance (kPageBoxes): pages of >= 16 rows (a power of two) hold each
-// producer warp's 16-row group whole, so every tile inside kv_len lands as boxes with no
-// per-row check, and the producer reads one table word per warp and tile instead of four per
-// thread. H200 (reports/h200/2026-11-30-early-entry, call 3), block table against the gather,
-// 13 wgmma plans: on plans of >= 4 row tiles only 0.962-0.986 (the others unchanged); on every
-// fixed-split plan 0.958-0.992 (geomean 0.974), memory-bound ones included (128k x 8 0.972,
-// dp128 decode B64 0.965, DFlash-16 B8 0.958). So its threshold is 1 row tile. A/B builds
-// override it.
-#ifndef VB_WGMMA_TMA_PAGE_MIN_ROW_TILES
-#define VB_WGMMA_TMA_PAGE_MIN_ROW_TILES 1
-#endif
-inline constexpr bool kTmaRuns = VB_WGMMA_TMA_RUNS != 0;
-inline constexpr int kTmaMinRowTiles = VB_WGMMA_TMA_MIN_ROW_TILES;
-inline constexpr int kTmaPageMinRowTiles = VB_WGMMA_TMA_PAGE_MIN_ROW_TILES;
+// KV rows that lie in the pool as runs of 16 consecutive rows land as TMA boxes of 16 rows x
+// 64 values, one per column block, issued by one lane of the producer warp that owns those
+// rows; other rows (page size 1 scattered, dense tree rows, rows past kv_len) take the 16-byte
+// cp.async gather. Two instances have boxes: kRunBoxes (the token table: the producer checks
+// each tile's rows, so no layout is assumed) and kPageBoxes (a block table of pages >= 16
+// rows, a power of two: each producer warp's 16-row group lies in one page, so every tile
+// inside kv_len lands as boxes with no check and one table word per warp). The planner says
+// which plan takes which (PlannerConfig::wgmma_run_boxes_min_row_tiles and
+// wgmma_page_boxes_min_row_tiles).
+// The boxes' L2 promotion (CUtensorMapL2promotion: 256 B).
+inline constexpr int kTmaL2Promotion = 3;
 inline constexpr int kTmaBoxRows = 16;  // one producer warp's rows of a tile
 inline constexpr int kTmaBoxBytes = kTmaBoxRows * 128;
 // full[2][parts], empty[2], q_full, q_empty (tile-balanced: the softmax warpgroup's last S of a

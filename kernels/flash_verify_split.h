@@ -329,25 +329,23 @@ __device__ __forceinline__ bool empty_split_handled(const BlockWork& w, const Sp
 }
 
 // Launches the LSE combine of every row's split partials into params.o / params.lse, as a
-// programmatic dependent launch after the main kernel on `stream`. With split_tiles > 0 (a
-// length-aware plan) it reads only the splits that hold tiles: those the main kernel's
-// ranges give (tiles of `tokens_per_tile` tokens, max(split_tiles, even division) per
-// split), and an empty split writes nothing; with 0 it reads all num_splits; with < 0 (the
-// tile-balanced schedule, mma.sync) each request's slots (verifybench/tile_balance.h).
-// combine_splits: the splits per row the combine's lanes hold (num_splits, or a tile-balanced
-// plan's balanced_slots: more are merged serially); split_lanes:
-// FlashVerifyPlan::combine_split_lanes (0: flash_verify_combine_lanes picks).
-cudaError_t launch_split_combine(const VerifyParams& params, int num_splits, int split_tiles, int tokens_per_tile,
-                                 int combine_splits, int split_lanes, const SplitWorkspace& ws, cudaStream_t stream);
+// programmatic dependent launch after the main kernel on `stream`, in the plan's instance
+// (combine_splits, combine_lanes) and grid. With split_tiles_arg > 0 (a length-aware plan) it
+// reads only the splits that hold tiles: those the main kernel's ranges give (tiles of
+// tokens_per_tile tokens, max(split_tiles, even division) per split), and an empty split writes
+// nothing; with 0 it reads all num_splits; with < 0 (the tile-balanced schedule) each request's
+// slots (verifybench/tile_balance.h).
+cudaError_t launch_split_combine(const VerifyParams& params, const LaunchPlan& plan, const SplitWorkspace& ws,
+                                 cudaStream_t stream);
 
-// The wgmma path's main kernel (flash_verify_wgmma_sm90a.cu). The launcher has checked the
-// parameters and the plan, and encoded the schedule in split_tiles (as for the combine);
-// this raises the kernel's shared-memory limit once per device. overlap_previous_kernel:
-// FlashVerifyLaunchOptions's; over_mask_writer: its previous_kernel_writes_only_mask_and_lengths
-// (the IndptrLengthParams instance).
-cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan& plan, int split_tiles,
-                              const SplitWorkspace& ws, bool overlap_previous_kernel, bool over_mask_writer,
-                              cudaStream_t stream);
+// The wgmma path's main kernel (flash_verify_wgmma_sm90a.cu), in the plan's instance. The
+// launcher has checked the parameters and the plan; this raises the kernel's shared-memory
+// limit once per device. overlap_previous_kernel: FlashVerifyLaunchOptions's; over_mask_writer:
+// its previous_kernel_writes_only_mask_and_lengths (the IndptrLengthParams instance).
+cudaError_t launch_wgmma_main(const VerifyParams& params, const LaunchPlan& plan, const SplitWorkspace& ws,
+                              bool overlap_previous_kernel, bool over_mask_writer, cudaStream_t stream);
+// The wgmma main kernel a plan names (its host stub), for FlashVerifyLaunchRecord.
+const void* wgmma_main_kernel_of(const LaunchPlan& plan, bool over_mask_writer);
 
 // Whether the current device can run it (sm_90 with 227 KB of shared memory per block).
 cudaError_t wgmma_path_supported(bool* supported);

@@ -88,38 +88,13 @@ constexpr int kSTiles = kTokensPerTile / 8;   // n8 column chunks of S per threa
 constexpr int kSRegs = kTokensPerTile / 2;    // S accumulators per thread: 32
 constexpr int kORegs = 128;                   // O accumulators per thread (64 x 256 / 128)
 constexpr int kKSteps = mla::kHeadDimQK / 16;  // 36 k16 steps of S
-// Timing experiment (-DVB_WGMMA_DEBUG_S_STEPS=n < 36): S issues only its first n k steps
-// (the tiles still land whole), to see what the tensor work costs a memory-bound tile.
-// Results are wrong; never a production build.
-#ifndef VB_WGMMA_DEBUG_S_STEPS
-#define VB_WGMMA_DEBUG_S_STEPS 36
-#endif
 constexpr int kPvSteps = kTokensPerTile / 16;  // 4 k16 steps of PV
-// The softmax scales each score inside its exponent's FFMA (1) instead of with a multiply of
-// its own before the row max (0, the order before). A/B builds override it.
-#ifndef VB_WGMMA_FUSED_SCALE
-#define VB_WGMMA_FUSED_SCALE 1
-#endif
-constexpr bool kFusedScale = VB_WGMMA_FUSED_SCALE != 0;
-// Prefix-only tiles (every column visible) skip the mask test in a loop of their own (1); 0
-// tests every column of every tile against an all-ones word. A/B builds override it.
-#ifndef VB_WGMMA_PREFIX_TILE_FAST
-#define VB_WGMMA_PREFIX_TILE_FAST 1
-#endif
-constexpr bool kPrefixTileFast = VB_WGMMA_PREFIX_TILE_FAST != 0;
-// P goes to the second PV warpgroup in 16-byte accesses, one per k16 step and thread (1), or
-// in 4-byte ones (0); the rescale factors stay 4-byte. A/B builds override it.
-#ifndef VB_WGMMA_VECTOR_HANDOVER
-#define VB_WGMMA_VECTOR_HANDOVER 1
-#endif
-constexpr bool kVectorHandover = VB_WGMMA_VECTOR_HANDOVER != 0;
+// The softmax scales each score inside its exponent's FFMA (the row max is taken of unscaled
+// scores: the scale is positive), prefix-only tiles skip the mask test in a loop of their
+// own, and P goes to the second PV warpgroup in 16-byte accesses, one per k16 step and thread.
 // Lazy rescaling (log2 units): the running row max, and with it the scale of O and of the row
 // sums, moves only when a tile's max exceeds it by more than this; P is then at most 2^k.
-// 0: the max moves whenever it grows (the order before). A/B builds override it.
-#ifndef VB_WGMMA_LAZY_RESCALE
-#define VB_WGMMA_LAZY_RESCALE 8.0f
-#endif
-constexpr float kLazyRescale = VB_WGMMA_LAZY_RESCALE;
+constexpr float kLazyRescale = 8.0f;
 static_assert(kLazyRescale >= 0.f && kLazyRescale <= 16.f, "P <= 2^k must stay well inside bf16 and fp32 sums");
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -174,17 +149,10 @@ static_assert(kWalkBytes <= 1024 && kSmemBytes + 1024 <= kHopperSmemLimit,
 // as boxes without a check (pages of >= 16 rows, a power of two, hold 16-row groups whole).
 // The launcher's rule: flash_verify_wgmma_tma_boxes.
 constexpr int kNoBoxes = 0, kRunBoxes = 1, kPageBoxes = 2;
-// The producer of fixed-split and even plans waits for a tile's stage after computing its row
-// pointers and the next tile's table words (1), or before them (0, the order before), in the
-// gather-only and page-box instances. H200 (reports/h200/2026-11-30-early-entry, call 6), in
-// every non-balanced instance: token-table plans of 1-2 row tiles (the gather) 0.977-0.999
-// (128k x 8 0.982, one 64k request 0.977), the block table's gather and page boxes 0.953-1.002;
-// but the token table's run-box instance 1.005-1.011 slower (DDTree-64 B8, dp128 EAGLE B8), so
-// it and the tile-balanced instance keep the order before. A/B builds override it.
-#ifndef VB_WGMMA_STAGE_WAIT_LAST
-#define VB_WGMMA_STAGE_WAIT_LAST 1
-#endif
-constexpr bool kStageWaitLast = VB_WGMMA_STAGE_WAIT_LAST != 0;
+// The producer of fixed-split and even plans waits for a tile's stage only after computing
+// its row pointers and the next tile's table words in the gather-only and page-box instances,
+// so the copies go out as soon as the stage frees; the run-box and tile-balanced instances
+// wait first (there the early wait measured faster: kernels/NOTES.md).
 template <bool kBalanced, class Params = VerifyParams, int kBoxes = kNoBoxes>
 __global__ void __launch_bounds__(kThreads, 1)
     flash_verify_wgmma_kernel(const Params p, const int num_splits, const int split_tiles,
@@ -326,8 +294,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     // KV rows (Q keeps the order above): in the TMA instance each warp owns 16 consecutive rows
     // of a tile (one box), four per pass.
     static_assert(!(kBalanced && kBoxes != kNoBoxes), "the tile-balanced instance has no TMA boxes");
-    constexpr bool kTmaInstance = kTmaRuns && kBoxes != kNoBoxes;
-    constexpr bool kPageInstance = kTmaRuns && kBoxes == kPageBoxes;
+    constexpr bool kTmaInstance = kBoxes != kNoBoxes;
+    constexpr bool kPageInstance = kBoxes == kPageBoxes;
     auto kv_row = [&](int pass) {
       return kTmaInstance ? wg_warp * kTmaBoxRows + pass * 4 + (lane >> 3) : pass * 16 + row_in_pass;
     };
@@ -385,9 +353,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int tile = tile_begin; tile < tile_end; ++tile) {
         const int iter = iter0 + tile - tile_begin;
         const int stage = iter % kStages;
-        // kStageWaitLast: the tile's row pointers, its box check and the next tile's table words
-        // come before the wait for its stage, so the copies go out as soon as the stage frees.
-        constexpr bool kWaitLast = kStageWaitLast && !kBalanced && kBoxes != kRunBoxes;
+        // The wait for the stage last (see above) where it measured faster.
+        constexpr bool kWaitLast = !kBalanced && kBoxes != kRunBoxes;
         if (!kWaitLast && iter >= kStages) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
         unsigned char* stage_base = smem + kOffKv + stage * kTileBytes;
         const bf16_bits* src[4];
@@ -654,7 +621,6 @@ __global__ void __launch_bounds__(kThreads, 1)
           if (part == 0) wg::fence();
 #pragma unroll
           for (int ks = part * kStepsPerPart; ks < (part + 1) * kStepsPerPart; ++ks) {
-            if (ks >= VB_WGMMA_DEBUG_S_STEPS) continue;  // timing experiment only: wrong results
             const std::uint32_t step = ((ks / 4) * kRowsPerTile * 128 + (ks % 4) * 32) >> 4;
             const std::uint32_t kstep = ((ks / 4) * kBlockBytes + (ks % 4) * 32) >> 4;
             wg::wgmma_m64n64k16_ss(s_acc, q_desc + step, k_desc + kstep, ks > 0 ? 1 : 0);
@@ -689,12 +655,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         vis_lo >>= 2 * quad_col;
         vis_hi >>= 2 * quad_col;
         float max_lo = -INFINITY, max_hi = -INFINITY;
-        if (kPrefixTileFast && !tree_tile) {  // every column visible: no mask test
+        if (!tree_tile) {  // every column visible: no mask test
 #pragma unroll
           for (int j = 0; j < kSTiles; ++j) {
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
-              if (!kFusedScale) s_acc[4 * j + e] *= scale_log2;
               if (e >= 2) max_hi = fmaxf(max_hi, s_acc[4 * j + e]); else max_lo = fmaxf(max_lo, s_acc[4 * j + e]);
             }
           }
@@ -705,9 +670,9 @@ __global__ void __launch_bounds__(kThreads, 1)
             for (int e = 0; e < 4; ++e) {
               const bool hi = e >= 2;
               const bool visible = (((hi ? vis_hi : vis_lo) >> (8 * j + (e & 1))) & 1u) != 0;
-              // Fused: the raw score (scaled inside the exponent's FFMA below); the row max of
-              // raw scores times the positive scale is the max of scaled ones.
-              const float v = visible ? (kFusedScale ? s_acc[4 * j + e] : s_acc[4 * j + e] * scale_log2) : -INFINITY;
+              // The raw score (scaled inside the exponent's FFMA below); the row max of raw
+              // scores times the positive scale is the max of scaled ones.
+              const float v = visible ? s_acc[4 * j + e] : -INFINITY;
               s_acc[4 * j + e] = v;
               if (hi) max_hi = fmaxf(max_hi, v); else max_lo = fmaxf(max_lo, v);
             }
@@ -718,10 +683,8 @@ __global__ void __launch_bounds__(kThreads, 1)
           max_lo = fmaxf(max_lo, __shfl_xor_sync(0xffffffffu, max_lo, offset));
           max_hi = fmaxf(max_hi, __shfl_xor_sync(0xffffffffu, max_hi, offset));
         }
-        if (kFusedScale) {  // -inf stays -inf: the scale is positive (params_valid)
-          max_lo *= scale_log2;
-          max_hi *= scale_log2;
-        }
+        max_lo *= scale_log2;  // -inf stays -inf: the scale is positive (params_valid)
+        max_hi *= scale_log2;
         // The running max moves only when a score exceeds it by more than kLazyRescale (log2
         // units; the first visible score always moves it): below that, P stays <= 2^k and O
         // and the sums keep their scale, so most tiles skip the rescale multiplies.
@@ -737,10 +700,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         row_max_hi = new_hi;
         row_sum_lo *= a_lo;
         row_sum_hi *= a_hi;
-        // Fused: one FFMA per score instead of a multiply (above) and a subtraction.
-        auto shifted_exp = [&](float score, float base) {
-          return warp::fast_exp2(kFusedScale ? fmaf(score, scale_log2, -base) : score - base);
-        };
+        // One FFMA per score: the scale and the shift together.
+        auto shifted_exp = [&](float score, float base) { return warp::fast_exp2(fmaf(score, scale_log2, -base)); };
 #pragma unroll
         for (int j = 0; j < kSTiles; ++j) {
           s_acc[4 * j] = shifted_exp(s_acc[4 * j], base_lo);
@@ -768,18 +729,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         // (Written as one loop over r for both forms: the if-constexpr form compiled to another
         // schedule, not measured.)
 #pragma unroll
-        for (int kk = 0; kk < kPvSteps; ++kk)
-#pragma unroll
-          for (int r = 0; r < 4; ++r) {
-            if (kVectorHandover) {  // one 16-byte store per k16 step
-              if (r == 0) {
-                reinterpret_cast<uint4*>(s_pexchange)[kk * 128 + wg_tid] =
-                    make_uint4(p_frag[kk][0], p_frag[kk][1], p_frag[kk][2], p_frag[kk][3]);
-              }
-            } else {
-              s_pexchange[(kk * 4 + r) * 128 + wg_tid] = p_frag[kk][r];
-            }
-          }
+        for (int kk = 0; kk < kPvSteps; ++kk) {  // one 16-byte store per k16 step
+          reinterpret_cast<uint4*>(s_pexchange)[kk * 128 + wg_tid] =
+              make_uint4(p_frag[kk][0], p_frag[kk][1], p_frag[kk][2], p_frag[kk][3]);
+        }
         if (quad_col == 0) {
           s_rescale[row_lo] = a_lo;
           s_rescale[row_hi] = a_hi;
@@ -842,18 +795,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         warp::mbarrier_wait_parity(&s_full[stage * kLoadParts + kLoadParts - 1], (iter / kStages) & 1);
         warp::fence_proxy_async_shared();
 #pragma unroll
-        for (int kk = 0; kk < kPvSteps; ++kk)
-#pragma unroll
-          for (int r = 0; r < 4; ++r) {
-            if (kVectorHandover) {  // one 16-byte load per k16 step
-              if (r == 0) {
-                const uint4 v = reinterpret_cast<const uint4*>(s_pexchange)[kk * 128 + wg_tid];
-                p_frag[kk][0] = v.x; p_frag[kk][1] = v.y; p_frag[kk][2] = v.z; p_frag[kk][3] = v.w;
-              }
-            } else {
-              p_frag[kk][r] = s_pexchange[(kk * 4 + r) * 128 + wg_tid];
-            }
-          }
+        for (int kk = 0; kk < kPvSteps; ++kk) {  // one 16-byte load per k16 step
+          const uint4 v = reinterpret_cast<const uint4*>(s_pexchange)[kk * 128 + wg_tid];
+          p_frag[kk][0] = v.x; p_frag[kk][1] = v.y; p_frag[kk][2] = v.z; p_frag[kk][3] = v.w;
+        }
         const float a_lo = s_rescale[row_lo];
         const float a_hi = s_rescale[row_hi];
         if (it + 1 < n_iters) handoff_signal(kBarPEmpty);
@@ -921,7 +866,7 @@ bool encode_kv_rows_map(const VerifyParams& p, CUtensorMap* map) {
   const cuuint32_t element_strides[2] = {1, 1};
   return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf16_bits*>(p.kv_pool), dims, strides, box,
                 element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                static_cast<CUtensorMapL2promotion>(VB_WGMMA_TMA_L2_PROMOTION), CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) ==
+                static_cast<CUtensorMapL2promotion>(kTmaL2Promotion), CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) ==
          CUDA_SUCCESS;
 }
 
@@ -961,19 +906,27 @@ cudaError_t wgmma_path_supported(bool* supported) {
   return cudaSuccess;
 }
 
-cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan& plan, int split_tiles,
-                              const SplitWorkspace& ws, bool overlap_previous_kernel, bool over_mask_writer,
-                              cudaStream_t stream) {
+const void* wgmma_main_kernel_of(const LaunchPlan& plan, bool over_mask_writer) {
+  const bool balanced = plan.instance == KernelInstance::kWgmmaBalanced;
+  const int boxes = plan.instance == KernelInstance::kWgmmaPageBoxes  ? kPageBoxes
+                    : plan.instance == KernelInstance::kWgmmaRunBoxes ? kRunBoxes
+                                                                      : kNoBoxes;
+  return over_mask_writer ? reinterpret_cast<const void*>(wgmma_instance<IndptrLengthParams>(balanced, boxes))
+                          : reinterpret_cast<const void*>(wgmma_instance<VerifyParams>(balanced, boxes));
+}
+
+cudaError_t launch_wgmma_main(const VerifyParams& params, const LaunchPlan& plan, const SplitWorkspace& ws,
+                              bool overlap_previous_kernel, bool over_mask_writer, cudaStream_t stream) {
   int device = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
   const bool cacheable = device >= 0 && device < kMaxCachedDevices;
-  const bool balanced = plan.tile_balanced;
-  // The instance with TMA boxes where flash_verify_wgmma_tma_boxes says so and the pool can be
-  // mapped.
+  const bool balanced = plan.instance == KernelInstance::kWgmmaBalanced;
+  const int boxes = plan.instance == KernelInstance::kWgmmaPageBoxes  ? kPageBoxes
+                    : plan.instance == KernelInstance::kWgmmaRunBoxes ? kRunBoxes
+                                                                      : kNoBoxes;
   CUtensorMap kv_map{};
-  const bool tma = flash_verify_wgmma_tma_boxes(plan, params.page_kind, params.page_size) &&
-                   encode_kv_rows_map(params, &kv_map);
-  const int boxes = !tma ? kNoBoxes : params.page_kind == PageTableKind::kBlockTable ? kPageBoxes : kRunBoxes;
+  const bool tma = boxes != kNoBoxes;
+  if (tma && !encode_kv_rows_map(params, &kv_map)) return cudaErrorInvalidValue;  // the planner saw another pool
   auto* kernel = wgmma_instance<VerifyParams>(balanced, boxes);
   auto* over_writer_kernel = wgmma_instance<IndptrLengthParams>(balanced, boxes);
   const void* function = over_mask_writer ? reinterpret_cast<const void*>(over_writer_kernel)
@@ -985,16 +938,16 @@ cudaError_t launch_wgmma_main(const VerifyParams& params, const FlashVerifyPlan&
     if (err != cudaSuccess) return err;
     if (cacheable) raised.store(true, std::memory_order_release);
   }
-  // Tile-balanced: num_splits blocks per row tile walk the whole batch (blockIdx.z = 0).
-  const dim3 grid(plan.m_tiles, plan.num_splits, balanced ? 1 : params.batch);
+  const dim3 grid(plan.main_grid.x, plan.main_grid.y, plan.main_grid.z);
   cudaLaunchAttribute attribute{};
   const cudaLaunchConfig_t config =
-      launch_config(grid, dim3(kThreads), kSmemBytes, stream, overlap_previous_kernel, &attribute);
+      launch_config(grid, dim3(plan.main_threads), plan.smem_bytes, stream, overlap_previous_kernel, &attribute);
+  const int splits = plan.schedule.num_splits;
   if (over_mask_writer) {
-    return cudaLaunchKernelEx(&config, over_writer_kernel, IndptrLengthParams(params), plan.num_splits, split_tiles,
+    return cudaLaunchKernelEx(&config, over_writer_kernel, IndptrLengthParams(params), splits, plan.split_tiles_arg,
                               ws, kv_map, tma);
   }
-  return cudaLaunchKernelEx(&config, kernel, params, plan.num_splits, split_tiles, ws, kv_map, tma);
+  return cudaLaunchKernelEx(&config, kernel, params, splits, plan.split_tiles_arg, ws, kv_map, tma);
 }
 
 }  // namespace detail

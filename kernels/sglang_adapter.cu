@@ -28,19 +28,6 @@ struct AdapterScratch {
 std::size_t align_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
 int mask_words_for(int tree_size) { return (tree_size + mla::kMaskWordBits - 1) / mla::kMaskWordBits; }
 
-// Over the packing kernel, the production kernel's own instances for that launch
-// (IndptrLengthParams: the lengths from kv_indptr, the wait before the mask) saved 0.6-1.5 us
-// of waiting on the H200, but the mma.sync one streamed its tiles 3-5 % slower than the
-// ordinary instance: their sources differ only in the entry code, yet ptxas scheduled the
-// tile loop differently (reports/h200/2026-11-30-mask-wait, calls 3, 5 and 7; NOTES.md v14).
-// It gained at 3-9 tiles per block, broke even at 12 and lost from 16 on (calls 6 and 9):
-// mma.sync plans take it up to this many, by the planner's model.
-constexpr int kMmaSyncWaitBeforeMaskMaxBlockTiles = 10;
-bool wait_before_mask_pays(const FlashVerifyPlan& plan) {
-  if (plan.path == FlashVerifyPath::kWgmma) return true;
-  return plan.modelled_block_tiles > 0 && plan.modelled_block_tiles <= kMmaSyncWaitBeforeMaskMaxBlockTiles;
-}
-
 AdapterScratch carve_scratch(void* base, int batch) {
   auto* bytes = static_cast<unsigned char*>(base);
   return {reinterpret_cast<std::int32_t*>(bytes),
@@ -79,7 +66,7 @@ std::size_t sglang_adapter_scratch_bytes(int batch, int tree_size) {
          align_up(static_cast<std::size_t>(batch) * tree_size * mask_words_for(tree_size) * 8, 256);
 }
 
-cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const FlashVerifyPlan& plan,
+cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const LaunchPlan& plan,
                                  void* scratch, std::size_t scratch_bytes, void* workspace,
                                  std::size_t workspace_bytes, cudaStream_t stream,
                                  const FlashVerifyLaunchOptions& options) {
@@ -121,12 +108,12 @@ cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const FlashVerify
   FlashVerifyLaunchOptions over_pack;
   over_pack.overlap_previous_kernel = true;
   // The production kernel takes the lengths from kv_indptr and waits for the packing kernel
-  // only before reading the mask, where that pays (above). That needs every other input
+  // only before reading the mask, where the plan says that pays. That needs every other input
   // complete before the packing kernel starts: not so when it was launched over the caller's
   // previous kernel, which lets the production kernel start before that one has finished.
   // Otherwise it waits at entry.
   over_pack.previous_kernel_writes_only_mask_and_lengths =
-      !options.overlap_previous_kernel && wait_before_mask_pays(plan);
+      !options.overlap_previous_kernel && plan.adapter_waits_only_before_mask;
   return flash_verify_launch(p, plan, workspace, workspace_bytes, stream, over_pack);
 }
 

@@ -27,16 +27,16 @@ done
 [ -x build/vb_bench_reference ] && cp build/vb_bench_reference "$out/bin/"
 [ -x build/verifybench_bench ] && cp build/verifybench_bench "$out/bin/"
 # Racecheck debug builds of verifybench, each in a build folder of its own.
-debug_build() {  # NAME FLAGS: build-NAME/verifybench -> $out/bin/verifybench-NAME
+debug_build() {  # NAME CMAKE_OPTIONS: build-NAME/verifybench -> $out/bin/verifybench-NAME
   cmake -S . -B "build-$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90;120" \
-    -DVB_BUILD_TESTS=OFF -DCMAKE_CUDA_FLAGS="$2"
+    -DVB_BUILD_TESTS=OFF $2
   cmake --build "build-$1" -j "$(nproc)" --target verifybench
   cp "build-$1/verifybench" "$out/bin/verifybench-$1"
 }
 # VB_BUNDLE_HANDOFF_SYNC=1: also bin/verifybench-handoff-sync, the wgmma path with bar.sync on
 # both sides of its P hand-over (lab_run.sh racecheck-handoff).
 if [ "${VB_BUNDLE_HANDOFF_SYNC:-0}" = 1 ]; then
-  debug_build handoff-sync "-DVB_WGMMA_HANDOFF_SYNC=1"
+  debug_build handoff-sync "-DVB_WGMMA_HANDOFF_SYNC=ON"
 fi
 # VB_BUNDLE_STAGE_DEBUG=1: also the mma.sync path's stage-protocol builds (lab_run.sh
 # racecheck-stages; kernels/flash_verify.cu says what each changes):
@@ -44,9 +44,9 @@ fi
 #   bin/verifybench-lane-arrivals             every consumer lane arrives on "empty"
 #   bin/verifybench-sync-copy-lane-arrivals   both, and every producer lane arrives on "full"
 if [ "${VB_BUNDLE_STAGE_DEBUG:-0}" = 1 ]; then
-  debug_build sync-copy "-DVB_DEBUG_SYNC_COPY=1"
-  debug_build lane-arrivals "-DVB_DEBUG_LANE_ARRIVALS=1"
-  debug_build sync-copy-lane-arrivals "-DVB_DEBUG_SYNC_COPY=1 -DVB_DEBUG_LANE_ARRIVALS=1"
+  debug_build sync-copy "-DVB_DEBUG_SYNC_COPY=ON"
+  debug_build lane-arrivals "-DVB_DEBUG_LANE_ARRIVALS=ON"
+  debug_build sync-copy-lane-arrivals "-DVB_DEBUG_SYNC_COPY=ON -DVB_DEBUG_LANE_ARRIVALS=ON"
 fi
 cp -r scenarios "$out/scenarios"
 

@@ -26,9 +26,9 @@ flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undef
        -I. -Ikernels/include -Ireference/include -I/usr/include/eigen3 -I/usr/local/cuda/include -I"$out/generated"
        -DVB_SOURCE_DIR="\"$PWD\"")
 declare -A sources=(
-  [scenario_loader]="harness/scenario_yaml.cpp harness/problem_data.cpp harness/tree.cpp"
-  [result_json]="harness/report_json.cpp harness/result.cpp harness/scenario_yaml.cpp harness/problem_data.cpp harness/tree.cpp"
-  [safetensors_roundtrip]="harness/export_safetensors.cpp harness/scenario_yaml.cpp harness/problem_data.cpp harness/tree.cpp harness/problem.cpp harness/page_layout.cpp harness/problem_sglang.cpp reference/reference.cpp tests/fuzz/export_link_stubs.cpp"
+  [scenario_loader]="harness/scenario_yaml.cpp harness/problem_data.cpp harness/tree.cpp kernels/planner.cpp"
+  [result_json]="harness/report_json.cpp harness/result.cpp harness/scenario_yaml.cpp harness/problem_data.cpp harness/tree.cpp kernels/planner.cpp"
+  [safetensors_roundtrip]="harness/export_safetensors.cpp harness/scenario_yaml.cpp harness/problem_data.cpp harness/tree.cpp kernels/planner.cpp harness/problem.cpp harness/page_layout.cpp harness/problem_sglang.cpp reference/reference.cpp tests/fuzz/export_link_stubs.cpp"
 )
 declare -A libs=([scenario_loader]="-lyaml-cpp -lfmt" [result_json]="-lyaml-cpp -lfmt" [safetensors_roundtrip]="-lyaml-cpp -lfmt")
 status=0

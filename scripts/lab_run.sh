@@ -27,8 +27,9 @@
 #                VB_BUNDLE_STAGE_DEBUG=1: plain copies; every lane arriving; both): which of them
 #                does racecheck accept?
 #   single       the single-request and small-batch perf cases, timed (split-count checks)
-#   nightly      the nightly gate twice: the real build, then bin/verifybench-slow
-#                (VB_SLOW_SPLITS) against the baseline the real build just made
+#   nightly      the nightly gate twice: the real build, then the same build deliberately slowed
+#                (--planner split_divisor=2: half the planned splits) against the baseline the
+#                real build just made
 #   profile      ncu through the NVTX range of one case (scripts/profile.sh)
 #   stalls       ncu source counters of one case (VB_STALLS_CASE, executor VB_PROFILE_EXECUTOR): stall samples per SASS
 #                instruction, stall-reason totals, and the cuobjdump SASS for sm_90/sm_120
@@ -132,8 +133,9 @@ for phase in "$@"; do
         VB_NIGHTLY_BASELINE="$out/baseline.json" scripts/nightly.sh > "$out/nightly-real.log" 2>&1
       rc=$?; summary nightly-real $rc "$(tail -n 1 "$out/nightly-real.log")"
       slow_runner="$out/run-slow.sh"
-      sed 's#/bin/verifybench"#/bin/verifybench-slow"#' "$bundle/run.sh" > "$slow_runner"
-      sed -i "s#^here=.*#here=$bundle#" "$slow_runner"; chmod +x "$slow_runner"
+      printf '#!/bin/sh\nif [ "$1" = run ]; then shift; exec "%s/run.sh" run "$@" --planner split_divisor=2; fi\nexec "%s/run.sh" "$@"\n' \
+        "$bundle" "$bundle" > "$slow_runner"
+      chmod +x "$slow_runner"
       VERIFYBENCH="$slow_runner" BASELINE_BIN="$bundle/run.sh" VB_NIGHTLY_OUT="$out/nightly-slow" \
         VB_NIGHTLY_BASELINE="$out/baseline.json" scripts/nightly.sh > "$out/nightly-slow.log" 2>&1
       rc=$?; summary nightly-slow $rc "$(tail -n 1 "$out/nightly-slow.log")" ;;

@@ -13,7 +13,7 @@
 #
 # Environment (all optional):
 #   VERIFYBENCH              a prebuilt verifybench (or the bundle's run.sh): skip the build
-#   VB_NIGHTLY_CMAKE_ARGS    extra cmake arguments, e.g. "-DVB_SLOW_SPLITS=ON"; they get their
+#   VB_NIGHTLY_CMAKE_ARGS    extra cmake arguments (a build mode, e.g. "-DVB_DEBUG_TIMELINE=1"); they get their
 #                            own build folder, so a later plain night is not built with them
 #   VB_NIGHTLY_BUILD_DIR     build folder (default build-nightly[-<hash of the cmake args>])
 #   VB_NIGHTLY_SCENARIOS     scenario file (default scenarios/nightly.yaml)

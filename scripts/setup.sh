@@ -10,6 +10,10 @@ packages=(
   # libFuzzer + ASan/UBSan runtimes for scripts/fuzz.sh (gcc has no libFuzzer); the
   # unversioned names follow Debian's default clang.
   clang libclang-rt-dev
+  # python/verifybench's tests (ctest "python: ..."): the system Python 3 with NumPy (the
+  # peers runner reads exported cases into NumPy arrays), and pip + setuptools so that
+  # `pip install ./python` works offline (docs/python.md).
+  python3 python3-numpy python3-pip python3-setuptools
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -64,12 +64,12 @@ TEST_CASE("the pipeline depth follows the device's shared memory, as the launche
 
 TEST_CASE("plan_launch: the H200 grid ncu measured, and sm_120's plan from the same model", "[plan]") {
   // kimi_k2_tp8_mtp T=4, B=64, H=8, P=16k: ncu on the H200 saw grid (1, 2, 64), i.e. one
-  // row tile, two splits, 128 blocks (reports/h200/2026-11-29-ncu-kimi_k2_tp8_mtp-t4-b64.txt).
+  // row tile, two splits, 128 blocks (the v1 report, reports/README.md).
   const vb::CaseSpec spec = fixed_chain_case(64, 16384, 4, 8);
   const vb::PlannedLaunch h200 = vb::plan_launch(spec, *vb::find_device_model("h200"));
-  CHECK(h200.stages == 4);
-  CHECK(h200.m_tiles == 1);
-  CHECK(h200.num_splits == 2);
+  CHECK(h200.launch.pipeline_stages == 4);
+  CHECK(h200.launch.schedule.m_tiles == 1);
+  CHECK(h200.launch.schedule.num_splits == 2);
   CHECK(h200.blocks == 128);
   CHECK(h200.waves == Approx(128.0 / 132.0));
   CHECK(h200.kv_tokens == 64 * (16384 + 4));
@@ -80,20 +80,20 @@ TEST_CASE("plan_launch: the H200 grid ncu measured, and sm_120's plan from the s
   CHECK(h200.memory_floor_us == Approx(bytes / 4435e9 * 1e6));
   // 2048 query rows, 2 splits: one lane per row (2048 rows / 8 per block x 4 chunks = 1024
   // blocks of the 2-load instance, 8 per SM) beats 2 lanes (2048 blocks), both as rules go.
-  CHECK(h200.combine_lanes == 1);
-  CHECK(h200.combine_lanes == vb::flash_verify_combine_lanes(2, 2048, 132, 2048));
-  CHECK_FALSE(h200.token_split);  // H*T = 32
+  CHECK(h200.launch.combine_lanes == 1);
+  CHECK(h200.launch.combine_lanes == vb::flash_verify_combine_lanes(2, 2048, 132, 2048));
+  CHECK_FALSE(h200.launch.schedule.token_split);  // H*T = 32
 
   const vb::DeviceModel& rtx_model = *vb::find_device_model("rtx-pro-6000");
   const vb::PlannedLaunch rtx = vb::plan_launch(spec, rtx_model);
-  CHECK(rtx.stages == 2);
-  CHECK(rtx.smem_bytes <= 99 * 1024);
-  CHECK(rtx.m_tiles == 1);
-  CHECK(rtx.blocks == 64LL * rtx.num_splits);
+  CHECK(rtx.launch.pipeline_stages == 2);
+  CHECK(rtx.launch.smem_bytes <= 99 * 1024);
+  CHECK(rtx.launch.schedule.m_tiles == 1);
+  CHECK(rtx.blocks == 64LL * rtx.launch.schedule.num_splits);
   // The same split model with 188 SMs: at least as many blocks as SMs.
   CHECK(rtx.blocks >= rtx_model.num_sms);
   CHECK(rtx.memory_floor_us > h200.memory_floor_us * 2.4);  // 1792 vs 4435 GB/s
-  CHECK(rtx.combine_lanes == (rtx.num_splits > 1 ? vb::flash_verify_combine_lanes(rtx.num_splits, 2048, 188, 1536) : 0));
+  CHECK(rtx.launch.combine_lanes == (rtx.launch.schedule.num_splits > 1 ? vb::flash_verify_combine_lanes(rtx.launch.schedule.num_splits, 2048, 188, 1536) : 0));
   CHECK(rtx_model.max_threads_per_sm == 1536);
 }
 
@@ -101,16 +101,16 @@ TEST_CASE("plan_launch: H*T rows above one tile use several row tiles", "[plan]"
   const vb::CaseSpec spec = fixed_chain_case(8, 8192, 4, 128);  // 512 rows
   // The H200 takes the wgmma path (64-row tiles) at H*T >= 64; sm_120 has only mma.sync.
   const vb::PlannedLaunch p = vb::plan_launch(spec, *vb::find_device_model("h200"));
-  CHECK(p.path == vb::FlashVerifyPath::kWgmma);
-  CHECK(p.m_tiles == 512 / 64);
-  CHECK(p.m_tiles == 512 / vb::flash_verify_path_config(p.path).rows_per_tile);
-  CHECK(p.blocks == 8LL * p.m_tiles * p.num_splits);
-  CHECK(p.stages == 2);
-  CHECK(p.smem_bytes <= 227 * 1024);
+  CHECK(p.launch.schedule.path == vb::FlashVerifyPath::kWgmma);
+  CHECK(p.launch.schedule.m_tiles == 512 / 64);
+  CHECK(p.launch.schedule.m_tiles == 512 / vb::flash_verify_path_config(p.launch.schedule.path).rows_per_tile);
+  CHECK(p.blocks == 8LL * p.launch.schedule.m_tiles * p.launch.schedule.num_splits);
+  CHECK(p.launch.pipeline_stages == 2);
+  CHECK(p.launch.smem_bytes <= 227 * 1024);
   CHECK(p.mma_floor_us > p.memory_floor_us);  // H*T = 512: compute-bound
   const vb::PlannedLaunch rtx = vb::plan_launch(spec, *vb::find_device_model("rtx-pro-6000"));
-  CHECK(rtx.path == vb::FlashVerifyPath::kMmaSync);
-  CHECK(rtx.m_tiles == 512 / vb::flash_verify_config().rows_per_tile);
+  CHECK(rtx.launch.schedule.path == vb::FlashVerifyPath::kMmaSync);
+  CHECK(rtx.launch.schedule.m_tiles == 512 / vb::flash_verify_config().rows_per_tile);
 }
 
 TEST_CASE("flash_verify_plan: the wgmma path only where it is available and H*T >= 64", "[plan]") {
@@ -133,53 +133,69 @@ TEST_CASE("flash_verify_plan: the wgmma path only where it is available and H*T 
   CHECK(std::string(vb::to_string(FlashVerifyPath::kMmaSync)) == "mma.sync");
 }
 
+namespace {
+// Whether the planner gives `schedule` a TMA-box instance for the page-table form and page size
+// (on the H200's target, a pool TMA can address).
+bool takes_boxes(const vb::FlashVerifyPlan& schedule, vb::PageTableKind kind, int page_size) {
+  vb::PlanShape shape;
+  shape.batch = 8;
+  shape.tree_size = 4;
+  shape.num_heads = 8;
+  shape.page_kind = kind;
+  shape.page_size = page_size;
+  shape.pool_rows = 1 << 20;
+  const vb::LaunchPlan plan =
+      vb::complete_launch_plan(schedule, shape, vb::device_target(*vb::find_device_model("h200")));
+  return plan.instance == vb::KernelInstance::kWgmmaRunBoxes || plan.instance == vb::KernelInstance::kWgmmaPageBoxes;
+}
+}  // namespace
+
 TEST_CASE("the wgmma path's TMA boxes: fixed splits, the token table from 4 row tiles, pages of 16+ rows from 1", "[plan]") {
   using vb::FlashVerifyPath;
   using vb::PageTableKind;
-  // DDTree-64 B8, 8 heads: 512 rows, 8 row tiles of 64 (kernels/flash_verify_config.h,
-  // kTmaMinRowTiles = 4; H200 A/B in reports/h200/2026-11-30-tma-boxes).
+  // DDTree-64 B8, 8 heads: 512 rows, 8 row tiles of 64 (PlannerConfig::wgmma_run_boxes_min_row_tiles = 4).
   const vb::FlashVerifyPlan ddtree = vb::flash_verify_plan(8, 64, 8, 16448, 132, 1, true, nullptr, 16);
   REQUIRE(ddtree.path == FlashVerifyPath::kWgmma);
   REQUIRE(ddtree.m_tiles == 8);
-  CHECK(vb::flash_verify_wgmma_tma_boxes(ddtree, PageTableKind::kTokenIndices, 16));
-  CHECK(vb::flash_verify_wgmma_tma_boxes(ddtree, PageTableKind::kTokenIndices, 1));  // runs are checked per tile
+  CHECK(takes_boxes(ddtree, PageTableKind::kTokenIndices, 16));
+  CHECK(takes_boxes(ddtree, PageTableKind::kTokenIndices, 1));  // runs are checked per tile
   // The block table's instance (kPageBoxes) needs every 16-row group inside one page: pages of
   // 16 rows or more, a power of two.
-  for (int page : {16, 32, 64, 256}) CHECK(vb::flash_verify_wgmma_tma_boxes(ddtree, PageTableKind::kBlockTable, page));
-  for (int page : {1, 8, 48, 96}) CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(ddtree, PageTableKind::kBlockTable, page));
+  for (int page : {16, 32, 64, 256}) CHECK(takes_boxes(ddtree, PageTableKind::kBlockTable, page));
+  for (int page : {1, 8, 48, 96}) CHECK_FALSE(takes_boxes(ddtree, PageTableKind::kBlockTable, page));
   // 256 rows (4 row tiles) have them, 192 (3) and 128 (2: DFlash-16, one 64k T16 request) not.
   const vb::FlashVerifyPlan four = vb::flash_verify_plan(1, 2, 128, 16384, 132, 1, true);
   REQUIRE(four.m_tiles == 4);
-  CHECK(vb::flash_verify_wgmma_tma_boxes(four, PageTableKind::kTokenIndices, 64));
-  CHECK(vb::flash_verify_wgmma_tma_boxes(four, PageTableKind::kBlockTable, 64));
-  // The block table's page boxes go on every fixed-split plan (kTmaPageMinRowTiles = 1): one
+  CHECK(takes_boxes(four, PageTableKind::kTokenIndices, 64));
+  CHECK(takes_boxes(four, PageTableKind::kBlockTable, 64));
+  // The block table's page boxes go on every fixed-split plan (wgmma_page_boxes_min_row_tiles = 1): one
   // row tile (128k x 8, 32 rows) has them with pages of 64, not with the token table.
   const vb::FlashVerifyPlan one = vb::flash_verify_plan(8, 4, 8, 131076, 132, 1, true, nullptr, 64);
   REQUIRE(one.path == FlashVerifyPath::kWgmma);
   REQUIRE(one.m_tiles == 1);
-  CHECK(vb::flash_verify_wgmma_tma_boxes(one, PageTableKind::kBlockTable, 64));
-  CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(one, PageTableKind::kTokenIndices, 64));
+  CHECK(takes_boxes(one, PageTableKind::kBlockTable, 64));
+  CHECK_FALSE(takes_boxes(one, PageTableKind::kTokenIndices, 64));
   for (int heads : {96, 64}) {
     const vb::FlashVerifyPlan fewer = vb::flash_verify_plan(8, 2, heads, 16384, 132, 1, true);
     REQUIRE(fewer.path == FlashVerifyPath::kWgmma);
     REQUIRE(fewer.m_tiles == heads * 2 / 64);
-    CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(fewer, PageTableKind::kTokenIndices, 64));
-    CHECK(vb::flash_verify_wgmma_tma_boxes(fewer, PageTableKind::kBlockTable, 64));
+    CHECK_FALSE(takes_boxes(fewer, PageTableKind::kTokenIndices, 64));
+    CHECK(takes_boxes(fewer, PageTableKind::kBlockTable, 64));
   }
   // Tile-balanced plans and the mma.sync path never (the balanced instance has no boxes).
   vb::FlashVerifyPlan balanced = ddtree;
   balanced.tile_balanced = true;
-  CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(balanced, PageTableKind::kTokenIndices, 64));
-  CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(balanced, PageTableKind::kBlockTable, 64));
+  CHECK_FALSE(takes_boxes(balanced, PageTableKind::kTokenIndices, 64));
+  CHECK_FALSE(takes_boxes(balanced, PageTableKind::kBlockTable, 64));
   vb::FlashVerifyPlan mma = ddtree;
   mma.path = FlashVerifyPath::kMmaSync;
-  CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(mma, PageTableKind::kTokenIndices, 64));
-  CHECK_FALSE(vb::flash_verify_wgmma_tma_boxes(mma, PageTableKind::kBlockTable, 64));
+  CHECK_FALSE(takes_boxes(mma, PageTableKind::kTokenIndices, 64));
+  CHECK_FALSE(takes_boxes(mma, PageTableKind::kBlockTable, 64));
   // plan_launch shows it for production (token table) on the H200 only.
   vb::CaseSpec spec = fixed_chain_case(8, 16384, 64, 8);
   spec.pages.size = 16;
-  CHECK(vb::plan_launch(spec, *vb::find_device_model("h200")).tma_boxes);
-  CHECK_FALSE(vb::plan_launch(spec, *vb::find_device_model("rtx-pro-6000")).tma_boxes);
+  CHECK(vb::plan_launch(spec, *vb::find_device_model("h200")).launch.instance == vb::KernelInstance::kWgmmaRunBoxes);
+  CHECK(vb::plan_launch(spec, *vb::find_device_model("rtx-pro-6000")).launch.instance == vb::KernelInstance::kMmaPlain);
 }
 
 TEST_CASE("flash_verify_plan: 17-63 rows over pages of 16+ rows take the wgmma path when the batch is long", "[plan]") {
@@ -339,19 +355,19 @@ TEST_CASE("flash_verify_combine_lanes: one wave of combine threads where the spl
 
 TEST_CASE("plan_launch: the token split where the H200 A/B found it faster, and nowhere else", "[plan]") {
   const vb::DeviceModel& h200 = *vb::find_device_model("h200");
-  // Measured (reports/h200/2026-11-30-token-split/): faster with splits of 32-256 tiles
+  // Measured (CHANGELOG.md, v5): faster with splits of 32-256 tiles
   // (decode B32/B64, MTP T2 B8-B64), slower with 3 and 9 (decode B1, B8).
-  CHECK(vb::plan_launch(fixed_chain_case(32, 4096, 1, 8), h200).token_split);
-  CHECK(vb::plan_launch(fixed_chain_case(64, 4096, 1, 8), h200).token_split);
-  CHECK(vb::plan_launch(fixed_chain_case(8, 16384, 2, 8), h200).token_split);
-  CHECK(vb::plan_launch(fixed_chain_case(64, 16384, 2, 8), h200).token_split);
-  CHECK_FALSE(vb::plan_launch(fixed_chain_case(1, 4096, 1, 8), h200).token_split);
-  CHECK_FALSE(vb::plan_launch(fixed_chain_case(8, 4096, 1, 8), h200).token_split);
+  CHECK(vb::plan_launch(fixed_chain_case(32, 4096, 1, 8), h200).launch.schedule.token_split);
+  CHECK(vb::plan_launch(fixed_chain_case(64, 4096, 1, 8), h200).launch.schedule.token_split);
+  CHECK(vb::plan_launch(fixed_chain_case(8, 16384, 2, 8), h200).launch.schedule.token_split);
+  CHECK(vb::plan_launch(fixed_chain_case(64, 16384, 2, 8), h200).launch.schedule.token_split);
+  CHECK_FALSE(vb::plan_launch(fixed_chain_case(1, 4096, 1, 8), h200).launch.schedule.token_split);
+  CHECK_FALSE(vb::plan_launch(fixed_chain_case(8, 4096, 1, 8), h200).launch.schedule.token_split);
   // H*T > 16: two live row groups, never.
-  CHECK_FALSE(vb::plan_launch(fixed_chain_case(8, 16384, 3, 8), h200).token_split);
-  CHECK_FALSE(vb::plan_launch(fixed_chain_case(64, 16384, 4, 8), h200).token_split);
+  CHECK_FALSE(vb::plan_launch(fixed_chain_case(8, 16384, 3, 8), h200).launch.schedule.token_split);
+  CHECK_FALSE(vb::plan_launch(fixed_chain_case(64, 16384, 4, 8), h200).launch.schedule.token_split);
   // The wgmma path has no token split.
   const vb::PlannedLaunch wide = vb::plan_launch(fixed_chain_case(8, 8192, 4, 128), h200);
-  CHECK(wide.path == vb::FlashVerifyPath::kWgmma);
-  CHECK_FALSE(wide.token_split);
+  CHECK(wide.launch.schedule.path == vb::FlashVerifyPath::kWgmma);
+  CHECK_FALSE(wide.launch.schedule.token_split);
 }

@@ -34,6 +34,22 @@ vb::VerifyParams aligned_params() {
   return p;
 }
 
+// The planner's completion of a schedule for aligned_params()'s shape on the H200: the
+// launcher only ever takes a LaunchPlan.
+vb::LaunchPlan complete(const vb::FlashVerifyPlan& schedule) {
+  vb::PlanShape shape;
+  shape.batch = 1;
+  shape.tree_size = 3;
+  shape.num_heads = 8;
+  shape.max_kv_len = 13;
+  shape.pool_rows = 100;
+  vb::DeviceTarget h200;
+  h200.num_sms = 132;
+  h200.smem_optin_bytes = 227 * 1024;
+  h200.wgmma = true;
+  return vb::complete_launch_plan(schedule, shape, h200);
+}
+
 }  // namespace
 
 TEST_CASE("the launcher refuses misaligned tensors before touching the device", "[launcher]") {
@@ -43,39 +59,39 @@ TEST_CASE("the launcher refuses misaligned tensors before touching the device", 
   // calls are refused for.
   vb::FlashVerifyPlan wrong_tiles = plan;
   wrong_tiles.m_tiles += 1;
-  CHECK(vb::flash_verify_launch(aligned_params(), wrong_tiles, nullptr, 0, nullptr) ==
+  CHECK(vb::flash_verify_launch(aligned_params(), complete(wrong_tiles), nullptr, 0, nullptr) ==
         cudaErrorInvalidConfiguration);
 
   vb::VerifyParams p = aligned_params();
   p.kv_pool = fake<const vb::bf16_bits>(0x20008);  // 8-byte aligned only
-  CHECK(vb::flash_verify_launch(p, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  CHECK(vb::flash_verify_launch(p, complete(plan), nullptr, 0, nullptr) == cudaErrorInvalidValue);
   p = aligned_params();
   p.q = fake<const vb::bf16_bits>(0x10002);
-  CHECK(vb::flash_verify_launch(p, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  CHECK(vb::flash_verify_launch(p, complete(plan), nullptr, 0, nullptr) == cudaErrorInvalidValue);
   p = aligned_params();
   p.tree_kv = fake<const vb::bf16_bits>(0x90004);  // SGLang's dense tree rows
-  CHECK(vb::flash_verify_launch(p, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  CHECK(vb::flash_verify_launch(p, complete(plan), nullptr, 0, nullptr) == cudaErrorInvalidValue);
   p = aligned_params();
   p.o = fake<vb::bf16_bits>(0x70002);
-  CHECK(vb::flash_verify_launch(p, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  CHECK(vb::flash_verify_launch(p, complete(plan), nullptr, 0, nullptr) == cudaErrorInvalidValue);
   p = aligned_params();
   p.lse = fake<float>(0x80001);
-  CHECK(vb::flash_verify_launch(p, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  CHECK(vb::flash_verify_launch(p, complete(plan), nullptr, 0, nullptr) == cudaErrorInvalidValue);
 }
 
 TEST_CASE("the launcher refuses inconsistent shapes before touching the device", "[launcher]") {
   const vb::FlashVerifyPlan plan = vb::flash_verify_plan(1, 3, 8, 13, 132, 1);
   vb::VerifyParams p = aligned_params();
   p.mask_words = 2;  // T = 3 needs exactly one word
-  CHECK(vb::flash_verify_launch(p, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  CHECK(vb::flash_verify_launch(p, complete(plan), nullptr, 0, nullptr) == cudaErrorInvalidValue);
   p = aligned_params();
   p.tree_size = vb::mla::kMaxTreeNodes + 1;
-  CHECK(vb::flash_verify_launch(p, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  CHECK(vb::flash_verify_launch(p, complete(plan), nullptr, 0, nullptr) == cudaErrorInvalidValue);
   p = aligned_params();
   p.page_kind = vb::PageTableKind::kBlockTable;  // without a block table
-  CHECK(vb::flash_verify_launch(p, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  CHECK(vb::flash_verify_launch(p, complete(plan), nullptr, 0, nullptr) == cudaErrorInvalidValue);
   vb::FlashVerifyPlan split_plan{4, plan.m_tiles};
-  CHECK(vb::flash_verify_launch(aligned_params(), split_plan, nullptr, 0, nullptr) ==
+  CHECK(vb::flash_verify_launch(aligned_params(), complete(split_plan), nullptr, 0, nullptr) ==
         cudaErrorInvalidValue);  // splits need a workspace
 }
 
@@ -88,11 +104,11 @@ TEST_CASE("the launcher refuses a softmax scale that is not positive and finite"
   wrong_tiles.m_tiles += 1;
   vb::VerifyParams p = aligned_params();
   p.sm_scale = 1e-30f;
-  CHECK(vb::flash_verify_launch(p, wrong_tiles, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+  CHECK(vb::flash_verify_launch(p, complete(wrong_tiles), nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
   for (const float scale : {0.f, -0.f, -0.1f, std::numeric_limits<float>::infinity(),
                             std::numeric_limits<float>::quiet_NaN()}) {
     p.sm_scale = scale;
-    CHECK(vb::flash_verify_launch(p, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+    CHECK(vb::flash_verify_launch(p, complete(plan), nullptr, 0, nullptr) == cudaErrorInvalidValue);
   }
 }
 
@@ -101,13 +117,25 @@ TEST_CASE("the launcher refuses wgmma plans that do not match the wgmma path's t
   vb::FlashVerifyPlan plan;
   plan.path = vb::FlashVerifyPath::kWgmma;
   plan.m_tiles = 2;  // the mma.sync path would want 1 as well; 2 fits neither
-  CHECK(vb::flash_verify_launch(aligned_params(), plan, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+  CHECK(vb::flash_verify_launch(aligned_params(), complete(plan), nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
   plan.m_tiles = 1;
-  plan.pipeline_stages = 4;  // a depth of the mma.sync path only
-  CHECK(vb::flash_verify_launch(aligned_params(), plan, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+  plan.pipeline_stages = 4;  // a depth of the mma.sync path only: no valid plan
+  CHECK(vb::flash_verify_launch(aligned_params(), complete(plan), nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
   plan.pipeline_stages = 0;
   plan.path = static_cast<vb::FlashVerifyPath>(7);
-  CHECK(vb::flash_verify_launch(aligned_params(), plan, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+  CHECK(vb::flash_verify_launch(aligned_params(), complete(plan), nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+  // A plan the planner completed, then edited by hand, is refused too: the launcher runs only
+  // consistent plans, it does not repair them.
+  vb::LaunchPlan edited = complete(vb::FlashVerifyPlan{1, 1, 0, vb::FlashVerifyPath::kWgmma});
+  REQUIRE(edited.valid);
+  edited.main_grid.y = 2;
+  CHECK(vb::flash_verify_launch(aligned_params(), edited, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+  edited = complete(vb::FlashVerifyPlan{1, 1, 0, vb::FlashVerifyPath::kWgmma});
+  edited.instance = vb::KernelInstance::kMmaPlain;
+  CHECK(vb::flash_verify_launch(aligned_params(), edited, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+  edited = complete(vb::FlashVerifyPlan{1, 1, 0, vb::FlashVerifyPath::kWgmma});
+  edited.instance = vb::KernelInstance::kWgmmaPageBoxes;  // over a token table
+  CHECK(vb::flash_verify_launch(aligned_params(), edited, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
 }
 
 TEST_CASE("the launcher refuses a launch over a mask writer without overlap or over a block table", "[launcher]") {
@@ -116,15 +144,15 @@ TEST_CASE("the launcher refuses a launch over a mask writer without overlap or o
   wrong_tiles.m_tiles += 1;  // what stops a call whose parameters and options pass (see above)
   vb::FlashVerifyLaunchOptions options;
   options.previous_kernel_writes_only_mask_and_lengths = true;
-  CHECK(vb::flash_verify_launch(aligned_params(), wrong_tiles, nullptr, 0, nullptr, options) == cudaErrorInvalidValue);
+  CHECK(vb::flash_verify_launch(aligned_params(), complete(wrong_tiles), nullptr, 0, nullptr, options) == cudaErrorInvalidValue);
   options.overlap_previous_kernel = true;
-  CHECK(vb::flash_verify_launch(aligned_params(), wrong_tiles, nullptr, 0, nullptr, options) ==
+  CHECK(vb::flash_verify_launch(aligned_params(), complete(wrong_tiles), nullptr, 0, nullptr, options) ==
         cudaErrorInvalidConfiguration);
   vb::VerifyParams block = aligned_params();  // kv_indptr gives no lengths in the block form
   block.page_kind = vb::PageTableKind::kBlockTable;
   block.block_table = fake<const std::int32_t>(0x90000);
   block.page_size = 16;
   block.max_pages = 4;
-  CHECK(vb::flash_verify_launch(block, wrong_tiles, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
-  CHECK(vb::flash_verify_launch(block, wrong_tiles, nullptr, 0, nullptr, options) == cudaErrorInvalidValue);
+  CHECK(vb::flash_verify_launch(block, complete(wrong_tiles), nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+  CHECK(vb::flash_verify_launch(block, complete(wrong_tiles), nullptr, 0, nullptr, options) == cudaErrorInvalidValue);
 }

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "harness/report_csv.h"
 #include "harness/report_json.h"
 #include "harness/report_markdown.h"
@@ -262,4 +264,96 @@ TEST_CASE("the memory temperature range round-trips through JSON, and older file
   back = vb::result_document_from_json(doc);
   CHECK_FALSE(back.cases[0].executors[2].timings[0].memory_temperature_c_min);
   CHECK_FALSE(back.cases[0].executors[2].timings[0].memory_temperature_c_max);
+}
+
+TEST_CASE("the wgmma ceiling and the PDL floor are reported when measured, and older files read as unmeasured",
+          "[report]") {
+  vb::Ceilings c = sample_ceilings();
+  c.wgmma_bf16_tflops = 790.4;
+  c.pdl_floor_us = 1.94;
+  c.method.emplace_back("wgmma_bf16", "wgmma m64n256k16 from shared memory");
+  c.method.emplace_back("pdl_floor", "empty kernel over the previous one");
+  const std::string md = vb::format_markdown(sample_provenance(), c, sample_cases());
+  CHECK(md.find("| wgmma bf16 | 790 TFLOP/s | wgmma m64n256k16 from shared memory |") != std::string::npos);
+  CHECK(md.find("| PDL floor | 1.94 µs | empty kernel over the previous one |") != std::string::npos);
+  CHECK(md.find("best tensor-core ceiling (wgmma 790 TFLOP/s)") != std::string::npos);
+  // A probe that did not measure (its accumulator check failed) shows its reason, no value.
+  vb::Ceilings failed = sample_ceilings();
+  failed.method.emplace_back("wgmma_bf16", "not measured: the probe's D[0][0] is 1 where 2 was expected");
+  CHECK(vb::format_markdown(sample_provenance(), failed, sample_cases())
+            .find("| wgmma bf16 | - | not measured: the probe's D[0][0] is 1") != std::string::npos);
+
+  auto doc = vb::result_document(sample_provenance(), sample_cases(), c);
+  CHECK(doc.at("ceilings").at("wgmma_bf16_tflops") == 790.4);
+  CHECK(doc.at("ceilings").at("pdl_floor_us") == 1.94);
+  const vb::ResultDocument back = vb::result_document_from_json(nlohmann::ordered_json::parse(doc.dump()));
+  CHECK(back.ceilings->wgmma_bf16_tflops == 790.4);
+  CHECK(back.ceilings->pdl_floor_us == 1.94);
+  auto old = vb::result_document(sample_provenance(), sample_cases(), sample_ceilings());
+  CHECK(old.at("ceilings").at("wgmma_bf16_tflops").is_null());
+  CHECK(old.at("ceilings").at("pdl_floor_us").is_null());
+  old.at("ceilings").erase("wgmma_bf16_tflops");
+  old.at("ceilings").erase("pdl_floor_us");
+  for (auto& cs : old.at("cases")) {
+    cs.erase("pdl_goal");
+    for (auto& e : cs.at("executors")) {
+      e.erase("prediction");
+      if (!e.at("achieved").is_null()) {
+        for (const char* key : {"engine", "pct_of_engine_ceiling", "pct_of_memory_ceiling"}) e.at("achieved").erase(key);
+      }
+    }
+  }
+  const vb::ResultDocument legacy = vb::result_document_from_json(old);
+  CHECK(legacy.ceilings->wgmma_bf16_tflops == 0);
+  CHECK(legacy.ceilings->pdl_floor_us == 0);
+  CHECK_FALSE(legacy.cases[0].pdl_goal);
+  CHECK(legacy.cases[0].executors[2].achieved->engine.empty());
+  CHECK_FALSE(legacy.cases[0].executors[2].achieved->pct_of_engine_ceiling);
+}
+
+TEST_CASE("engine, PDL-goal and sm_120-proxy sections: written when their records exist, read back", "[report]") {
+  std::vector<vb::CaseResult> cases = sample_cases();
+  vb::Ceilings c = sample_ceilings();
+  c.wgmma_bf16_tflops = 790;
+  c.pdl_floor_us = 2.0;
+  // Without engines, goals or a proxy, none of the three sections appears (golden unchanged).
+  const std::string plain = vb::format_markdown(sample_provenance(), sample_ceilings(), cases);
+  CHECK(plain.find("## Tensor-core engines") == std::string::npos);
+  CHECK(plain.find("## Small launches") == std::string::npos);
+  CHECK(plain.find("## sm_120 proxy") == std::string::npos);
+
+  vb::ExecutorResult& prod = cases[0].executors[2];
+  prod.detail = "wgmma/page-boxes stages=2 smem=224256 m_tiles=2 splits=2 grid=2x2x8 combine=2x1";
+  prod.timings.push_back(timing("chain-pdl", {0.0150, 0.0152, 0.0151}));
+  vb::ExecutorResult proxy = prod;
+  proxy.executor = vb::kSm120ProxyExecutor;
+  proxy.detail = "mma.sync stages=2 smem=98208 m_tiles=8 splits=4 grid=8x4x8 combine=2x2";
+  proxy.timings = {timing("cold-l2", {0.040, 0.041, 0.042})};
+  cases[0].executors.push_back(proxy);
+  vb::annotate_roofline(&cases, c);
+  REQUIRE(cases[0].pdl_goal);
+  REQUIRE(cases[0].executors.back().prediction);
+
+  const std::string md = vb::format_markdown(sample_provenance(), c, cases);
+  CHECK(md.find("## Tensor-core engines") != std::string::npos);
+  CHECK(md.find("| production | wgmma | compute |") != std::string::npos);
+  CHECK(md.find("## Small launches as serving runs them") != std::string::npos);
+  CHECK(md.find(fmt::format("| {} | 15.1 |", cases[0].case_name)) != std::string::npos);
+  CHECK(md.find("## sm_120 proxy and the predicted RTX PRO 6000 time") != std::string::npos);
+  CHECK(md.find("a prediction, not a measurement") != std::string::npos);
+  CHECK(md.find("503.8 TFLOP/s") != std::string::npos);
+
+  const auto doc = vb::result_document(sample_provenance(), cases, c);
+  CHECK(doc.at("predictions").at("rtx-pro-6000").at("method").get<std::string>().rfind("a prediction, not a", 0) == 0);
+  const auto& pj = doc.at("cases").at(0).at("executors").back().at("prediction");
+  CHECK(pj.at("kind") == "prediction");
+  const vb::ResultDocument back = vb::result_document_from_json(nlohmann::ordered_json::parse(doc.dump()));
+  REQUIRE(back.cases[0].pdl_goal);
+  CHECK(back.cases[0].pdl_goal->bound_us == Approx(cases[0].pdl_goal->bound_us));
+  CHECK(back.cases[0].pdl_goal->met == cases[0].pdl_goal->met);
+  REQUIRE(back.cases[0].executors.back().prediction);
+  CHECK(back.cases[0].executors.back().prediction->time_us == Approx(cases[0].executors.back().prediction->time_us));
+  CHECK(back.cases[0].executors[2].achieved->engine == "wgmma");
+  CHECK(*back.cases[0].executors[2].achieved->pct_of_engine_ceiling ==
+        Approx(*cases[0].executors[2].achieved->pct_of_engine_ceiling));
 }

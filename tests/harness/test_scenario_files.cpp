@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "harness/problem.h"
+#include "harness/device_models.h"
 #include "harness/scenario.h"
 #include "verifybench/kernels.h"
 
@@ -141,8 +142,8 @@ TEST_CASE("correctness.yaml parses, covers the corners and fits the CPU budget",
   CHECK(star);
 }
 
-// correctness.yaml's tma_runs_mixed_tile is there for the wgmma path's TMA instance
-// (kernels/flash_verify_config.h: fixed splits, at least kTmaMinRowTiles = 4 row tiles, the
+// correctness.yaml's tma_runs_mixed_tile is there for the wgmma path's TMA run-box instance
+// (the planner's rule: fixed splits, at least wgmma_run_boxes_min_row_tiles = 4 row tiles, the
 // token table): it needs a 64-token tile in which some producer warps' 16 rows are
 // consecutive pool rows (TMA boxes) and others are not (the cp.async gather). This keeps the
 // case doing that if the page layouts or the planner change.
@@ -153,6 +154,7 @@ struct PlannedCase {
   std::vector<std::int32_t> prefix;
   std::vector<int> kv_lens;
   vb::FlashVerifyPlan plan;
+  vb::LaunchPlan block_table_launch;  // the planner's launch of it over the block table
 };
 PlannedCase planned_correctness_case(const std::string& name) {
   const ScenarioFile f = load("correctness.yaml");
@@ -162,8 +164,17 @@ PlannedCase planned_correctness_case(const std::string& name) {
   const int t = tree_size(pc.spec.tree);
   for (std::int32_t p : pc.prefix) pc.kv_lens.push_back(p + t);
   const int max_kv = *std::max_element(pc.kv_lens.begin(), pc.kv_lens.end());
-  pc.plan = vb::flash_verify_plan(static_cast<int>(pc.prefix.size()), t, pc.spec.heads, max_kv, 132, 1, true,
-                                  pc.kv_lens.data(), pc.spec.pages.size);
+  vb::PlanShape shape;
+  shape.batch = static_cast<int>(pc.prefix.size());
+  shape.tree_size = t;
+  shape.num_heads = pc.spec.heads;
+  shape.max_kv_len = max_kv;
+  shape.kv_lens = pc.kv_lens.data();
+  shape.page_kind = vb::PageTableKind::kBlockTable;
+  shape.page_size = pc.spec.pages.size;
+  shape.pool_rows = 1 << 20;
+  pc.block_table_launch = vb::plan_launch(shape, vb::device_target(*vb::find_device_model("h200")), pc.spec.planner);
+  pc.plan = pc.block_table_launch.schedule;
   return pc;
 }
 
@@ -205,7 +216,7 @@ TEST_CASE("correctness.yaml's page_boxes_block_table takes page boxes and the ga
   CHECK(pc.plan.path == vb::FlashVerifyPath::kWgmma);
   CHECK_FALSE(pc.plan.tile_balanced);
   CHECK(pc.plan.num_splits >= 4);
-  CHECK(vb::flash_verify_wgmma_tma_boxes(pc.plan, vb::PageTableKind::kBlockTable, c.pages.size));
+  CHECK(pc.block_table_launch.instance == vb::KernelInstance::kWgmmaPageBoxes);
   for (int kv : pc.kv_lens) {
     CHECK(kv / 64 >= 8);      // whole tiles: boxes
     CHECK(kv % 64 != 0);      // a last partial tile: the gather

@@ -3,6 +3,7 @@
 
 #include <numeric>
 
+#include "harness/device_models.h"
 #include "harness/traffic_model.h"
 
 namespace {
@@ -137,4 +138,174 @@ TEST_CASE("annotate_roofline: speedup over naive and mask tax from the tagged ch
   CHECK_FALSE(cases[1].mask_tax);
   REQUIRE(cases[0].executors[1].achieved);
   CHECK(cases[0].executors[1].achieved->mode == "cold-l2");  // cold preferred over hot
+}
+
+TEST_CASE("roofline: the compute roof is the best tensor-core ceiling, each engine against its own", "[traffic]") {
+  vb::TrafficModel t;
+  t.algorithmic_bytes = 1'000'000'000;  // 1 GB
+  t.flops = 1e12;                       // intensity 1000: compute-bound
+  auto c = ceilings();                  // mma.sync 600
+  c.wgmma_bf16_tflops = 800;
+  CHECK(vb::tensor_ceiling_tflops(c) == 800);
+  CHECK(vb::engine_ceiling_tflops(c, "mma.sync") == 600);
+  CHECK(vb::engine_ceiling_tflops(c, "wgmma") == 800);
+  CHECK(vb::engine_ceiling_tflops(c, "") == 0);
+
+  // 1 TFLOP in 1.5 ms = 666.7 TFLOP/s: above mma.sync's 600, below the 800 tensor roof.
+  vb::Achieved a = vb::achieved_for(t, timing("cold-l2", 1.5), c, 64, "wgmma");
+  CHECK(a.engine == "wgmma");
+  CHECK(*a.pct_of_attainable == Approx(100.0 * (1e12 / 1.5e-3 / 1e12) / 800));
+  CHECK(*a.pct_of_engine_ceiling == Approx(*a.pct_of_attainable));
+  CHECK(*a.pct_of_memory_ceiling == Approx(100.0 * (1e9 / 1.5e-3 / 1e9) / 4000));  // page 64: rows in order
+  CHECK_FALSE(a.speed_of_light);  // above the mma.sync ceiling, below the tensor roof: no flag
+
+  a = vb::achieved_for(t, timing("cold-l2", 2.0), c, 64, "mma.sync");  // 500 TFLOP/s
+  CHECK(*a.pct_of_engine_ceiling == Approx(500.0 / 600 * 100));
+  CHECK(*a.pct_of_attainable == Approx(500.0 / 800 * 100));
+
+  a = vb::achieved_for(t, timing("cold-l2", 1.0), c, 64, "wgmma");  // 1000 TFLOP/s > 800
+  CHECK(a.speed_of_light);
+
+  // Without a wgmma ceiling (sm_120, older files): mma.sync is the roof, wgmma has no %.
+  c.wgmma_bf16_tflops = 0;
+  a = vb::achieved_for(t, timing("cold-l2", 2.0), c, 64, "wgmma");
+  CHECK(*a.pct_of_attainable == Approx(500.0 / 600 * 100));
+  CHECK_FALSE(a.pct_of_engine_ceiling.has_value());
+}
+
+TEST_CASE("roofline: the engine a record ran, from its plan text", "[traffic]") {
+  vb::ExecutorResult e;
+  e.detail = "wgmma/page-boxes stages=2 smem=224256 m_tiles=2 splits=4 grid=2x4x8 combine=2x2";
+  CHECK(vb::executor_engine(e) == "wgmma");
+  e.detail = "mma.sync/token-split stages=4 smem=200000 m_tiles=1 splits=43 grid=1x43x1";
+  CHECK(vb::executor_engine(e) == "mma.sync");
+  e.detail = "mma.sync stages=2 smem=98208 m_tiles=1 splits=1 grid=1x1x1";
+  CHECK(vb::executor_engine(e) == "mma.sync");
+  e.detail = "invalid: no variant fits";
+  CHECK(vb::executor_engine(e).empty());
+  e.detail = "path=wgmma splits=22 m_tiles=1";  // result files before the LaunchPlan
+  CHECK(vb::executor_engine(e) == "wgmma");
+  e.detail = "path=mma.sync splits=43 m_tiles=1";
+  CHECK(vb::executor_engine(e) == "mma.sync");
+  e.detail = "path=mma.sync";
+  CHECK(vb::executor_engine(e) == "mma.sync");
+  e.detail = "not run: production already runs the mma.sync path on this case and device";
+  CHECK(vb::executor_engine(e).empty());
+  e.detail = "path=tcgen05 splits=1";
+  CHECK(vb::executor_engine(e).empty());
+}
+
+TEST_CASE("PDL goal: chain-pdl median against 1.5 x roof + PDL floor + 3 us, hand-computed", "[traffic]") {
+  vb::CaseResult c;
+  c.case_name = "small";
+  c.page_size = 64;
+  // 4.4 MB at the 4000 GB/s in-order roof = 1.1 us; 1 GFLOP at 600 TFLOP/s = 1.667 us: the
+  // compute roof binds. Bound = 1.5 * 1.6667 + 2.0 + 3 = 7.5 us.
+  c.traffic = vb::TrafficModel{4'400'000, 4'400'000, 4'400'000, 1e9};
+  auto ceil = ceilings();
+  ceil.pdl_floor_us = 2.0;
+  vb::ExecutorResult prod;
+  prod.executor = "production";
+  prod.timings = {timing("cold-l2", 0.010), timing("chain-pdl", 0.0075)};
+  c.executors = {prod};
+  auto goal = vb::pdl_goal_for(c, ceil);
+  REQUIRE(goal);
+  CHECK(goal->roof_us == Approx(1e9 / 600e12 * 1e6));
+  CHECK(goal->bound_us == Approx(1.5 * 1e9 / 600e12 * 1e6 + 2.0 + 3.0));
+  CHECK(goal->bound_us == Approx(7.5));
+  CHECK(goal->chain_pdl_us == Approx(7.5));
+  CHECK(goal->met);  // equal is met
+  c.executors[0].timings[1] = timing("chain-pdl", 0.0076);
+  goal = vb::pdl_goal_for(c, ceil);
+  REQUIRE(goal);
+  CHECK_FALSE(goal->met);
+  // A wgmma ceiling of 800 lowers the roof to 1.25 us: bound 1.875 + 2 + 3 = 6.875.
+  ceil.wgmma_bf16_tflops = 800;
+  CHECK(vb::pdl_goal_for(c, ceil)->bound_us == Approx(6.875));
+
+  // No PDL floor, no chain-pdl time, no traffic: no goal.
+  auto no_floor = ceil;
+  no_floor.pdl_floor_us = 0;
+  CHECK_FALSE(vb::pdl_goal_for(c, no_floor));
+  c.executors[0].timings = {timing("cold-l2", 0.010)};
+  CHECK_FALSE(vb::pdl_goal_for(c, ceil));
+}
+
+TEST_CASE("sm_120 prediction: the proxy's fraction of its binding roof on the RTX PRO 6000's roofs", "[traffic]") {
+  const vb::DeviceModel* rtx = vb::find_device_model("rtx-pro-6000");
+  REQUIRE(rtx != nullptr);
+  REQUIRE(rtx->memory_gbps == 1792.0);
+  REQUIRE(rtx->mma_tflops == 503.8);
+  vb::Ceilings c;
+  c.row_read_contiguous_gbps = 4000;
+  c.row_read_shuffled_gbps = 4000;
+  c.mma_bf16_tflops = 640;
+  c.wgmma_bf16_tflops = 800;  // not the proxy's engine: ignored
+  vb::TrafficModel t;
+  t.algorithmic_bytes = 1'000'000'000;
+
+  // Compute-bound on both: roof here 1e12 / 640e12 = 1562.5 us; at 3125 us f = 0.5.
+  // There: max(1e9 / 1792e9 = 558.04 us, 1e12 / 503.8e12 = 1984.91 us) / 0.5 = 3969.83 us.
+  t.flops = 1e12;
+  auto p = vb::predict_on_device(t, 3125.0, c, 64, *rtx);
+  REQUIRE(p);
+  CHECK(p->device == "rtx-pro-6000");
+  CHECK(p->fraction_of_roof == Approx(0.5));
+  CHECK(p->roof_us == Approx(1984.9146));
+  CHECK(p->time_us == Approx(3969.8293));
+  CHECK(p->bound == "compute");
+
+  // Memory-bound on both: roof here 250 us; at 500 us f = 0.5; there 558.04 / 0.5 = 1116.07.
+  t.flops = 1e10;
+  p = vb::predict_on_device(t, 500.0, c, 64, *rtx);
+  REQUIRE(p);
+  CHECK(p->time_us == Approx(1116.0714));
+  CHECK(p->bound == "memory");
+
+  // Between the ridges (intensity 200): compute-bound here (312.5 us vs 250), memory-bound
+  // there (558.04 us vs 396.98): f = 312.5 / 625 = 0.5 carries over to 558.04 us.
+  t.flops = 2e11;
+  p = vb::predict_on_device(t, 625.0, c, 64, *rtx);
+  REQUIRE(p);
+  CHECK(p->fraction_of_roof == Approx(0.5));
+  CHECK(p->time_us == Approx(1116.0714));
+  CHECK(p->bound == "memory");
+
+  CHECK_FALSE(vb::predict_on_device(t, 0.0, c, 64, *rtx));
+  c.mma_bf16_tflops = 0;
+  CHECK_FALSE(vb::predict_on_device(t, 625.0, c, 64, *rtx));
+}
+
+TEST_CASE("annotate_roofline: the sm_120 proxy gets mma.sync and row % and a prediction, the others do not", "[traffic]") {
+  vb::CaseResult c;
+  c.case_name = "ddtree";
+  c.page_size = 1;
+  c.traffic = vb::TrafficModel{1'000'000'000, 1'000'000'000, 1'000'000'000, 1e12};
+  vb::ExecutorResult prod, proxy;
+  prod.executor = "production";
+  prod.detail = "wgmma stages=2 smem=224256 m_tiles=8 splits=2 grid=8x2x1 combine=2x1";
+  prod.timings = {timing("cold-l2", 2.0)};
+  proxy.executor = vb::kSm120ProxyExecutor;
+  proxy.detail = "sm_120 configuration";  // no path= text: the proxy is mma.sync regardless
+  proxy.timings = {timing("cold-l2", 3.125)};
+  c.executors = {prod, proxy};
+  std::vector<vb::CaseResult> cases = {c};
+  vb::Ceilings ceil;
+  ceil.row_read_contiguous_gbps = 4000;
+  ceil.row_read_shuffled_gbps = 4000;
+  ceil.mma_bf16_tflops = 640;
+  ceil.wgmma_bf16_tflops = 800;
+  vb::annotate_roofline(&cases, ceil);
+  const vb::ExecutorResult& p = cases[0].executors[1];
+  REQUIRE(p.achieved);
+  CHECK(p.achieved->engine == "mma.sync");
+  CHECK(*p.achieved->pct_of_engine_ceiling == Approx(320.0 / 640 * 100));  // 1 TFLOP in 3.125 ms
+  CHECK(*p.achieved->pct_of_memory_ceiling == Approx(320.0 / 4000 * 100));
+  REQUIRE(p.prediction);
+  CHECK(p.prediction->time_us == Approx(3969.8293));
+  const vb::ExecutorResult& w = cases[0].executors[0];
+  CHECK(w.achieved->engine == "wgmma");
+  CHECK(*w.achieved->pct_of_engine_ceiling == Approx(500.0 / 800 * 100));
+  CHECK_FALSE(w.prediction);
+  CHECK_FALSE(cases[0].pdl_goal);  // no chain-pdl time, no PDL floor
 }

@@ -84,6 +84,23 @@ bool has_device() {
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
+// The planner's completion of a schedule for these parameters on the current device: the
+// launcher takes only LaunchPlans, and a test that forces a schedule gets the rest decided
+// exactly as production would.
+vb::LaunchPlan complete_for(const vb::VerifyParams& p, const vb::FlashVerifyPlan& schedule) {
+  vb::PlanShape shape;
+  shape.batch = p.batch;
+  shape.tree_size = p.tree_size;
+  shape.num_heads = p.num_heads;
+  shape.page_kind = p.page_kind;
+  shape.page_size = p.page_kind == vb::PageTableKind::kBlockTable ? p.page_size : 1;
+  shape.pool_rows = p.pool_rows;
+  cudaError_t error = cudaSuccess;
+  const vb::DeviceTarget target = vb::current_device_target(&error);
+  REQUIRE(error == cudaSuccess);
+  return vb::complete_launch_plan(schedule, shape, target);
+}
+
 }  // namespace
 
 TEST_CASE("every GPU executor matches the CPU reference on random problems", "[gpu]") {
@@ -112,11 +129,18 @@ TEST_CASE("every GPU executor matches the CPU reference on random problems", "[g
         {GpuExecutorKind::kProductionWgmma, PageTableKind::kTokenIndices},
         {GpuExecutorKind::kProductionWgmma, PageTableKind::kBlockTable},
         {GpuExecutorKind::kSglangAdapter, PageTableKind::kTokenIndices},
+        {GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kTokenIndices},
+        {GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kBlockTable},
     };
     for (const auto& [kind, page_kind] : runs) {
       // Both production paths run on every case (whatever the planner would pick), the
-      // wgmma one only where the device has it (compute capability 9.0).
+      // wgmma one only where the device has it (compute capability 9.0), the sm_120 proxy
+      // only on a Hopper.
       if (kind == GpuExecutorKind::kProductionWgmma && !wgmma) continue;
+      if (std::string why_not; kind == GpuExecutorKind::kProductionSm120Proxy && !device->executor_applies(kind, &why_not)) {
+        WARN(why_not);
+        continue;
+      }
       INFO("executor " << vb::executor_name(kind) << " page form " << static_cast<int>(page_kind));
       const vb::GpuRunOutput out = device->run(kind, page_kind);
       INFO("plan " << out.plan << " error " << out.error);
@@ -131,6 +155,75 @@ TEST_CASE("every GPU executor matches the CPU reference on random problems", "[g
       CHECK(result.outcome == vb::Outcome::kPassed);
       CHECK(result.o.elements_checked == problem.query_rows() * vb::mla::kHeadDimV);
     }
+  }
+}
+
+TEST_CASE("the sm_120 proxy launches sm_120's configuration, one block per SM", "[gpu]") {
+  REQUIRE(has_device());
+  const vb::GpuInfo gpu = vb::query_gpu();
+  REQUIRE(gpu.available);
+  if (gpu.cc_major != 9) {
+    WARN("the sm_120 proxy runs on a Hopper only: its checks are skipped on this device");
+    return;
+  }
+  using Limits = vb::Sm120Limits;
+  // sm_120's resident blocks: the 2-stage variant (the deepest within 99 KB) and the
+  // kernel's registers leave room for one 384-thread block in 100 KB and 64K registers.
+  const int stages = vb::flash_verify_stages_for_smem_optin(Limits::kSmemPerBlockOptin);
+  REQUIRE(stages == 2);
+  REQUIRE(vb::flash_verify_smem_bytes(stages) <= Limits::kSmemPerBlockOptin);
+  cudaError_t err = cudaSuccess;
+  const int sm120_blocks = vb::flash_verify_sm120_blocks_per_sm(&err);
+  REQUIRE(err == cudaSuccess);
+  CHECK(sm120_blocks == 1);
+  // Cases whose sm_120 plans differ: one long request (many splits, the combine's lanes for
+  // 1536 threads per SM), a full batch (no split), decode rows (the token split), unequal
+  // lengths (tile-balanced or length-aware), and H*T = 256 (8 row tiles).
+  struct Shape {
+    int batch, tree, heads, max_kv_len;
+    std::vector<int> kv_lens;
+  };
+  const Shape shapes[] = {{1, 4, 8, 65540, {65540}},
+                          {132, 4, 16, 4100, std::vector<int>(132, 4100)},
+                          {8, 1, 16, 32769, std::vector<int>(8, 32769)},
+                          {4, 16, 8, 20016, {20016, 1016, 116, 5016}},
+                          {8, 16, 16, 8208, std::vector<int>(8, 8208)}};
+  const vb::DeviceTarget target = vb::sm120_proxy_target(&err);
+  REQUIRE(err == cudaSuccess);
+  CHECK(target.num_sms == gpu.sm_count);  // only the SM count is the H200's
+  CHECK(target.max_threads_per_sm == Limits::kThreadsPerSm);
+  CHECK(target.smem_optin_bytes == Limits::kSmemPerBlockOptin);
+  CHECK(target.main_blocks_per_sm == sm120_blocks);
+  CHECK_FALSE(target.wgmma);
+  // This device's shared memory alone allows no second block of the request, whatever the
+  // registers.
+  int smem_per_sm = 0, reserved = 0;
+  REQUIRE(cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0) == cudaSuccess);
+  REQUIRE(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, 0) == cudaSuccess);
+  CHECK(smem_per_sm / (target.mma_smem_request_bytes + reserved) == sm120_blocks);
+  for (const Shape& s : shapes) {
+    INFO("B " << s.batch << " T " << s.tree << " H " << s.heads << " max kv " << s.max_kv_len);
+    vb::PlanShape shape;
+    shape.batch = s.batch;
+    shape.tree_size = s.tree;
+    shape.num_heads = s.heads;
+    shape.max_kv_len = s.max_kv_len;
+    shape.kv_lens = s.kv_lens.data();
+    const vb::LaunchPlan proxy = vb::plan_launch(shape, target);
+    INFO(vb::describe(proxy));
+    REQUIRE(proxy.valid);
+    CHECK(proxy.schedule.path == vb::FlashVerifyPath::kMmaSync);
+    CHECK(proxy.pipeline_stages == stages);
+    CHECK(proxy.smem_bytes == target.mma_smem_request_bytes);
+    if (proxy.schedule.num_splits > 1) {
+      const std::int64_t rows = static_cast<std::int64_t>(s.batch) * s.tree * s.heads;
+      CHECK(proxy.combine_lanes == vb::flash_verify_combine_lanes(proxy.combine_splits, rows, gpu.sm_count,
+                                                                  Limits::kThreadsPerSm,
+                                                                  proxy.schedule.tile_balanced));
+    }
+    // This device's SMs hold as many of its blocks as sm_120's.
+    CHECK(vb::flash_verify_plan_blocks_per_sm(proxy, &err) == sm120_blocks);
+    REQUIRE(err == cudaSuccess);
   }
 }
 
@@ -243,6 +336,27 @@ void check_outputs(const vb::Problem& problem, const vb::ReferenceOutput& ref, c
   CHECK(result.o.elements_checked == problem.query_rows() * vb::mla::kHeadDimV);
 }
 
+// The launcher ran exactly the plan it was given: the kernel the plan names, its grid, block
+// and shared memory, and the combine's kernel, grid and block (none for one split).
+void check_ran_plan(const vb::FlashVerifyLaunchRecord& record, const vb::LaunchPlan& plan) {
+  INFO("plan " << vb::describe(plan));
+  CHECK(record.main_kernel != nullptr);
+  CHECK(record.main_kernel == vb::flash_verify_main_kernel_of(plan));
+  CHECK(record.main_grid.x == plan.main_grid.x);
+  CHECK(record.main_grid.y == plan.main_grid.y);
+  CHECK(record.main_grid.z == plan.main_grid.z);
+  CHECK(record.main_threads == plan.main_threads);
+  CHECK(record.main_smem_bytes == plan.smem_bytes);
+  CHECK(record.combine_kernel == vb::flash_verify_combine_kernel_of(plan));
+  CHECK((record.combine_kernel != nullptr) == (plan.schedule.num_splits > 1));
+  if (plan.schedule.num_splits > 1) {
+    CHECK(record.combine_grid.x == plan.combine_grid.x);
+    CHECK(record.combine_grid.y == plan.combine_grid.y);
+    CHECK(record.combine_block.x == plan.combine_block.x);
+    CHECK(record.combine_block.y == plan.combine_block.y);
+  }
+}
+
 // Runs one plan on poisoned outputs and a NaN-filled workspace and checks every element
 // against the reference; returns the launch error without checking when it was refused.
 cudaError_t run_plan_and_check(const vb::Problem& problem, const vb::ReferenceOutput& ref, const CaseSpec& spec,
@@ -254,9 +368,14 @@ cudaError_t run_plan_and_check(const vb::Problem& problem, const vb::ReferenceOu
     REQUIRE(cudaMemset(ws, 0xFF, ws_bytes) == cudaSuccess);  // splits nobody writes stay NaN
   }
   poison(d.p);
-  const cudaError_t launched = vb::flash_verify_launch(d.p, plan, ws, ws_bytes, nullptr);
+  const vb::LaunchPlan launch = complete_for(d.p, plan);
+  vb::FlashVerifyLaunchRecord record;
+  vb::FlashVerifyLaunchOptions options;
+  options.record = &record;
+  const cudaError_t launched = vb::flash_verify_launch(d.p, launch, ws, ws_bytes, nullptr, options);
   if (launched == cudaSuccess) {
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    check_ran_plan(record, launch);
     check_outputs(problem, ref, spec, d);
   }
   if (ws) cudaFree(ws);
@@ -340,7 +459,7 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
   }
   // An unknown depth is refused.
   const vb::FlashVerifyPlan bogus{1, m_tiles, 3};
-  CHECK(vb::flash_verify_launch(d.p, bogus, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+  CHECK(vb::flash_verify_launch(d.p, complete_for(d.p, bogus), nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
 
   // Length-aware plans: fixed split sizes (the request of 5024 tokens takes the most
   // splits, the short ones fewer), on both paths; and a split size too small for the
@@ -368,7 +487,7 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
   if (!wgmma) {
     WARN("the wgmma path needs compute capability 9.0: its checks are skipped on this device");
     vb::FlashVerifyPlan plan{1, wgmma_tiles, 0, vb::FlashVerifyPath::kWgmma};
-    CHECK(vb::flash_verify_launch(d.p, plan, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+    CHECK(vb::flash_verify_launch(d.p, complete_for(d.p, plan), nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
   }
   for (int splits : split_counts) {
     if (!wgmma) break;
@@ -543,7 +662,7 @@ TEST_CASE("tile-balanced plans put every tile of unequal requests in exactly one
     const std::size_t bytes = vb::flash_verify_workspace_bytes(plan, problem.batch, problem.tree_size, problem.num_heads);
     void* ws = nullptr;
     REQUIRE(cudaMalloc(&ws, bytes) == cudaSuccess);
-    const cudaError_t err = vb::flash_verify_launch(d.p, plan, ws, bytes, nullptr);
+    const cudaError_t err = vb::flash_verify_launch(d.p, complete_for(d.p, plan), ws, bytes, nullptr);
     cudaFree(ws);
     return err == cudaErrorInvalidConfiguration;
   };
@@ -633,18 +752,18 @@ TEST_CASE("launchers refuse inconsistent parameters instead of running", "[gpu]"
   const vb::FlashVerifyPlan plan = vb::flash_verify_plan(1, 3, 8, 13, 132, 1);
   vb::VerifyParams bad = d.p;
   bad.mask_words = 2;  // T = 3 needs exactly one word
-  CHECK(vb::flash_verify_launch(bad, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+  CHECK(vb::flash_verify_launch(bad, complete_for(bad, plan), nullptr, 0, nullptr) == cudaErrorInvalidValue);
   // The softmax takes row maxima before scaling: the scale must be positive and finite.
   for (const float scale : {0.f, -0.1f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
     vb::VerifyParams bad_scale = d.p;
     bad_scale.sm_scale = scale;
-    CHECK(vb::flash_verify_launch(bad_scale, plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+    CHECK(vb::flash_verify_launch(bad_scale, complete_for(bad_scale, plan), nullptr, 0, nullptr) == cudaErrorInvalidValue);
   }
   vb::FlashVerifyPlan wrong_tiles = plan;
   wrong_tiles.m_tiles += 1;
-  CHECK(vb::flash_verify_launch(d.p, wrong_tiles, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+  CHECK(vb::flash_verify_launch(d.p, complete_for(d.p, wrong_tiles), nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
   vb::FlashVerifyPlan split_plan{4, plan.m_tiles};
-  CHECK(vb::flash_verify_launch(d.p, split_plan, nullptr, 0, nullptr) == cudaErrorInvalidValue);  // no workspace
+  CHECK(vb::flash_verify_launch(d.p, complete_for(d.p, split_plan), nullptr, 0, nullptr) == cudaErrorInvalidValue);  // no workspace
   // More query rows than 32-bit row numbers hold (checked before anything is read).
   // Each request's rows and the plan are consistent (3 x 2^15 rows in 32-row tiles), so
   // only the total, 65535 requests of them (6.4e9 rows), can refuse it.
@@ -652,14 +771,14 @@ TEST_CASE("launchers refuse inconsistent parameters instead of running", "[gpu]"
   huge.batch = 65535;
   huge.num_heads = 1 << 15;
   const vb::FlashVerifyPlan huge_plan{1, 3 * (1 << 15) / vb::flash_verify_config().rows_per_tile};
-  CHECK(vb::flash_verify_launch(huge, huge_plan, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+  CHECK(vb::flash_verify_launch(huge, complete_for(huge, huge_plan), nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
   // The token split needs H*T <= 16 (here 24) and the mma.sync path.
   vb::FlashVerifyPlan split_rows = plan;
   split_rows.token_split = true;
-  CHECK(vb::flash_verify_launch(d.p, split_rows, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+  CHECK(vb::flash_verify_launch(d.p, complete_for(d.p, split_rows), nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
   vb::FlashVerifyPlan split_wgmma{1, 1, 0, vb::FlashVerifyPath::kWgmma};
   split_wgmma.token_split = true;
-  CHECK(vb::flash_verify_launch(d.p, split_wgmma, nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
+  CHECK(vb::flash_verify_launch(d.p, complete_for(d.p, split_wgmma), nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
 }
 
 TEST_CASE("a captured CUDA graph replays correctly with other prefix lengths and trees", "[gpu]") {
@@ -709,7 +828,7 @@ TEST_CASE("a captured CUDA graph replays correctly with other prefix lengths and
     REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
     cudaGraph_t graph;
     REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
-    REQUIRE(vb::flash_verify_launch(d.p, plan, ws, ws_bytes, stream) == cudaSuccess);
+    REQUIRE(vb::flash_verify_launch(d.p, complete_for(d.p, plan), ws, ws_bytes, stream) == cudaSuccess);
     REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
     cudaGraphExec_t exec;
     REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
@@ -727,7 +846,7 @@ TEST_CASE("a captured CUDA graph replays correctly with other prefix lengths and
       const DeviceOutputs replayed = download(d.p);
 
       poison(d.p);
-      REQUIRE(vb::flash_verify_launch(d.p, plan, ws, ws_bytes, stream) == cudaSuccess);
+      REQUIRE(vb::flash_verify_launch(d.p, complete_for(d.p, plan), ws, ws_bytes, stream) == cudaSuccess);
       REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
       const DeviceOutputs direct = download(d.p);
 
@@ -852,14 +971,14 @@ void check_plans_over_delayed_copy(const ReferencedProblem& checked, const CaseS
     void* ws = nan_workspace(plan, checked.problem, &ws_bytes);
     REQUIRE(cudaMemcpy(target, source, bytes, cudaMemcpyDeviceToDevice) == cudaSuccess);
     poison(p);
-    REQUIRE(vb::flash_verify_launch(p, plan, ws, ws_bytes, stream, options) == cudaSuccess);
+    REQUIRE(vb::flash_verify_launch(p, complete_for(p, plan), ws, ws_bytes, stream, options) == cudaSuccess);
     REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
     check_outputs(checked.problem, checked.ref, spec, checked.d);
     poison(p);
     REQUIRE(cudaMemset(target, 0xFF, bytes) == cudaSuccess);
     REQUIRE(vb::test::launch_delayed_copy(target, source, bytes, DelayedCopyRig::kHoldNs, rig.stamps, stream) ==
             cudaSuccess);
-    REQUIRE(vb::flash_verify_launch(p, plan, ws, ws_bytes, stream, options) == cudaSuccess);
+    REQUIRE(vb::flash_verify_launch(p, complete_for(p, plan), ws, ws_bytes, stream, options) == cudaSuccess);
     REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
     check_outputs(checked.problem, checked.ref, spec, checked.d);
     if (ws) cudaFree(ws);
@@ -948,9 +1067,9 @@ TEST_CASE("two launches back to back over one workspace, the second over the fir
     poison(b.d.p);
     // Four in a row: a, b over a, a over b, b over a; the last two of each are checked.
     for (int round = 0; round < 2; ++round) {
-      REQUIRE(vb::flash_verify_launch(a.d.p, plan, ws, ws_bytes, stream, round == 0 ? vb::FlashVerifyLaunchOptions{}
+      REQUIRE(vb::flash_verify_launch(a.d.p, complete_for(a.d.p, plan), ws, ws_bytes, stream, round == 0 ? vb::FlashVerifyLaunchOptions{}
                                                                                    : overlapped) == cudaSuccess);
-      REQUIRE(vb::flash_verify_launch(b.d.p, plan, ws, ws_bytes, stream, overlapped) == cudaSuccess);
+      REQUIRE(vb::flash_verify_launch(b.d.p, complete_for(b.d.p, plan), ws, ws_bytes, stream, overlapped) == cudaSuccess);
     }
     REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
     check_outputs(a.problem, a.ref, spec_a, a.d);

@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "verifybench/planner.h"
 #include "verifybench/verify_params.h"
 
 namespace vb {
@@ -18,109 +19,13 @@ namespace vb {
 cudaError_t naive_verify_launch(const VerifyParams& params, cudaStream_t stream);
 
 // ---- production split-KV flash-decode verify kernel (kernels/flash_verify.cu) ----
-// Which engine runs the main kernel: the portable mma.sync path (sm_90 and sm_120), or the
-// Hopper wgmma path (sm_90a machine code, compute capability 9.0 only; 64-row tiles).
-enum class FlashVerifyPath : int { kMmaSync = 0, kWgmma = 1 };
-const char* to_string(FlashVerifyPath path);  // "mma.sync", "wgmma"
-
-struct FlashVerifyPlan {
-  int num_splits = 1;  // KV splits per request; fixed for a captured graph
-  int m_tiles = 1;     // query-row tiles per request (H*T rows / the path's rows per tile)
-  // KV pipeline depth (stages) of the mma.sync path: 0 picks the deepest variant whose
-  // shared memory fits the device (4 on sm_90, 2 on sm_120); a listed depth
-  // (flash_verify_pipeline_variants) forces it, e.g. to test sm_120's variant on a Hopper.
-  // The wgmma path has one depth (2) and takes 0 only.
-  int pipeline_stages = 0;
-  FlashVerifyPath path = FlashVerifyPath::kMmaSync;
-  // KV tiles per split (the path's tiles): 0 divides each request evenly over num_splits;
-  // a length-aware plan sets it so that a long request uses more splits than a short one.
-  // The kernel never uses fewer than an even division, so no length can lose tiles.
-  int tiles_per_split = 0;
-  // mma.sync only, H*T <= 16: run the token-split kernel instance (both 16-row groups on
-  // alternate tiles of the same rows, merged at the end). The planner sets it when the
-  // longest request's splits are long enough (FlashVerifyConfigInfo::token_split_min_tiles);
-  // blocks of shorter splits in that launch still run one group. Otherwise refused.
-  bool token_split = false;
-  // Split lanes per row of the combine (1, 2, 4 or 8, at most max_splits / 8 splits per lane:
-  // FlashVerifyConfigInfo); 0 lets the launcher pick (flash_verify_combine_lanes). Forcing
-  // one is for tests.
-  int combine_split_lanes = 0;
-  // The tile-balanced schedule (verifybench/tile_balance.h; both paths). num_splits is then
-  // the number of blocks per query-row tile, each owning an equal share of the batch's tiles
-  // laid end to end (a block may finish one request and go on into the next). The planner
-  // picks it for unequal lengths when its model is cheaper than the length-aware plan's by
-  // the path's margin; tiles_per_split is 0 and token_split false with it.
-  bool tile_balanced = false;
-  // Tile-balanced plans: the partial slots per row the combine's lanes hold (1 .. num_splits;
-  // the planner: the most one request takes at the planned lengths, at most 8). Rows with
-  // more slots (a long request's, or a replay's) merge the rest in a loop.
-  int balanced_slots = 0;
-  // What the planner's model puts in the longest block, in the path's KV tiles, every wave of
-  // blocks counted (tile-balanced: units per block). Read only by callers that weigh a fixed
-  // cost against the launch's length (the SGLang adapter); 0 where no planner set it.
-  int modelled_block_tiles = 0;
-};
-
-// The combine's split lanes per row for a launch of `rows` query rows on `num_sms` SMs: of
-// min(num_splits, 8) rounded up to a power of two and the halvings of it whose lanes read at
-// most max_splits / 8 splits each, the one whose blocks take the fewest waves (the most lanes
-// on a tie; tile-balanced plans, below, the fewest).
-// max_threads_per_sm: the device's (2048 on sm_90, 1536 on sm_120). tile_balanced: the
-// tile-balanced plans' combine, whose instances hold one block per SM fewer (4 at most),
-// and which takes the fewer lanes on a tie.
-int flash_verify_combine_lanes(int num_splits, std::int64_t rows, int num_sms, int max_threads_per_sm = 2048,
-                               bool tile_balanced = false);
-// The splits per row the combine's lanes hold for `plan` (what flash_verify_combine_lanes
-// takes as num_splits): every split, or a tile-balanced plan's balanced_slots (a request
-// with more merges the rest serially).
-int flash_verify_combine_splits(const FlashVerifyPlan& plan);
-
-// Pipeline depths the production kernel is built with, deepest first.
-int flash_verify_pipeline_variants(int* stages, int capacity);
-// Dynamic shared memory of the variant with `stages` stages (0: not a built variant), and
-// the depth the launcher picks for a device whose per-block opt-in limit is `optin_bytes`
-// (0: no variant fits). Host-only arithmetic: the same choice select_variant makes.
-int flash_verify_smem_bytes(int stages);
-int flash_verify_stages_for_smem_optin(int optin_bytes);
-
-// Chooses the path and the split count so that B * m_tiles * splits blocks fill `num_sms`
-// several times over for the longest expected request. With `wgmma_available` (see
-// flash_verify_wgmma_supported), requests of H*T >= 64 rows take the wgmma path when the
-// batch holds at least 2 of its 64-row x 64-token tiles per SM; requests of 17-63 rows take
-// it when pages hold >= 16 rows (`page_size`) and the batch holds >= 6 such tiles per SM
-// (wgmma_cfg::kFewRowsMinPageSize: measured why).
-// Host-only arithmetic, no device calls.
-//
-// With `kv_lens` (host, `batch` entries of prefix + T, each <= max_kv_len) the split model
-// sees the actual lengths: when they differ, it sizes splits by the batch's total work (a
-// long request gets more splits than a short one) instead of assuming every request is
-// as long as the longest. A graph captured with such a plan stays correct for any lengths
-// up to max_kv_len.
-FlashVerifyPlan flash_verify_plan(int batch, int tree_size, int num_heads, int max_kv_len,
-                                  int num_sms, int blocks_per_sm, bool wgmma_available = false,
-                                  const int* kv_lens = nullptr, int page_size = 1);
-
-// The split count for a given path (what flash_verify_plan does once it has chosen the
-// path): to run one path where the planner would pick the other, e.g. in tests.
-FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int tree_size, int num_heads,
-                                           int max_kv_len, int num_sms, int blocks_per_sm,
-                                           const int* kv_lens = nullptr);
+// The planner (verifybench/planner.h) decides every launch; flash_verify_launch executes it.
 
 // Whether the current device runs the wgmma path (compute capability 9.0 with 227 KB of
 // shared memory per block). Every build carries its sm_90a machine code.
 bool flash_verify_wgmma_supported(cudaError_t* error);
 
-// Whether a launch of `plan` reading the page table in `page_kind` form, pages of `page_size`
-// rows, runs one of the wgmma path's instances with TMA boxes (kernels/flash_verify_config.h):
-// a wgmma plan of fixed splits (not tile-balanced) with at least kTmaMinRowTiles row tiles over
-// the token table (runs of consecutive rows, checked per tile), or at least kTmaPageMinRowTiles
-// over a block table of pages of >= 16 rows, a power of two (every tile inside kv_len). The
-// launcher also needs a pool TMA can address (below 2^31 rows, 16-byte aligned) and falls back
-// to the gather-only instance where it is not.
-bool flash_verify_wgmma_tma_boxes(const FlashVerifyPlan& plan, PageTableKind page_kind, int page_size);
-
-// The boundary units of a path's tile-balanced schedule (verifybench/tile_balance.h) in this
-// build: what the kernel and the planner put in front of every request.
+// The boundary units of a path's tile-balanced schedule under the default planner settings.
 int flash_verify_balance_boundary_units(FlashVerifyPath path = FlashVerifyPath::kMmaSync);
 
 // Bytes of device workspace (split partial O and LSE; for tile-balanced plans also each
@@ -132,15 +37,56 @@ std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch,
 // any graph capture). Returns 0 and sets *error on failure.
 int flash_verify_blocks_per_sm(cudaError_t* error);
 
-// Runs the verify: main kernel, then the LSE combine when plan.num_splits > 1.
-// `workspace` must hold flash_verify_workspace_bytes(plan, ...) bytes. q, kv_pool and
-// tree_kv must be 16-byte aligned, o and lse 4-byte aligned (cudaErrorInvalidValue
-// otherwise, before any device call).
-cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPlan& plan,
+// ---- the sm_120 proxy: the mma.sync path run on a Hopper as sm_120 (RTX PRO 6000) runs it ----
+// sm_120's limits (compute capability 12.0): what its SMs hold, per block and per SM.
+struct Sm120Limits {
+  static constexpr int kSmemPerBlockOptin = 101376;  // 99 KB
+  static constexpr int kSmemPerSm = 102400;          // 100 KB
+  static constexpr int kSmemReservedPerBlock = 1024;
+  static constexpr int kThreadsPerSm = 1536;
+  static constexpr int kRegistersPerSm = 65536;
+};
+// Resident mma.sync main blocks per sm_120 SM, from those limits and the compiled kernel's
+// registers (the current device's machine code stands in for sm_120's: ptxas gives both the
+// same count within a few registers), threads and shared memory at sm_120's pipeline depth.
+int flash_verify_sm120_blocks_per_sm(cudaError_t* error);
+// The planner's target for sm_120 on the current device's SMs: no wgmma, sm_120's per-block
+// shared memory (so its pipeline depth), threads per SM (the combine's lanes) and resident
+// blocks (the split model), and mma_smem_request_bytes set so that the current device's SMs
+// hold no more main blocks than sm_120's (on an H200, 228 KB per SM: one block asks for more
+// than half). Only the SM count is the current device's.
+DeviceTarget sm120_proxy_target(cudaError_t* error);
+// Main-kernel blocks of `plan` (its kernel, threads and shared-memory request) resident per SM
+// of the current device (occupancy query; outside any graph capture). mma.sync plans only.
+int flash_verify_plan_blocks_per_sm(const LaunchPlan& plan, cudaError_t* error);
+
+// Runs `plan` (plan_launch / complete_launch_plan): main kernel, then the LSE combine when it
+// has more than one split. It decides nothing: a plan that does not match `params` (row
+// tiles, batch) or this build (an instance or depth not built, lanes the combine has no
+// instance for) is refused with cudaErrorInvalidConfiguration before any device call.
+// `workspace` must hold flash_verify_workspace_bytes(plan.schedule, ...) bytes. q, kv_pool and
+// tree_kv must be 16-byte aligned, o and lse 4-byte aligned (cudaErrorInvalidValue otherwise).
+cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& plan,
                                 void* workspace, std::size_t workspace_bytes,
                                 cudaStream_t stream);
 
 // How a launch joins the work already on its stream.
+// What one flash_verify_launch ran: the kernels (their host stubs), grids, blocks and shared
+// memory. Tests check it against the LaunchPlan they gave.
+struct FlashVerifyLaunchRecord {
+  const void* main_kernel = nullptr;
+  LaunchGrid main_grid;
+  int main_threads = 0;
+  int main_smem_bytes = 0;
+  const void* combine_kernel = nullptr;  // null: no combine (one split)
+  LaunchGrid combine_grid;
+  LaunchGrid combine_block;
+};
+// The main kernel a plan names (over_mask_writer: its IndptrLengthParams instance), and its
+// combine (null for one split); null where this build has no such kernel.
+const void* flash_verify_main_kernel_of(const LaunchPlan& plan, bool over_mask_writer = false);
+const void* flash_verify_combine_kernel_of(const LaunchPlan& plan);
+
 struct FlashVerifyLaunchOptions {
   // Programmatic dependent launch of the main kernel (sm_90 and later): the GPU may launch
   // it while the stream's previous kernel is still running, once every block of that kernel
@@ -161,8 +107,10 @@ struct FlashVerifyLaunchOptions {
   // overlaps it; the combine reads prefix_len after it. The SGLang adapter launches over its
   // packing kernel this way. Otherwise (no overlap, or a block table): cudaErrorInvalidValue.
   bool previous_kernel_writes_only_mask_and_lengths = false;
+  // Where to record what ran (nullptr: nowhere). Filled only by a launch that succeeded.
+  FlashVerifyLaunchRecord* record = nullptr;
 };
-cudaError_t flash_verify_launch(const VerifyParams& params, const FlashVerifyPlan& plan,
+cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& plan,
                                 void* workspace, std::size_t workspace_bytes,
                                 cudaStream_t stream, const FlashVerifyLaunchOptions& options);
 
@@ -255,7 +203,7 @@ std::size_t sglang_adapter_scratch_bytes(int batch, int tree_size);
 // `options` applies to the conversion kernel: with overlap_previous_kernel it is launched
 // over the stream's previous kernel and waits for it before reading anything; the production
 // kernel, which may then start before that kernel has finished, waits at its entry.
-cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const FlashVerifyPlan& plan,
+cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const LaunchPlan& plan,
                                  void* scratch, std::size_t scratch_bytes, void* workspace,
                                  std::size_t workspace_bytes, cudaStream_t stream,
                                  const FlashVerifyLaunchOptions& options = FlashVerifyLaunchOptions{});

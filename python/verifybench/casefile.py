@@ -1,0 +1,84 @@
+"""Cases written by `verifybench export` (harness/export_safetensors.h): case.json plus
+inputs.safetensors and outputs.safetensors, read into NumPy arrays (bf16 as float32)."""
+import json
+import os
+import struct
+
+import numpy as np
+
+_DTYPES = {"F32": np.float32, "I32": np.int32, "I64": np.int64, "U8": np.uint8, "BOOL": np.bool_,
+           "BF16": np.uint16}
+
+
+def bf16_bits_to_f32(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def read_safetensors(path):
+    """{name: array} of one safetensors file; BF16 tensors as float32 (exact), the rest as
+    stored. Raises ValueError naming the file and tensor for anything malformed."""
+    with open(path, "rb") as f:
+        blob = f.read()
+    if len(blob) < 8:
+        raise ValueError(f"{path}: {len(blob)} bytes, shorter than the 8-byte header length")
+    (header_len,) = struct.unpack("<Q", blob[:8])
+    if 8 + header_len > len(blob):
+        raise ValueError(f"{path}: header of {header_len} bytes runs past the file's {len(blob)}")
+    header = json.loads(blob[8:8 + header_len])
+    data = memoryview(blob)[8 + header_len:]
+    tensors = {}
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        dtype = _DTYPES.get(entry["dtype"])
+        if dtype is None:
+            raise ValueError(f"{path}: tensor {name}: dtype {entry['dtype']} not read here")
+        begin, end = entry["data_offsets"]
+        count = int(np.prod(entry["shape"], dtype=np.int64))
+        if end - begin != count * np.dtype(dtype).itemsize or end > len(data):
+            raise ValueError(f"{path}: tensor {name}: data_offsets {begin}..{end} do not hold shape {entry['shape']}")
+        array = np.frombuffer(data[begin:end], dtype=dtype).reshape(entry["shape"])
+        tensors[name] = bf16_bits_to_f32(array) if entry["dtype"] == "BF16" else array
+    return tensors
+
+
+class Case:
+    """One exported case: `meta` (case.json), `inputs` and `outputs` (read on first use)."""
+
+    def __init__(self, directory):
+        self.dir = directory
+        path = os.path.join(directory, "case.json")
+        try:
+            with open(path) as f:
+                self.meta = json.load(f)
+        except OSError as e:
+            raise ValueError(f"{path}: {e.strerror}") from None
+        if not str(self.meta.get("format", "")).startswith("verifybench-export/"):
+            raise ValueError(f"{path}: format {self.meta.get('format')!r}; expected verifybench-export/1")
+        self._inputs = self._outputs = None
+
+    name = property(lambda self: self.meta["case"])
+    batch = property(lambda self: int(self.meta["batch"]))
+    tree_size = property(lambda self: int(self.meta["tree_size"]))
+    heads = property(lambda self: int(self.meta["heads"]))
+    page_size = property(lambda self: int(self.meta["page_size"]))
+    sm_scale = property(lambda self: float(self.meta["sm_scale"]))
+    tree_kind = property(lambda self: self.meta["tree"]["kind"])
+    tolerance = property(lambda self: self.meta["tolerance"])
+
+    @property
+    def inputs(self):
+        if self._inputs is None:
+            self._inputs = read_safetensors(os.path.join(self.dir, "inputs.safetensors"))
+        return self._inputs
+
+    @property
+    def outputs(self):
+        if self._outputs is None:
+            self._outputs = read_safetensors(os.path.join(self.dir, "outputs.safetensors"))
+        return self._outputs
+
+    def is_chain(self):
+        """Every node's parent is the node before it: a causal mask computes the tree."""
+        parents = self.inputs["tree_parents"]
+        return bool(np.all(parents == np.arange(-1, self.tree_size - 1, dtype=parents.dtype)))

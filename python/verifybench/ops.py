@@ -1,0 +1,134 @@
+"""Plans and launches of the production kernel over the C ABI (framework-neutral)."""
+import ctypes
+import sys
+
+from . import _abi, _arrays
+from .errors import VerifyError
+
+
+def _raise_for(status, lib):
+    if status != _abi.OK:
+        message = lib.vbops_last_error().decode("utf-8", "replace")
+        raise VerifyError(message or _abi.STATUS_NAMES.get(status, f"status {status}"), status)
+
+
+class Plan:
+    """The launch the kernel runs for a shape, fixed for a captured CUDA graph.
+
+    max_batch requests at most, exactly tree_size nodes and num_heads heads per request;
+    max_kv_len (prefix + tree of the longest request) sizes the KV splits. kv_lens (host
+    ints, max_batch of them) sizes them by actual lengths instead. device_facts
+    (sm_count, blocks_per_sm, wgmma_supported, max_threads_per_sm, smem_optin_bytes): plan
+    for a described GPU without one (the default reads the current device, which must not
+    be capturing a graph)."""
+
+    def __init__(self, max_batch, tree_size, num_heads, max_kv_len, page_size=1, kv_lens=None,
+                 device_facts=None, device=None):
+        lib = _abi.library()
+        self._lib = lib
+        fields = dict(max_batch=max_batch, tree_size=tree_size, num_heads=num_heads, max_kv_len=max_kv_len,
+                      page_size=page_size)
+        for name, value in fields.items():
+            if isinstance(value, bool) or not isinstance(value, int) or not -2**31 <= value < 2**31:
+                raise VerifyError(f"{name}: {value!r}; a 32-bit integer is required")
+        self.shape = _abi.Shape(**fields)
+        facts = _abi.DeviceFacts(*device_facts) if device_facts is not None else None
+        lens = None
+        if kv_lens is not None:
+            kv_lens = [int(x) for x in kv_lens]
+            if len(kv_lens) != max_batch:
+                raise VerifyError(f"kv_lens: {len(kv_lens)} entries; expected max_batch ({max_batch})")
+            lens = (ctypes.c_int32 * max_batch)(*kv_lens)
+        handle = ctypes.c_void_p()
+        _raise_for(lib.vbops_plan_create(ctypes.byref(self.shape), ctypes.byref(facts) if facts else None, lens,
+                                         ctypes.byref(handle)), lib)
+        self._handle = handle
+        self.device = device
+        self.workspace_bytes = lib.vbops_plan_workspace_bytes(handle)
+        n = lib.vbops_plan_describe(handle, None, 0)
+        text = ctypes.create_string_buffer(n + 1)
+        lib.vbops_plan_describe(handle, text, n + 1)
+        self.description = text.value.decode()
+
+    def __del__(self):
+        handle = getattr(self, "_handle", None)
+        if handle:
+            self._lib.vbops_plan_destroy(handle)
+            self._handle = None
+
+    def __repr__(self):
+        s = self.shape
+        return (f"Plan(max_batch={s.max_batch}, tree_size={s.tree_size}, num_heads={s.num_heads}, "
+                f"max_kv_len={s.max_kv_len}, page_size={s.page_size}: {self.description})")
+
+
+def resolve_stream(stream, arrays):
+    """The stream to launch on, as an integer handle: `stream` when given (an int, a
+    torch.cuda.Stream, a CuPy stream); otherwise the caller's current stream of the
+    framework the arrays come from (torch, then CuPy), else the legacy default stream (0)."""
+    if stream is not None:
+        for attribute in ("cuda_stream", "ptr", "handle"):
+            if hasattr(stream, attribute):
+                return int(getattr(stream, attribute))
+        if isinstance(stream, int) and not isinstance(stream, bool):
+            return stream
+        raise VerifyError(f"stream: a {type(stream).__name__}; allowed: a stream handle (int), a torch.cuda.Stream "
+                          "or a CuPy stream")
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        for a in arrays:
+            if isinstance(a, torch.Tensor) and a.is_cuda:
+                return torch.cuda.current_stream(a.device).cuda_stream
+    cupy = sys.modules.get("cupy")
+    if cupy is not None and any(isinstance(a, cupy.ndarray) for a in arrays):
+        return cupy.cuda.get_current_stream().ptr
+    return 0
+
+
+def _launch(plan, fn_name, args_type, names, optional, values, sm_scale, workspace, stream):
+    if not isinstance(plan, Plan):
+        raise VerifyError(f"plan: a {type(plan).__name__}; a verifybench.Plan is required")
+    try:
+        scale = float(sm_scale)
+    except (TypeError, ValueError):
+        raise VerifyError(f"sm_scale: {sm_scale!r} is not a number") from None
+    handle = resolve_stream(stream, list(values.values()) + [workspace])
+    args = args_type()
+    args.sm_scale = scale
+    holds = []
+    try:
+        hint = plan.device if plan.device is not None else 0
+        for name in names:
+            _arrays.describe(name, values.get(name), getattr(args, name), device_hint=hint, stream=handle,
+                             holds=holds, optional=name in optional)
+        ws = _abi.Tensor()
+        _arrays.describe("workspace", workspace, ws, device_hint=hint, stream=handle, holds=holds)
+        lib = plan._lib
+        status = getattr(lib, fn_name)(plan._handle, ctypes.byref(args), ws.data, _arrays.nbytes(ws), handle)
+        _raise_for(status, lib)
+    finally:
+        for h in holds:
+            h.release()
+
+
+def verify_native(plan, *, q, kv_pool, prefix_len, tree_mask, o, lse, sm_scale, workspace, kv_indptr=None,
+                  kv_indices=None, block_table=None, tree_kv=None, stream=None):
+    """o, lse = attention of q over each request's prefix and its tree ancestors, native form
+    (shapes: ops/include/verifybench_ops.h). Asynchronous on `stream` (default: the caller's
+    current stream); nothing is launched when an argument is refused (VerifyError)."""
+    values = dict(q=q, kv_pool=kv_pool, prefix_len=prefix_len, tree_kv=tree_kv, kv_indptr=kv_indptr,
+                  kv_indices=kv_indices, block_table=block_table, tree_mask=tree_mask, o=o, lse=lse)
+    optional = {"tree_kv", "kv_indptr", "kv_indices", "block_table"}
+    _launch(plan, "vbops_verify_native", _abi.NativeArgs, _abi.NATIVE_TENSORS, optional, values, sm_scale,
+            workspace, stream)
+
+
+def verify_sglang(plan, *, q_extend, k_extend, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask,
+                  mask_indptr, o, sm_scale, workspace, lse=None, stream=None):
+    """SGLang's target-verify inputs (its Triton backend's extend_attention_fwd, MLA): writes
+    o [B*T, H, 512] (and lse when given). Asynchronous on `stream`; VerifyError when refused."""
+    values = dict(q_extend=q_extend, k_extend=k_extend, k_buffer=k_buffer, qo_indptr=qo_indptr,
+                  kv_indptr=kv_indptr, kv_indices=kv_indices, custom_mask=custom_mask, mask_indptr=mask_indptr,
+                  o=o, lse=lse)
+    _launch(plan, "vbops_verify_sglang", _abi.SglangArgs, _abi.SGLANG_TENSORS, {"lse"}, values, sm_scale,
+            workspace, stream)

@@ -1,0 +1,211 @@
+// The planner's run-time settings (PlannerConfig) and the LaunchPlan it completes: what a
+// scenario's `planner:` map and `--planner key=value` reach, and that a completed plan holds
+// every decision the launcher needs.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "harness/device_models.h"
+#include "harness/scenario.h"
+#include "verifybench/kernels.h"
+#include "verifybench/planner.h"
+
+namespace {
+
+vb::PlanShape chain_shape(int batch, int prefix, int tree, int heads, std::vector<int>* lens) {
+  lens->assign(batch, prefix + tree);
+  vb::PlanShape shape;
+  shape.batch = batch;
+  shape.tree_size = tree;
+  shape.num_heads = heads;
+  shape.max_kv_len = prefix + tree;
+  shape.kv_lens = lens->data();
+  shape.page_size = 64;
+  shape.pool_rows = 1 << 22;
+  return shape;
+}
+
+const char* kCase = R"(scenarios:
+  - name: planned
+    heads: 8
+    sm_scale: 0.1
+    batch: {size: 4, prefix: {dist: fixed, value: 4096}}
+    tree: {kind: chain, nodes: 4}
+    pages: {size: 64, placement: contiguous}
+)";
+
+}  // namespace
+
+TEST_CASE("planner settings: every key sets its field, and the overrides say which differ", "[planner]") {
+  vb::PlannerConfig config;
+  CHECK(vb::planner_config_overrides(config).empty());
+  std::string error;
+  REQUIRE(vb::set_planner_option(&config, "split_divisor", "2", &error));
+  REQUIRE(vb::set_planner_option(&config, "combine_tiles_per_split", "0.125", &error));
+  REQUIRE(vb::set_planner_option(&config, "token_split", "0", &error));
+  CHECK(config.split_divisor == 2);
+  CHECK(config.combine_tiles_per_split == 0.125);
+  CHECK_FALSE(config.token_split);
+  CHECK(vb::planner_config_overrides(config) == "combine_tiles_per_split=0.125 split_divisor=2 token_split=0");
+  // Every documented key takes its own default back.
+  const vb::PlannerConfig defaults;
+  for (const vb::PlannerOptionInfo& o : vb::planner_options()) {
+    INFO(o.key);
+    CHECK_FALSE(o.meaning.empty());
+  }
+  REQUIRE(vb::set_planner_option(&config, "split_divisor", "1", &error));
+  REQUIRE(vb::set_planner_option(&config, "combine_tiles_per_split", "0.0625", &error));
+  REQUIRE(vb::set_planner_option(&config, "token_split", "1", &error));
+  CHECK(vb::planner_config_overrides(config) == vb::planner_config_overrides(defaults));
+}
+
+TEST_CASE("planner settings: unknown keys, non-numbers and out-of-range values are refused", "[planner]") {
+  vb::PlannerConfig config;
+  std::string error;
+  CHECK_FALSE(vb::set_planner_option(&config, "split_divsor", "2", &error));
+  CHECK(error.find("unknown planner setting 'split_divsor'") != std::string::npos);
+  CHECK(error.find("split_divisor") != std::string::npos);  // the known keys are listed
+  CHECK_FALSE(vb::set_planner_option(&config, "max_splits", "two", &error));
+  CHECK(error.find("is not a number") != std::string::npos);
+  CHECK_FALSE(vb::set_planner_option(&config, "max_splits", "129", &error));  // past the combine's lanes
+  CHECK_FALSE(vb::set_planner_option(&config, "max_splits", "2.5", &error));  // an integer setting
+  CHECK_FALSE(vb::set_planner_option(&config, "token_split", "2", &error));
+  CHECK_FALSE(vb::set_planner_option(&config, "split_overhead_tiles", "nan", &error));
+  CHECK(config.max_splits == vb::PlannerConfig{}.max_splits);  // nothing changed on failure
+}
+
+TEST_CASE("planner settings change the plan without a rebuild", "[planner]") {
+  std::vector<int> lens;
+  const vb::PlanShape shape = chain_shape(1, 65536, 4, 8, &lens);
+  const vb::DeviceTarget h200 = vb::device_target(*vb::find_device_model("h200"));
+  const vb::LaunchPlan base = vb::plan_launch(shape, h200);
+  vb::PlannerConfig slowed;
+  slowed.split_divisor = 2;
+  const vb::LaunchPlan half = vb::plan_launch(shape, h200, slowed);
+  REQUIRE(base.valid);
+  REQUIRE(half.valid);
+  CHECK(half.schedule.num_splits == base.schedule.num_splits / 2);
+  vb::PlannerConfig no_wgmma;
+  no_wgmma.wgmma_min_rows = 1 << 20;
+  no_wgmma.wgmma_few_rows_min_page_size = 1 << 20;
+  const vb::LaunchPlan mma = vb::plan_launch(chain_shape(8, 8192, 4, 128, &lens), h200, no_wgmma);
+  CHECK(mma.schedule.path == vb::FlashVerifyPath::kMmaSync);
+  CHECK(vb::plan_launch(chain_shape(8, 8192, 4, 128, &lens), h200).schedule.path == vb::FlashVerifyPath::kWgmma);
+}
+
+TEST_CASE("a scenario's planner: map reaches the case, and bad settings name their line", "[planner]") {
+  const std::string with_map = std::string(kCase) + "    planner: {split_divisor: 2, max_splits: 64}\n";
+  const vb::ScenarioFile f = vb::parse_scenario_text(with_map, "p.yaml");
+  REQUIRE(f.cases.size() == 1);
+  CHECK(f.cases[0].planner.split_divisor == 2);
+  CHECK(f.cases[0].planner.max_splits == 64);
+  CHECK(vb::parse_scenario_text(kCase, "p.yaml").cases[0].planner.split_divisor == 1);
+  auto message = [](const std::string& text) {
+    try {
+      vb::parse_scenario_text(text, "p.yaml");
+    } catch (const vb::ScenarioError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(message(std::string(kCase) + "    planner: {split_divisr: 2}\n").find("p.yaml:8:") == 0);
+  CHECK(message(std::string(kCase) + "    planner: {split_divisr: 2}\n").find("unknown planner setting") !=
+        std::string::npos);
+  CHECK(message(std::string(kCase) + "    planner: {max_splits: 0}\n").find("out of range") != std::string::npos);
+  CHECK(message(std::string(kCase) + "    planner: {max_splits: 8, max_splits: 9}\n").find("duplicate key") !=
+        std::string::npos);
+  CHECK(message(std::string(kCase) + "    planner: [1]\n").find("a map of planner settings") != std::string::npos);
+}
+
+TEST_CASE("a completed plan holds every launch decision", "[planner]") {
+  std::vector<int> lens;
+  const vb::DeviceTarget h200 = vb::device_target(*vb::find_device_model("h200"));
+  const vb::DeviceTarget rtx = vb::device_target(*vb::find_device_model("rtx-pro-6000"));
+  const vb::LaunchPlan p = vb::plan_launch(chain_shape(1, 65536, 4, 8, &lens), rtx);
+  REQUIRE(p.valid);
+  CHECK(p.instance == vb::KernelInstance::kMmaPlain);
+  CHECK(p.pipeline_stages == 2);  // 99 KB: the double buffer
+  CHECK(p.smem_bytes == vb::flash_verify_smem_bytes(2));
+  CHECK(p.smem_bytes <= 101376);
+  CHECK(p.main_grid.x == static_cast<unsigned>(p.schedule.m_tiles));
+  CHECK(p.main_grid.y == static_cast<unsigned>(p.schedule.num_splits));
+  CHECK(p.main_grid.z == 1);
+  REQUIRE(p.schedule.num_splits > 1);
+  CHECK(p.combine_lanes == vb::flash_verify_combine_lanes(p.schedule.num_splits, 32, 188, 1536));
+  CHECK(p.combine_block.x * p.combine_block.y == 256);
+  CHECK(vb::describe(p).find("mma.sync stages=2 smem=") == 0);
+  // A forced depth that does not fit, an engine the device lacks, and a lane count the
+  // combine has no instance for leave the plan invalid, with the reason.
+  vb::FlashVerifyPlan deep = p.schedule;
+  deep.pipeline_stages = 4;
+  const vb::LaunchPlan too_deep = vb::complete_launch_plan(deep, chain_shape(1, 65536, 4, 8, &lens), rtx);
+  CHECK_FALSE(too_deep.valid);
+  CHECK(vb::describe(too_deep).find("invalid: ") == 0);
+  vb::FlashVerifyPlan wgmma = p.schedule;
+  wgmma.path = vb::FlashVerifyPath::kWgmma;
+  CHECK_FALSE(vb::complete_launch_plan(wgmma, chain_shape(1, 65536, 4, 8, &lens), rtx).valid);
+  vb::FlashVerifyPlan lanes = p.schedule;
+  lanes.combine_split_lanes = 3;
+  CHECK_FALSE(vb::complete_launch_plan(lanes, chain_shape(1, 65536, 4, 8, &lens), rtx).valid);
+  // A device that asks for more shared memory per block (an sm_120 proxy on a Hopper) gets it.
+  vb::DeviceTarget held = h200;
+  held.mma_smem_request_bytes = 120 * 1024;
+  vb::FlashVerifyPlan two = p.schedule;
+  two.pipeline_stages = 2;
+  CHECK(vb::complete_launch_plan(two, chain_shape(1, 65536, 4, 8, &lens), held).smem_bytes == 120 * 1024);
+}
+
+TEST_CASE("each instance and depth a plan names is a kernel of its own", "[planner]") {
+  // What FlashVerifyLaunchRecord is checked against in the GPU tests: a plan maps to one built
+  // kernel, and no two instances share one (so a record can tell them apart).
+  std::vector<int> lens;
+  vb::DeviceTarget h200 = vb::device_target(*vb::find_device_model("h200"));
+  std::vector<const void*> kernels;
+  auto add = [&](vb::FlashVerifyPlan s, vb::PageTableKind kind, int heads, int tree, bool over_writer = false) {
+    vb::PlanShape shape = chain_shape(4, 4096, tree, heads, &lens);
+    shape.page_kind = kind;
+    const vb::LaunchPlan plan = vb::complete_launch_plan(s, shape, h200);
+    REQUIRE(plan.valid);
+    const void* k = vb::flash_verify_main_kernel_of(plan, over_writer);
+    CHECK(k != nullptr);
+    kernels.push_back(k);
+    return plan;
+  };
+  using vb::FlashVerifyPath;
+  using vb::PageTableKind;
+  for (int stages : {2, 4}) {
+    add({2, 1, stages}, PageTableKind::kTokenIndices, 8, 2);
+    add({2, 1, stages}, PageTableKind::kTokenIndices, 8, 2, true);
+    vb::FlashVerifyPlan token_split{2, 1, stages};
+    token_split.token_split = true;
+    add(token_split, PageTableKind::kTokenIndices, 8, 1);
+    vb::FlashVerifyPlan balanced{2, 1, stages};
+    balanced.tile_balanced = true;
+    balanced.balanced_slots = 2;
+    add(balanced, PageTableKind::kTokenIndices, 8, 2);
+  }
+  add({2, 1, 0, FlashVerifyPath::kWgmma}, PageTableKind::kTokenIndices, 8, 4);   // gather (1 row tile)
+  add({2, 4, 0, FlashVerifyPath::kWgmma}, PageTableKind::kTokenIndices, 64, 4);  // run boxes (4 row tiles)
+  add({2, 1, 0, FlashVerifyPath::kWgmma}, PageTableKind::kBlockTable, 8, 4);     // page boxes (pages of 64)
+  vb::FlashVerifyPlan wgmma_balanced{2, 1, 0, FlashVerifyPath::kWgmma};
+  wgmma_balanced.tile_balanced = true;
+  wgmma_balanced.balanced_slots = 2;
+  const vb::LaunchPlan wb = add(wgmma_balanced, PageTableKind::kTokenIndices, 8, 4);
+  CHECK(wb.instance == vb::KernelInstance::kWgmmaBalanced);
+  std::vector<const void*> sorted = kernels;
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
+  CHECK(kernels.size() == 12);
+  // The combine: one split has none; lanes and loads pick the instance.
+  vb::PlanShape shape = chain_shape(4, 4096, 4, 8, &lens);
+  CHECK(vb::flash_verify_combine_kernel_of(vb::complete_launch_plan({1, 1}, shape, h200)) == nullptr);
+  CHECK(vb::flash_verify_combine_kernel_of(vb::complete_launch_plan({4, 1}, shape, h200)) != nullptr);
+  vb::FlashVerifyPlan wide{64, 1};
+  wide.combine_split_lanes = 4;
+  vb::FlashVerifyPlan narrow = wide;
+  narrow.combine_split_lanes = 8;
+  CHECK(vb::flash_verify_combine_kernel_of(vb::complete_launch_plan(wide, shape, h200)) !=
+        vb::flash_verify_combine_kernel_of(vb::complete_launch_plan(narrow, shape, h200)));
+}

@@ -1,0 +1,514 @@
+#!/usr/bin/env python3
+"""The Python package on a GPU (torch required): what a CPU-only CI cannot show.
+
+  python3 tests/python/gpu_check.py CASE_ROOT OUT_DIR
+
+CASE_ROOT holds folders written by `verifybench export` on this GPU (with its executors'
+outputs; scripts/python_gpu_check.sh exports every case of scenarios/correctness.yaml).
+
+  1. equality: on every case, the torch op in SGLang's form, in the native form over the
+     token table and over the block table equals the C++ production executor's exported
+     output (sglang-adapter, production, production/block-table) bit for bit, O and LSE,
+     with the plan the harness makes for the case (its lengths); and the framework-neutral
+     entry points (DLPack, __cuda_array_interface__) equal the torch op.
+  2. graphs: each form captured once in torch.cuda.graph for a maximum shape, then replayed
+     with new prefix lengths, page tables, masks and queries: every replay equals an eager
+     launch on the same buffers bit for bit and a float64 torch reference within the
+     correctness tolerance; capture, replay and eager launches run under
+     torch.cuda.set_sync_debug_mode("error") (a capture fails on any synchronisation of
+     the library itself).
+  3. torch.compile (aot_eager: the fake implementation traced) equals eager; opcheck.
+  Also on every case: SGLang's own call (the Triton backend's arguments) through
+  verifybench.sglang.route_target_verify, within the case's tolerance of the CPU reference.
+Writes OUT_DIR/gpu_check.json and OUT_DIR/gpu_check.md; exit 0 when every check passed.
+"""
+import contextlib
+import json
+import math
+import os
+import sys
+import time
+import traceback
+
+import numpy as np
+import torch
+
+import verifybench
+from verifybench import torch_ops
+from verifybench.casefile import Case
+from verifybench.peers import PEERS, availability
+from verifybench.sglang import route_target_verify
+
+DEVICE = torch.device("cuda", 0)
+TOLERANCE = {"o_atol": 0.01, "o_rtol": 0.02, "lse_atol": 0.002, "lse_rtol": 0.0001}
+
+
+# ---------------------------------------------------------------- inputs of the native form
+def tree_mask_words(parents):
+    """[B, T, ceil(T/64)] int64 ancestor bitmasks (bit j of node i: j is i or an ancestor)."""
+    B, T = parents.shape
+    words = (T + 63) // 64
+    bits = np.zeros((B, T, words * 64), dtype=bool)
+    requests = np.arange(B)
+    for i in range(T):  # parents come first: a node's set is its parent's plus itself
+        parent = parents[:, i]
+        child = parent >= 0
+        bits[requests[child], i] = bits[requests[child], parent[child]]
+        bits[:, i, i] = True
+    packed = np.zeros((B, T, words), dtype=np.uint64)
+    for w in range(words):
+        chunk = bits[:, :, w * 64:(w + 1) * 64].astype(np.uint64)
+        packed[:, :, w] = (chunk << np.arange(64, dtype=np.uint64)).sum(axis=2, dtype=np.uint64)
+    return packed.view(np.int64)
+
+
+def token_table(block_table, kv_lens, page):
+    """kv_indptr [B+1] and int64 kv_indices of every prefix and tree token, from the block table."""
+    rows = [(block_table[b, np.arange(n) // page].astype(np.int64) * page + np.arange(n) % page)
+            for b, n in enumerate(kv_lens)]
+    indptr = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int32)
+    return indptr, np.concatenate(rows)
+
+
+def bits_equal(expected, got):
+    """Bit for bit (float32 arrays of bf16 or fp32 values), and where the first difference is."""
+    a = np.ascontiguousarray(expected, dtype=np.float32).view(np.uint32).ravel()
+    b = np.ascontiguousarray(got, dtype=np.float32).view(np.uint32).ravel()
+    if a.shape != b.shape:
+        return False, f"shape {expected.shape} vs {got.shape}"
+    diff = np.flatnonzero(a != b)
+    if diff.size == 0:
+        return True, ""
+    i = int(diff[0])
+    return False, f"{diff.size} of {a.size} differ, first at {i}: {a.view(np.float32)[i]!r} vs {b.view(np.float32)[i]!r}"
+
+
+def on_device(array, bf16=False):
+    t = torch.from_numpy(np.array(array))  # a writable copy: the case's arrays are read-only views
+    return (t.to(torch.bfloat16) if bf16 else t).to(DEVICE)
+
+
+def host(t):
+    return t.float().cpu().numpy()
+
+
+# ---------------------------------------------------------------- 1. equality with production
+class NeutralDLPack:
+    """A torch tensor seen only through DLPack (as JAX or CuPy hand theirs over)."""
+
+    def __init__(self, t):
+        self.t = t
+
+    def __dlpack__(self, stream=None):
+        return self.t.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self):
+        return self.t.__dlpack_device__()
+
+
+class NeutralCAI:
+    """A torch tensor seen only through __cuda_array_interface__ (bf16 as its 16-bit pattern)."""
+
+    def __init__(self, t):
+        typestr = {torch.bfloat16: "<u2", torch.float32: "<f4", torch.int32: "<i4", torch.int64: "<i8",
+                   torch.uint8: "|u1", torch.bool: "|b1"}[t.dtype]
+        self.__cuda_array_interface__ = {"shape": tuple(t.shape), "typestr": typestr, "data": (t.data_ptr(), False),
+                                         "strides": tuple(s * t.element_size() for s in t.stride()), "version": 3}
+
+
+def check_case(directory):
+    case = Case(directory)
+    inp, out = case.inputs, case.outputs
+    B, T, H, page = case.batch, case.tree_size, case.heads, case.page_size
+    result = {"case": case.name, "B": B, "T": T, "H": H, "page": page, "checks": {}}
+    kv_lens = (inp["prefix_len"].astype(np.int64) + T).tolist()
+    plan_id, plan = torch_ops.plan_for(DEVICE, B, T, H, int(max(kv_lens)), page_size=page, kv_lens=kv_lens)
+    result["plan"] = plan.description
+    q = on_device(inp["q_extend"], bf16=True)
+    k_extend = on_device(inp["k_extend"], bf16=True)
+    k_buffer = on_device(inp["k_buffer"], bf16=True)
+    kv_indices = inp["kv_indices"] if inp["kv_indices"].size else np.zeros(1, np.int64)  # P = 0 everywhere
+    sg = dict(qo_indptr=on_device(inp["qo_indptr"]), kv_indptr=on_device(inp["kv_indptr"]),
+              kv_indices=on_device(kv_indices), custom_mask=on_device(inp["custom_mask"]),
+              mask_indptr=on_device(inp["mask_indptr"]))
+
+    def checked(name, fn):
+        """Runs one check; an exception fails that check only."""
+        try:
+            fn()
+        except Exception as e:
+            result["checks"][name] = {"ok": False, "detail": f"{type(e).__name__}: {e}"}
+
+    def compare(name, executor, o, lse):
+        if f"o_{executor}" not in out:
+            result["checks"][name] = {"ok": False, "detail": f"the export has no o_{executor} (exported without a GPU?)"}
+            return
+        o_ok, o_why = bits_equal(out[f"o_{executor}"], host(o))
+        l_ok, l_why = bits_equal(out[f"lse_{executor}"], host(lse))
+        result["checks"][name] = {"ok": o_ok and l_ok, "against": executor,
+                                  "detail": "; ".join(w for w in (o_why and "O: " + o_why, l_why and "LSE: " + l_why) if w)}
+
+    def sglang_form():
+        o, lse = torch_ops.sglang_verify(q, k_extend, k_buffer, sg["qo_indptr"], sg["kv_indptr"], sg["kv_indices"],
+                                         sg["custom_mask"], sg["mask_indptr"], case.sm_scale, plan_id)
+        compare("torch op, SGLang form", "sglang-adapter", o, lse)
+        tol = case.tolerance
+        near = (check_tolerance(out["o_reference"], host(o), tol["o_atol"], tol["o_rtol"]) and
+                check_tolerance(out["lse_reference"], host(lse), tol["lse_atol"], tol["lse_rtol"]))
+        result["checks"]["torch op vs the CPU reference (tolerance)"] = {"ok": near, "detail": ""}
+        # The framework-neutral entry points over the same buffers, on the current stream.
+        stream = torch.cuda.current_stream().cuda_stream
+        for wrap_name, wrap in (("DLPack", NeutralDLPack), ("__cuda_array_interface__", NeutralCAI)):
+            def neutral():
+                o2 = torch.full_like(o, float("nan"))
+                lse2 = torch.full_like(lse, float("nan"))
+                ws = torch.empty(plan.workspace_bytes, dtype=torch.uint8, device=DEVICE)
+                verifybench.verify_sglang(plan, q_extend=wrap(q), k_extend=wrap(k_extend), k_buffer=wrap(k_buffer),
+                                          **{k: wrap(v) for k, v in sg.items()}, o=wrap(o2), lse=wrap(lse2),
+                                          sm_scale=case.sm_scale, workspace=wrap(ws), stream=stream)
+                ok_o, why_o = bits_equal(host(o), host(o2))
+                ok_l, why_l = bits_equal(host(lse), host(lse2))
+                result["checks"][f"{wrap_name} arrays equal the torch op"] = {"ok": ok_o and ok_l,
+                                                                            "detail": why_o + why_l}
+            checked(f"{wrap_name} arrays equal the torch op", neutral)
+
+    checked("torch op, SGLang form", sglang_form)
+    tree_mask = on_device(tree_mask_words(inp["tree_parents"]))
+    kv_pool = k_buffer.view(-1, 576)
+    prefix_len = on_device(inp["prefix_len"])
+    indptr, indices = token_table(inp["block_table"], kv_lens, page)
+
+    def native_token():
+        o, lse = torch_ops.native_verify(q, kv_pool, prefix_len, tree_mask, case.sm_scale, plan_id,
+                                         kv_indptr=on_device(indptr), kv_indices=on_device(indices))
+        compare("torch op, native form, token table", "production", o, lse)
+
+    def native_block():
+        o, lse = torch_ops.native_verify(q, kv_pool, prefix_len, tree_mask, case.sm_scale, plan_id,
+                                         block_table=on_device(inp["block_table"]))
+        compare("torch op, native form, block table", "production/block-table", o, lse)
+
+    def drop_in():
+        # SGLang's call as its Triton backend makes it (v_buffer a view of the K pool's latent
+        # part, a bool mask), through the router, against the CPU reference.
+        class Backend:
+            max_context_len = int(max(kv_lens))
+
+            # SGLang's current signature (k_scale, v_scale after max_len_extend).
+            def extend_attention_fwd(self, q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, qo_indptr,
+                                     kv_indptr, kv_indices, custom_mask, is_causal, mask_indptr, max_len_extend,
+                                     k_scale, v_scale, sm_scale=None, logit_cap=0.0, skip_prefix_custom_mask=True,
+                                     sliding_window_size=-1, sinks=None, window_kv_offsets=None,
+                                     xai_temperature_len=-1):
+                raise AssertionError("a supported call went to the Triton stand-in")
+
+        backend = Backend()
+        fallbacks = route_target_verify(backend)
+        o_extend = torch.full((B * T, H, 512), float("nan"), dtype=torch.bfloat16, device=DEVICE)
+        backend.extend_attention_fwd(q, k_extend, on_device(inp["v_extend"], bf16=True), o_extend, k_buffer,
+                                     k_buffer[..., :512], sg["qo_indptr"], sg["kv_indptr"], sg["kv_indices"],
+                                     sg["custom_mask"].view(torch.bool), True, sg["mask_indptr"], T, 1.0, 1.0,
+                                     case.sm_scale)
+        tol = case.tolerance
+        near = check_tolerance(out["o_reference"], host(o_extend), tol["o_atol"], tol["o_rtol"])
+        result["checks"]["SGLang drop-in via route_target_verify (tolerance)"] = {
+            "ok": near and not fallbacks, "detail": f"fallbacks {dict(fallbacks)}" if fallbacks else ""}
+
+    checked("SGLang drop-in via route_target_verify (tolerance)", drop_in)
+    checked("torch op, native form, token table", native_token)
+    checked("torch op, native form, block table", native_block)
+    return result
+
+
+def check_tolerance(expected, got, atol, rtol):
+    expected = np.asarray(expected, np.float64)
+    got = np.asarray(got, np.float64)
+    finite = np.isfinite(expected)
+    if not np.array_equal(finite, np.isfinite(got)):
+        return False
+    return bool(np.all(np.abs(got[finite] - expected[finite]) <= atol + rtol * np.abs(expected[finite])))
+
+
+# ---------------------------------------------------------------- 2. CUDA graphs
+@contextlib.contextmanager
+def no_sync():
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        yield
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+
+
+def random_problem(rng, B, T, H, max_prefix, pool_rows, page):
+    """One replay's inputs: new lengths, a shuffled page table, a random tree, new queries."""
+    prefix = rng.integers(0, max_prefix + 1, size=B)
+    prefix[rng.integers(0, B)] = max_prefix  # the longest the plan was made for
+    parents = np.stack([np.array([-1] + [int(rng.integers(0, i)) for i in range(1, T)]) for _ in range(B)])
+    kv_lens = prefix + T
+    pages = (kv_lens + page - 1) // page
+    pool_pages = pool_rows // page
+    perm = rng.permutation(pool_pages)
+    block_table = np.full((B, (max_prefix + T + page - 1) // page), pool_pages + 7, dtype=np.int32)  # out of range
+    at = 0
+    for b in range(B):
+        block_table[b, :pages[b]] = perm[at:at + pages[b]]
+        at += pages[b]
+    q = rng.standard_normal((B * T, H, 576)).astype(np.float32)
+    return dict(prefix=prefix.astype(np.int32), parents=parents.astype(np.int32), block_table=block_table, q=q)
+
+
+def sglang_inputs(p, B, T, page, pool):
+    """SGLang's form of a random problem (prefix rows from the table, tree rows dense)."""
+    kv_lens = p["prefix"] + T
+    indptr, indices = token_table(p["block_table"], kv_lens, page)
+    prefix_rows = [indices[indptr[b]:indptr[b] + p["prefix"][b]] for b in range(B)]
+    tree_rows = np.concatenate([indices[indptr[b] + p["prefix"][b]:indptr[b + 1]] for b in range(B)])
+    kv_indptr = np.concatenate([[0], np.cumsum(p["prefix"])]).astype(np.int32)
+    mask_bits = tree_mask_words(p["parents"]).view(np.uint64)
+    masks, starts = [], [0]
+    for b in range(B):
+        P = p["prefix"][b]
+        tree = ((mask_bits[b][:, np.arange(T) // 64] >> (np.arange(T) % 64).astype(np.uint64)) & 1).astype(np.uint8)
+        masks.append(np.concatenate([np.ones((T, P), np.uint8), tree], axis=1).ravel())
+        starts.append(starts[-1] + T * (P + T))
+    return dict(kv_indptr=kv_indptr, kv_indices=np.concatenate(prefix_rows + [np.zeros(1, np.int64)]),
+                custom_mask=np.concatenate(masks), mask_indptr=np.array(starts, np.int64),
+                k_extend=pool[tree_rows], qo_indptr=np.arange(0, (B + 1) * T, T, dtype=np.int32))
+
+
+def reference(q, pool, p, B, T, H, page, sm_scale):
+    """float64 attention over the random problem (torch on the GPU)."""
+    kv_lens = p["prefix"] + T
+    _, indices = token_table(p["block_table"], kv_lens, page)
+    bits = tree_mask_words(p["parents"]).view(np.uint64)
+    o = torch.empty((B * T, H, 512), dtype=torch.float64, device=DEVICE)
+    lse = torch.empty((B * T, H), dtype=torch.float64, device=DEVICE)
+    start = 0
+    for b in range(B):
+        n = int(kv_lens[b])
+        keys = pool[torch.from_numpy(indices[start:start + n]).to(DEVICE)].double()
+        start += n
+        P = n - T
+        visible = np.ones((T, n), bool)
+        visible[:, P:] = ((bits[b][:, np.arange(T) // 64] >> (np.arange(T) % 64).astype(np.uint64)) & 1).astype(bool)
+        s = torch.einsum("thd,nd->thn", q[b * T:(b + 1) * T].double(), keys) * sm_scale
+        s = s.masked_fill(~torch.from_numpy(visible).to(DEVICE)[:, None, :], -math.inf)
+        lse[b * T:(b + 1) * T] = torch.logsumexp(s, dim=2)
+        o[b * T:(b + 1) * T] = torch.einsum("thn,nd->thd", torch.softmax(s, dim=2), keys[:, :512])
+    return o, lse
+
+
+def check_graph(form, B=4, T=8, H=16, max_prefix=700, page=16, replays=3, seed=7):
+    """Captures `form` ("sglang" or "native block table") once, replays with new inputs."""
+    rng = np.random.default_rng(seed)
+    pool_rows = (B * (max_prefix + T) // page + 8) * page
+    pool_host = rng.standard_normal((pool_rows, 576)).astype(np.float32)
+    pool = on_device(pool_host, bf16=True)
+    sm_scale = 0.1308608
+    plan_id, plan = torch_ops.plan_for(DEVICE, B, T, H, max_prefix + T, page_size=page if form != "sglang" else 1)
+    first = random_problem(rng, B, T, H, max_prefix, pool_rows, page)
+    # Static buffers of the maximum sizes, filled before every replay.
+    mask_capacity = B * T * (max_prefix + T)
+    static = {
+        "q": torch.zeros((B * T, H, 576), dtype=torch.bfloat16, device=DEVICE),
+        "prefix_len": torch.zeros(B, dtype=torch.int32, device=DEVICE),
+        "tree_mask": torch.zeros((B, T, (T + 63) // 64), dtype=torch.int64, device=DEVICE),
+        "block_table": torch.zeros(first["block_table"].shape, dtype=torch.int32, device=DEVICE),
+        "kv_indptr": torch.zeros(B + 1, dtype=torch.int32, device=DEVICE),
+        "kv_indices": torch.zeros(B * max_prefix + 1, dtype=torch.int64, device=DEVICE),
+        "custom_mask": torch.zeros(mask_capacity, dtype=torch.uint8, device=DEVICE),
+        "mask_indptr": torch.zeros(B + 1, dtype=torch.int64, device=DEVICE),
+        "qo_indptr": torch.zeros(B + 1, dtype=torch.int32, device=DEVICE),
+        "k_extend": torch.zeros((B * T, 1, 576), dtype=torch.bfloat16, device=DEVICE),
+        "o": torch.full((B * T, H, 512), float("nan"), dtype=torch.bfloat16, device=DEVICE),
+        "lse": torch.full((B * T, H), float("nan"), dtype=torch.float32, device=DEVICE),
+    }
+
+    def fill(p):
+        static["q"].copy_(on_device(p["q"], bf16=True))
+        if form == "sglang":
+            s = sglang_inputs(p, B, T, page, pool_host)
+            for name in ("kv_indptr", "mask_indptr", "qo_indptr"):
+                static[name].copy_(on_device(s[name]))
+            static["kv_indices"][:len(s["kv_indices"])].copy_(on_device(s["kv_indices"]))
+            static["custom_mask"].zero_()
+            static["custom_mask"][:len(s["custom_mask"])].copy_(on_device(s["custom_mask"]))
+            static["k_extend"].copy_(on_device(s["k_extend"].reshape(B * T, 1, 576), bf16=True))
+        else:
+            static["prefix_len"].copy_(on_device(p["prefix"]))
+            static["tree_mask"].copy_(on_device(tree_mask_words(p["parents"])))
+            static["block_table"].copy_(on_device(p["block_table"]))
+        torch.cuda.synchronize()
+
+    def launch(o, lse):
+        if form == "sglang":
+            torch.ops.verifybench.verify_sglang_(static["q"], static["k_extend"], pool.view(-1, 1, 576),
+                                                 static["qo_indptr"], static["kv_indptr"], static["kv_indices"],
+                                                 static["custom_mask"], static["mask_indptr"], o, lse, sm_scale,
+                                                 plan_id)
+        else:
+            torch.ops.verifybench.verify_native_(static["q"], pool, static["prefix_len"], None, None,
+                                                 static["block_table"], None, static["tree_mask"], o, lse, sm_scale,
+                                                 plan_id)
+
+    fill(first)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm-up outside the capture, as torch.cuda.graph asks
+        launch(static["o"], static["lse"])
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with no_sync():
+        with torch.cuda.graph(graph):
+            launch(static["o"], static["lse"])
+    rows = []
+    for r in range(replays):
+        p = random_problem(rng, B, T, H, max_prefix, pool_rows, page)
+        fill(p)
+        static["o"].fill_(float("nan"))
+        static["lse"].fill_(float("nan"))
+        eager_o = torch.full_like(static["o"], float("nan"))
+        eager_lse = torch.full_like(static["lse"], float("nan"))
+        with no_sync():
+            graph.replay()
+            launch(eager_o, eager_lse)
+        torch.cuda.synchronize()
+        same_o, why_o = bits_equal(host(eager_o), host(static["o"]))
+        same_l, why_l = bits_equal(host(eager_lse), host(static["lse"]))
+        ref_o, ref_lse = reference(static["q"], pool, p, B, T, H, page, sm_scale)
+        near = (check_tolerance(host(ref_o), host(static["o"]), TOLERANCE["o_atol"], TOLERANCE["o_rtol"]) and
+                check_tolerance(host(ref_lse), host(static["lse"]), TOLERANCE["lse_atol"], TOLERANCE["lse_rtol"]))
+        rows.append({"replay": r + 1, "prefix_len": p["prefix"].tolist(), "equals_eager": same_o and same_l,
+                     "within_tolerance_of_float64": near, "detail": why_o + why_l})
+    return {"form": form, "B": B, "T": T, "H": H, "max_prefix": max_prefix, "page": page, "plan": plan.description,
+            "replays": rows, "ok": all(r["equals_eager"] and r["within_tolerance_of_float64"] for r in rows)}
+
+
+# ---------------------------------------------------------------- 3. torch.compile
+def check_compile():
+    rng = np.random.default_rng(3)
+    B, T, H, max_prefix, page = 2, 4, 16, 300, 1
+    pool_rows = B * (max_prefix + T) + 8
+    pool_host = rng.standard_normal((pool_rows, 576)).astype(np.float32)
+    pool = on_device(pool_host, bf16=True).view(-1, 1, 576)
+    p = random_problem(rng, B, T, H, max_prefix, pool_rows, page)
+    s = {k: on_device(v, bf16=k == "k_extend") for k, v in sglang_inputs(p, B, T, page, pool_host).items()}
+    s["k_extend"] = s["k_extend"].view(B * T, 1, 576)
+    q = on_device(p["q"], bf16=True)
+    plan_id, _ = torch_ops.plan_for(DEVICE, B, T, H, max_prefix + T)
+    args = (q, s["k_extend"], pool, s["qo_indptr"], s["kv_indptr"], s["kv_indices"], s["custom_mask"],
+            s["mask_indptr"])
+
+    def f(*a):
+        o, lse = torch_ops.sglang_verify(*a, 0.1308608, plan_id)
+        return o.float().sum(dim=-1), lse
+
+    eager = f(*args)
+    compiled = torch.compile(f, backend="aot_eager", fullgraph=True)(*args)
+    same = all(bits_equal(host(a), host(b))[0] for a, b in zip(eager, compiled))
+    result = {"aot_eager equals eager": same}
+    try:
+        o = torch.empty((B * T, H, 512), dtype=torch.bfloat16, device=DEVICE)
+        lse = torch.empty((B * T, H), dtype=torch.float32, device=DEVICE)
+        torch.library.opcheck(torch.ops.verifybench.verify_sglang_.default, args + (o, lse, 0.1308608, plan_id),
+                              test_utils=("test_schema", "test_faketensor"))
+        result["opcheck (schema, fake tensor)"] = True
+    except Exception as e:
+        result["opcheck (schema, fake tensor)"] = f"{type(e).__name__}: {e}"
+    return result
+
+
+def guarded(name, fn, *args, **kwargs):
+    t0 = time.time()
+    try:
+        value = fn(*args, **kwargs)
+    except Exception as e:
+        value = {"ok": False, "error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()[-2000:]}
+    print(f"gpu_check: {name}: {time.time() - t0:.1f} s", flush=True)
+    return value
+
+
+def main(case_root, out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    report = {"torch": torch.__version__, "device": torch.cuda.get_device_name(DEVICE),
+              "python": sys.version.split()[0], "library": verifybench.library_version(),
+              "peer_packages": {p.executor: (availability(p)[1] or "importable") for p in PEERS}}
+    case_dirs = sorted(os.path.join(case_root, d) for d in os.listdir(case_root)
+                       if os.path.exists(os.path.join(case_root, d, "case.json")))
+    # The report is rewritten after each part, so a time limit still leaves what was done.
+    report["cases"] = [guarded(os.path.basename(d), check_case, d) for d in case_dirs]
+    write(report, out_dir)
+    report["graphs"] = [guarded(f"graph {form}", check_graph, form) for form in ("sglang", "native block table")]
+    write(report, out_dir)
+    report["compile"] = guarded("compile", check_compile)
+    report["failures"] = failures_of(report)
+    write(report, out_dir)
+    print(markdown(report))
+    return 0 if not report["failures"] else 1
+
+
+def failures_of(report):
+    failures = []
+    for c in report.get("cases", []):
+        if "error" in c:
+            failures.append(f"{c.get('case', '?')}: {c['error']}")
+            continue
+        failures += [f"{c['case']}: {n}: {v['detail']}" for n, v in c["checks"].items() if not v["ok"]]
+    failures += [f"graph {g.get('form', '?')}: {g.get('error', 'a replay differs')}" for g in report.get("graphs", [])
+                 if not g.get("ok")]
+    failures += [f"compile: {k}: {v}" for k, v in report.get("compile", {}).items() if v is not True]
+    if "compile" not in report:
+        failures.append("not finished: the run stopped before the torch.compile check")
+    return failures
+
+
+def write(report, out_dir):
+    report = dict(report, failures=failures_of(report))
+    with open(os.path.join(out_dir, "gpu_check.json"), "w") as f:
+        json.dump(report, f, indent=1)
+    with open(os.path.join(out_dir, "gpu_check.md"), "w") as f:
+        f.write(markdown(report))
+
+def markdown(report):
+    lines = [f"# python/verifybench on {report['device']}", "",
+             f"torch {report['torch']}, Python {report['python']}, {report['library']}", "",
+             "## Peer packages", ""]
+    lines += [f"- {name}: {state}" for name, state in report["peer_packages"].items()]
+    lines += ["", "## The torch op against the C++ production executors (bit for bit)", "",
+              "| case | B | T | H | page | plan | SGLang form = sglang-adapter | native token = production | "
+              "native block = production/block-table | DLPack | CAI | reference tolerance | SGLang drop-in |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    keys = ["torch op, SGLang form", "torch op, native form, token table", "torch op, native form, block table",
+            "DLPack arrays equal the torch op", "__cuda_array_interface__ arrays equal the torch op",
+            "torch op vs the CPU reference (tolerance)", "SGLang drop-in via route_target_verify (tolerance)"]
+    for c in report["cases"]:
+        if "error" in c:
+            lines.append(f"| {c.get('case', '?')} | error: {c['error']} |")
+            continue
+        marks = ["yes" if c["checks"].get(k, {}).get("ok") else "**NO**" for k in keys]
+        lines.append(f"| {c['case']} | {c['B']} | {c['T']} | {c['H']} | {c['page']} | {c['plan']} | " +
+                     " | ".join(marks) + " |")
+    lines += ["", "## CUDA graphs: captured once, replayed with new lengths, page tables, masks", ""]
+    for g in report.get("graphs", []):
+        if "error" in g:
+            lines.append(f"- error: {g['error']}")
+            continue
+        lines.append(f"- {g['form']} (B {g['B']}, T {g['T']}, H {g['H']}, prefixes up to {g['max_prefix']}, "
+                     f"page {g['page']}; {g['plan']}):")
+        for r in g["replays"]:
+            lines.append(f"  - replay {r['replay']}, prefixes {r['prefix_len']}: equals eager "
+                         f"{'yes' if r['equals_eager'] else '**NO**'}, within tolerance of float64 "
+                         f"{'yes' if r['within_tolerance_of_float64'] else '**NO**'}")
+    lines += ["", "Capture, replays and eager launches ran under torch.cuda.set_sync_debug_mode(\"error\").", "",
+              "## torch.compile", ""]
+    lines += [f"- {k}: {v}" for k, v in report.get("compile", {}).items()]
+    lines += ["", f"## Result: {len(report['failures'])} failures", ""] + [f"- {f}" for f in report["failures"]]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    sys.exit(main(sys.argv[1], sys.argv[2]))

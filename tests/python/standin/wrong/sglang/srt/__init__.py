@@ -1,0 +1,1 @@
+"""Stand-in package for the peers runner tests (no GPU): not SGLang."""

@@ -1,0 +1,93 @@
+"""python -m verifybench.peers against stand-in peer modules (NumPy, no GPU): discovery,
+the reasons for skipped peers and cases, the check against the exported reference (a peer
+that ignores the tree mask is reported incorrect), and the result file's form.
+
+The exported case comes from VERIFYBENCH_TEST_CASE (a `verifybench export` folder)."""
+import importlib
+import io
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "standin"))
+
+from verifybench import peers  # noqa: E402
+
+CASE_DIR = os.environ.get("VERIFYBENCH_TEST_CASE", os.path.join(HERE, "..", "..", "build", "tests", "export-smoke"))
+
+
+def with_standins(which):
+    """Puts tests/python/standin/<which> first on sys.path, forgetting earlier imports."""
+    for name in [m for m in sys.modules if m.split(".")[0] in ("sglang", "flash_mla", "flashinfer")]:
+        del sys.modules[name]
+    for d in ("good", "wrong"):
+        path = os.path.join(HERE, "standin", d)
+        if path in sys.path:
+            sys.path.remove(path)
+    sys.path.insert(0, os.path.join(HERE, "standin", which))
+    importlib.invalidate_caches()
+
+
+def options():
+    return peers.parse_args([CASE_DIR, "--no-time"])
+
+
+def rows_by_executor(document):
+    return {r["executor"]: r for r in document["cases"][0]["executors"]}
+
+
+class PeersTest(unittest.TestCase):
+    def setUp(self):
+        self.assertTrue(os.path.exists(os.path.join(CASE_DIR, "case.json")), f"no exported case at {CASE_DIR}")
+
+    def run_peers(self, which):
+        with_standins(which)
+        opts = options()
+        opts.not_timed_reason = "no CUDA device"
+        return peers.run([CASE_DIR], opts, out=io.StringIO())
+
+    def test_standins_checked_and_absent_peers_skipped(self):
+        rows = rows_by_executor(self.run_peers("good"))
+        sglang = rows["peer/sglang-triton"]
+        self.assertEqual(sglang["outcome"], "passed", sglang["detail"])
+        self.assertIn("O (the peer returns no LSE)", sglang["detail"])
+        self.assertIn("not timed: no CUDA device", sglang["detail"])
+        self.assertGreater(sglang["o"]["elements_checked"], 0)
+        self.assertEqual(sglang["lse"]["elements_checked"], 0)
+        self.assertEqual(rows["peer/flashmla"]["outcome"], "not supported")
+        self.assertIn("page size 64 only (this case: 1)", rows["peer/flashmla"]["detail"])
+        self.assertEqual(rows["peer/flashinfer"]["outcome"], "not run")
+        self.assertIn("package flashinfer not importable (ModuleNotFoundError", rows["peer/flashinfer"]["detail"])
+
+    def test_a_peer_that_ignores_the_mask_is_incorrect(self):
+        rows = rows_by_executor(self.run_peers("wrong"))
+        sglang = rows["peer/sglang-triton"]
+        self.assertEqual(sglang["outcome"], "incorrect", sglang["detail"])
+        self.assertGreater(sglang["o"]["elements_failed"], 0)
+        self.assertEqual(peers.exit_code({"cases": [{"executors": [sglang]}]}), peers.EXIT_INCORRECT)
+
+    def test_cli_writes_the_result_file(self):
+        with_standins("good")
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "peers.json")
+            code = peers.main([CASE_DIR, "--out", out, "--no-time"])
+            self.assertEqual(code, peers.EXIT_OK)
+            with open(out) as f:
+                document = json.load(f)
+        self.assertEqual(document["format"], "verifybench-peers/1")
+        self.assertEqual(document["cases"][0]["case"], "smoke_chain4_page1")
+        for r in document["cases"][0]["executors"]:
+            for key in ("executor", "outcome", "detail", "checked_against", "rows_checked", "timings"):
+                self.assertIn(key, r)
+
+    def test_bad_input(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            self.assertEqual(peers.main([tmp, "--no-time"]), peers.EXIT_BAD_INPUT)
+        self.assertEqual(peers.main([CASE_DIR, "--peer", "peer/bogus"]), peers.EXIT_BAD_INPUT)
+
+
+if __name__ == "__main__":
+    unittest.main()
