@@ -26,11 +26,14 @@ flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undef
        -I. -Ikernels/include -Ireference/include -I/usr/include/eigen3 -I/usr/local/cuda/include -I"$out/generated"
        -DVB_SOURCE_DIR="\"$PWD\"")
 declare -A sources=(
-  [scenario_loader]="harness/scenario_yaml.cpp harness/problem_data.cpp harness/tree.cpp kernels/planner.cpp"
-  [result_json]="harness/report_json.cpp harness/result.cpp harness/scenario_yaml.cpp harness/problem_data.cpp harness/tree.cpp kernels/planner.cpp"
-  [safetensors_roundtrip]="harness/export_safetensors.cpp harness/scenario_yaml.cpp harness/problem_data.cpp harness/tree.cpp kernels/planner.cpp harness/problem.cpp harness/page_layout.cpp harness/problem_sglang.cpp reference/reference.cpp tests/fuzz/export_link_stubs.cpp"
+  [scenario_loader]="harness/scenario_yaml.cpp harness/problem_data.cpp harness/tree.cpp kernels/planner.cpp tests/fuzz/link_stubs.cpp"
+  [result_json]="harness/report_json.cpp harness/result.cpp harness/scenario_yaml.cpp harness/problem_data.cpp harness/tree.cpp kernels/planner.cpp tests/fuzz/link_stubs.cpp"
+  [safetensors_roundtrip]="harness/export_safetensors.cpp harness/scenario_yaml.cpp harness/problem_data.cpp harness/tree.cpp kernels/planner.cpp tests/fuzz/link_stubs.cpp harness/problem.cpp harness/page_layout.cpp harness/problem_sglang.cpp reference/reference.cpp"
 )
-declare -A libs=([scenario_loader]="-lyaml-cpp -lfmt" [result_json]="-lyaml-cpp -lfmt" [safetensors_roundtrip]="-lyaml-cpp -lfmt")
+# cudart: kernels/planner.cpp's device queries (never called by the targets).
+cuda_libs="-L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lpthread"
+declare -A libs=([scenario_loader]="-lyaml-cpp -lfmt $cuda_libs" [result_json]="-lyaml-cpp -lfmt $cuda_libs"
+                 [safetensors_roundtrip]="-lyaml-cpp -lfmt $cuda_libs")
 status=0
 for target in scenario_loader result_json safetensors_roundtrip; do
   bin="$out/fuzz_$target"

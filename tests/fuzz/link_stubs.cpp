@@ -1,6 +1,6 @@
-// Link stubs for the safetensors fuzz target: export_safetensors.cpp also holds the case
-// export, which reaches the GPU executors and the runner. The target exercises only the
-// writer, so these are never called; each aborts if one ever is.
+// Link stubs for the fuzz targets (scripts/fuzz.sh): the sources they test also hold code
+// that reaches the GPU (export_safetensors.cpp's case export, kernels/planner.cpp's device
+// queries), which the targets never run. Each stub aborts if it is ever called.
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -8,6 +8,7 @@
 
 #include "harness/gpu_executor.h"
 #include "harness/runner.h"
+#include "verifybench/kernels.h"
 
 namespace vb {
 
@@ -19,5 +20,7 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind, PageTableKind) { std::abort(); 
 bool DeviceProblem::executor_applies(GpuExecutorKind, std::string*) const { std::abort(); }
 const std::vector<GpuExecutorRun>& gpu_executor_runs() { std::abort(); }
 std::string reproducer_for(const std::string&, const std::string&) { std::abort(); }
+bool flash_verify_wgmma_supported(cudaError_t*) { std::abort(); }
+int flash_verify_blocks_per_sm(cudaError_t*) { std::abort(); }
 
 }  // namespace vb
