@@ -5,11 +5,13 @@
 #              must exit 0 (every executor passes).
 #   mutants:   correctness.yaml's rising cases (one per plan form); each must exit 1 (some
 #              executor incorrect): a running max that stops after a split's first tile.
-# Logs and report folders go to OUT (default $OUT); a table of exit codes is printed last.
+# Logs and report folders are packed into OUT/hostile-check.tgz (a device call returns at most
+# 8 files); the table of exit codes is printed last and kept as OUT/hostile-check.txt.
 # Usage: scripts/hostile_device_check.sh DIR [OUT]
 set -uo pipefail
 dir=$(realpath "$1")
-out=$(realpath -m "${2:-${OUT:?set OUT or pass it}}")
+dest=$(realpath -m "${2:-${OUT:?set OUT or pass it}}")
+out="$dest/hostile-check"
 mkdir -p "$out"
 rising=(data_wgmma_single_split data_mma_single_split data_mma_split data_wgmma_split
         data_mma_tile_balanced data_wgmma_tile_balanced)
@@ -28,10 +30,12 @@ for c in "${rising[@]}"; do cases+=(--case "$c/data.dist=rising"); done
 for m in mut-wgmma mut-mma; do
   [[ -d $dir/$m ]] && run "$m-rising" "$m" run scenarios/correctness.yaml "${cases[@]}"
 done
-echo
+{
 printf '%-20s %-6s %s\n' run exit expected
 printf '%-20s %-6s %s\n' good-correctness "${rc[good-correctness]}" 0
 printf '%-20s %-6s %s\n' good-perf-data "${rc[good-perf-data]}" 0
 for m in mut-wgmma mut-mma; do
   [[ -n ${rc[$m-rising]:-} ]] && printf '%-20s %-6s %s\n' "$m-rising" "${rc[$m-rising]}" 1
 done
+} | tee "$dest/hostile-check.txt"
+tar czf "$dest/hostile-check.tgz" -C "$dest" hostile-check && rm -rf "$out"
