@@ -7,7 +7,9 @@
 //   r        = median(current) / median(baseline)
 //   [lo, hi] = seeded percentile-bootstrap 95% interval of that median ratio (2000
 //              resamples of each side with replacement, independently; fixed seed mixed
-//              with the case and executor names, so a report is reproducible)
+//              with the case and executor names, so a report is reproducible; a side of
+//              more than kMaxBootstrapSamples samples enters as that many evenly spaced
+//              order statistics, which bounds the cost and never narrows the interval)
 //   slower    if lo > 1 + tol      (even the most favourable reading is a regression)
 //   faster    if hi < 1 - tol
 //   same      if 1 - tol <= lo and hi <= 1 + tol
@@ -184,6 +186,11 @@ double median_of(std::vector<double> samples);
 struct RatioInterval {
   double ratio = 0, lo = 0, hi = 0;
 };
+// Each side enters the bootstrap as at most this many samples (evenly spaced order
+// statistics of all of them); the ratio itself uses every sample.
+inline constexpr std::size_t kMaxBootstrapSamples = 1000;
+// Result files compare reads at most this large.
+inline constexpr std::uintmax_t kMaxResultFileBytes = std::uintmax_t{256} << 20;
 // median(cur)/median(base) and its percentile-bootstrap interval at `confidence`.
 RatioInterval bootstrap_median_ratio(const std::vector<double>& base,
                                      const std::vector<double>& cur, int resamples,

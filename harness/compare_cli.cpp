@@ -19,7 +19,8 @@ namespace vb {
 namespace {
 
 constexpr const char* kCompareFooter = R"(Verdict per (case, executor), from the timing samples of --mode:
-  r = median(current) / median(baseline); [lo, hi] = seeded bootstrap 95% interval of r.
+  r = median(current) / median(baseline); [lo, hi] = seeded bootstrap 95% interval of r
+  (a side of more than 1000 samples is bootstrapped from 1000 evenly spaced order statistics).
   slower: lo > 1 + tol   faster: hi < 1 - tol   same: [lo, hi] inside [1 - tol, 1 + tol]
   ambiguous: anything else, or fewer than 3 samples on a side (noise too large; not a failure)
   tol: the case's gate_tolerance (scenario YAML `gate: {tolerance: t}`), else --tolerance.
@@ -30,7 +31,9 @@ auto does so when both files carry ceilings.
 Exit codes:
   0  no slower record and no correctness failure (ambiguous, missing, untimed do not fail)
   1  regression: some record is slower
-  2  bad input: unreadable file, not JSON, schema other than verifybench.result/2, usage
+  2  bad input: unreadable file, not a regular file, over 256 MiB, not JSON (numbers that
+     overflow a double included), schema other than verifybench.result/2, usage; the
+     message names the file
   3  a report (--markdown, --json, --slower-list) could not be written
   4  correctness failure in CURRENT (incorrect or launch failed), even when faster; wins over 1
   5  refused: the files differ in device name, driver version, build type or build flags

@@ -1,11 +1,13 @@
 // verifybench CLI: `list` shows what scenario files expand to, `run` checks every executor
 // of every case against the CPU reference and writes the table and the JSON result file.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -74,6 +76,25 @@ std::string command_line(int argc, char** argv) {
   return out;
 }
 
+// The resource limits every command loads scenario files under (--max-* options).
+vb::ScenarioLimits g_scenario_limits;
+
+// Options raising the limits a scenario file is checked against (scenarios/README.md, "Limits").
+void add_limit_options(CLI::App* cmd) {
+  vb::ScenarioLimits& l = g_scenario_limits;
+  cmd->add_option("--max-file-bytes", l.max_file_bytes, "largest scenario file read (default 1 MiB)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-cases", l.max_cases, "most cases one file may expand to (default 10000)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-host-bytes", l.max_host_bytes, "host memory one case may take (default 16 GiB)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-reference-flop", l.max_reference_flop, "CPU reference FLOP one case may take (default 1e12)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-reference-bytes", l.max_reference_bytes,
+                  "K one request's CPU reference may gather, per thread (default 2 GiB)")
+      ->check(CLI::PositiveNumber);
+}
+
 // `--planner key=value` settings of the command line (plan, run, profile, export): applied to
 // every case after its scenario's own `planner:` map, so one build serves any planner A/B.
 std::vector<std::string> g_planner_settings;
@@ -94,7 +115,7 @@ void apply_planner_settings(vb::CaseSpec* spec) {
 std::vector<vb::ScenarioFile> load_all(const std::vector<std::string>& files) {
   std::vector<vb::ScenarioFile> loaded;
   for (const std::string& f : files) {
-    loaded.push_back(vb::load_scenario_file(f));
+    loaded.push_back(vb::load_scenario_file(f, g_scenario_limits));
     for (vb::CaseSpec& spec : loaded.back().cases) apply_planner_settings(&spec);
   }
   return loaded;
@@ -289,6 +310,39 @@ std::string default_out_dir(const std::string& scenario_path) {
           std::filesystem::path(scenario_path).stem()).string();
 }
 
+// Report folders of one run's files: reports/local/<stem>, and <stem>-<hash of the path as
+// given> for files whose stems collide, so no file's reports overwrite another's.
+std::vector<std::string> default_out_dirs(const std::vector<std::string>& paths) {
+  std::map<std::string, int> stems;
+  for (const std::string& p : paths) ++stems[default_out_dir(p)];
+  std::vector<std::string> dirs;
+  for (const std::string& p : paths) {
+    std::string d = default_out_dir(p);
+    if (stems[d] > 1) d += fmt::format("-{:08x}", static_cast<std::uint32_t>(std::hash<std::string>{}(p)));
+    dirs.push_back(d);
+  }
+  return dirs;
+}
+
+// A report folder must be a writable directory before the first case runs: created if
+// missing, probed with a file that is removed again.
+void check_output_dir(const std::string& dir, const char* option) {
+  std::error_code ec;
+  const std::filesystem::path path(dir);
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec)) {
+    throw UsageError(fmt::format("{} {}: not a directory; allowed: a folder (created if missing)", option, dir));
+  }
+  std::filesystem::create_directories(path, ec);
+  if (ec) throw UsageError(fmt::format("{} {}: cannot create it: {}", option, dir, ec.message()));
+  const std::string probe = (path / fmt::format(".verifybench-probe-{}", ::getpid())).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    throw UsageError(fmt::format("{} {}: not writable: {}", option, dir, std::strerror(errno)));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
 void make_dirs(const std::filesystem::path& dir) {
   if (dir.empty()) return;
   std::error_code ec;
@@ -324,13 +378,15 @@ void write_reports(const std::string& dir, const std::string& json_path,
   make_dirs(out);
   const std::string json = json_path.empty() ? (out / "result.json").string() : json_path;
   make_dirs(std::filesystem::path(json).parent_path());
-  vb::write_result_json(json, prov, results, ctx.ceilings);
-  vb::write_file_atomic((out / "summary.md").string(), vb::format_markdown(prov, ctx.ceilings, results));
-  vb::write_file_atomic((out / "results.csv").string(), vb::format_csv(results));
   std::string title = "verifybench roofline";
   if (ctx.gpu.available) title += " - " + ctx.gpu.name;
-  vb::write_file_atomic((out / "roofline.svg").string(),
-                        vb::format_roofline_svg(ctx.ceilings, results, title));
+  // The four files are one set: all written before any replaces an earlier run's file.
+  std::vector<std::pair<std::string, std::string>> set = {
+      {(out / "summary.md").string(), vb::format_markdown(prov, ctx.ceilings, results)},
+      {(out / "results.csv").string(), vb::format_csv(results)},
+      {(out / "roofline.svg").string(), vb::format_roofline_svg(ctx.ceilings, results, title)},
+      {json, vb::result_json_text(prov, results, ctx.ceilings)}};
+  vb::write_files_as_set(set);
   std::printf("wrote %s, %s/{summary.md,results.csv,roofline.svg}\n", json.c_str(), out.string().c_str());
 }
 
@@ -365,6 +421,21 @@ int cmd_run(const std::vector<std::string>& files, const std::vector<std::string
             const TimeArgs& time_args, const std::string& cmdline, const std::string& peers_path) {
   const std::vector<vb::ScenarioFile> loaded = load_all(files);
   const std::vector<Selected> selected = select_cases(loaded, files, wanted);
+  std::vector<std::string> paths;
+  for (const Selected& s : selected) paths.push_back(s.path_as_given);
+  const std::vector<std::string> report_dirs = default_out_dirs(paths);
+  if (!out_dir.empty()) {
+    check_output_dir(out_dir, "--out-dir");
+  } else {
+    for (const std::string& d : report_dirs) check_output_dir(d, "report folder");
+  }
+  if (!json_path.empty()) {
+    if (std::filesystem::is_directory(json_path)) {
+      throw UsageError(fmt::format("--json {}: a directory; allowed: a file path", json_path));
+    }
+    const std::string parent = std::filesystem::path(json_path).parent_path().string();
+    if (!parent.empty()) check_output_dir(parent, "--json's folder");
+  }
   std::optional<vb::PeerRows> peer_rows;
   if (!peers_path.empty()) {
     try {
@@ -489,14 +560,12 @@ int cmd_run(const std::vector<std::string>& files, const std::vector<std::string
   std::fputs(vb::format_summary(all_results, gpu).c_str(), stdout);
   std::fflush(stdout);
 
-  std::vector<std::string> paths;
-  for (const Selected& s : selected) paths.push_back(s.path_as_given);
   if (!out_dir.empty() || selected.size() == 1) {
-    write_reports(out_dir.empty() ? default_out_dir(paths.front()) : out_dir, json_path, paths,
+    write_reports(out_dir.empty() ? report_dirs.front() : out_dir, json_path, paths,
                   all_results, ctx);
   } else {
     for (std::size_t i = 0; i < selected.size(); ++i) {
-      write_reports(default_out_dir(paths[i]), "", {paths[i]}, per_file[i], ctx);
+      write_reports(report_dirs[i], "", {paths[i]}, per_file[i], ctx);
     }
     if (!json_path.empty()) {
       make_dirs(std::filesystem::path(json_path).parent_path());
@@ -777,6 +846,8 @@ int main(int argc, char** argv) {
 
   int compare_exit = 0;
   CLI::App* compare = vb::add_compare_command(app, &compare_exit);
+
+  for (CLI::App* cmd : {list, plan, run, profile, export_cmd}) add_limit_options(cmd);
 
   try {
     app.parse(argc, argv);

@@ -8,7 +8,6 @@
 #include <numbers>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "harness/problem.h"
@@ -17,41 +16,8 @@
 namespace vb {
 namespace {
 
-constexpr std::uint64_t kStreamQ = 0x7100'0000'0000'0001ull;
-constexpr std::uint64_t kStreamKv = 0x6b76'0000'0000'0002ull;
 constexpr std::uint64_t kStreamPrefixUniform = 0x7066'0000'0000'0003ull;
 constexpr std::uint64_t kStreamPrefixNormal = 0x7066'0000'0000'0004ull;
-
-// Below this many elements a buffer is generated on the calling thread.
-constexpr std::int64_t kParallelThreshold = std::int64_t{1} << 22;
-
-// Uniform in [-1, 1) from 24 hash bits: exact in fp32, then rounded to bf16 (RNE).
-bf16_bits random_bf16(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
-  const std::uint64_t h = hash3(seed, stream, index);
-  const float f = static_cast<float>(static_cast<std::int64_t>(h >> 40) - (std::int64_t{1} << 23)) *
-                  0x1.0p-23f;
-  return float_to_bf16(f);
-}
-
-// Runs body(begin, end) over [0, n) split across hardware threads when n is large.
-template <typename Body>
-void parallel_for(std::int64_t n, const Body& body) {
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  if (n < kParallelThreshold || hw == 1) {
-    body(std::int64_t{0}, n);
-    return;
-  }
-  const std::int64_t workers = std::min<std::int64_t>(hw, n / (kParallelThreshold / 4) + 1);
-  const std::int64_t chunk = (n + workers - 1) / workers;
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<std::size_t>(workers));
-  for (std::int64_t w = 0; w < workers; ++w) {
-    const std::int64_t begin = w * chunk, end = std::min(n, begin + chunk);
-    if (begin >= end) break;
-    threads.emplace_back([&body, begin, end] { body(begin, end); });
-  }
-  for (auto& t : threads) t.join();
-}
 
 std::string case_label(const CaseSpec& spec) {
   std::string s = "case '" + spec.name + "'";
@@ -166,6 +132,13 @@ Problem materialize(const CaseSpec& spec) {
   if (!(spec.sm_scale > 0) || !std::isfinite(spec.sm_scale)) {
     throw ScenarioError(where + ": sm_scale must be a positive finite number");
   }
+  const DataSpec& data = spec.data;
+  const bool channels_ok = std::all_of(data.outlier_channels.begin(), data.outlier_channels.end(),
+                                       [](int c) { return c >= 0 && c < mla::kHeadDimQK; });
+  if (data.distinct_rows < 1 || data.sink_count < 1 || !channels_ok || !(data.scale > 0) ||
+      !(data.outlier_factor > 0)) {
+    throw ScenarioError(where + ": data: parameters out of range for '" + to_string(data.dist) + "'");
+  }
   pr.num_heads = spec.heads;
   pr.sm_scale = static_cast<float>(spec.sm_scale);
 
@@ -205,29 +178,7 @@ Problem materialize(const CaseSpec& spec) {
     throw ScenarioError(where + ": pages: " + e.what());
   }
 
-  // q: [B*T, H, 576], no padding.
-  const std::int64_t q_elems = static_cast<std::int64_t>(B) * T * pr.num_heads * mla::kHeadDimQK;
-  pr.q.resize(static_cast<std::size_t>(q_elems));
-  parallel_for(q_elems, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t i = begin; i < end; ++i) pr.q[i] = random_bf16(spec.seed, kStreamQ, i);
-  });
-
-  // KV pool: referenced rows random, every other row NaN so a stray read shows up.
-  const std::int64_t rows = pr.pages.pool_rows();
-  std::vector<std::uint8_t> referenced(static_cast<std::size_t>(rows), 0);
-  for (const std::int64_t r : pr.pages.kv_indices) referenced[r] = 1;
-  pr.kv_pool.resize(static_cast<std::size_t>(rows * mla::kHeadDimQK));
-  parallel_for(rows, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t r = begin; r < end; ++r) {
-      bf16_bits* row = pr.kv_pool.data() + r * mla::kHeadDimQK;
-      if (referenced[r]) {
-        const std::uint64_t base = static_cast<std::uint64_t>(r) * mla::kHeadDimQK;
-        for (int c = 0; c < mla::kHeadDimQK; ++c) row[c] = random_bf16(spec.seed, kStreamKv, base + c);
-      } else {
-        std::fill(row, row + mla::kHeadDimQK, kBf16QuietNaN);
-      }
-    }
-  });
+  fill_problem_data(&pr);
 
   build_sglang_mask(pr.prefix_len, pr.trees, &pr.sglang_custom_mask, &pr.sglang_mask_indptr);
   return pr;

@@ -69,6 +69,18 @@ struct Problem {
   }
 };
 
+// ---- data distributions (harness/problem_data.cpp) ----
+// Fills q and every pool row the page table maps per spec.data; unmapped rows are NaN.
+// Needs batch, tree_size, num_heads, sm_scale, prefix_len and pages set.
+void fill_problem_data(Problem* problem);
+// Whether logical token t of a request with this prefix is a sink row under `data`.
+bool is_sink_position(const DataSpec& data, int prefix_len, int tree_size, int t);
+// Bound on |V| entries the distribution writes (1 for the [-1, 1) distributions): the
+// scale O errors and O tolerances are measured against.
+double data_value_magnitude(const DataSpec& data);
+// The O / LSE tolerances a case gets when its file does not state them.
+ToleranceSpec default_tolerance(const DataSpec& data);
+
 // Builds the problem a spec describes. Throws ScenarioError on impossible specs (e.g. a
 // shared prefix longer than a request's prefix).
 Problem materialize(const CaseSpec& spec);

@@ -622,7 +622,11 @@ nlohmann::ordered_json result_document(const Provenance& provenance, const std::
 }
 
 // ---------------------------------------------------------------- atomic write
-void write_file_atomic(const std::string& path, const std::string& content) {
+namespace {
+
+// Writes `content` to `path`.tmp and flushes it to disk; on failure removes the temporary
+// and throws ReportError naming `path` and the failing call.
+std::string write_temporary(const std::string& path, const std::string& content) {
   const std::string tmp = path + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
@@ -631,7 +635,7 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   }
   auto fail = [&](const char* call) {
     const int err = errno;
-    if (fd >= 0) ::close(fd);
+    ::close(fd);
     ::unlink(tmp.c_str());
     throw ReportError(
         fmt::format("cannot write {}: {} failed: {}", path, call, std::strerror(err)));
@@ -651,17 +655,45 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     ::unlink(tmp.c_str());
     throw ReportError(fmt::format("cannot write {}: close failed: {}", path, std::strerror(err)));
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw ReportError(fmt::format("cannot write {}: rename({}, {}) failed: {}", path, tmp, path,
-                                  std::strerror(err)));
+  return tmp;
+}
+
+}  // namespace
+
+void write_files_as_set(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::vector<std::string> temporaries;
+  try {
+    for (const auto& [path, content] : files) temporaries.push_back(write_temporary(path, content));
+  } catch (const ReportError&) {
+    for (const std::string& tmp : temporaries) ::unlink(tmp.c_str());
+    throw;
   }
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (::rename(temporaries[i].c_str(), files[i].first.c_str()) != 0) {
+      const int err = errno;
+      for (std::size_t j = i; j < files.size(); ++j) ::unlink(temporaries[j].c_str());
+      throw ReportError(fmt::format("cannot write {}: rename({}, {}) failed: {}", files[i].first,
+                                    temporaries[i], files[i].first, std::strerror(err)));
+    }
+  }
+}
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+  write_files_as_set({{path, content}});
+}
+
+std::string result_json_text(const Provenance& provenance, const std::vector<CaseResult>& cases,
+                             const std::optional<Ceilings>& ceilings) {
+  // Paths and case names may hold any bytes: invalid UTF-8 becomes U+FFFD instead of
+  // failing the whole report after the run.
+  return result_document(provenance, cases, ceilings)
+             .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+         "\n";
 }
 
 void write_result_json(const std::string& path, const Provenance& provenance,
                        const std::vector<CaseResult>& cases, const std::optional<Ceilings>& ceilings) {
-  write_file_atomic(path, result_document(provenance, cases, ceilings).dump(2) + "\n");
+  write_file_atomic(path, result_json_text(provenance, cases, ceilings));
 }
 
 }  // namespace vb

@@ -4,6 +4,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -105,6 +106,13 @@ ResultDocument read_result_file(const std::string& path);
 // not at all, and the temporary is removed on failure. Does not create directories.
 // Throws ReportError naming the path and the failing call.
 void write_file_atomic(const std::string& path, const std::string& content);
+// The same for a set of files (path, content): every temporary is written and flushed
+// before any is renamed into place, so a failed write leaves the earlier set as it was
+// and no temporaries behind.
+void write_files_as_set(const std::vector<std::pair<std::string, std::string>>& files);
+// result_document(...) as the text result.json holds (invalid UTF-8 replaced by U+FFFD).
+std::string result_json_text(const Provenance& provenance, const std::vector<CaseResult>& cases,
+                             const std::optional<Ceilings>& ceilings = std::nullopt);
 
 // result_document(...) pretty-printed through write_file_atomic.
 void write_result_json(const std::string& path, const Provenance& provenance,

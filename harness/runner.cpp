@@ -1,10 +1,13 @@
 // Case runner: set-up -> reference -> GPU executors -> verify, one record per executor.
 #include "harness/runner.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <numeric>
 #include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -70,6 +73,20 @@ std::string not_run_detail(const GpuInfo& gpu) {
   return "not run: no CUDA device (" + reason + ")";
 }
 
+// Each reference thread holds one request's K as doubles (4608 bytes a token): the thread
+// count is capped so that all of them together stay within kReferenceGatherBudget.
+constexpr std::int64_t kReferenceGatherBudget = std::int64_t{16} << 30;
+constexpr std::int64_t kReferenceBytesPerToken = mla::kHeadDimQK * 8;
+
+int reference_threads(int requested, const Problem& problem) {
+  const int hw = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const int threads = requested > 0 ? requested : hw;
+  std::int64_t longest = 0;
+  for (const std::int32_t p : problem.prefix_len) longest = std::max<std::int64_t>(longest, p + problem.tree_size);
+  const std::int64_t cap = std::max<std::int64_t>(1, kReferenceGatherBudget / std::max<std::int64_t>(1, longest * kReferenceBytesPerToken));
+  return static_cast<int>(std::min<std::int64_t>(threads, cap));
+}
+
 }  // namespace
 
 CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& options) {
@@ -100,7 +117,7 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
   // ---- CPU reference (the oracle every executor is checked against)
   const VerifyParams host = host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr);
   ReferenceOptions ref_options;
-  ref_options.threads = options.threads;
+  ref_options.threads = reference_threads(options.threads, problem);
   const auto ref_start = std::chrono::steady_clock::now();
   std::optional<NvtxRange> ref_range(std::in_place, "reference");
   const ReferenceOutput ref =

@@ -16,6 +16,13 @@ enum class TreeKind { kChain, kKAry, kEagle, kDDTree, kRandom, kExplicit };
 enum class PrefixDist { kList, kFixed, kUniform, kLogNormal };
 enum class PagePlacement { kContiguous, kShuffled, kInterleaved, kFragmented, kReversed };
 enum class CheckMode { kFull, kSampled };
+// How q, the KV pool's prefix rows and the tree rows are filled (scenarios/README.md, `data`).
+enum class DataDist { kUniform, kNormal, kSink, kRising, kLarge, kTies, kOutlierChannels };
+// Where a `sink` distribution puts its dominant rows, per request.
+enum class SinkAt { kFirst, kLast, kRoot, kTree, kIndex };
+// A non-finite value written into an otherwise ordinary problem (`data.poison`).
+enum class PoisonValue { kNone, kNaN, kInf };
+enum class PoisonIn { kQ, kKv };
 
 struct TreeSpec {
   TreeKind kind = TreeKind::kChain;
@@ -58,6 +65,28 @@ struct ToleranceSpec {
   double o_rtol = 2e-2;
   double lse_atol = 2e-3;  // |lse - ref| <= lse_atol + lse_rtol * |ref|
   double lse_rtol = 1e-4;
+  // O channels whose values a data distribution makes larger (outlier_channels): their
+  // o_atol is multiplied by o_wide_channel_scale, the factor they were scaled by.
+  std::vector<int> o_wide_channels;
+  double o_wide_channel_scale = 1.0;
+};
+
+// Named, seeded data distributions (issue 29). Every distribution is a pure function of
+// (case seed, logical position), so all executors and the CPU reference read the same bytes.
+struct DataSpec {
+  DataDist dist = DataDist::kUniform;
+  double scale = 1.0;            // normal: standard deviation of q and KV values
+  SinkAt sink_at = SinkAt::kFirst;
+  int sink_index = 0;            // sink at an explicit prefix position
+  int sink_count = 1;            // sink rows per request (first, last, index)
+  double sink_nats = 20.0;       // sink: score lift of a sink row over the others
+  double rise_nats = 1.0;        // rising: score increase per KV token
+  double large_nats = 100.0;     // large: scores drawn from [-large_nats, +large_nats]
+  int distinct_rows = 4;         // ties: distinct KV rows, repeated along the sequence
+  std::vector<int> outlier_channels = {3, 200, 511, 560};
+  double outlier_factor = 100.0; // outlier_channels: magnitude of those K channels
+  PoisonValue poison = PoisonValue::kNone;  // any dist: one NaN / +inf per request
+  PoisonIn poison_in = PoisonIn::kKv;
 };
 
 // Performance gate of `verifybench compare` (issue 6). Unset: compare's --tolerance.
@@ -87,6 +116,7 @@ struct CaseSpec {
   ToleranceSpec tolerance;
   CheckSpec check;
   GateSpec gate;
+  DataSpec data;
   // The production planner's settings for this case: the scenario's `planner:` map, then any
   // `--planner key=value` of the command line.
   PlannerConfig planner;
@@ -104,14 +134,28 @@ class ScenarioError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Loads, validates and expands one scenario file. Throws ScenarioError.
-ScenarioFile load_scenario_file(const std::string& path);
+// Resource limits a scenario file is checked against before anything is allocated or
+// computed (scenarios/README.md, "Limits"; each has a verifybench option that raises it).
+struct ScenarioLimits {
+  std::int64_t max_file_bytes = std::int64_t{1} << 20;   // --max-file-bytes
+  std::int64_t max_cases = 10000;                        // --max-cases (per file, after sweeps)
+  std::int64_t max_host_bytes = std::int64_t{16} << 30;  // --max-host-bytes (one case)
+  double max_reference_flop = 1e12;                      // --max-reference-flop (one case)
+  std::int64_t max_reference_bytes = std::int64_t{2} << 30;  // --max-reference-bytes (one request)
+};
+
+// Loads, validates and expands one scenario file. Throws ScenarioError. Refuses anything
+// but a regular file, and files above limits.max_file_bytes, without reading them.
+ScenarioFile load_scenario_file(const std::string& path, const ScenarioLimits& limits = {});
 // Same, from text (tests); `path` is used in messages only.
-ScenarioFile parse_scenario_text(const std::string& text, const std::string& path);
+ScenarioFile parse_scenario_text(const std::string& text, const std::string& path,
+                                 const ScenarioLimits& limits = {});
 
 const char* to_string(TreeKind);
 const char* to_string(PagePlacement);
 const char* to_string(PrefixDist);
 const char* to_string(CheckMode);
+const char* to_string(DataDist);
+const char* to_string(SinkAt);
 
 }  // namespace vb

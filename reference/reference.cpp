@@ -126,13 +126,21 @@ void compute_block(const VerifyParams& p, const RowMatrix& k, int b, const Query
     double* srow = s.data() + static_cast<std::ptrdiff_t>(r) * n;
     const int node = rows[r].node;
     double mx = kNegInf;
+    bool undefined = false;  // a visible NaN or +inf score (scenarios/README.md, non-finite inputs)
     for (int t = 0; t < n; ++t) {
       if (token_visible(p, b, node, t)) {
         srow[t] *= scale;
+        undefined = undefined || std::isnan(srow[t]) || srow[t] == -kNegInf;
         mx = std::max(mx, srow[t]);
       } else {
         srow[t] = kNegInf;
       }
+    }
+    if (undefined) {
+      // The softmax of a NaN or +inf score has no value: every weight, O and LSE are NaN.
+      std::fill(srow, srow + n, std::numeric_limits<double>::quiet_NaN());
+      lse[r] = std::numeric_limits<double>::quiet_NaN();
+      continue;
     }
     double sum = 0.0;
     if (mx != kNegInf) {

@@ -7,6 +7,9 @@ packages=(
   build-essential cmake ninja-build ccache git
   libeigen3-dev libcli11-dev libyaml-cpp-dev catch2 libbenchmark-dev
   nlohmann-json3-dev libfmt-dev
+  # libFuzzer + ASan/UBSan runtimes for scripts/fuzz.sh (gcc has no libFuzzer); the
+  # unversioned names follow Debian's default clang.
+  clang libclang-rt-dev
   # python/verifybench's tests (ctest "python: ..."): the system Python 3 with NumPy (the
   # peers runner reads exported cases into NumPy arrays), and pip + setuptools so that
   # `pip install ./python` works offline (docs/python.md).

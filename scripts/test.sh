@@ -43,3 +43,7 @@ if [ -r "$log" ] && grep -q "^SKIPPED:" "$log"; then
   grep "^SKIPPED:" "$log" | sort | uniq -c | sed 's/^/  /'
 fi
 [ "$rc" -eq 0 ] || exit "$rc"
+
+# libFuzzer targets (tests/fuzz/), ASan + UBSan, a bounded time each (VB_FUZZ_SECONDS).
+phase fuzz
+scripts/fuzz.sh "${VB_FUZZ_SECONDS:-60}"

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "harness/problem.h"
@@ -221,6 +222,73 @@ TEST_CASE("correctness.yaml's page_boxes_block_table takes page boxes and the ga
     CHECK(kv % 64 != 0);      // a last partial tile: the gather
     CHECK(kv % c.pages.size != 0);  // and a last partial page
   }
+}
+
+// Issue 29: every data distribution on every plan form the H200 planner picks: one split,
+// split KV and tile-balanced, on the mma.sync and the wgmma path, and on both page-table
+// forms (every GPU executor runs every case, so each case covers the token table, the block
+// table, both forced paths and the SGLang adapter; page size > 1 makes the block table real).
+TEST_CASE("correctness.yaml runs every data distribution on every plan form", "[scenario][data]") {
+  const ScenarioFile f = load("correctness.yaml");
+  enum Form { kSingle, kSplit, kBalanced };
+  std::set<std::tuple<DataDist, vb::FlashVerifyPath, int>> seen;
+  std::set<std::pair<DataDist, bool>> paged;
+  std::set<SinkAt> sink_places;
+  bool slow_rise = false;
+  std::set<std::pair<PoisonValue, PoisonIn>> poisons;
+  for (const CaseSpec& c : f.cases) {
+    if (c.data.poison != PoisonValue::kNone) poisons.insert({c.data.poison, c.data.poison_in});
+    if (std::find(c.tags.begin(), c.tags.end(), "data") == c.tags.end()) continue;
+    const PlannedCase pc = planned_correctness_case(c.name);
+    const int form = pc.plan.tile_balanced ? kBalanced : pc.plan.num_splits > 1 ? kSplit : kSingle;
+    seen.insert({c.data.dist, pc.plan.path, form});
+    paged.insert({c.data.dist, c.pages.size > 1});
+    if (c.data.dist == DataDist::kSink) sink_places.insert(c.data.sink_at);
+    slow_rise = slow_rise || (c.data.dist == DataDist::kRising && c.data.rise_nats < 0.1);
+  }
+  const std::vector<DataDist> all = {DataDist::kUniform, DataDist::kNormal, DataDist::kSink, DataDist::kRising,
+                                     DataDist::kLarge, DataDist::kTies, DataDist::kOutlierChannels};
+  for (const DataDist d : all) {
+    INFO(to_string(d));
+    for (const auto path : {vb::FlashVerifyPath::kMmaSync, vb::FlashVerifyPath::kWgmma}) {
+      for (const int form : {kSingle, kSplit}) CHECK(seen.count({d, path, form}));
+    }
+    CHECK(seen.count({d, vb::FlashVerifyPath::kMmaSync, kBalanced}));
+    CHECK(paged.count({d, true}));
+    CHECK(paged.count({d, false}));
+  }
+  for (const DataDist d : {DataDist::kSink, DataDist::kRising, DataDist::kLarge}) {
+    CHECK(seen.count({d, vb::FlashVerifyPath::kWgmma, kBalanced}));
+  }
+  CHECK(sink_places.size() == 5);
+  CHECK(slow_rise);
+  CHECK(poisons.size() == 4);  // NaN and inf, in q and in K
+}
+
+// A kernel whose running max stops after a split's first tile overflows exp2 once the
+// scores rise 128 log2 units past that tile: every `rising` case of correctness.yaml must
+// rise that far inside its splits, or it could not catch one.
+TEST_CASE("correctness.yaml's rising cases rise past fp32's exp2 range inside every split", "[scenario][data]") {
+  const ScenarioFile f = load("correctness.yaml");
+  int cases = 0;
+  for (const CaseSpec& c : f.cases) {
+    if (c.data.dist != DataDist::kRising || c.data.rise_nats < 0.1) continue;
+    INFO(c.name);
+    const PlannedCase pc = planned_correctness_case(c.name);
+    const int tile = pc.plan.path == vb::FlashVerifyPath::kWgmma ? 64 : 32;
+    const int longest = *std::max_element(pc.kv_lens.begin(), pc.kv_lens.end());
+    const int tiles = (longest + tile - 1) / tile;
+    int batch_tiles = 0;
+    for (const int kv : pc.kv_lens) batch_tiles += (kv + tile - 1) / tile;
+    // The stretch one block walks of the longest request: a balanced block owns an equal
+    // share of the batch's tiles, a split block at least an even share of the request's.
+    const int split_tiles = pc.plan.tile_balanced ? batch_tiles / pc.plan.num_splits
+                                                  : std::max(pc.plan.tiles_per_split, tiles / pc.plan.num_splits);
+    INFO("tiles " << tiles << ", per split " << split_tiles);
+    CHECK((split_tiles - 1) * tile * c.data.rise_nats > 128 * 0.6931471805599453);
+    ++cases;
+  }
+  CHECK(cases >= 6);
 }
 
 TEST_CASE("perf.yaml parses, keeps KV pools small and tags regimes", "[scenario]") {

@@ -103,7 +103,7 @@ TEST_CASE("every optional field is read", "[scenario]") {
       "    tags: [perf, memory-bound]",
       "    dtype: bf16",
       "    seed: 18446744073709551615",
-      "    tolerance: {o_atol: 1e-3, o_rtol: 0.5, lse_atol: 0, lse_rtol: 2}",
+      "    tolerance: {o_atol: 1e-3, o_rtol: 0.5, lse_atol: 0, lse_rtol: 0.25}",
       "    check: {mode: sampled, rows: 64, seed: 7}",
       "    pages: {size: 16, placement: shuffled, seed: 4, shared_prefix: {groups: 2, length: 0}}",
   });
@@ -113,7 +113,7 @@ TEST_CASE("every optional field is read", "[scenario]") {
   CHECK(c.tolerance.o_atol == Approx(1e-3));
   CHECK(c.tolerance.o_rtol == Approx(0.5));
   CHECK(c.tolerance.lse_atol == 0);
-  CHECK(c.tolerance.lse_rtol == 2);
+  CHECK(c.tolerance.lse_rtol == 0.25);
   CHECK(c.check.mode == CheckMode::kSampled);
   CHECK(c.check.sampled_rows == 64);
   CHECK(c.check.seed == 7);
@@ -602,7 +602,7 @@ TEST_CASE("bad: sm_scale zero, negative or unknown preset", "[scenario]") {
   d.lines[3] = "    sm_scale: -0.1";
   expect_error(d, {d.at(4, "-0.1"), "scenarios[0].sm_scale", "got -0.1", "kimi-k2"});
   d.lines[3] = "    sm_scale: 0";
-  expect_error(d, {d.at(4, "0"), "scenarios[0].sm_scale", "got 0", "> 0"});
+  expect_error(d, {d.at(4, "0"), "scenarios[0].sm_scale", "got 0", "[1e-06, 100]"});
   d.lines[3] = "    sm_scale: llama";
   expect_error(d, {d.at(4, "llama"), "scenarios[0].sm_scale", "got llama", "deepseek-v3"});
 }

@@ -404,6 +404,36 @@ TEST_CASE("a row that sees nothing gives o = 0 and lse = -inf, not NaN", "[refer
   for (int ch = 0; ch < kV; ++ch) REQUIRE(out.o[kV + ch] == 0.0);
 }
 
+// scenarios/README.md, "Non-finite inputs": the reference's rule every executor is held to.
+TEST_CASE("a NaN or inf a query can see makes its O and LSE NaN, one it cannot see never leaks", "[reference]") {
+  CaseConfig cfg;
+  cfg.prefix_lens = {40};
+  cfg.trees = {explicit_tree({-1, 0, 0})};  // nodes 1 and 2 are siblings
+  cfg.heads = 2;
+  const bf16_bits inf = 0x7f80;
+  for (const bf16_bits bad : {kBf16QuietNaN, inf}) {
+    HostCase c = make_case(cfg);
+    std::vector<bf16_bits> row(c.logical_kv[0].begin() + 41 * 576, c.logical_kv[0].begin() + 42 * 576);
+    row[520] = bad;  // node 1's tree row (token 41), a rope channel: in K, not in V
+    c.set_row(0, 41, row);
+    for (int h = 0; h < 2; ++h) c.q[(1 * 2 + h) * 576 + 520] = 0x3f80;  // q = 1: score NaN / +inf
+    c.q[(2 * 2 + 1) * 576 + 3] = bad;  // node 2, head 1: q itself
+    const ReferenceOutput out = reference_verify(c.params());
+    auto row_of = [](int node, int head) { return static_cast<std::size_t>(node * 2 + head); };
+    INFO("bad value " << bf16_to_float(bad));
+    // Node 1 sees its own row: both heads undefined. Node 2 head 1 has a bad q.
+    for (const std::size_t r : {row_of(1, 0), row_of(1, 1), row_of(2, 1)}) {
+      CHECK(std::isnan(out.lse[r]));
+      for (int ch = 0; ch < kV; ++ch) REQUIRE(std::isnan(out.o[r * kV + ch]));
+    }
+    // The root and node 2 head 0 cannot see token 41: finite, untouched.
+    for (const std::size_t r : {row_of(0, 0), row_of(0, 1), row_of(2, 0)}) {
+      CHECK(std::isfinite(out.lse[r]));
+      for (int ch = 0; ch < kV; ++ch) REQUIRE(std::isfinite(out.o[r * kV + ch]));
+    }
+  }
+}
+
 TEST_CASE("materialized problems: both page-table forms agree bit for bit", "[reference]") {
   CaseSpec spec;
   spec.name = "reference-test";

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds a deliberately wrong kernel as a bundle, to show that correctness.yaml catches it:
+# the committed tree (HEAD) is exported to a scratch folder, the patch is applied there (the
+# working tree is never touched), and scripts/bundle.sh packs the result.
+# Usage: scripts/build_mutant.sh PATCH OUT_BUNDLE
+#   e.g. scripts/build_mutant.sh patches/mutant-frozen-max-wgmma.patch bundle-mutant-wgmma
+# Then on the GPU: OUT_BUNDLE/run.sh run scenarios/correctness.yaml --case '<name>' ... must
+# exit 1 (some executor incorrect). The patches are not part of any default build.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+[[ $# -eq 2 ]] || { echo "usage: $0 PATCH OUT_BUNDLE" >&2; exit 2; }
+patch_file=$(realpath "$1")
+out=$(realpath -m "$2")
+[[ -e "$out" ]] && { echo "$0: $out exists; remove it first" >&2; exit 2; }
+scratch="${VB_MUTANT_SCRATCH:-$(pwd)/build-mutant-$(basename "$patch_file" .patch)}"
+rm -rf "$scratch"
+mkdir -p "$scratch"
+git archive HEAD | tar -x -C "$scratch"
+(cd "$scratch" && patch -p1 --forward < "$patch_file")
+(cd "$scratch" && scripts/bundle.sh "$out")
+echo "MUTANT: $(basename "$patch_file") applied to $(git rev-parse --short HEAD)" >> "$out/BUILD_INFO.txt"
+echo "build_mutant: $out (scratch build in $scratch)"
