@@ -558,6 +558,7 @@ Ceilings ceilings_from_json(const nlohmann::ordered_json& j) {
 ResultDocument result_document_from_json(const nlohmann::ordered_json& j) {
   ResultDocument d;
   if (!j.is_object() || !j.contains("schema")) throw ReportError("result JSON has no \"schema\"");
+  if (!j.at("schema").is_string()) throw ReportError("result JSON's \"schema\" is not a string");
   d.schema = j.at("schema").get<std::string>();
   if (d.schema != "verifybench.result/1" && d.schema != "verifybench.result/2") {
     throw ReportError("unsupported result schema " + d.schema + " (this build reads " +

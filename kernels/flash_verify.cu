@@ -106,18 +106,6 @@ SplitWorkspace carve_workspace(void* base, std::size_t partials, bool tile_balan
 #ifndef VB_DEBUG_LANE_ARRIVALS
 #define VB_DEBUG_LANE_ARRIVALS 0
 #endif
-// Timing probe only (-DVB_DEBUG_SKIP_COMBINE=1): the launcher does not launch the split
-// combine, so a run shows how much of a split plan's time the combine adds after the main
-// kernel (its outputs stay poisoned: every split case reports incorrect).
-#ifndef VB_DEBUG_SKIP_COMBINE
-#define VB_DEBUG_SKIP_COMBINE 0
-#endif
-// Experiment: where the combine lets the stream's next kernel launch over it
-// (FlashVerifyLaunchOptions): 1 at entry, 2 after its wait for the main grid, 0 nowhere (the
-// hardware's trigger as each block exits).
-#ifndef VB_COMBINE_DEPENDENTS_TRIGGER
-#define VB_COMBINE_DEPENDENTS_TRIGGER 1
-#endif
 constexpr int kEmptyArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS ? 32 : 1;
 // Token split (kernel instance kTokenSplit = true; the planner asks for it with
 // FlashVerifyPlan::token_split): when only the first 16-row group of a tile holds real rows
@@ -131,15 +119,9 @@ constexpr int kEmptyArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS ? 32 : 1;
 constexpr int kTokenSplitBarrier = kComputeBarrier + kMGroups;  // both row groups: 256 threads
 constexpr int kFullArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS && VB_DEBUG_SYNC_COPY ? 32 : 1;
 
-// fp32 split partials in 16-byte stores (-DVB_WIDE_PARTIAL_STORES=0: the 8-byte stores of v5);
-// since v11 only the tile-balanced instance writes fp32 (detail::bf16_partials). The lanes'
-// swap is detail::store_partial_chunk_pair_bf16's, two floats a lane: a quad writes 64
-// contiguous bytes of its row per instruction instead of 32. H200 A/B runs:
-// reports/h200/2026-11-30-timeline/ (call3-splits-wide, call5-wide-stores, final-114392c).
-#ifndef VB_WIDE_PARTIAL_STORES
-#define VB_WIDE_PARTIAL_STORES 1
-#endif
-#if VB_WIDE_PARTIAL_STORES
+// fp32 split partials in 16-byte stores: only the tile-balanced instance writes fp32
+// (detail::bf16_partials). The lanes' swap is detail::store_partial_chunk_pair_bf16's, two
+// floats a lane: a quad writes 64 contiguous bytes of its row per instruction instead of 32.
 __device__ __forceinline__ void store_partial_chunk_pair(float* chunk_pair, float x0, float y0, float x1, float y1,
                                                          bool store) {
   const int q = threadIdx.x & 3;
@@ -149,7 +131,6 @@ __device__ __forceinline__ void store_partial_chunk_pair(float* chunk_pair, floa
   const float4 v = odd ? make_float4(rx, ry, x1, y1) : make_float4(x0, y0, rx, ry);
   if (store) *reinterpret_cast<float4*>(chunk_pair + (odd ? 8 + 2 * (q - 1) : 2 * q)) = v;
 }
-#endif
 
 // ---- the tile-balanced schedule (FlashVerifyPlan::tile_balanced; verifybench/tile_balance.h) ----
 // The kernels get the schedule through split_tiles (detail::balanced_split_tiles_arg: the
@@ -255,7 +236,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // or written before it has finished (or, over a mask writer, no mask word: below).
   // Returns at once in an ordinary launch.
   constexpr bool kWaitBeforeTreeMask = detail::waits_before_tree_mask<Params>;
-  if (!VB_DEBUG_NO_PREREQUISITE_WAIT && !kWaitBeforeTreeMask) warp::wait_for_prerequisite_grid();
+  if (!kWaitBeforeTreeMask) warp::wait_for_prerequisite_grid();
 
   detail::BlockWork work;
   int token_base = 0;  // kv_indptr[b]: blocks that know their request load it at entry
@@ -294,7 +275,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     // it; walking the range here for the exact tiles spilled a debug build).
     if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_main, static_cast<int>(w.range_end - w.range_begin));
   } else {
-    if (VB_EARLY_TABLE_BASE) token_base = detail::RequestKvRows::token_rows_base(p, b);  // in flight beside the length
+    token_base = detail::RequestKvRows::token_rows_base(p, b);  // in flight beside the length
     work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
     constexpr bool kBf16 = detail::bf16_partials(false, false);
     if (detail::empty_split_handled<kRowsPerTile, kBf16>(work, ws, num_splits, split_tiles, tid, kBlockThreads)) return;
@@ -309,7 +290,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // since entry where the block knew its request) then overlaps the barrier set-up instead of
   // following it on the way to the first KV byte.
   detail::RequestKvRows rows(p, b, prefix,
-                             kBalanced || !VB_EARLY_TABLE_BASE ? detail::RequestKvRows::token_rows_base(p, b) : token_base);
+                             kBalanced ? detail::RequestKvRows::token_rows_base(p, b) : token_base);
   // The current request's length and first query row: the block's own, or in the
   // tile-balanced instance derived from b and prefix where they are used (live registers
   // spilled otherwise).
@@ -480,7 +461,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // Over a mask writer, the compute warps (which alone read the mask) wait here, with their
   // Q rows and the producers' first tiles in flight: out of the tile loop (in its tree-tile
   // branch the wait spilled 4 bytes in the balanced timeline build).
-  if (!VB_DEBUG_NO_PREREQUISITE_WAIT && kWaitBeforeTreeMask) warp::wait_for_prerequisite_grid();
+  if (kWaitBeforeTreeMask) warp::wait_for_prerequisite_grid();
   warp::cp_async_wait<0>();
   warp::fence_proxy_async_shared();  // Q's bytes in the last stage are later overwritten by bulk copies
   warp::named_barrier_sync(group_barrier, kGroupThreads);
@@ -719,13 +700,9 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         }
       }
     } else
-#if VB_WIDE_PARTIAL_STORES
-    // Blocks whose second row group holds rows too (H*T > 16 past row0), outside the token-split
-    // instance. H200, 3 rounds, on every split block: one 4k request with T = 16, DeepSeek EAGLE
-    // B1 and dp128 decode B1 2.7-4.1 % faster; decode B8 1.2-1.5 % and MTP T2 B8 (token split)
-    // 0-3.5 % slower, so those keep the 8-byte stores; restricted so (114392c), 2 rounds: the
-    // gains kept (-2.5 to -4.6 %), decode and MTP T2 B8 within 2 %. Block-uniform: every lane
-    // reaches the shuffles.
+    // The 16-byte stores, for blocks whose second row group holds rows too (H*T > 16 past row0),
+    // outside the token-split instance: decode and the token split measured faster with the
+    // 8-byte stores below. Block-uniform: every lane reaches the shuffles.
     if (!kTokenSplit && num_splits > 1 && rows_per_request - row0 > kMmaM) {
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
@@ -744,7 +721,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         }
       }
     } else
-#endif
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const int r = mgroup * kMmaM + lane / 4 + half * 8;
@@ -774,7 +750,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         ws.lse_partial[partial_row(qrow, srow_global)] = lse;
       }
     }
-    if constexpr (kBalanced && VB_BALANCE_FINALIZE) {
+    if constexpr (kBalanced) {
       // A request this block holds whole has one slot, which the combine leaves alone: the
       // group turns its rows' partials (just written, in L2) into the final O and LSE. Done
       // here, after the registers of O are free: a second store path in the epilogue spilled.
@@ -814,18 +790,7 @@ constexpr int kCompiledSmMaxThreads = 1536;  // sm_120: consumer Blackwell
 constexpr int kCompiledSmMaxThreads = 2048;  // sm_90 (and the host pass)
 #endif
 
-// Experiment (-DVB_COMBINE_SMALL_BOUNDS=0): instances of up to 6 loads without the bound
-// (the lane rule unchanged; the tile-balanced instances keep theirs), to see whether holding
-// them to 32/48 registers costs batches of few rows anything (H200 final runs of 0a13f4b and
-// 64d94d7: decode B8 +3 to +7 %, across runs).
-#ifndef VB_COMBINE_SMALL_BOUNDS
-#define VB_COMBINE_SMALL_BOUNDS 1
-#endif
-#ifndef VB_COMBINE_WARM_PASS
-#define VB_COMBINE_WARM_PASS 1
-#endif
 constexpr int combine_launch_min_blocks(int instance_loads, bool balanced) {
-  if (!balanced && !VB_COMBINE_SMALL_BOUNDS && instance_loads <= 6) return 1;
   return combine_blocks_per_sm(instance_loads, kCompiledSmMaxThreads, balanced, VB_DEBUG_TIMELINE ? 2 : 1);
 }
 
@@ -942,9 +907,9 @@ __device__ __forceinline__ void combine_merge_rows(bf16_bits* out_o, float* out_
 // reports/h200/2026-11-30-slot-records, calls 2, 3 and 9). Measured (call 9, 3 rounds): one
 // 16k / 32k / 64k / 128k request -3.6 / -2.1 / -2.0 / -0.9 %, the other 9 cases +-1.3 %.
 // For every instance (call 8) dp128 decode B8 (8 loads) ran 1.7 % slower and instances 3 and
-// 10 spilled out of line. -DVB_COMBINE_WARM_PASS=0: every instance inline, no pass.
+// 10 spilled out of line.
 constexpr bool combine_warm_pass(int per_lane, bool balanced) {
-  return VB_COMBINE_WARM_PASS && !balanced && per_lane >= 12;
+  return !balanced && per_lane >= 12;
 }
 template <int kPerLane, bool kBalanced>
 __device__ __noinline__ void combine_merge_rows_outlined(bf16_bits* out_o, float* out_lse, const float* lse_part,
@@ -976,7 +941,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   if (timeline_thread) VB_TIMELINE_BEGIN(g_timeline_combine);
   // The stream's next kernel, if launched over this one (FlashVerifyLaunchOptions), may be
   // scheduled once every block of this grid is running; it waits for this grid to finish.
-  if (VB_COMBINE_DEPENDENTS_TRIGGER == 1) warp::launch_dependents();
+  warp::launch_dependents();
   // lanes is a power of two: shifts and masks (32-bit row numbers, as blockIdx.x was: the
   // combine's registers decide how many of its blocks are resident).
   const int lane_shift = __ffs(lanes) - 1;
@@ -1011,7 +976,6 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   // Launched early (programmatic dependent launch): the partials are read only after the main
   // grid has finished; the lengths above are inputs it never writes.
   warp::wait_for_prerequisite_grid();
-  if (VB_COMBINE_DEPENDENTS_TRIGGER == 2) warp::launch_dependents();
   if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineGridDone);
   if constexpr (kBalanced) {
     // Tile-balanced plans: the blocks that hold tiles of the row's request, as the main kernel
@@ -1027,7 +991,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
   }
   // Tile-balanced: a request one block held whole has one slot, and that block wrote its rows'
   // final O and LSE; these threads still meet the block's barriers but load and store nothing.
-  const bool finalized = kBalanced && VB_BALANCE_FINALIZE && used_splits == 1;
+  const bool finalized = kBalanced && used_splits == 1;
   if (finalized) used_splits = 0;
   const float* lse_part = ws.lse_partial + part0;
   const float* o_part = ws.o_partial + part0 * mla::kHeadDimV + c;
@@ -1332,8 +1296,10 @@ bool plan_matches(const VerifyParams& params, const LaunchPlan& plan) {
   if (s.num_splits > 1) {
     const int lanes = plan.combine_lanes;
     if (plan.combine_splits != flash_verify_combine_splits(s)) return false;
+    // Fixed-split plans' lanes hold every split; a tile-balanced row with more slots than its
+    // lanes hold merges the rest in a loop.
     if ((lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8) ||
-        ceil_div(plan.combine_splits, lanes) > kCombineMaxPerLane ||
+        (!s.tile_balanced && ceil_div(plan.combine_splits, lanes) > kCombineMaxPerLane) ||
         plan.combine_loads_per_lane != combine_instance_loads(ceil_div(plan.combine_splits, lanes))) {
       return false;
     }
@@ -1402,9 +1368,6 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& pl
     options.record->main_smem_bytes = plan.smem_bytes;
   }
   if (s.num_splits == 1) return cudaSuccess;
-#if VB_DEBUG_SKIP_COMBINE
-  return cudaSuccess;  // timing probe only: split plans' outputs stay unwritten (reported incorrect)
-#endif
   const cudaError_t err = detail::launch_split_combine(params, plan, ws, stream);
   if (err == cudaSuccess && options.record != nullptr) {
     options.record->combine_kernel = flash_verify_combine_kernel_of(plan);

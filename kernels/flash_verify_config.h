@@ -5,9 +5,6 @@
 
 #include "verifybench/verify_params.h"
 
-#ifndef VB_PRODUCER_WARPS
-#define VB_PRODUCER_WARPS 4
-#endif
 
 namespace vb::flash_cfg {
 
@@ -23,8 +20,8 @@ inline constexpr int kThreads = kWarps * 32;  // compute threads
 // keep the ring full (H200 A/B: consumers waited on "full" 15 % of their stall samples;
 // 4 producers: mtp T4 B64 348 -> 325 us, ddtree-256 B8 -12 %). Twelve warps keep every
 // SM sub-partition at 3 warps, so the per-thread register budget stays 168; 16 would cut
-// it to 128. VB_PRODUCER_WARPS overrides the count for A/B builds.
-inline constexpr int kProducerWarps = VB_PRODUCER_WARPS;
+// it to 128.
+inline constexpr int kProducerWarps = 4;
 inline constexpr int kBlockThreads = kThreads + kProducerWarps * 32;  // launch size
 // Each producer warp copies kRowsPerProducer rows of every tile (lane l < kRowsPerProducer).
 inline constexpr int kRowsPerProducer = 32 / kProducerWarps;

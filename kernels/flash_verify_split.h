@@ -33,32 +33,16 @@ struct SplitWorkspace {
 // and the reader (the combine): bf16 for fixed-size and even plans, fp32 for tile-balanced
 // ones (LSEs are always fp32). Half the partials' bytes: one 64k request with T = 16 writes
 // and reads 16.6 MB of fp32 partials.
-// - wgmma path (-DVB_WGMMA_BF16_PARTIALS=0: fp32): staged through the Q buffer (free once the
-//   last S is done) and written in whole 512-byte rows. H200, 2 rounds against fp32
-//   (reports/h200/2026-11-30-bf16-partials, call 2): that request 50.6 -> 47.3 us (epilogue
-//   4.0 -> 2.1 us, combine tail 5.6 -> 4.3 us), one 16k T = 16 request -13 %, DFlash-16 B1
-//   -10 %, dp128 decode B8 -9 %, 14 cases 0.953x; the tile-balanced and mma.sync controls
-//   unchanged. An earlier bf16 try with 4-byte stores from the registers had run 5-8 % slower
-//   (NOTES v6).
-// - mma.sync path (-DVB_MMA_BF16_PARTIALS=0: fp32): 8 bytes a lane, store_partial_chunk_pair_bf16.
-//   Same place, call 3: 18 cases 0.986x, one 4k request -5.6 %, dp128 decode B1 -3.4 %, one
-//   32k request -3.2 %, MTP T4 B32 -1.7 %; one 64k T16 request (wgmma, whose combine instance
-//   changed with it) +1.4 %.
-// - tile-balanced plans keep fp32: the wgmma instance's Q buffer takes the next request's Q
-//   (bf16 from the registers was no faster, call 6), and the mma.sync instance sits at its
-//   register limit.
-// Costs one more bf16 rounding (relative 2^-9) of every split's O before the LSE-weighted sum:
-// on correctness.yaml the O errors grew by a median 12-14 % (mean) and at most 2x (max, 4.5e-3
-// against the 1e-2 tolerance).
-#ifndef VB_WGMMA_BF16_PARTIALS
-#define VB_WGMMA_BF16_PARTIALS 1
-#endif
-#ifndef VB_MMA_BF16_PARTIALS
-#define VB_MMA_BF16_PARTIALS 1
-#endif
+// - wgmma path: staged through the Q buffer (free once the last S is done) and written in
+//   whole 512-byte rows.
+// - mma.sync path: 8 bytes a lane, store_partial_chunk_pair_bf16.
+// - tile-balanced plans keep fp32: the wgmma instance's Q buffer takes the next request's Q,
+//   and the mma.sync instance sits at its register limit.
+// Costs one more bf16 rounding (relative 2^-9) of every split's O before the LSE-weighted sum
+// (kernels/NOTES.md: what it measured and what it costs the error).
 // Whether a plan of this path and schedule has bf16 partial O (else fp32).
-__host__ __device__ constexpr bool bf16_partials(bool wgmma_path, bool tile_balanced) {
-  return !tile_balanced && (wgmma_path ? VB_WGMMA_BF16_PARTIALS : VB_MMA_BF16_PARTIALS);
+__host__ __device__ constexpr bool bf16_partials(bool /*wgmma_path*/, bool tile_balanced) {
+  return !tile_balanced;
 }
 __device__ __forceinline__ float4 load_bf16_quad(const __nv_bfloat16* src) {
   const uint2 bits = *reinterpret_cast<const uint2*>(src);
@@ -126,11 +110,7 @@ __device__ __forceinline__ BlockWork block_work(const Params& p, int num_splits,
 // 0 an even plan, < 0 the tile-balanced schedule with -split_tiles - 1 boundary units (the
 // combine's parameter list stays the same for every plan).
 // A block that holds a request whole writes its final O and LSE, and the combine leaves
-// those rows. -DVB_BALANCE_FINALIZE=0 (A/B builds): it writes its partial like any other and
-// the combine merges that one slot too.
-#ifndef VB_BALANCE_FINALIZE
-#define VB_BALANCE_FINALIZE 1
-#endif
+// those rows.
 __host__ __device__ constexpr int balanced_split_tiles_arg(int boundary_units) { return -boundary_units - 1; }
 __host__ __device__ constexpr int balanced_boundary_units(int split_tiles) { return -split_tiles - 1; }
 
@@ -224,18 +204,6 @@ __device__ __forceinline__ int log2_if_power_of_two(int x) {
 #endif
 }
 
-// Experiment (-DVB_EARLY_TABLE_BASE=0): kv_indptr[b] loaded after the empty-split test, as
-// before 2a8e431 (RequestKvRows::token_rows_base).
-#ifndef VB_EARLY_TABLE_BASE
-#define VB_EARLY_TABLE_BASE 1
-#endif
-
-// Test mutation only (-DVB_DEBUG_NO_PREREQUISITE_WAIT=1): the main kernels skip their
-// griddepcontrol.wait, so a launch over the previous kernel (FlashVerifyLaunchOptions) reads
-// its inputs before that kernel has written them. The overlap GPU tests must fail with it.
-#ifndef VB_DEBUG_NO_PREREQUISITE_WAIT
-#define VB_DEBUG_NO_PREREQUISITE_WAIT 0
-#endif
 
 // Where request b's KV rows live, for the producers of both kernels. The lookup is split in
 // two so that the page-table word of a later tile can be loaded ahead of its use (ncu on

@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // or written before it has finished (or, over a mask writer, no mask word: the softmax
   // warpgroup's tree tiles). Returns at once in an ordinary launch.
   constexpr bool kWaitBeforeTreeMask = detail::waits_before_tree_mask<Params>;
-  if (!VB_DEBUG_NO_PREREQUISITE_WAIT && !kWaitBeforeTreeMask) warp::wait_for_prerequisite_grid();
+  if (!kWaitBeforeTreeMask) warp::wait_for_prerequisite_grid();
 
   // The current request and its tiles: the block's own, or (tile-balanced) the segment of the
   // walk each warpgroup is in; they change at a segment's end.
@@ -228,10 +228,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     work.kv_len = p.kv_len(b);
     work.tile_begin = s_first[1];
     work.tile_end = s_first[2];
-    whole = VB_BALANCE_FINALIZE &&
+    whole =
             tile_balance::holds_whole_request(work.tile_begin, work.tile_end, kTokensPerTile, work.kv_len);
   } else {
-    if (VB_EARLY_TABLE_BASE) token_base = detail::RequestKvRows::token_rows_base(p, b);  // in flight beside the length
+    token_base = detail::RequestKvRows::token_rows_base(p, b);  // in flight beside the length
     work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
     constexpr bool kBf16 = detail::bf16_partials(true, false);
     if (detail::empty_split_handled<kRowsPerTile, kBf16>(work, ws, num_splits, split_tiles, tid, kThreads)) return;
@@ -258,12 +258,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     tile_end = seg.tile_end;
     // tile_balance::holds_whole_request, written out: through the helper ptxas laid this
     // instance out differently, and this kernel's speed moves with its layout (NOTES v10).
-    whole = VB_BALANCE_FINALIZE && seg.tile_begin == 0 && seg.tile_end * kTokensPerTile >= kv_len;
+    whole = seg.tile_begin == 0 && seg.tile_end * kTokensPerTile >= kv_len;
   };
   // Made before the barrier set-up so its page-table base load overlaps it (see the mma.sync
   // kernel); only the producer uses it.
   detail::RequestKvRows rows(p, b, prefix,
-                             kBalanced || !VB_EARLY_TABLE_BASE ? detail::RequestKvRows::token_rows_base(p, b) : token_base);
+                             kBalanced ? detail::RequestKvRows::token_rows_base(p, b) : token_base);
 
   if (tid == 0) {
 #pragma unroll
@@ -648,7 +648,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         std::uint64_t vis_lo = ~0ull, vis_hi = ~0ull;
         const bool tree_tile = (tile + 1) * kTokensPerTile > prefix;  // block-uniform
         if (tree_tile) {
-          if (!VB_DEBUG_NO_PREREQUISITE_WAIT && kWaitBeforeTreeMask) warp::wait_for_prerequisite_grid();
+          if (kWaitBeforeTreeMask) warp::wait_for_prerequisite_grid();
           vis_lo = valid_lo ? tile_visibility(mask_lo, tile, prefix, kv_len) : ~0ull;
           vis_hi = valid_hi ? tile_visibility(mask_hi, tile, prefix, kv_len) : ~0ull;
         }

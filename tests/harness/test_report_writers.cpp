@@ -357,3 +357,12 @@ TEST_CASE("engine, PDL-goal and sm_120-proxy sections: written when their record
   CHECK(*back.cases[0].executors[2].achieved->pct_of_engine_ceiling ==
         Approx(*cases[0].executors[2].achieved->pct_of_engine_ceiling));
 }
+
+TEST_CASE("a result document whose schema is not a string is a ReportError, not a crash", "[report]") {
+  // Found by the result-JSON fuzzer (tests/fuzz/corpus/result_json/regression-schema-number.json):
+  // a number in "schema" threw nlohmann's type_error past every handler.
+  const auto doc = nlohmann::ordered_json::parse(R"({"schema": 5500000000000000000000000000011999153157185})");
+  CHECK_THROWS_AS(vb::result_document_from_json(doc), vb::ReportError);
+  CHECK_THROWS_AS(vb::result_document_from_json(nlohmann::ordered_json::parse(R"({"schema": ["x"]})")),
+                  vb::ReportError);
+}
