@@ -54,25 +54,17 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
   const std::vector<std::int32_t> prefix = case_prefix_lengths(spec);
   const int batch = static_cast<int>(prefix.size());
   const int tree = tree_size(spec.tree);
-  int max_kv_len = 0;
   std::vector<int> kv_lens;
   for (std::int32_t p : prefix) {
-    max_kv_len = std::max(max_kv_len, p + tree);
     plan.kv_tokens += p + tree;
     kv_lens.push_back(p + tree);
   }
-  PlanShape shape;
-  shape.batch = batch;
-  shape.tree_size = tree;
-  shape.num_heads = spec.heads;
-  shape.max_kv_len = max_kv_len;
-  shape.kv_lens = kv_lens.data();
-  shape.page_size = spec.pages.size;
   // The pool as the page layout sizes it (harness/page_layout.cpp: the pages used and 1/8
   // more), ignoring shared prefixes: the planner only asks whether TMA can address it.
   std::int64_t pages_used = 0;
   for (int len : kv_lens) pages_used += (len + spec.pages.size - 1) / spec.pages.size;
-  shape.pool_rows = (pages_used + pages_used / 8 + 2) * spec.pages.size;
+  PlanShape shape = plan_shape(kv_lens, tree, spec.heads, PageTableKind::kTokenIndices, spec.pages.size,
+                               (pages_used + pages_used / 8 + 2) * spec.pages.size);
   const DeviceTarget target = device_target(device);
   plan.launch = plan_launch(shape, target, spec.planner);
   shape.page_kind = PageTableKind::kBlockTable;

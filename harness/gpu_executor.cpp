@@ -256,27 +256,17 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
   cudaError_t target_error = cudaSuccess;
   const DeviceTarget target = current_device_target(&target_error);
   check(target_error, "current_device_target");
-  int max_kv_len = 0;
   std::vector<int> kv_lens(B);  // the planner sizes splits by the batch's actual lengths
-  for (int b = 0; b < B; ++b) {
-    kv_lens[b] = problem.prefix_len[b] + T;
-    max_kv_len = std::max(max_kv_len, kv_lens[b]);
-  }
+  for (int b = 0; b < B; ++b) kv_lens[b] = problem.prefix_len[b] + T;
   impl->wgmma_supported = target.wgmma;
   const DeviceTarget proxy_target = sm120_proxy_target_on(gpu, check, &impl->proxy_not_run);
   const bool proxy = impl->proxy_not_run.empty();
   const PlannerConfig& config = problem.spec.planner;
   std::size_t workspace_bytes = 0;
   for (PageTableKind kind : {PageTableKind::kTokenIndices, PageTableKind::kBlockTable}) {
-    PlanShape shape;
-    shape.batch = B;
-    shape.tree_size = T;
-    shape.num_heads = problem.num_heads;
-    shape.max_kv_len = max_kv_len;
-    shape.kv_lens = kv_lens.data();
-    shape.page_kind = kind;
-    shape.page_size = problem.pages.page_size;  // the layout either form reads
-    shape.pool_rows = problem.pages.pool_rows();
+    // The page size of the layout either form reads.
+    const PlanShape shape =
+        plan_shape(kv_lens, T, problem.num_heads, kind, problem.pages.page_size, problem.pages.pool_rows());
     const int k = kind == PageTableKind::kBlockTable ? 1 : 0;
     LaunchPlan* row[Impl::kEngines] = {&impl->plans[Impl::kPlanned][k], &impl->plans[Impl::kForcedMmaSync][k],
                                        &impl->plans[Impl::kForcedWgmma][k], &impl->plans[Impl::kSm120Proxy][k]};

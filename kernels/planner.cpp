@@ -439,6 +439,20 @@ LaunchPlan complete_launch_plan(const FlashVerifyPlan& schedule, const PlanShape
   return plan;
 }
 
+PlanShape plan_shape(const std::vector<int>& kv_lens, int tree_size, int num_heads, PageTableKind page_kind,
+                     int page_size, std::int64_t pool_rows) {
+  PlanShape shape;
+  shape.batch = static_cast<int>(kv_lens.size());
+  shape.tree_size = tree_size;
+  shape.num_heads = num_heads;
+  shape.max_kv_len = kv_lens.empty() ? 0 : *std::max_element(kv_lens.begin(), kv_lens.end());
+  shape.kv_lens = kv_lens.data();
+  shape.page_kind = page_kind;
+  shape.page_size = page_size;
+  shape.pool_rows = pool_rows;
+  return shape;
+}
+
 LaunchPlan plan_launch_for_path(FlashVerifyPath path, const PlanShape& shape, const DeviceTarget& target,
                                 const PlannerConfig& config) {
   const FlashVerifyPlan s =

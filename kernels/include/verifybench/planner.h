@@ -90,6 +90,11 @@ struct PlanShape {
   std::int64_t pool_rows = 0;       // KV pool rows (TMA boxes address at most INT32_MAX)
 };
 
+// The shape of a batch of these lengths (prefix + tree per request; kv_lens must outlive it),
+// max_kv_len their longest.
+PlanShape plan_shape(const std::vector<int>& kv_lens, int tree_size, int num_heads, PageTableKind page_kind,
+                     int page_size, std::int64_t pool_rows);
+
 // Every planner number. Defaults are what the H200 measurements chose (kernels/NOTES.md says
 // what each was measured against); planner_options() documents each key.
 struct PlannerConfig {
