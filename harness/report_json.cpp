@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "harness/device_models.h"
+#include "harness/timing_json.h"
 #include "harness/traffic_model.h"
 #include "vb_build_info.h"
 
@@ -209,11 +210,7 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-json number(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return v;
-}
+json number(double v) { return json_number(v); }
 
 double read_number(const json& j) {
   if (j.is_number()) return j.get<double>();
@@ -226,7 +223,7 @@ double read_number(const json& j) {
   throw ReportError("not a number in result JSON: " + j.dump());
 }
 
-json optional_number(const std::optional<double>& v) { return v ? number(*v) : json(nullptr); }
+json optional_number(const std::optional<double>& v) { return json_optional_number(v); }
 
 std::optional<double> read_optional_number(const json& j, const char* key) {
   if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
@@ -437,25 +434,6 @@ nlohmann::ordered_json to_json(const Provenance& p) {
   if (!p.gpu.available) j["device_unavailable_reason"] = p.gpu.reason;
   if (!p.l2_flush.empty()) j["l2_flush"] = p.l2_flush;
   return j;
-}
-
-nlohmann::ordered_json to_json(const TimingRecord& t) {
-  json samples = json::array();
-  for (double v : t.samples_ms) samples.push_back(number(v));
-  return json{{"mode", t.mode},
-              {"samples_ms", samples},
-              {"median_ms", number(t.median_ms)},
-              {"min_ms", number(t.min_ms)},
-              {"max_ms", number(t.max_ms)},
-              {"p10_ms", number(t.p10_ms)},
-              {"p90_ms", number(t.p90_ms)},
-              {"rel_noise", number(t.rel_noise)},
-              {"stop_reason", t.stop_reason},
-              {"sm_clock_mhz_median", optional_number(t.sm_clock_mhz_median)},
-              {"temperature_c_max", optional_number(t.temperature_c_max)},
-              {"memory_temperature_c_min", optional_number(t.memory_temperature_c_min)},
-              {"memory_temperature_c_max", optional_number(t.memory_temperature_c_max)},
-              {"throttled", t.throttled}};
 }
 
 TimingRecord timing_record_from_json(const nlohmann::ordered_json& j) {

@@ -12,6 +12,8 @@
 #include "harness/gpu_executor.h"
 #include "harness/result.h"
 
+#include "harness/timing_json.h"  // to_json(const TimingRecord&)
+
 namespace vb {
 
 inline constexpr const char* kResultSchema = "verifybench.result/2";
@@ -69,7 +71,6 @@ std::string git_commit_of(const std::string& dir);
 nlohmann::ordered_json to_json(const ExecutorResult& result);
 nlohmann::ordered_json to_json(const CaseResult& result);
 nlohmann::ordered_json to_json(const Provenance& provenance);
-nlohmann::ordered_json to_json(const TimingRecord& timing);
 nlohmann::ordered_json to_json(const Achieved& achieved);
 nlohmann::ordered_json to_json(const TrafficModel& traffic);
 nlohmann::ordered_json to_json(const Ceilings& ceilings);

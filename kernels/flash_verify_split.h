@@ -111,8 +111,8 @@ __device__ __forceinline__ BlockWork block_work(const Params& p, int num_splits,
 // combine's parameter list stays the same for every plan).
 // A block that holds a request whole writes its final O and LSE, and the combine leaves
 // those rows.
-__host__ __device__ constexpr int balanced_split_tiles_arg(int boundary_units) { return -boundary_units - 1; }
-__host__ __device__ constexpr int balanced_boundary_units(int split_tiles) { return -split_tiles - 1; }
+using tile_balance::balanced_boundary_units;
+using tile_balance::balanced_split_tiles_arg;
 
 __device__ __forceinline__ std::int64_t warp_sum64(std::int64_t x) {
 #pragma unroll

@@ -20,9 +20,6 @@ using namespace flash_cfg;
 
 constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 constexpr std::int64_t ceil_div64(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-// What the kernels get as split_tiles under the tile-balanced schedule (flash_verify_split.h
-// decodes it the same way).
-constexpr int balanced_split_tiles_arg(int boundary_units) { return -boundary_units - 1; }
 
 int balance_boundary_units(FlashVerifyPath path, const PlannerConfig& config) {
   return path == FlashVerifyPath::kWgmma ? config.wgmma_balance_boundary_units : config.mma_balance_boundary_units;
@@ -414,7 +411,7 @@ LaunchPlan complete_launch_plan(const FlashVerifyPlan& schedule, const PlanShape
     plan.smem_bytes = std::max(needed, target.mma_smem_request_bytes);
   }
   const int boundary = balance_boundary_units(s.path, config);
-  plan.split_tiles_arg = s.tile_balanced ? balanced_split_tiles_arg(boundary) : s.tiles_per_split;
+  plan.split_tiles_arg = s.tile_balanced ? tile_balance::balanced_split_tiles_arg(boundary) : s.tiles_per_split;
   plan.main_grid = {static_cast<unsigned>(s.m_tiles), static_cast<unsigned>(s.num_splits),
                     static_cast<unsigned>(s.tile_balanced ? 1 : std::max(1, shape.batch))};
   if (s.num_splits > 1) {

@@ -27,7 +27,7 @@ flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undef
        -DVB_SOURCE_DIR="\"$PWD\"")
 declare -A sources=(
   [scenario_loader]="harness/scenario_yaml.cpp harness/problem_data.cpp harness/tree.cpp kernels/planner.cpp tests/fuzz/link_stubs.cpp"
-  [result_json]="harness/report_json.cpp harness/result.cpp harness/device_models.cpp harness/traffic_model.cpp harness/problem.cpp harness/page_layout.cpp harness/problem_sglang.cpp harness/scenario_yaml.cpp harness/problem_data.cpp harness/tree.cpp kernels/planner.cpp tests/fuzz/link_stubs.cpp"
+  [result_json]="harness/report_json.cpp harness/timing_json.cpp harness/result.cpp harness/device_models.cpp harness/traffic_model.cpp harness/problem.cpp harness/page_layout.cpp harness/problem_sglang.cpp harness/scenario_yaml.cpp harness/problem_data.cpp harness/tree.cpp kernels/planner.cpp tests/fuzz/link_stubs.cpp"
   [safetensors_roundtrip]="harness/export_safetensors.cpp harness/scenario_yaml.cpp harness/problem_data.cpp harness/tree.cpp kernels/planner.cpp tests/fuzz/link_stubs.cpp harness/problem.cpp harness/page_layout.cpp harness/problem_sglang.cpp reference/reference.cpp"
 )
 # cudart: kernels/planner.cpp's device queries (never called by the targets).

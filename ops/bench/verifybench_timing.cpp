@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/timing.h"
+#include "harness/timing_json.h"
 
 namespace {
 
@@ -32,28 +33,6 @@ bool current_gpu(vb::GpuInfo* gpu) {
   gpu->sm_count = prop.multiProcessorCount;
   gpu->l2_bytes = prop.l2CacheSize;
   return true;
-}
-
-nlohmann::ordered_json optional_number(const std::optional<double>& v) {
-  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
-}
-
-// The same fields, names and order as harness/report_json.cpp writes a timing record.
-nlohmann::ordered_json record_json(const vb::TimingRecord& t) {
-  return {{"mode", t.mode},
-          {"samples_ms", t.samples_ms},
-          {"median_ms", t.median_ms},
-          {"min_ms", t.min_ms},
-          {"max_ms", t.max_ms},
-          {"p10_ms", t.p10_ms},
-          {"p90_ms", t.p90_ms},
-          {"rel_noise", t.rel_noise},
-          {"stop_reason", t.stop_reason},
-          {"sm_clock_mhz_median", optional_number(t.sm_clock_mhz_median)},
-          {"temperature_c_max", optional_number(t.temperature_c_max)},
-          {"memory_temperature_c_min", optional_number(t.memory_temperature_c_min)},
-          {"memory_temperature_c_max", optional_number(t.memory_temperature_c_max)},
-          {"throttled", t.throttled}};
 }
 
 int fail(const std::string& message) {
@@ -95,7 +74,7 @@ int vbtiming_measure(const char* modes, double target_noise, int min_samples, in
     };
     nlohmann::ordered_json records = nlohmann::ordered_json::array();
     for (const vb::TimingRecord& r : timer->measure_interleaved(options.modes, fn, options)) {
-      records.push_back(record_json(r));
+      records.push_back(vb::to_json(r));
     }
     const std::string text = records.dump();
     *json_out = static_cast<char*>(std::malloc(text.size() + 1));

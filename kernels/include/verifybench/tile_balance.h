@@ -25,6 +25,12 @@
 
 namespace vb::tile_balance {
 
+// How a launch passes the schedule to the kernels and the combine in their split_tiles
+// argument: > 0 a length-aware plan's split size, 0 an even plan, < 0 the tile-balanced
+// schedule with -split_tiles - 1 boundary units. The planner encodes, the kernels decode.
+constexpr VB_HD int balanced_split_tiles_arg(int boundary_units) { return -boundary_units - 1; }
+constexpr VB_HD int balanced_boundary_units(int split_tiles) { return -split_tiles - 1; }
+
 // Units of one request: its KV tiles, behind the boundary's units.
 VB_HD std::int64_t request_units(int kv_len, int tokens_per_tile, int boundary_units) {
   return boundary_units + (kv_len + tokens_per_tile - 1) / tokens_per_tile;
