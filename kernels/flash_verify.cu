@@ -743,7 +743,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     }
     if (tid % kThreadsPerRow == 0 && srow_valid) {
       const std::int64_t qrow = current_request_row0() + srow_global;
-      const float lse = row_sum > 0.f ? row_max * kLn2 + logf(row_sum) : -INFINITY;
+      const float lse = row_sum == 0.f ? -INFINITY : row_max * kLn2 + logf(row_sum);
       if (num_splits == 1) {
         p.lse[qrow] = lse;
       } else {

@@ -763,7 +763,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           if (row0 + r >= rows_per_request) continue;
           const float sum = h ? row_sum_hi : row_sum_lo;
           const float mx = h ? row_max_hi : row_max_lo;
-          const float lse = sum > 0.f ? mx * kLn2 + logf(sum) : -INFINITY;
+          const float lse = sum == 0.f ? -INFINITY : mx * kLn2 + logf(sum);
           if (whole) {
             p.lse[request_row0 + row0 + r] = lse;
           } else {
