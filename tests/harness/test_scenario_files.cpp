@@ -231,16 +231,24 @@ TEST_CASE("correctness.yaml's page_boxes_block_table takes page boxes and the ga
 TEST_CASE("correctness.yaml runs every data distribution on every plan form", "[scenario][data]") {
   const ScenarioFile f = load("correctness.yaml");
   enum Form { kSingle, kSplit, kBalanced };
+  const auto form_of = [](const vb::FlashVerifyPlan& plan) {
+    return plan.tile_balanced ? kBalanced : plan.num_splits > 1 ? kSplit : kSingle;
+  };
   std::set<std::tuple<DataDist, vb::FlashVerifyPath, int>> seen;
   std::set<std::pair<DataDist, bool>> paged;
   std::set<SinkAt> sink_places;
   bool slow_rise = false;
   std::set<std::pair<PoisonValue, PoisonIn>> poisons;
+  std::set<std::tuple<PoisonValue, vb::FlashVerifyPath, int>> kv_poison_forms;
   for (const CaseSpec& c : f.cases) {
     if (c.data.poison != PoisonValue::kNone) poisons.insert({c.data.poison, c.data.poison_in});
+    if (c.data.poison != PoisonValue::kNone && c.data.poison_in == PoisonIn::kKv) {
+      const PlannedCase pc = planned_correctness_case(c.name);
+      kv_poison_forms.insert({c.data.poison, pc.plan.path, form_of(pc.plan)});
+    }
     if (std::find(c.tags.begin(), c.tags.end(), "data") == c.tags.end()) continue;
     const PlannedCase pc = planned_correctness_case(c.name);
-    const int form = pc.plan.tile_balanced ? kBalanced : pc.plan.num_splits > 1 ? kSplit : kSingle;
+    const int form = form_of(pc.plan);
     seen.insert({c.data.dist, pc.plan.path, form});
     paged.insert({c.data.dist, c.pages.size > 1});
     if (c.data.dist == DataDist::kSink) sink_places.insert(c.data.sink_at);
@@ -262,12 +270,14 @@ TEST_CASE("correctness.yaml runs every data distribution on every plan form", "[
   }
   CHECK(sink_places.size() == 5);
   CHECK(slow_rise);
-  // NaN and inf in q here; in K in known-defects.yaml, which the kernels fail today.
-  CHECK(poisons.size() == 2);
-  for (const CaseSpec& c : load("known-defects.yaml").cases) {
-    if (c.data.poison != PoisonValue::kNone) poisons.insert({c.data.poison, c.data.poison_in});
-  }
+  // NaN and inf, each in q and in a visible K row; in K on every plan form of both paths
+  // (the final LSE is written by the main kernel, the combine, or a block holding a request whole).
   CHECK(poisons.size() == 4);
+  for (const PoisonValue v : {PoisonValue::kNaN, PoisonValue::kInf}) {
+    for (const auto path : {vb::FlashVerifyPath::kMmaSync, vb::FlashVerifyPath::kWgmma}) {
+      for (const int form : {kSingle, kSplit, kBalanced}) CHECK(kv_poison_forms.count({v, path, form}));
+    }
+  }
 }
 
 // A kernel whose running max stops after a split's first tile overflows exp2 once the
