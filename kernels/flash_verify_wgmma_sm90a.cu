@@ -97,37 +97,6 @@ constexpr int kPvSteps = kTokensPerTile / 16;  // 4 k16 steps of PV
 constexpr float kLazyRescale = 8.0f;
 static_assert(kLazyRescale >= 0.f && kLazyRescale <= 16.f, "P <= 2^k must stay well inside bf16 and fp32 sums");
 
-// A/B switches of the softmax warpgroup (fixed-split and even plans; the tile-balanced instance
-// keeps the plain code):
-// VB_WGMMA_Q_ROPE_REGS=n (0-4): the first n k16 steps of Q's rope block (dims 512-575, S's last 4
-//   k steps) are held as wgmma A fragments in 4n registers, loaded once after Q lands, and those
-//   k steps run with A from registers: S reads 2n KB less shared memory per tile.
-// VB_WGMMA_POLY_EXP_CHUNKS=n: the exponentials of the last n of the 8 n8 chunks of S (4 scores
-//   each per thread) are computed on the FMA pipe (a degree-3 polynomial of 2^f, |rel. err.|
-//   <= 1e-4, scaled by 2^j through the exponent bits) instead of MUFU ex2.
-#ifndef VB_WGMMA_Q_ROPE_REGS
-#define VB_WGMMA_Q_ROPE_REGS 0
-#endif
-#ifndef VB_WGMMA_POLY_EXP_CHUNKS
-#define VB_WGMMA_POLY_EXP_CHUNKS 0
-#endif
-static_assert(VB_WGMMA_Q_ROPE_REGS >= 0 && VB_WGMMA_Q_ROPE_REGS <= 4, "k16 steps of the rope block");
-static_assert(VB_WGMMA_POLY_EXP_CHUNKS >= 0 && VB_WGMMA_POLY_EXP_CHUNKS <= 8, "n8 chunks of S");
-
-// 2^x on the FMA pipe, x <= 16 (the lazy rescale keeps shifted scores <= 8): x = j + f with j
-// = round(x) (the 1.5 * 2^23 trick), 2^f by a degree-3 polynomial on [-0.5, 0.5] (Chebyshev
-// nodes), 2^j as a float built from its exponent bits. x = -inf (masked) clamps to -127, whose
-// 2^j is +0: exactly 0, as ex2.approx gives; NaN stays NaN.
-__device__ __forceinline__ float poly_exp2(float x) {
-  x = x < -127.f ? -127.f : x;  // a NaN stays NaN (fmaxf would make it -127: P = 0)
-  const float t = x + 12582912.f;  // round-to-nearest integer j in the low mantissa bits
-  const float f = x - (t - 12582912.f);
-  const float p = fmaf(fmaf(fmaf(0.05583828315138817f, f, 0.2426394820213318f), f, 0.6931367516517639f), f,
-                       0.9999245405197144f);
-  // bits(t) = 0x4B400000 + j, so bits(t) << 23 = j << 23 (mod 2^32); + 127 << 23: the float 2^j.
-  return p * __int_as_float(static_cast<int>((static_cast<unsigned>(__float_as_int(t)) << 23) + 0x3F800000u));
-}
-
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define VB_WGMMA_DEVICE_CODE 1
 #endif
@@ -619,10 +588,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int i = 0; i < kSRegs; ++i) s_acc[i] = 0.f;  // overwritten by the first k step (scale-d 0)
     const bool timeline_thread = VB_DEBUG_TIMELINE && wg_tid == 0;
-    constexpr int kQRopeSteps = kBalanced ? 0 : VB_WGMMA_Q_ROPE_REGS;
-    constexpr bool kQRopeRegs = kQRopeSteps > 0;
-    constexpr int kPolyChunks = kBalanced ? 0 : VB_WGMMA_POLY_EXP_CHUNKS;
-    std::uint32_t q_rope[kQRopeSteps > 0 ? kQRopeSteps : 1][4];  // kQRopeRegs only
 
     int iter0 = 0;  // tiles of earlier segments (tile-balanced)
     for (int segment = 0;; ++segment) {
@@ -636,18 +601,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         enter_segment(seg);
       }
       if (timeline_thread && segment == 0) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineQReady);
-      if constexpr (kQRopeRegs) {  // A fragments of Q's rope block, as P's (k16 step t: dims 512 + 16t ..)
-#pragma unroll
-        for (int t = 0; t < kQRopeSteps; ++t) {
-#pragma unroll
-          for (int f = 0; f < 4; ++f) {
-            const int r = (f & 1) ? row_hi : row_lo;
-            const int chunk = (kDimBlocks - 1) * 8 + 2 * t + (f >> 1);
-            q_rope[t][f] = *reinterpret_cast<const std::uint32_t*>(smem + kOffQ + swizzled_offset(r, chunk, kRowsPerTile * 128) +
-                                                                    4 * quad_col);
-          }
-        }
-      }
       // Padding rows (zero Q) see everything: finite, never stored.
       const std::uint64_t* mask_lo = p.node_mask(b, valid_lo ? (row0 + row_lo) / p.num_heads : 0);
       const std::uint64_t* mask_hi = p.node_mask(b, valid_hi ? (row0 + row_hi) / p.num_heads : 0);
@@ -670,12 +623,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           for (int ks = part * kStepsPerPart; ks < (part + 1) * kStepsPerPart; ++ks) {
             const std::uint32_t step = ((ks / 4) * kRowsPerTile * 128 + (ks % 4) * 32) >> 4;
             const std::uint32_t kstep = ((ks / 4) * kBlockBytes + (ks % 4) * 32) >> 4;
-            if (kQRopeRegs && ks >= kKSteps - 4 && ks < kKSteps - 4 + kQRopeSteps) {
-              wg::wgmma_m64n64k16_rs_acc(s_acc, q_rope[(ks - (kKSteps - 4)) % (kQRopeSteps > 0 ? kQRopeSteps : 1)],
-                                         k_desc + kstep);
-            } else {
-              wg::wgmma_m64n64k16_ss(s_acc, q_desc + step, k_desc + kstep, ks > 0 ? 1 : 0);
-            }
+            wg::wgmma_m64n64k16_ss(s_acc, q_desc + step, k_desc + kstep, ks > 0 ? 1 : 0);
           }
         }
         wg::commit_group();
@@ -753,17 +701,13 @@ __global__ void __launch_bounds__(kThreads, 1)
         row_sum_lo *= a_lo;
         row_sum_hi *= a_hi;
         // One FFMA per score: the scale and the shift together.
-        auto shifted_exp = [&](float score, float base, bool poly) {
-          const float x = fmaf(score, scale_log2, -base);
-          return poly ? poly_exp2(x) : warp::fast_exp2(x);
-        };
+        auto shifted_exp = [&](float score, float base) { return warp::fast_exp2(fmaf(score, scale_log2, -base)); };
 #pragma unroll
         for (int j = 0; j < kSTiles; ++j) {
-          const bool poly = j >= kSTiles - kPolyChunks;
-          s_acc[4 * j] = shifted_exp(s_acc[4 * j], base_lo, poly);
-          s_acc[4 * j + 1] = shifted_exp(s_acc[4 * j + 1], base_lo, poly);
-          s_acc[4 * j + 2] = shifted_exp(s_acc[4 * j + 2], base_hi, poly);
-          s_acc[4 * j + 3] = shifted_exp(s_acc[4 * j + 3], base_hi, poly);
+          s_acc[4 * j] = shifted_exp(s_acc[4 * j], base_lo);
+          s_acc[4 * j + 1] = shifted_exp(s_acc[4 * j + 1], base_lo);
+          s_acc[4 * j + 2] = shifted_exp(s_acc[4 * j + 2], base_hi);
+          s_acc[4 * j + 3] = shifted_exp(s_acc[4 * j + 3], base_hi);
           row_sum_lo += s_acc[4 * j] + s_acc[4 * j + 1];
           row_sum_hi += s_acc[4 * j + 2] + s_acc[4 * j + 3];
         }

@@ -103,17 +103,6 @@ __device__ __forceinline__ void wgmma_m64n64k16_ss(float (&d)[32], std::uint64_t
       : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
 
-// D(64x64, fp32) = A(64x16, bf16 registers) * B(64x16, smem desc, K-major) + D (always accumulating).
-__device__ __forceinline__ void wgmma_m64n64k16_rs_acc(float (&d)[32], const std::uint32_t (&a)[4], std::uint64_t desc_b) {
-  asm volatile(
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
-      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-      "}, {%32, %33, %34, %35}, %36, 1, 1, 1, 0;\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
-}
-
 // D(64x256, fp32) = A(64x16, bf16 registers) * B(16x256, smem desc, MN-major: trans-b) + (scale_d ? D : 0).
 __device__ __forceinline__ void wgmma_m64n256k16_rs(float (&d)[128], const std::uint32_t (&a)[4], std::uint64_t desc_b, int scale_d) {
   asm volatile(
