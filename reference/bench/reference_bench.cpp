@@ -15,7 +15,7 @@
 #include <string>
 #include <thread>
 
-#include "harness/problem.h"
+#include "harness/problem/problem.h"
 #include "verifybench/reference.h"
 
 namespace {
