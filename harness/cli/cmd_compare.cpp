@@ -1,8 +1,7 @@
 // `verifybench compare BASELINE.json CURRENT.json`: loads both result files (plus pooled
 // re-measurements), compares them (harness/compare/compare.h), prints the table and writes the
-// Markdown / JSON reports and the list of slower cases.
-#include "harness/cli/compare_cli.h"
-
+// Markdown / JSON reports and the list of slower cases. This file only wires options, files
+// and exit codes.
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -12,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/cli/commands.h"
 #include "harness/compare/compare.h"
 #include "harness/report/report_json.h"
 
@@ -50,11 +50,6 @@ struct CompareArgs {
   int resamples = 2000;
   std::string markdown_path, json_path, slower_list_path;
 };
-
-int fail(int code, const std::string& message) {
-  std::fprintf(stderr, "verifybench: error: %s\n", message.c_str());
-  return code;
-}
 
 void write_report(const std::string& path, const std::string& content) {
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
