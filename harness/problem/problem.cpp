@@ -184,28 +184,41 @@ Problem materialize(const CaseSpec& spec) {
   return pr;
 }
 
-VerifyParams host_params(const Problem& problem, PageTableKind kind, bf16_bits* o, float* lse) {
+VerifyParams verify_params(const Problem& problem, PageTableKind kind, const ProblemBuffers& buffers) {
   VerifyParams p;
   p.batch = problem.batch;
   p.tree_size = problem.tree_size;
   p.num_heads = problem.num_heads;
   p.sm_scale = problem.sm_scale;
-  p.q = problem.q.data();
-  p.kv_pool = problem.kv_pool.data();
+  p.q = buffers.q;
+  p.kv_pool = buffers.kv_pool;
   p.pool_rows = problem.pages.pool_rows();
-  p.prefix_len = problem.prefix_len.data();
+  p.prefix_len = buffers.prefix_len;
   p.tree_kv = nullptr;
   p.page_kind = kind;
-  p.kv_indptr = problem.pages.kv_indptr.data();
-  p.kv_indices = problem.pages.kv_indices.data();
-  p.block_table = problem.pages.block_table.data();
+  p.kv_indptr = buffers.kv_indptr;
+  p.kv_indices = buffers.kv_indices;
+  p.block_table = buffers.block_table;
   p.page_size = problem.pages.page_size;
   p.max_pages = problem.pages.max_pages;
-  p.tree_mask = problem.tree_mask.data();
+  p.tree_mask = buffers.tree_mask;
   p.mask_words = problem.mask_words;
-  p.o = o;
-  p.lse = lse;
+  p.o = buffers.o;
+  p.lse = buffers.lse;
   return p;
+}
+
+VerifyParams host_params(const Problem& problem, PageTableKind kind, bf16_bits* o, float* lse) {
+  return verify_params(problem, kind,
+                       ProblemBuffers{.q = problem.q.data(),
+                                      .kv_pool = problem.kv_pool.data(),
+                                      .prefix_len = problem.prefix_len.data(),
+                                      .kv_indptr = problem.pages.kv_indptr.data(),
+                                      .kv_indices = problem.pages.kv_indices.data(),
+                                      .block_table = problem.pages.block_table.data(),
+                                      .tree_mask = problem.tree_mask.data(),
+                                      .o = o,
+                                      .lse = lse});
 }
 
 }  // namespace vb

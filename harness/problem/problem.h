@@ -87,8 +87,23 @@ Problem materialize(const CaseSpec& spec);
 // The prefix lengths materialize() draws for a case (same seeds), without building anything.
 std::vector<std::int32_t> case_prefix_lengths(const CaseSpec& spec);
 
-// Params over the problem's host buffers (for the CPU reference); outputs are the
-// caller's [B*T, H, 512] and [B*T, H] host arrays.
+// Where one copy of a problem's buffers lives: the problem's own host vectors or their
+// device copies. The outputs, [B*T, H, 512] and [B*T, H], are the caller's.
+struct ProblemBuffers {
+  const bf16_bits* q = nullptr;
+  const bf16_bits* kv_pool = nullptr;
+  const std::int32_t* prefix_len = nullptr;
+  const std::int32_t* kv_indptr = nullptr;
+  const std::int64_t* kv_indices = nullptr;
+  const std::int32_t* block_table = nullptr;
+  const std::uint64_t* tree_mask = nullptr;
+  bf16_bits* o = nullptr;
+  float* lse = nullptr;
+};
+// The one VerifyParams filler, for the CPU reference and the GPU executors alike: the
+// problem's shapes and page-table form `kind` over `buffers`.
+VerifyParams verify_params(const Problem& problem, PageTableKind kind, const ProblemBuffers& buffers);
+// verify_params over the problem's host buffers (for the CPU reference).
 VerifyParams host_params(const Problem& problem, PageTableKind kind, bf16_bits* o, float* lse);
 
 // Builds SGLang's flat custom mask for the trees: request b starts at

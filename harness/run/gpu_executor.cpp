@@ -137,26 +137,16 @@ struct DeviceProblem::Impl {
   }
 
   VerifyParams params(PageTableKind kind) const {
-    VerifyParams p;
-    p.batch = problem->batch;
-    p.tree_size = problem->tree_size;
-    p.num_heads = problem->num_heads;
-    p.sm_scale = problem->sm_scale;
-    p.q = q.as<bf16_bits>();
-    p.kv_pool = kv_pool.as<bf16_bits>();
-    p.pool_rows = problem->pages.pool_rows();
-    p.prefix_len = prefix_len.as<std::int32_t>();
-    p.page_kind = kind;
-    p.kv_indptr = kv_indptr.as<std::int32_t>();
-    p.kv_indices = kv_indices.as<std::int64_t>();
-    p.block_table = block_table.as<std::int32_t>();
-    p.page_size = problem->pages.page_size;
-    p.max_pages = problem->pages.max_pages;
-    p.tree_mask = tree_mask.as<std::uint64_t>();
-    p.mask_words = problem->mask_words;
-    p.o = o.as<bf16_bits>();
-    p.lse = lse.as<float>();
-    return p;
+    return verify_params(*problem, kind,
+                         ProblemBuffers{.q = q.as<bf16_bits>(),
+                                        .kv_pool = kv_pool.as<bf16_bits>(),
+                                        .prefix_len = prefix_len.as<std::int32_t>(),
+                                        .kv_indptr = kv_indptr.as<std::int32_t>(),
+                                        .kv_indices = kv_indices.as<std::int64_t>(),
+                                        .block_table = block_table.as<std::int32_t>(),
+                                        .tree_mask = tree_mask.as<std::uint64_t>(),
+                                        .o = o.as<bf16_bits>(),
+                                        .lse = lse.as<float>()});
   }
 
   SglangVerifyInputs sglang_inputs() const {
