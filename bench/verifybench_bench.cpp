@@ -18,6 +18,7 @@
 
 #include "harness/run/gpu_executor.h"
 #include "harness/problem/problem.h"
+#include "harness/run/case_session.h"
 #include "harness/run/runner.h"
 #include "harness/scenario/scenario.h"
 #include "harness/measure/timing.h"
@@ -32,12 +33,12 @@ struct Shared {
   bool flush = true;
 };
 
-// Problems are materialized and uploaded lazily, one case at a time (the previous one is
-// freed), so a long scenario file does not hold every KV pool at once.
+// Cases are materialized and uploaded lazily, one at a time (the previous one is freed), so
+// a long scenario file does not hold every KV pool at once.
 struct CaseState {
   vb::CaseSpec spec;
-  std::unique_ptr<vb::Problem> problem;
-  std::unique_ptr<vb::DeviceProblem> device;
+  std::unique_ptr<vb::CaseSession> session;
+  vb::DeviceProblem* device = nullptr;
   vb::TrafficModel traffic;
   std::string error;
 };
@@ -47,19 +48,19 @@ CaseState* g_current = nullptr;
 bool prepare(CaseState& c, Shared& shared) {
   if (g_current == &c) return c.error.empty();
   if (g_current != nullptr) {
-    g_current->device.reset();
-    g_current->problem.reset();
+    g_current->device = nullptr;
+    g_current->session.reset();
   }
   g_current = &c;
   c.error.clear();
   try {
-    c.problem = std::make_unique<vb::Problem>(vb::materialize(c.spec));
+    c.session = std::make_unique<vb::CaseSession>(c.spec);
   } catch (const std::exception& e) {
     c.error = std::string("materialize failed: ") + e.what();
     return false;
   }
-  c.traffic = vb::traffic_model(vb::traffic_input(*c.problem));
-  c.device = vb::DeviceProblem::upload(*c.problem, shared.gpu, &c.error);
+  c.traffic = vb::traffic_model(vb::traffic_input(c.session->problem()));
+  c.device = c.session->device(shared.gpu, &c.error);
   if (!c.device) c.error = "upload failed: " + c.error;
   return c.error.empty();
 }
@@ -77,7 +78,7 @@ void run_benchmark(benchmark::State& state, Shared* shared, CaseState* c, vb::Gp
     state.SkipWithError(c->error.c_str());
     return;
   }
-  vb::DeviceProblem* dp = c->device.get();
+  vb::DeviceProblem* dp = c->device;
   if (std::string why_not; !dp->executor_applies(run.kind, &why_not)) {
     state.SkipWithError(why_not.c_str());
     return;
@@ -102,8 +103,9 @@ void run_benchmark(benchmark::State& state, Shared* shared, CaseState* c, vb::Gp
   state.counters["bytes_per_second"] = benchmark::Counter(
       static_cast<double>(c->traffic.algorithmic_bytes), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["FLOPs"] = benchmark::Counter(c->traffic.flops, benchmark::Counter::kIsIterationInvariantRate);
-  state.SetLabel(fmt::format("B={} T={} H={} page={} {}", c->problem->batch, c->problem->tree_size,
-                             c->problem->num_heads, c->problem->pages.page_size,
+  const vb::Problem& problem = c->session->problem();
+  state.SetLabel(fmt::format("B={} T={} H={} page={} {}", problem.batch, problem.tree_size,
+                             problem.num_heads, problem.pages.page_size,
                              shared->flush ? "cold-l2" : "hot-l2"));
 }
 

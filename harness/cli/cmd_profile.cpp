@@ -16,8 +16,8 @@
 #include "harness/measure/nvtx.h"
 #include "harness/measure/timeline_summary.h"
 #include "harness/measure/timing.h"
-#include "harness/problem/problem.h"
 #include "harness/report/report_json.h"
+#include "harness/run/case_session.h"
 #include "harness/run/gpu_executor.h"
 #include "harness/run/result.h"
 #include "harness/run/runner.h"
@@ -128,12 +128,9 @@ int profile_case(const ProfileArgs& args, const std::string& program) {
   std::fflush(stdout);
   const GpuInfo gpu = query_gpu();
   if (!gpu.available) return fail(kExitRuntimeFailure, "profile needs a GPU: " + gpu.reason);
-  const Problem problem = [&] {
-    NvtxRange r("materialize");
-    return materialize(spec);
-  }();
+  CaseSession session(spec);
   std::string error;
-  const auto device = DeviceProblem::upload(problem, gpu, &error);
+  DeviceProblem* const device = session.device(gpu, &error);
   if (!device) return fail(kExitRuntimeFailure, "upload failed: " + error);
   cudaStream_t stream = nullptr;
   if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/run/case_session.h"
 #include "harness/run/runner.h"
 
 namespace vb {
@@ -567,8 +568,8 @@ ExportResult export_case_from_spec(const CaseSpec& spec, const GpuInfo& gpu, con
     if (is_warning) warnings.push_back(std::move(text));
   };
 
-  const Problem problem = materialize(spec);
-  const VerifyParams host = host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr);
+  CaseSession session(spec);
+  const Problem& problem = session.problem();
   if (spec.check.mode == CheckMode::kSampled) {
     // Upper bound of the reference's multiply-adds: every head of every node against every
     // prefix-and-tree row (the masked tree part is skipped, the prefix dominates).
@@ -585,12 +586,12 @@ ExportResult export_case_from_spec(const CaseSpec& spec, const GpuInfo& gpu, con
   }
   ReferenceOptions ref_options;
   ref_options.threads = options.reference_threads;
-  const ReferenceOutput reference = reference_verify(host, ref_options);
+  const ReferenceOutput& reference = session.reference(ReferenceRows::kAll, ref_options);
 
   std::vector<std::pair<std::string, GpuRunOutput>> gpu_outputs;
   if (gpu.available) {
     std::string upload_error;
-    const std::unique_ptr<DeviceProblem> device = DeviceProblem::upload(problem, gpu, &upload_error);
+    DeviceProblem* const device = session.device(gpu, &upload_error);
     if (device == nullptr) {
       note("GPU outputs omitted: upload failed: " + upload_error, true);
     } else {

@@ -13,6 +13,7 @@
 
 #include "harness/measure/nvtx.h"
 #include "harness/problem/problem.h"
+#include "harness/run/case_session.h"
 #include "harness/measure/traffic_model.h"
 #include "verifybench/reference.h"
 
@@ -100,10 +101,8 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
   result.gate_tolerance = spec.gate.tolerance;
 
   // ---- set-up
-  const Problem problem = [&] {
-    NvtxRange range("materialize");
-    return materialize(spec);
-  }();
+  CaseSession session(spec);
+  const Problem& problem = session.problem();
   result.traffic = traffic_model(traffic_input(problem));
   result.batch = problem.batch;
   result.tree_size = problem.tree_size;
@@ -115,17 +114,11 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
   const std::int64_t all_rows = problem.query_rows();
 
   // ---- CPU reference (the oracle every executor is checked against)
-  const VerifyParams host = host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr);
   ReferenceOptions ref_options;
   ref_options.threads = reference_threads(options.threads, problem);
   const auto ref_start = std::chrono::steady_clock::now();
   std::optional<NvtxRange> ref_range(std::in_place, "reference");
-  const ReferenceOutput ref =
-      spec.check.mode == CheckMode::kFull
-          ? reference_verify(host, ref_options)
-          : reference_verify_rows(
-                host, sample_query_rows(host, spec.check.sampled_rows, spec.check.seed),
-                ref_options);
+  const ReferenceOutput& ref = session.reference(ReferenceRows::kAsChecked, ref_options);
   ref_range.reset();
   const double ref_ms = ms_since(ref_start);
   const std::int64_t ref_rows = static_cast<std::int64_t>(ref.rows.size());
@@ -155,7 +148,7 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
     return result;
   }
   std::string upload_error;
-  const std::unique_ptr<DeviceProblem> device = DeviceProblem::upload(problem, gpu, &upload_error);
+  DeviceProblem* const device = session.device(gpu, &upload_error);
   if (device == nullptr) {
     for (const GpuExecutorRun& run : runs) {
       result.executors.push_back(
@@ -232,7 +225,7 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
               record->outcome == Outcome::kNotRun || record->outcome == Outcome::kNotSupported) {
             continue;
           }
-          DeviceProblem* dp = device.get();
+          DeviceProblem* dp = device;
           const LaunchFn launch = [dp, run](cudaStream_t stream, bool overlap_previous) {
             return dp->launch(run.kind, run.page_kind, stream, overlap_previous);
           };
