@@ -13,7 +13,7 @@ out="${2:-build-fuzz}"
 CXX="${FUZZ_CXX:-clang++}"
 command -v "$CXX" >/dev/null || { echo "fuzz: $CXX not found (scripts/setup.sh installs clang)" >&2; exit 1; }
 mkdir -p "$out/generated"
-# report_json.cpp records build provenance from this generated header.
+# provenance.cpp records build provenance from this generated header.
 cat > "$out/generated/vb_build_info.h" <<'H'
 #pragma once
 #define VB_BUILD_TYPE "fuzz"
@@ -26,9 +26,9 @@ flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undef
        -I. -Ikernels/include -Ireference/include -I/usr/include/eigen3 -I/usr/local/cuda/include -I"$out/generated"
        -DVB_SOURCE_DIR="\"$PWD\"")
 declare -A sources=(
-  [scenario_loader]="harness/scenario_yaml.cpp harness/problem_data.cpp harness/tree.cpp kernels/planner.cpp tests/fuzz/link_stubs.cpp"
-  [result_json]="harness/report_json.cpp harness/timing_json.cpp harness/result.cpp harness/device_models.cpp harness/traffic_model.cpp harness/problem.cpp harness/page_layout.cpp harness/problem_sglang.cpp harness/scenario_yaml.cpp harness/problem_data.cpp harness/tree.cpp kernels/planner.cpp tests/fuzz/link_stubs.cpp"
-  [safetensors_roundtrip]="harness/export_safetensors.cpp harness/scenario_yaml.cpp harness/problem_data.cpp harness/tree.cpp kernels/planner.cpp tests/fuzz/link_stubs.cpp harness/problem.cpp harness/page_layout.cpp harness/problem_sglang.cpp reference/reference.cpp"
+  [scenario_loader]="harness/scenario/scenario_yaml.cpp harness/problem/problem_data.cpp harness/problem/tree.cpp kernels/planner.cpp tests/fuzz/link_stubs.cpp"
+  [result_json]="harness/report/report_json.cpp harness/report/provenance.cpp harness/measure/timing_json.cpp harness/run/result.cpp harness/plan/device_models.cpp harness/measure/traffic_model.cpp harness/problem/problem.cpp harness/problem/page_layout.cpp harness/problem/problem_sglang.cpp harness/scenario/scenario_yaml.cpp harness/problem/problem_data.cpp harness/problem/tree.cpp kernels/planner.cpp tests/fuzz/link_stubs.cpp"
+  [safetensors_roundtrip]="harness/export/export_safetensors.cpp harness/run/case_session.cpp harness/measure/nvtx.cpp harness/scenario/scenario_yaml.cpp harness/problem/problem_data.cpp harness/problem/tree.cpp kernels/planner.cpp tests/fuzz/link_stubs.cpp harness/problem/problem.cpp harness/problem/page_layout.cpp harness/problem/problem_sglang.cpp reference/reference.cpp"
 )
 # cudart: kernels/planner.cpp's device queries (never called by the targets).
 cuda_libs="-L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lpthread"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Profiles exactly one launch of one GPU executor (default: production) on one case with Nsight Compute, selected by its
-# NVTX range in the "verifybench" domain (harness/nvtx.h):
+# NVTX range in the "verifybench" domain (harness/measure/nvtx.h):
 #   scripts/profile.sh SCENARIO_FILE CASE_NAME [extra ncu args...]
 #   VB_PROFILE_EXECUTOR=production/block-table scripts/profile.sh ...   (default: production)
 # Writes reports/local/ncu-<file stem>-<case>.ncu-rep and prints the summary.
@@ -30,7 +30,7 @@ ncu=${NCU:-$(command -v ncu || true)}
 stem=$(basename "${file%.*}")
 # Range name "<file stem>/<case>", pushed as nested push/pop ranges; ncu's push/pop filter
 # uses '/' as the nesting delimiter and a trailing '/' for push/pop ranges.
-# The same name as nvtx_case_range_name (harness/nvtx.cpp): characters other than letters,
+# The same name as nvtx_case_range_name (harness/measure/nvtx.cpp): characters other than letters,
 # digits and "_.,=-/" become '_' (ncu matched no range for a case name with '[').
 range_case=$(printf '%s' "$case_name" | tr -c 'A-Za-z0-9_.,=/-' '_')
 filter="verifybench@${stem}/${range_case}/"

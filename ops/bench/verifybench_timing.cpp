@@ -1,4 +1,4 @@
-// libverifybench_timing.so: vb::GpuTimer (harness/timing.cpp, compiled into this library
+// libverifybench_timing.so: vb::GpuTimer (harness/measure/timing.cpp, compiled into this library
 // as it is into the harness) for callers that launch through a C callback.
 #include "verifybench_timing.h"
 
@@ -13,8 +13,8 @@
 #include <cuda_runtime_api.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/timing.h"
-#include "harness/timing_json.h"
+#include "harness/measure/timing.h"
+#include "harness/measure/timing_json.h"
 
 namespace {
 

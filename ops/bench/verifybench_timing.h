@@ -1,4 +1,4 @@
-/* verifybench_timing.h: the harness's GPU timer (harness/timing.h) behind a C ABI, so that
+/* verifybench_timing.h: the harness's GPU timer (harness/measure/timing.h) behind a C ABI, so that
  * kernels launched from another language (the peers runner, python -m verifybench.peers)
  * are timed exactly as `verifybench run --time` times the production kernel: the same
  * dedicated stream, cold-L2 read flush, hold kernel in front of unflushed samples, warm-up,

@@ -1,4 +1,4 @@
-"""Cases written by `verifybench export` (harness/export_safetensors.h): case.json plus
+"""Cases written by `verifybench export` (harness/export/export_safetensors.h): case.json plus
 inputs.safetensors and outputs.safetensors, read into NumPy arrays (bf16 as float32)."""
 import json
 import os

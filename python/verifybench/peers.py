@@ -249,7 +249,7 @@ def availability(peer):
 
 # ---------------------------------------------------------------- checking
 def error_stats(expected, got, atol, rtol, heads, tree_size, channels):
-    """result.json's error statistics of `got` against `expected` (harness/result.cpp):
+    """result.json's error statistics of `got` against `expected` (harness/run/result.cpp):
     NaN/Inf positions first, then |got - expected| <= atol + rtol * |expected|."""
     expected = np.asarray(expected, dtype=np.float64).ravel()
     got = np.asarray(got, dtype=np.float64).ravel()

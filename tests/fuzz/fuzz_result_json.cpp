@@ -1,5 +1,5 @@
 // libFuzzer target: the result-JSON reader behind `verifybench compare`
-// (harness/report_json.cpp, result_document_from_json) on arbitrary bytes. Bad input must
+// (harness/report/report_json.cpp, result_document_from_json) on arbitrary bytes. Bad input must
 // end in a ReportError (or nlohmann's parse error for text that is not JSON); a document
 // it accepts must survive being written and read again.
 #include <nlohmann/json.hpp>
@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "harness/report_json.h"
+#include "harness/report/report_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   nlohmann::ordered_json j;

@@ -1,4 +1,4 @@
-// libFuzzer target: SafetensorsWriter (harness/export_safetensors.cpp) round trip. The
+// libFuzzer target: SafetensorsWriter (harness/export/export_safetensors.cpp) round trip. The
 // input is decoded into a set of tensors (names, dtypes, shapes, bytes); the writer either
 // refuses them with an ExportError (at add(), or at header() for names that are not UTF-8)
 // or produces a header that a strict reader written here
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/export_safetensors.h"
+#include "harness/export/export_safetensors.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// libFuzzer target: the scenario loader (harness/scenario_yaml.cpp) on arbitrary bytes.
+// libFuzzer target: the scenario loader (harness/scenario/scenario_yaml.cpp) on arbitrary bytes.
 // Any input must end in a parsed file or one ScenarioError; nothing else may escape, and
 // the error must be one line. Expanded cases must respect the limits the loader enforces.
 #include <cstddef>
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "harness/scenario.h"
+#include "harness/scenario/scenario.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/gpu_executor.h"
-#include "harness/runner.h"
+#include "harness/run/gpu_executor.h"
+#include "harness/run/runner.h"
 #include "verifybench/kernels.h"
 
 namespace vb {

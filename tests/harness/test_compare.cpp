@@ -1,4 +1,4 @@
-// `verifybench compare` (harness/compare.h, harness/compare_cli.h) on synthetic result files:
+// `verifybench compare` (harness/compare/compare.h, harness/cli/cmd_compare.cpp) on synthetic result files:
 // the verdict rule, missing cases, cross-device refusal, correctness failures, ceilings
 // normalization, per-case gate tolerances, the writers and the CLI's exit codes.
 #include <catch2/catch.hpp>
@@ -15,8 +15,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "harness/compare.h"
-#include "harness/compare_cli.h"
+#include "harness/compare/compare.h"
+#include "harness/cli/commands.h"
 
 namespace fs = std::filesystem;
 

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <string>
 
-#include "harness/problem.h"
-#include "harness/scenario.h"
+#include "harness/problem/problem.h"
+#include "harness/scenario/scenario.h"
 
 namespace vb {
 namespace {

@@ -1,4 +1,4 @@
-// The export backend (harness/export_safetensors.cpp): files read back with an independent
+// The export backend (harness/export/export_safetensors.cpp): files read back with an independent
 // safetensors reader written here, tensor names / dtypes / shapes / bytes checked against
 // the Problem, atomicity on failure.
 #include <catch2/catch.hpp>
@@ -17,8 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/export_safetensors.h"
-#include "harness/problem.h"
+#include "harness/export/export_safetensors.h"
+#include "harness/problem/problem.h"
 #include "verifybench/reference.h"
 
 namespace fs = std::filesystem;

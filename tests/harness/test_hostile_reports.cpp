@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/compare.h"
-#include "harness/report_json.h"
+#include "harness/compare/compare.h"
+#include "harness/report/report_json.h"
 
 namespace vb {
 namespace {

@@ -1,8 +1,8 @@
-// NVTX range names of the one profiled launch per case (harness/nvtx.cpp): the name
+// NVTX range names of the one profiled launch per case (harness/measure/nvtx.cpp): the name
 // scripts/profile.sh filters on must be the name the runner pushes.
 #include <catch2/catch.hpp>
 
-#include "harness/nvtx.h"
+#include "harness/measure/nvtx.h"
 
 TEST_CASE("a case's NVTX range is '<scenario stem>/<case>' with ncu-safe characters only", "[nvtx]") {
   CHECK(vb::nvtx_case_range_name("scenarios/perf.yaml", "kimi_k2_tp8_mtp/tree.nodes=4,batch.size=64") ==

@@ -1,4 +1,4 @@
-// Page layouts (harness/page_layout.cpp): for every placement and page size, every logical
+// Page layouts (harness/problem/page_layout.cpp): for every placement and page size, every logical
 // token maps to a unique in-range pool row, except shared-prefix tokens, which share rows
 // within their group and only there; block-table and token forms agree token by token.
 #include <catch2/catch.hpp>
@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/problem.h"
+#include "harness/problem/problem.h"
 
 namespace {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/device_models.h"
-#include "harness/scenario.h"
+#include "harness/plan/device_models.h"
+#include "harness/scenario/scenario.h"
 #include "verifybench/kernels.h"
 #include "verifybench/planner.h"
 

@@ -1,4 +1,4 @@
-// Problem materialization (harness/problem.cpp): prefix-length distributions, shapes,
+// Problem materialization (harness/problem/problem.cpp): prefix-length distributions, shapes,
 // NaN exactly in the pool rows nobody references, determinism, seeds, validation.
 #include <catch2/catch.hpp>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/problem.h"
+#include "harness/problem/problem.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Data distributions (harness/problem_data.cpp): each generator has the property it is
+// Data distributions (harness/problem/problem_data.cpp): each generator has the property it is
 // named for, measured on the materialized bytes with double-precision scores (the same
 // sm_scale * q.K the reference computes), not on the generator's intent.
 #include <catch2/catch.hpp>
@@ -9,8 +9,8 @@
 #include <limits>
 #include <vector>
 
-#include "harness/problem.h"
-#include "harness/seeded_hash.h"
+#include "harness/problem/problem.h"
+#include "harness/problem/seeded_hash.h"
 
 namespace vb {
 namespace {

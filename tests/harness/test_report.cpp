@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/report_json.h"
-#include "harness/report_table.h"
-#include "harness/result.h"
+#include "harness/report/report_json.h"
+#include "harness/report/report_table.h"
+#include "harness/run/result.h"
 
 namespace fs = std::filesystem;
 

@@ -10,13 +10,13 @@
 
 #include <fmt/format.h>
 
-#include "harness/report_csv.h"
-#include "harness/report_json.h"
-#include "harness/report_markdown.h"
-#include "harness/report_svg.h"
-#include "harness/report_table.h"
-#include "harness/timing.h"
-#include "harness/traffic_model.h"
+#include "harness/report/report_csv.h"
+#include "harness/report/report_json.h"
+#include "harness/report/report_markdown.h"
+#include "harness/report/report_svg.h"
+#include "harness/report/report_table.h"
+#include "harness/measure/timing.h"
+#include "harness/measure/traffic_model.h"
 
 namespace fs = std::filesystem;
 

@@ -5,8 +5,8 @@
 #include <limits>
 #include <vector>
 
-#include "harness/result.h"
-#include "harness/runner.h"
+#include "harness/run/result.h"
+#include "harness/run/runner.h"
 #include "verifybench/verify_params.h"
 
 namespace {

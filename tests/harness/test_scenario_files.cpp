@@ -13,9 +13,9 @@
 #include <tuple>
 #include <vector>
 
-#include "harness/problem.h"
-#include "harness/device_models.h"
-#include "harness/scenario.h"
+#include "harness/problem/problem.h"
+#include "harness/plan/device_models.h"
+#include "harness/scenario/scenario.h"
 #include "verifybench/kernels.h"
 
 namespace vb {

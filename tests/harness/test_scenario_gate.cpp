@@ -1,10 +1,10 @@
-// The optional `gate: {tolerance: t}` of a scenario entry (harness/scenario_yaml.cpp): parsed
+// The optional `gate: {tolerance: t}` of a scenario entry (harness/scenario/scenario_yaml.cpp): parsed
 // into CaseSpec::gate, 0 < t < 1, sweepable, and bad values fail with file:line:column.
 #include <catch2/catch.hpp>
 
 #include <string>
 
-#include "harness/scenario.h"
+#include "harness/scenario/scenario.h"
 
 namespace vb {
 namespace {

@@ -1,7 +1,7 @@
 // Hostile scenario files (issue 29): each input here was once accepted, crashed, hung or
 // cost far more than its size. Every test names the defect it keeps fixed; the contract is
 // one ScenarioError "<file>:<line>:<col>: <field>: ..." and nothing allocated or computed
-// beyond the limits (harness/scenario.h, ScenarioLimits; scenarios/README.md, "Limits").
+// beyond the limits (harness/scenario/scenario.h, ScenarioLimits; scenarios/README.md, "Limits").
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -15,7 +15,7 @@
 #include <iterator>
 #include <string>
 
-#include "harness/scenario.h"
+#include "harness/scenario/scenario.h"
 
 namespace vb {
 namespace {

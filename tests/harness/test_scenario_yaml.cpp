@@ -1,4 +1,4 @@
-// Scenario YAML -> CaseSpec (harness/scenario_yaml.cpp): every tree kind and batch form,
+// Scenario YAML -> CaseSpec (harness/scenario/scenario_yaml.cpp): every tree kind and batch form,
 // presets, sweeps, and one test per kind of bad input checking that the single
 // ScenarioError names file:line:column, the dotted field and the bad value.
 #include <catch2/catch.hpp>
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/problem.h"
-#include "harness/scenario.h"
+#include "harness/problem/problem.h"
+#include "harness/scenario/scenario.h"
 
 namespace vb {
 namespace {
@@ -163,7 +163,7 @@ TEST_CASE("every tree kind parses into its spec and node count", "[scenario]") {
     INFO(w.yaml);
     const CaseSpec c = parse_one(d);
     CHECK(c.tree.kind == w.kind);
-    // Agrees with the builder's own count (harness/tree.cpp).
+    // Agrees with the builder's own count (harness/problem/tree.cpp).
     CHECK(tree_size(c.tree) == w.nodes);
     CHECK(build_tree(c.tree, 0).size() == w.nodes);
   }

@@ -1,4 +1,4 @@
-// The phase-timeline arithmetic of `verifybench profile --timeline` (harness/timeline_summary.h)
+// The phase-timeline arithmetic of `verifybench profile --timeline` (harness/measure/timeline_summary.h)
 // on synthetic stamps whose every figure is known, and the CLI's refusal on a build without
 // the timeline.
 #include <catch2/catch.hpp>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/timeline_summary.h"
+#include "harness/measure/timeline_summary.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "harness/timing.h"
+#include "harness/measure/timing.h"
 
 TEST_CASE("summarize: order statistics with linear interpolation", "[timing]") {
   const std::vector<double> samples = {10, 1, 9, 2, 8, 3, 7, 4, 6, 5};

@@ -3,8 +3,8 @@
 
 #include <numeric>
 
-#include "harness/device_models.h"
-#include "harness/traffic_model.h"
+#include "harness/plan/device_models.h"
+#include "harness/measure/traffic_model.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Tree builders (harness/tree.cpp): node counts per kind, topological order, depths,
+// Tree builders (harness/problem/tree.cpp): node counts per kind, topological order, depths,
 // exact budgets, determinism, and the ancestor masks derived from parent arrays.
 #include <catch2/catch.hpp>
 
@@ -7,7 +7,7 @@
 #include <set>
 #include <vector>
 
-#include "harness/problem.h"
+#include "harness/problem/problem.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <set>
 #include <vector>
 
-#include "harness/problem.h"
+#include "harness/problem/problem.h"
 
 namespace {
 

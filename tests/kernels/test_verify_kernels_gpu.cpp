@@ -12,9 +12,9 @@
 #include <limits>
 #include <vector>
 
-#include "harness/gpu_executor.h"
-#include "harness/problem.h"
-#include "harness/result.h"
+#include "harness/run/gpu_executor.h"
+#include "harness/problem/problem.h"
+#include "harness/run/result.h"
 #include "verifybench/kernels.h"
 #include "verifybench/reference.h"
 #include "overlap_probe.h"

@@ -1,7 +1,7 @@
 // Hand-built host problems for the reference tests: random bf16 q / KV (never zero), the
 // logical KV rows kept apart from their paged placement so the tests' own scalar code can
 // read them without any page table. Trees come from vb::build_tree, masks from
-// vb::ancestor_masks (harness/tree.cpp); only the page placement is built here, because
+// vb::ancestor_masks (harness/problem/tree.cpp); only the page placement is built here, because
 // the tests need to control it (both table forms, the SGLang tree_kv form, and the same
 // logical mapping under different physical permutations).
 #pragma once
@@ -13,7 +13,7 @@
 #include <random>
 #include <vector>
 
-#include "harness/problem.h"
+#include "harness/problem/problem.h"
 #include "verifybench/reference.h"
 #include "verifybench/verify_params.h"
 

@@ -1,0 +1,171 @@
+// Shared parts of the verifybench commands (harness/cli/cli_common.h).
+#include "harness/cli/cli_common.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "harness/export/export_safetensors.h"
+#include "harness/report/report_json.h"
+#include "harness/run/result.h"
+#include "harness/run/runner.h"
+
+namespace vb {
+
+Invocation invocation_of(int argc, char** argv) {
+  std::string line;
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool plain = !arg.empty() && arg.find_first_not_of(
+                                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                           "0123456789_-./+=:,") == std::string::npos;
+    if (i > 0) line += ' ';
+    line += plain ? arg : shell_quote(arg);
+  }
+  return Invocation{line, argc > 0 ? argv[0] : "verifybench"};
+}
+
+int fail(int code, const std::string& message) {
+  std::fprintf(stderr, "verifybench: error: %s\n", message.c_str());
+  return code;
+}
+
+int run_command(const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const ScenarioError& e) {
+    return fail(kExitBadInput, e.what());
+  } catch (const UsageError& e) {
+    return fail(kExitBadInput, e.what());
+  } catch (const ExportError& e) {
+    return fail(kExitRuntimeFailure, e.what());
+  } catch (const ReportError& e) {
+    return fail(kExitRuntimeFailure, e.what());
+  } catch (const std::exception& e) {
+    return fail(kExitRuntimeFailure, e.what());
+  }
+}
+
+// ---------------------------------------------------------------- loading scenario files
+void add_limit_options(CLI::App* cmd, ScenarioOptions* options) {
+  ScenarioLimits& l = options->limits;
+  cmd->add_option("--max-file-bytes", l.max_file_bytes, "largest scenario file read (default 1 MiB)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-cases", l.max_cases, "most cases one file may expand to (default 10000)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-host-bytes", l.max_host_bytes, "host memory one case may take (default 16 GiB)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-reference-flop", l.max_reference_flop, "CPU reference FLOP one case may take (default 1e12)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-reference-bytes", l.max_reference_bytes,
+                  "K one request's CPU reference may gather, per thread (default 2 GiB)")
+      ->check(CLI::PositiveNumber);
+}
+
+namespace {
+
+std::string planner_help() {
+  std::string out = "production planner setting, key=value, repeatable; applied after a scenario's planner: map. Keys:";
+  for (const PlannerOptionInfo& o : planner_options()) out += "\n  " + o.key + ": " + o.meaning;
+  return out;
+}
+
+void apply_planner_settings(const std::vector<std::string>& settings, CaseSpec* spec) {
+  for (const std::string& setting : settings) {
+    const std::size_t eq = setting.find('=');
+    std::string error;
+    if (eq == std::string::npos) {
+      throw UsageError(fmt::format("--planner {}: expected key=value (keys: verifybench plan --help)", setting));
+    }
+    if (!set_planner_option(&spec->planner, setting.substr(0, eq), setting.substr(eq + 1), &error)) {
+      throw UsageError("--planner " + setting + ": " + error);
+    }
+  }
+}
+
+}  // namespace
+
+void add_planner_option(CLI::App* cmd, ScenarioOptions* options) {
+  cmd->add_option("--planner", options->planner_settings, planner_help())->expected(1)->multi_option_policy(
+      CLI::MultiOptionPolicy::TakeAll);
+}
+
+std::vector<ScenarioFile> load_all(const std::vector<std::string>& files, const ScenarioOptions& options) {
+  std::vector<ScenarioFile> loaded;
+  for (const std::string& f : files) {
+    loaded.push_back(load_scenario_file(f, options.limits));
+    for (CaseSpec& spec : loaded.back().cases) apply_planner_settings(options.planner_settings, &spec);
+  }
+  return loaded;
+}
+
+// ---------------------------------------------------------------- selecting cases
+namespace {
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string close_names(const std::string& wanted, const std::vector<std::string>& names) {
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  for (const std::string& n : names) {
+    const std::size_t d = edit_distance(wanted, n);
+    const bool contains = n.find(wanted) != std::string::npos || wanted.find(n) != std::string::npos;
+    if (contains || d <= std::max<std::size_t>(3, wanted.size() / 3)) scored.emplace_back(d, n);
+  }
+  std::sort(scored.begin(), scored.end());
+  if (scored.empty()) return "no close names (verifybench list FILE shows every case)";
+  std::string out = "close names: ";
+  constexpr std::size_t kShown = 5;
+  for (std::size_t i = 0; i < std::min(kShown, scored.size()); ++i) {
+    if (i > 0) out += ", ";
+    out += shell_quote(scored[i].second);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Selected> select_cases(const std::vector<ScenarioFile>& loaded, const std::vector<std::string>& paths,
+                                   const std::vector<std::string>& wanted) {
+  std::vector<Selected> selected;
+  std::vector<std::string> all_names;
+  std::set<std::string> found;
+  for (std::size_t i = 0; i < loaded.size(); ++i) {
+    Selected s{&loaded[i], paths[i], {}};
+    for (const CaseSpec& c : loaded[i].cases) {
+      all_names.push_back(c.name);
+      if (wanted.empty() || std::find(wanted.begin(), wanted.end(), c.name) != wanted.end()) {
+        s.cases.push_back(&c);
+        found.insert(c.name);
+      }
+    }
+    if (!s.cases.empty() || wanted.empty()) selected.push_back(std::move(s));
+  }
+  for (const std::string& w : wanted) {
+    if (found.count(w) == 0) {
+      throw UsageError(fmt::format("unknown case {}; {}", shell_quote(w), close_names(w, all_names)));
+    }
+  }
+  return selected;
+}
+
+const CaseSpec& select_one_case(const std::vector<ScenarioFile>& loaded, const std::string& file,
+                                const std::string& name) {
+  return *select_cases(loaded, {file}, {name}).front().cases.front();
+}
+
+}  // namespace vb

@@ -1,0 +1,63 @@
+// What every verifybench command shares: the invocation, the scenario-loading options
+// (--max-* limits, --planner settings), case selection by name, and the mapping of the
+// commands' exceptions onto exit codes.
+#pragma once
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "harness/scenario/scenario.h"
+
+namespace vb {
+
+inline constexpr const char* kToolVersion = "verifybench 0.1.0";
+
+// Thrown for bad input discovered after parsing (unknown case names): exit code 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// How verifybench was called: the shell-quoted command line the reports record, and the
+// program path the printed reproducers start with.
+struct Invocation {
+  std::string command_line;
+  std::string program;
+};
+Invocation invocation_of(int argc, char** argv);
+
+// Prints "verifybench: error: <message>" on stderr and returns `code`.
+int fail(int code, const std::string& message);
+
+// Runs a command's body and turns what it throws into the documented exit codes: scenario
+// and usage errors 2, export, report and every other failure 3.
+int run_command(const std::function<int()>& body);
+
+// How a command loads scenario files: the resource limits (--max-* options) and the
+// --planner settings applied to every case after its scenario's own planner: map.
+struct ScenarioOptions {
+  ScenarioLimits limits;
+  std::vector<std::string> planner_settings;
+};
+void add_limit_options(CLI::App* cmd, ScenarioOptions* options);
+void add_planner_option(CLI::App* cmd, ScenarioOptions* options);
+// Throws ScenarioError for a bad file, UsageError for a bad --planner setting.
+std::vector<ScenarioFile> load_all(const std::vector<std::string>& files, const ScenarioOptions& options);
+
+// The cases a command runs, per file, as the user named the file.
+struct Selected {
+  const ScenarioFile* file;
+  std::string path_as_given;
+  std::vector<const CaseSpec*> cases;
+};
+// Every case of every file when `wanted` is empty, else the named ones; throws UsageError for
+// a name no file has, with the close names.
+std::vector<Selected> select_cases(const std::vector<ScenarioFile>& loaded, const std::vector<std::string>& paths,
+                                   const std::vector<std::string>& wanted);
+// The one case `name` of `file` (profile, export).
+const CaseSpec& select_one_case(const std::vector<ScenarioFile>& loaded, const std::string& file,
+                                const std::string& name);
+
+}  // namespace vb

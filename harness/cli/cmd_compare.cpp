@@ -1,0 +1,170 @@
+// `verifybench compare BASELINE.json CURRENT.json`: loads both result files (plus pooled
+// re-measurements), compares them (harness/compare/compare.h), prints the table and writes the
+// Markdown / JSON reports and the list of slower cases. This file only wires options, files
+// and exit codes.
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "harness/cli/commands.h"
+#include "harness/compare/compare.h"
+#include "harness/report/report_json.h"
+
+namespace vb {
+namespace {
+
+constexpr const char* kCompareFooter = R"(Verdict per (case, executor), from the timing samples of --mode:
+  r = median(current) / median(baseline); [lo, hi] = seeded bootstrap 95% interval of r
+  (a side of more than 1000 samples is bootstrapped from 1000 evenly spaced order statistics).
+  slower: lo > 1 + tol   faster: hi < 1 - tol   same: [lo, hi] inside [1 - tol, 1 + tol]
+  ambiguous: anything else, or fewer than 3 samples on a side (noise too large; not a failure)
+  tol: the case's gate_tolerance (scenario YAML `gate: {tolerance: t}`), else --tolerance.
+  missing in current / missing in baseline; untimed: one side has no samples in --mode.
+--normalize ceilings multiplies current times by current/baseline ceiling (mma for
+compute-bound records, row-read bandwidth for memory-bound ones), cancelling machine drift;
+auto does so when both files carry ceilings.
+Exit codes:
+  0  no slower record and no correctness failure (ambiguous, missing, untimed do not fail)
+  1  regression: some record is slower
+  2  bad input: unreadable file, not a regular file, over 256 MiB, not JSON (numbers that
+     overflow a double included), schema other than verifybench.result/2, usage; the
+     message names the file
+  3  a report (--markdown, --json, --slower-list) could not be written
+  4  correctness failure in CURRENT (incorrect or launch failed), even when faster; wins over 1
+  5  refused: the files differ in device name, driver version, build type or build flags
+     (--allow-cross-device compares anyway and marks every verdict cross-device)
+Errors are one line on stderr: "verifybench: error: <message>".)";
+
+struct CompareArgs {
+  std::string baseline, current;
+  std::vector<std::string> pool_baseline, pool_current;
+  double tolerance = 0.05;
+  std::string mode = "cold-l2";
+  std::string normalize = "none";
+  bool allow_cross_device = false;
+  int resamples = 2000;
+  std::string markdown_path, json_path, slower_list_path;
+};
+
+void write_report(const std::string& path, const std::string& content) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    if (ec) throw ReportError(fmt::format("cannot create {}: {}", parent.string(), ec.message()));
+  }
+  write_file_atomic(path, content);
+  std::printf("wrote %s\n", path.c_str());
+}
+
+int run_compare(const CompareArgs& args) {
+  CompareOptions options;
+  options.mode = args.mode;
+  options.tolerance = args.tolerance;
+  options.allow_cross_device = args.allow_cross_device;
+  options.resamples = args.resamples;
+  normalize_from_string(args.normalize, &options.normalize);  // CLI11 checked the value
+
+  TimedRun baseline = load_timed_run(args.baseline);
+  TimedRun current = load_timed_run(args.current);
+  // Pooled files must come from the same device and build as the file they join.
+  std::vector<std::string> pool_mismatches;
+  for (const std::string& path : args.pool_baseline) {
+    const TimedRun extra = load_timed_run(path);
+    for (const std::string& m : device_mismatches(baseline, extra)) pool_mismatches.push_back(m);
+    pool_samples(&baseline, extra);
+  }
+  for (const std::string& path : args.pool_current) {
+    const TimedRun extra = load_timed_run(path);
+    for (const std::string& m : device_mismatches(current, extra)) pool_mismatches.push_back(m);
+    pool_samples(&current, extra);
+  }
+
+  CompareReport report = compare_runs(baseline, current, options);
+  if (!pool_mismatches.empty()) {
+    report.mismatches.insert(report.mismatches.end(), pool_mismatches.begin(),
+                             pool_mismatches.end());
+    if (!options.allow_cross_device) {
+      report.refused = true;
+      report.rows.clear();
+    } else {
+      for (CompareRow& row : report.rows) row.cross_device = true;
+    }
+  }
+
+  std::fputs(format_compare_table(report).c_str(), stdout);
+  std::fflush(stdout);
+  if (!args.markdown_path.empty()) write_report(args.markdown_path, format_compare_markdown(report));
+  if (!args.json_path.empty()) write_report(args.json_path, compare_to_json(report).dump(2) + "\n");
+  if (!args.slower_list_path.empty()) {
+    std::string names;
+    for (const std::string& name : report.slower_cases()) names += name + "\n";
+    write_report(args.slower_list_path, names);  // empty file: nothing to confirm
+  }
+  return compare_exit_code(report);
+}
+
+}  // namespace
+
+CLI::App* add_compare_command(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "Compare the timings of two result files (verifybench run --time) case by case: "
+                 "faster, same, slower or ambiguous from both runs' samples.");
+  cmd->footer(kCompareFooter);
+  cmd->add_option("BASELINE", args->baseline, "baseline result JSON")->required();
+  cmd->add_option("CURRENT", args->current, "current result JSON")->required();
+  cmd->add_option("--tolerance", args->tolerance,
+                  "relative change still called same, 0 < t < 1, for cases without a "
+                  "gate_tolerance (default 0.05)")
+      ->check([](const std::string& text) -> std::string {
+        try {
+          const double v = std::stod(text);
+          return v > 0 && v < 1 ? "" : "--tolerance must be in (0, 1), got " + text;
+        } catch (const std::exception&) {
+          return "--tolerance must be a number in (0, 1), got " + text;
+        }
+      });
+  cmd->add_option("--mode", args->mode, "timing mode to compare (default cold-l2)")
+      ->check(CLI::IsMember({"cold-l2", "hot-l2", "graph", "chain", "chain-pdl"}));
+  cmd->add_option("--normalize", args->normalize,
+                  "none (default), ceilings (scale current times by current/baseline ceiling; "
+                  "both files need ceilings) or auto (ceilings when both have them)")
+      ->check(CLI::IsMember({"none", "ceilings", "auto"}));
+  cmd->add_flag("--allow-cross-device", args->allow_cross_device,
+                "compare across device, driver or build differences; verdicts are marked "
+                "cross-device");
+  cmd->add_option("--markdown", args->markdown_path, "write the Markdown diff table here");
+  cmd->add_option("--json", args->json_path, "write the comparison JSON (verifybench.compare/1) here");
+  cmd->add_option("--slower-list", args->slower_list_path,
+                  "write the names of the slower cases here, one per line (empty when none)");
+  cmd->add_option("--pool-baseline", args->pool_baseline,
+                  "another result file whose samples join BASELINE's (re-measurements); repeatable")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--pool-current", args->pool_current,
+                  "another result file whose samples join CURRENT's; repeatable")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--resamples", args->resamples, "bootstrap resamples, 100..100000 (default 2000)")
+      ->check(CLI::Range(100, 100000));
+  cmd->callback([args, exit_code] {
+    try {
+      *exit_code = run_compare(*args);
+    } catch (const CompareInputError& e) {
+      *exit_code = fail(kCompareExitBadInput, e.what());
+    } catch (const ReportError& e) {
+      *exit_code = fail(kCompareExitIo, e.what());
+    } catch (const std::exception& e) {
+      *exit_code = fail(kCompareExitIo, e.what());
+    }
+  });
+  return cmd;
+}
+
+}  // namespace vb

@@ -1,0 +1,871 @@
+// `verifybench compare`: reading two result files, the bootstrap verdict per (case, executor)
+// and the text / Markdown / JSON writers. The rule is documented in harness/compare/compare.h.
+#include "harness/compare/compare.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "harness/report/report_table.h"
+
+namespace vb {
+namespace {
+
+using json = nlohmann::json;
+
+// ---------------------------------------------------------------- reading
+[[noreturn]] void bad(const std::string& path, const std::string& what) {
+  throw CompareInputError(fmt::format("{}: {}", path, what));
+}
+
+// Strings as written; numbers and other scalars as their JSON text ("12080"); "" for null
+// or absent. Driver versions are integers in some writers and strings in others.
+std::string scalar_text(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key)) return "";
+  const json& v = j.at(key);
+  if (v.is_null()) return "";
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+// A number, or the writer's "nan" / "inf" / "-inf" strings (JSON has no NaN).
+bool read_double(const json& j, double* out) {
+  if (j.is_number()) {
+    *out = j.get<double>();
+    return true;
+  }
+  if (j.is_string()) {
+    const std::string s = j.get<std::string>();
+    if (s == "nan") *out = std::nan("");
+    else if (s == "inf") *out = HUGE_VAL;
+    else if (s == "-inf") *out = -HUGE_VAL;
+    else return false;
+    return true;
+  }
+  return false;
+}
+
+double optional_double(const json& j, const char* key, const std::string& path,
+                       const std::string& where) {
+  if (!j.contains(key) || j.at(key).is_null()) return 0;
+  double v = 0;
+  if (!read_double(j.at(key), &v)) bad(path, fmt::format("{}.{}: not a number", where, key));
+  return std::isfinite(v) ? v : 0;
+}
+
+const json& require(const json& j, const char* key, const std::string& path,
+                    const std::string& where) {
+  if (!j.is_object() || !j.contains(key)) bad(path, fmt::format("{}: missing \"{}\"", where, key));
+  return j.at(key);
+}
+
+std::string require_string(const json& j, const char* key, const std::string& path,
+                           const std::string& where) {
+  const json& v = require(j, key, path, where);
+  if (!v.is_string()) bad(path, fmt::format("{}.{}: not a string", where, key));
+  return v.get<std::string>();
+}
+
+TimedRecord record_from_json(const json& e, const std::string& path, const std::string& where) {
+  TimedRecord r;
+  r.executor = require_string(e, "executor", path, where);
+  r.outcome = require_string(e, "outcome", path, where);
+  if (e.contains("timings") && !e.at("timings").is_null()) {
+    const json& timings = e.at("timings");
+    if (!timings.is_array()) bad(path, where + ".timings: not a list");
+    for (std::size_t i = 0; i < timings.size(); ++i) {
+      const std::string at = fmt::format("{}.timings[{}]", where, i);
+      const std::string mode = require_string(timings[i], "mode", path, at);
+      const json& samples = require(timings[i], "samples_ms", path, at);
+      if (!samples.is_array()) bad(path, at + ".samples_ms: not a list");
+      std::vector<double>& into = r.samples_ms[mode];
+      for (const json& s : samples) {
+        double v = 0;
+        if (!read_double(s, &v)) bad(path, at + ".samples_ms: not a number: " + s.dump());
+        // A non-finite or non-positive time is not a measurement; the timing engine records
+        // errors in stop_reason. Such samples are left out rather than skewing a median.
+        if (std::isfinite(v) && v > 0) into.push_back(v);
+      }
+    }
+  }
+  if (e.contains("achieved") && e.at("achieved").is_object()) {
+    r.bound = scalar_text(e.at("achieved"), "bound");
+  }
+  return r;
+}
+
+TimedCase case_from_json(const json& c, const std::string& path, const std::string& where) {
+  TimedCase out;
+  out.name = require_string(c, "case", path, where);
+  const std::string at = where + " (" + out.name + ")";
+  if (c.contains("page_size") && c.at("page_size").is_number_integer()) {
+    out.page_size = c.at("page_size").get<int>();
+  }
+  if (c.contains("tags") && c.at("tags").is_array()) {
+    for (const json& t : c.at("tags")) {
+      if (t.is_string()) out.tags.push_back(t.get<std::string>());
+    }
+  }
+  if (c.contains("gate_tolerance") && !c.at("gate_tolerance").is_null()) {
+    double t = 0;
+    if (!read_double(c.at("gate_tolerance"), &t) || !(t > 0 && t < 1)) {
+      bad(path, fmt::format("{}.gate_tolerance: got {}; allowed: a number in (0, 1)", at,
+                            c.at("gate_tolerance").dump()));
+    }
+    out.gate_tolerance = t;
+  }
+  const json& executors = require(c, "executors", path, at);
+  if (!executors.is_array()) bad(path, at + ".executors: not a list");
+  // The runner writes one record per check: an executor checked against the sampled CPU
+  // reference and again against naive on every row appears twice, with its timings on one
+  // record only. Merge them: the worse outcome wins, the samples come from the one record
+  // that has them (two timed records of one executor are refused).
+  auto severity = [](const std::string& outcome) {
+    if (outcome == "launch failed") return 3;
+    if (outcome == "incorrect") return 2;
+    if (outcome == "passed") return 0;
+    return 1;
+  };
+  for (std::size_t i = 0; i < executors.size(); ++i) {
+    TimedRecord r = record_from_json(executors[i], path, fmt::format("{}.executors[{}]", at, i));
+    auto same = std::find_if(out.executors.begin(), out.executors.end(),
+                             [&](const TimedRecord& e) { return e.executor == r.executor; });
+    if (same == out.executors.end()) {
+      out.executors.push_back(std::move(r));
+      continue;
+    }
+    if (!same->samples_ms.empty() && !r.samples_ms.empty()) {
+      bad(path, fmt::format("{}: executor \"{}\" is timed twice", at, r.executor));
+    }
+    if (severity(r.outcome) > severity(same->outcome)) same->outcome = r.outcome;
+    if (same->samples_ms.empty()) {
+      same->samples_ms = std::move(r.samples_ms);
+      same->bound = r.bound;
+    }
+  }
+  return out;
+}
+
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char ch : s) {
+    h ^= ch;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+// splitmix64: tiny, portable and fully specified, so the same seed gives the same interval
+// with every standard library (std::uniform_int_distribution is implementation-defined).
+struct SplitMix64 {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, n) (Lemire's multiply-shift; the bias is below 2^-40 for our n).
+  std::size_t below(std::size_t n) {
+    return static_cast<std::size_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
+  }
+};
+
+// Linear interpolation between order statistics (R's type 7) of sorted values.
+double quantile_sorted(const std::vector<double>& sorted, double q) {
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const std::size_t i = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t j = std::min(i + 1, sorted.size() - 1);
+  return sorted[i] + (pos - static_cast<double>(i)) * (sorted[j] - sorted[i]);
+}
+
+bool is_correctness_failure(const std::string& outcome) {
+  return outcome == "incorrect" || outcome == "launch failed";
+}
+
+std::string lower(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+enum class Bound { kUnknown, kMemory, kCompute };
+
+Bound bound_from_text(const std::string& text) {
+  const std::string t = lower(text);
+  if (t.find("compute") != std::string::npos || t.find("mma") != std::string::npos) {
+    return Bound::kCompute;
+  }
+  if (t.find("memory") != std::string::npos || t.find("bandwidth") != std::string::npos) {
+    return Bound::kMemory;
+  }
+  return Bound::kUnknown;
+}
+
+Bound bound_from_tags(const std::vector<std::string>& tags) {
+  for (const std::string& t : tags) {
+    if (t == "compute-bound") return Bound::kCompute;
+    if (t == "memory-bound") return Bound::kMemory;
+  }
+  return Bound::kUnknown;
+}
+
+// current / baseline ceiling for `bound`, or nullopt (with `why`) when it cannot be formed.
+std::optional<double> ceiling_factor(Bound bound, int page_size, const RunCeilings& base,
+                                     const RunCeilings& cur, std::string* which) {
+  struct Candidate {
+    const char* name;
+    double RunCeilings::*field;
+  };
+  std::vector<Candidate> order;
+  if (bound == Bound::kCompute) {
+    order = {{"mma_bf16_tflops", &RunCeilings::mma_bf16_tflops}};
+  } else if (page_size == 1) {
+    order = {{"row_read_shuffled_gbps", &RunCeilings::row_read_shuffled_gbps},
+             {"row_read_contiguous_gbps", &RunCeilings::row_read_contiguous_gbps},
+             {"d2d_copy_gbps", &RunCeilings::d2d_copy_gbps}};
+  } else {
+    order = {{"row_read_contiguous_gbps", &RunCeilings::row_read_contiguous_gbps},
+             {"row_read_shuffled_gbps", &RunCeilings::row_read_shuffled_gbps},
+             {"d2d_copy_gbps", &RunCeilings::d2d_copy_gbps}};
+  }
+  for (const Candidate& c : order) {
+    if (base.*c.field > 0 && cur.*c.field > 0) {
+      *which = c.name;
+      return cur.*c.field / base.*c.field;
+    }
+  }
+  *which = bound == Bound::kCompute ? "mma_bf16_tflops missing" : "no memory ceiling";
+  return std::nullopt;
+}
+
+const TimedCase* find_case(const TimedRun& run, const std::string& name) {
+  for (const TimedCase& c : run.cases) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+const TimedRecord* find_record(const TimedCase* c, const std::string& executor) {
+  if (c == nullptr) return nullptr;
+  for (const TimedRecord& r : c->executors) {
+    if (r.executor == executor) return &r;
+  }
+  return nullptr;
+}
+
+const std::vector<double>& samples_of(const TimedRecord* r, const std::string& mode) {
+  static const std::vector<double> kNone;
+  if (r == nullptr) return kNone;
+  const auto it = r->samples_ms.find(mode);
+  return it == r->samples_ms.end() ? kNone : it->second;
+}
+
+RunIdentity identity_of(const TimedRun& run) {
+  RunIdentity id;
+  id.path = run.path;
+  id.device = run.device.present ? run.device.name : "none";
+  id.driver_version = run.device.driver_version;
+  id.build_type = run.build.type;
+  id.build_flags = run.build.flags;
+  id.git_commit = run.git_commit;
+  id.git_state = run.git_state;
+  id.date_utc = run.date_utc;
+  return id;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- input
+TimedRun timed_run_from_json(const json& doc, const std::string& path) {
+  if (!doc.is_object()) bad(path, "not a verifybench result document (top level is not an object)");
+  TimedRun run;
+  run.path = path;
+  run.schema = doc.contains("schema") && doc.at("schema").is_string()
+                   ? doc.at("schema").get<std::string>()
+                   : "";
+  if (run.schema != kCompareResultSchema) {
+    bad(path, fmt::format("schema is \"{}\"; compare reads \"{}\" (a result of `verifybench run "
+                          "--time`)",
+                          run.schema, kCompareResultSchema));
+  }
+  const json& prov = require(doc, "provenance", path, "top level");
+  run.git_commit = scalar_text(prov, "git_commit");
+  run.git_state = scalar_text(prov, "git_state");
+  run.date_utc = scalar_text(prov, "date_utc");
+  run.command = scalar_text(prov, "command");
+  if (prov.contains("device") && prov.at("device").is_object()) {
+    const json& d = prov.at("device");
+    run.device.present = true;
+    run.device.name = scalar_text(d, "name");
+    run.device.cc = scalar_text(d, "cc");
+    run.device.driver_version = scalar_text(d, "driver_version");
+    run.device.runtime_version = scalar_text(d, "runtime_version");
+    if (d.contains("sm_count") && d.at("sm_count").is_number_integer()) {
+      run.device.sm_count = d.at("sm_count").get<int>();
+    }
+  }
+  if (prov.contains("build") && prov.at("build").is_object()) {
+    const json& b = prov.at("build");
+    run.build.type = scalar_text(b, "type");
+    run.build.cuda_architectures = scalar_text(b, "cuda_architectures");
+    run.build.flags = scalar_text(b, "flags");
+  }
+  if (doc.contains("ceilings") && doc.at("ceilings").is_object()) {
+    const json& c = doc.at("ceilings");
+    run.ceilings.present = true;
+    run.ceilings.row_read_contiguous_gbps =
+        optional_double(c, "row_read_contiguous_gbps", path, "ceilings");
+    run.ceilings.row_read_shuffled_gbps =
+        optional_double(c, "row_read_shuffled_gbps", path, "ceilings");
+    run.ceilings.d2d_copy_gbps = optional_double(c, "d2d_copy_gbps", path, "ceilings");
+    run.ceilings.mma_bf16_tflops = optional_double(c, "mma_bf16_tflops", path, "ceilings");
+  }
+  const json& cases = require(doc, "cases", path, "top level");
+  if (!cases.is_array()) bad(path, "cases: not a list");
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    TimedCase c = case_from_json(cases[i], path, fmt::format("cases[{}]", i));
+    if (!names.insert(c.name).second) {
+      bad(path, fmt::format("case \"{}\" appears twice", c.name));
+    }
+    run.cases.push_back(std::move(c));
+  }
+  return run;
+}
+
+TimedRun load_timed_run(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec) throw CompareInputError(fmt::format("{}: cannot read: {}", path, ec.message()));
+  if (!std::filesystem::is_regular_file(status)) {
+    bad(path, "not a regular file (a directory, device or FIFO); allowed: a result JSON file");
+  }
+  if (std::filesystem::file_size(path, ec) > kMaxResultFileBytes) {
+    bad(path, fmt::format("larger than {} MiB; allowed: a result JSON file", kMaxResultFileBytes >> 20));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw CompareInputError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+  json doc;
+  try {
+    doc = json::parse(in);
+  } catch (const json::exception& e) {  // syntax, and numbers like 1e400 that overflow
+    bad(path, fmt::format("not JSON: {}", e.what()));
+  }
+  try {
+    return timed_run_from_json(doc, path);
+  } catch (const json::exception& e) {  // a field of the wrong type
+    bad(path, fmt::format("unexpected content: {}", e.what()));
+  }
+}
+
+void pool_samples(TimedRun* into, const TimedRun& extra) {
+  for (const TimedCase& ec : extra.cases) {
+    TimedCase* ic = nullptr;
+    for (TimedCase& c : into->cases) {
+      if (c.name == ec.name) ic = &c;
+    }
+    if (ic == nullptr) {
+      into->cases.push_back(ec);
+      continue;
+    }
+    for (const TimedRecord& er : ec.executors) {
+      TimedRecord* ir = nullptr;
+      for (TimedRecord& r : ic->executors) {
+        if (r.executor == er.executor) ir = &r;
+      }
+      if (ir == nullptr) {
+        ic->executors.push_back(er);
+        continue;
+      }
+      // A correctness failure in any pooled run stays visible.
+      if (is_correctness_failure(er.outcome)) ir->outcome = er.outcome;
+      for (const auto& [mode, samples] : er.samples_ms) {
+        std::vector<double>& dst = ir->samples_ms[mode];
+        dst.insert(dst.end(), samples.begin(), samples.end());
+      }
+    }
+  }
+}
+
+std::vector<std::string> device_mismatches(const TimedRun& b, const TimedRun& c) {
+  std::vector<std::string> out;
+  auto differ = [&](const char* what, const std::string& x, const std::string& y) {
+    if (x != y) {
+      out.push_back(fmt::format("{}: \"{}\" ({}) vs \"{}\" ({})", what, x, b.path, y, c.path));
+    }
+  };
+  differ("device", b.device.present ? b.device.name : "none",
+         c.device.present ? c.device.name : "none");
+  differ("driver version", b.device.driver_version, c.device.driver_version);
+  differ("build type", b.build.type, c.build.type);
+  differ("build flags", b.build.flags, c.build.flags);
+  return out;
+}
+
+// ---------------------------------------------------------------- statistics
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  const double upper = v[mid];
+  if (v.size() % 2 == 1) return upper;
+  const double lower_v = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+  return 0.5 * (lower_v + upper);
+}
+
+// At most kMaxBootstrapSamples evenly spaced order statistics of `samples`: the bootstrap
+// costs resamples x samples per side, and a side of 200k samples took > 20 s per record.
+// Thinning keeps the distribution's shape; the interval it gives is as wide as that of
+// kMaxBootstrapSamples samples, so never narrower than the data supports.
+std::vector<double> thinned_for_bootstrap(const std::vector<double>& samples) {
+  if (samples.size() <= kMaxBootstrapSamples) return samples;
+  std::vector<double> sorted = samples;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<double> out(kMaxBootstrapSamples);
+  for (std::size_t i = 0; i < kMaxBootstrapSamples; ++i) {
+    out[i] = sorted[(2 * i + 1) * sorted.size() / (2 * kMaxBootstrapSamples)];
+  }
+  return out;
+}
+
+RatioInterval bootstrap_median_ratio(const std::vector<double>& all_base,
+                                     const std::vector<double>& all_cur, int resamples,
+                                     double confidence, std::uint64_t seed) {
+  RatioInterval out;
+  if (all_base.empty() || all_cur.empty()) return out;
+  out.ratio = median_of(all_cur) / median_of(all_base);
+  const std::vector<double> base = thinned_for_bootstrap(all_base);
+  const std::vector<double> cur = thinned_for_bootstrap(all_cur);
+  SplitMix64 rng{seed};
+  std::vector<double> ratios(static_cast<std::size_t>(std::max(resamples, 1)));
+  std::vector<double> rb(base.size()), rc(cur.size());
+  for (double& r : ratios) {
+    for (double& x : rb) x = base[rng.below(base.size())];
+    for (double& x : rc) x = cur[rng.below(cur.size())];
+    r = median_of(rc) / median_of(rb);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  const double alpha = 1.0 - confidence;
+  out.lo = quantile_sorted(ratios, alpha / 2);
+  out.hi = quantile_sorted(ratios, 1.0 - alpha / 2);
+  return out;
+}
+
+// ---------------------------------------------------------------- the comparison
+bool normalize_from_string(const std::string& text, Normalize* out) {
+  if (text == "none") *out = Normalize::kNone;
+  else if (text == "ceilings") *out = Normalize::kCeilings;
+  else if (text == "auto") *out = Normalize::kAuto;
+  else return false;
+  return true;
+}
+
+const char* to_string(Normalize n) {
+  switch (n) {
+    case Normalize::kNone: return "none";
+    case Normalize::kCeilings: return "ceilings";
+    case Normalize::kAuto: return "auto";
+  }
+  return "unknown";
+}
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::kFaster: return "faster";
+    case Verdict::kSame: return "same";
+    case Verdict::kSlower: return "slower";
+    case Verdict::kAmbiguous: return "ambiguous";
+    case Verdict::kMissingInCurrent: return "missing in current";
+    case Verdict::kMissingInBaseline: return "missing in baseline";
+    case Verdict::kUntimed: return "untimed";
+  }
+  return "unknown";
+}
+
+int CompareReport::count(Verdict v) const {
+  return static_cast<int>(
+      std::count_if(rows.begin(), rows.end(), [v](const CompareRow& r) { return r.verdict == v; }));
+}
+
+int CompareReport::correctness_failures() const {
+  return static_cast<int>(std::count_if(rows.begin(), rows.end(),
+                                        [](const CompareRow& r) { return r.correctness_failure; }));
+}
+
+std::vector<std::string> CompareReport::slower_cases() const {
+  std::vector<std::string> out;
+  for (const CompareRow& r : rows) {
+    if (r.verdict == Verdict::kSlower &&
+        std::find(out.begin(), out.end(), r.case_name) == out.end()) {
+      out.push_back(r.case_name);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+struct Comparer {
+  const TimedRun& base;
+  const TimedRun& cur;
+  const CompareOptions& opt;
+  bool normalize;
+  bool cross_device;
+
+  // Either record may be absent (missing); at least one is present.
+  std::optional<CompareRow> row(const std::string& case_name, const std::string& executor,
+                                const TimedCase* bc, const TimedRecord* br, const TimedCase* cc,
+                                const TimedRecord* cr) const {
+    CompareRow row;
+    row.case_name = case_name;
+    row.executor = executor;
+    row.cross_device = cross_device;
+    row.baseline_outcome = br ? br->outcome : "";
+    row.current_outcome = cr ? cr->outcome : "";
+    row.correctness_failure = cr != nullptr && is_correctness_failure(cr->outcome);
+    if (cc != nullptr && cc->gate_tolerance) {
+      row.tolerance = *cc->gate_tolerance;
+      row.tolerance_source = "scenario";
+    } else if (bc != nullptr && bc->gate_tolerance) {
+      row.tolerance = *bc->gate_tolerance;
+      row.tolerance_source = "scenario";
+    } else {
+      row.tolerance = opt.tolerance;
+      row.tolerance_source = "default";
+    }
+    const std::vector<double>& bs = samples_of(br, opt.mode);
+    std::vector<double> cs = samples_of(cr, opt.mode);
+    row.baseline_samples = static_cast<int>(bs.size());
+    row.current_samples = static_cast<int>(cs.size());
+    row.baseline_median_ms = median_of(bs);
+    row.current_median_ms = median_of(cs);
+
+    const bool has_missing_side = (bc == nullptr) != (cc == nullptr) || br == nullptr || cr == nullptr;
+    if (bs.empty() && cs.empty() && !row.correctness_failure && !has_missing_side) {
+      return std::nullopt;  // neither side timed (the CPU reference, not-run executors)
+    }
+    if (cc == nullptr || bc == nullptr) {
+      row.verdict = cc == nullptr ? Verdict::kMissingInCurrent : Verdict::kMissingInBaseline;
+      row.note = cc == nullptr ? "case not in the current run" : "case not in the baseline";
+      return row;
+    }
+    if (cr == nullptr || br == nullptr) {
+      row.verdict = cr == nullptr ? Verdict::kMissingInCurrent : Verdict::kMissingInBaseline;
+      row.note = cr == nullptr ? "executor not in the current run" : "executor not in the baseline";
+      return row;
+    }
+    if (bs.empty() || cs.empty()) {
+      row.verdict = Verdict::kUntimed;
+      const bool none_base = bs.empty();
+      row.note = fmt::format("no {} samples in the {} (outcome {})", opt.mode,
+                             none_base ? "baseline" : "current run",
+                             none_base ? br->outcome : cr->outcome);
+      return row;
+    }
+
+    if (normalize) {
+      Bound bound = bound_from_text(cr->bound);
+      if (bound == Bound::kUnknown) bound = bound_from_text(br->bound);
+      if (bound == Bound::kUnknown) bound = bound_from_tags(cc->tags);
+      if (bound == Bound::kUnknown) bound = bound_from_tags(bc->tags);
+      std::string which;
+      const std::optional<double> factor =
+          bound == Bound::kUnknown
+              ? std::nullopt
+              : ceiling_factor(bound, cc->page_size, base.ceilings, cur.ceilings, &which);
+      if (bound == Bound::kUnknown) {
+        row.note = "not normalized: bound unknown (no achieved.bound, no memory-/compute-bound tag)";
+      } else if (!factor) {
+        row.note = "not normalized: " + which;
+      } else {
+        row.normalization = *factor;
+        for (double& x : cs) x *= *factor;
+        row.current_median_ms = median_of(cs);
+        row.note = fmt::format("normalized by {} x{:.3f}", which, *factor);
+      }
+    }
+
+    const RatioInterval ri = bootstrap_median_ratio(
+        bs, cs, opt.resamples, opt.confidence, opt.seed ^ fnv1a(case_name + "\n" + executor));
+    row.ratio = ri.ratio;
+    row.lo = ri.lo;
+    row.hi = ri.hi;
+    const double tol = row.tolerance;
+    if (static_cast<int>(bs.size()) < kMinSamples || static_cast<int>(cs.size()) < kMinSamples) {
+      row.verdict = Verdict::kAmbiguous;
+      row.note = fmt::format("fewer than {} samples on a side", kMinSamples) +
+                 (row.note.empty() ? "" : "; " + row.note);
+    } else if (ri.lo > 1 + tol) {
+      row.verdict = Verdict::kSlower;
+    } else if (ri.hi < 1 - tol) {
+      row.verdict = Verdict::kFaster;
+    } else if (ri.lo >= 1 - tol && ri.hi <= 1 + tol) {
+      row.verdict = Verdict::kSame;
+    } else {
+      row.verdict = Verdict::kAmbiguous;
+    }
+    return row;
+  }
+};
+
+}  // namespace
+
+CompareReport compare_runs(const TimedRun& base, const TimedRun& cur, const CompareOptions& opt) {
+  CompareReport report;
+  report.options = opt;
+  report.baseline = identity_of(base);
+  report.current = identity_of(cur);
+  report.mismatches = device_mismatches(base, cur);
+  if (!report.mismatches.empty() && !opt.allow_cross_device) {
+    report.refused = true;
+    return report;
+  }
+  const bool both_ceilings = base.ceilings.present && cur.ceilings.present;
+  if (opt.normalize == Normalize::kCeilings && !both_ceilings) {
+    throw CompareInputError(fmt::format("--normalize ceilings: {} has no ceilings (\"ceilings\": "
+                                        "null); use --normalize none or auto",
+                                        base.ceilings.present ? cur.path : base.path));
+  }
+  report.normalized = opt.normalize != Normalize::kNone && both_ceilings;
+  const Comparer cmp{base, cur, opt, report.normalized, !report.mismatches.empty()};
+
+  auto add = [&](std::optional<CompareRow> r) {
+    if (r) report.rows.push_back(std::move(*r));
+  };
+  for (const TimedCase& bc : base.cases) {
+    const TimedCase* cc = find_case(cur, bc.name);
+    bool any = false;
+    for (const TimedRecord& br : bc.executors) {
+      const TimedRecord* cr = find_record(cc, br.executor);
+      if (cc == nullptr && samples_of(&br, opt.mode).empty()) continue;
+      any = true;
+      add(cmp.row(bc.name, br.executor, &bc, &br, cc, cr));
+    }
+    if (cc == nullptr) {
+      if (!any) add(cmp.row(bc.name, "-", &bc, nullptr, nullptr, nullptr));
+      continue;
+    }
+    for (const TimedRecord& cr : cc->executors) {
+      if (find_record(&bc, cr.executor) == nullptr) {
+        add(cmp.row(bc.name, cr.executor, &bc, nullptr, cc, &cr));
+      }
+    }
+  }
+  for (const TimedCase& cc : cur.cases) {
+    if (find_case(base, cc.name) != nullptr) continue;
+    bool any = false;
+    for (const TimedRecord& cr : cc.executors) {
+      if (samples_of(&cr, opt.mode).empty() && !is_correctness_failure(cr.outcome)) continue;
+      any = true;
+      add(cmp.row(cc.name, cr.executor, nullptr, nullptr, &cc, &cr));
+    }
+    if (!any) add(cmp.row(cc.name, "-", nullptr, nullptr, &cc, nullptr));
+  }
+  return report;
+}
+
+int compare_exit_code(const CompareReport& report) {
+  if (report.refused) return kCompareExitRefused;
+  if (report.correctness_failures() > 0) return kCompareExitIncorrect;
+  if (report.count(Verdict::kSlower) > 0) return kCompareExitRegression;
+  return kCompareExitOk;
+}
+
+// ---------------------------------------------------------------- writers
+namespace {
+
+// Milliseconds to 0.1 us: the kernels here take 5 us .. a few ms.
+std::string ms_text(double v, int n) { return n > 0 ? fmt::format("{:.4f}", v) : "-"; }
+
+std::string ratio_text(const CompareRow& r) {
+  return r.baseline_samples > 0 && r.current_samples > 0 ? fmt::format("{:.3f}", r.ratio) : "-";
+}
+
+std::string interval_text(const CompareRow& r) {
+  return r.baseline_samples > 0 && r.current_samples > 0
+             ? fmt::format("[{:.3f}, {:.3f}]", r.lo, r.hi)
+             : "-";
+}
+
+std::string tol_text(const CompareRow& r) {
+  return fmt::format("±{:g}%{}", r.tolerance * 100, r.tolerance_source == "scenario" ? " (yaml)" : "");
+}
+
+std::string verdict_text(const CompareRow& r) {
+  std::string s = to_string(r.verdict);
+  if (r.correctness_failure) s = fmt::format("FAILED: {} (timing: {})", r.current_outcome, s);
+  if (r.cross_device) s += " [cross-device]";
+  return s;
+}
+
+std::string describe(const RunIdentity& id) {
+  return fmt::format("{} (device {}, driver {}, build {} {}, commit {} {}, {})", id.path,
+                     id.device, id.driver_version.empty() ? "?" : id.driver_version,
+                     id.build_type.empty() ? "?" : id.build_type,
+                     id.build_flags.empty() ? "" : "[" + id.build_flags + "]",
+                     id.git_commit.substr(0, 12), id.git_state, id.date_utc);
+}
+
+std::string settings_text(const CompareReport& r) {
+  const CompareOptions& o = r.options;
+  return fmt::format("mode {}, normalize {}{}, default tolerance ±{:g}%, median ratio with a {:g}% "
+                     "bootstrap interval ({} resamples, seed {:#x})",
+                     o.mode, to_string(o.normalize),
+                     o.normalize == Normalize::kNone ? ""
+                     : r.normalized                   ? " (applied)"
+                                                      : " (not applied: a run has no ceilings)",
+                     o.tolerance * 100, o.confidence * 100, o.resamples, o.seed);
+}
+
+std::string summary_text(const CompareReport& r) {
+  return fmt::format(
+      "compare: {} faster, {} same, {} slower, {} ambiguous, {} missing in current, {} missing in "
+      "baseline, {} untimed; {} correctness failure(s)",
+      r.count(Verdict::kFaster), r.count(Verdict::kSame), r.count(Verdict::kSlower),
+      r.count(Verdict::kAmbiguous), r.count(Verdict::kMissingInCurrent),
+      r.count(Verdict::kMissingInBaseline), r.count(Verdict::kUntimed), r.correctness_failures());
+}
+
+std::string md_cell(std::string s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '|') out += "\\|";
+    else if (ch == '\n') out += ' ';
+    else out += ch;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string format_compare_table(const CompareReport& r) {
+  std::string out;
+  out += "baseline: " + describe(r.baseline) + "\n";
+  out += "current:  " + describe(r.current) + "\n";
+  out += settings_text(r) + "\n";
+  for (const std::string& m : r.mismatches) out += "cross-device: " + m + "\n";
+  if (r.refused) {
+    out += "refused: the runs differ in device, driver or build (above); --allow-cross-device "
+           "compares anyway and marks every verdict cross-device\n";
+    return out;
+  }
+  TextTable table({"case", "executor", "base ms", "cur ms", "ratio", "95% interval", "tol",
+                   "verdict", "note"},
+                  {false, false, true, true, true, false, false, false, false});
+  for (const CompareRow& row : r.rows) {
+    table.add_row({row.case_name, row.executor, ms_text(row.baseline_median_ms, row.baseline_samples),
+                   ms_text(row.current_median_ms, row.current_samples), ratio_text(row),
+                   interval_text(row), tol_text(row), verdict_text(row), row.note});
+  }
+  out += table.render();
+  out += summary_text(r) + "\n";
+  return out;
+}
+
+std::string format_compare_markdown(const CompareReport& r) {
+  std::string out = "# verifybench compare\n\n";
+  out += "| | baseline | current |\n| --- | --- | --- |\n";
+  auto line = [&](const char* what, const std::string& b, const std::string& c) {
+    out += fmt::format("| {} | {} | {} |\n", what, md_cell(b), md_cell(c));
+  };
+  line("file", r.baseline.path, r.current.path);
+  line("device", r.baseline.device, r.current.device);
+  line("driver", r.baseline.driver_version, r.current.driver_version);
+  line("build", r.baseline.build_type + " " + r.baseline.build_flags,
+       r.current.build_type + " " + r.current.build_flags);
+  line("commit", r.baseline.git_commit + " (" + r.baseline.git_state + ")",
+       r.current.git_commit + " (" + r.current.git_state + ")");
+  line("date", r.baseline.date_utc, r.current.date_utc);
+  out += "\n" + settings_text(r) + ".\n\n";
+  if (!r.mismatches.empty()) {
+    out += r.refused ? "**Refused: cross-device comparison.**\n\n" : "**Cross-device comparison: "
+                                                                     "every verdict is marked.**\n\n";
+    for (const std::string& m : r.mismatches) out += "- " + md_cell(m) + "\n";
+    out += "\n";
+  }
+  if (r.refused) return out;
+  out += "**" + summary_text(r) + "**\n\n";
+  out += "| case | executor | base median (ms) | current median (ms) | ratio | 95% interval | "
+         "tolerance | verdict | note |\n";
+  out += "| --- | --- | ---: | ---: | ---: | --- | --- | --- | --- |\n";
+  for (const CompareRow& row : r.rows) {
+    std::string verdict = verdict_text(row);
+    if (row.verdict == Verdict::kSlower || row.correctness_failure) verdict = "**" + verdict + "**";
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", md_cell(row.case_name),
+                       md_cell(row.executor), ms_text(row.baseline_median_ms, row.baseline_samples),
+                       ms_text(row.current_median_ms, row.current_samples), ratio_text(row),
+                       interval_text(row), tol_text(row), md_cell(verdict), md_cell(row.note));
+  }
+  return out;
+}
+
+nlohmann::ordered_json compare_to_json(const CompareReport& r) {
+  using ojson = nlohmann::ordered_json;
+  auto id = [](const RunIdentity& i) {
+    return ojson{{"path", i.path},           {"device", i.device},
+                 {"driver_version", i.driver_version}, {"build_type", i.build_type},
+                 {"build_flags", i.build_flags},       {"git_commit", i.git_commit},
+                 {"git_state", i.git_state},           {"date_utc", i.date_utc}};
+  };
+  ojson rows = ojson::array();
+  for (const CompareRow& row : r.rows) {
+    const bool compared = row.baseline_samples > 0 && row.current_samples > 0;
+    auto opt = [&](double v) { return compared ? ojson(v) : ojson(nullptr); };
+    rows.push_back(ojson{{"case", row.case_name},
+                         {"executor", row.executor},
+                         {"verdict", to_string(row.verdict)},
+                         {"correctness_failure", row.correctness_failure},
+                         {"cross_device", row.cross_device},
+                         {"baseline_outcome", row.baseline_outcome},
+                         {"current_outcome", row.current_outcome},
+                         {"baseline_samples", row.baseline_samples},
+                         {"current_samples", row.current_samples},
+                         {"baseline_median_ms", row.baseline_samples ? ojson(row.baseline_median_ms) : ojson(nullptr)},
+                         {"current_median_ms", row.current_samples ? ojson(row.current_median_ms) : ojson(nullptr)},
+                         {"ratio", opt(row.ratio)},
+                         {"ci_lo", opt(row.lo)},
+                         {"ci_hi", opt(row.hi)},
+                         {"tolerance", row.tolerance},
+                         {"tolerance_source", row.tolerance_source},
+                         {"normalization", row.normalization},
+                         {"note", row.note}});
+  }
+  const CompareOptions& o = r.options;
+  return ojson{
+      {"schema", kCompareSchema},
+      {"baseline", id(r.baseline)},
+      {"current", id(r.current)},
+      {"options",
+       {{"mode", o.mode},
+        {"tolerance", o.tolerance},
+        {"normalize", to_string(o.normalize)},
+        {"normalized", r.normalized},
+        {"allow_cross_device", o.allow_cross_device},
+        {"bootstrap", {{"resamples", o.resamples}, {"confidence", o.confidence}, {"seed", o.seed}}}}},
+      {"cross_device", !r.mismatches.empty()},
+      {"mismatches", r.mismatches},
+      {"refused", r.refused},
+      {"summary",
+       {{"faster", r.count(Verdict::kFaster)},
+        {"same", r.count(Verdict::kSame)},
+        {"slower", r.count(Verdict::kSlower)},
+        {"ambiguous", r.count(Verdict::kAmbiguous)},
+        {"missing_in_current", r.count(Verdict::kMissingInCurrent)},
+        {"missing_in_baseline", r.count(Verdict::kMissingInBaseline)},
+        {"untimed", r.count(Verdict::kUntimed)},
+        {"correctness_failures", r.correctness_failures()},
+        {"slower_cases", r.slower_cases()}}},
+      {"exit_code", compare_exit_code(r)},
+      {"rows", rows}};
+}
+
+}  // namespace vb

@@ -1,0 +1,610 @@
+// `verifybench export` backend: a safetensors writer and the case export over it.
+//
+// Why a hand-written writer and no library: no C++ safetensors library is packaged in
+// Debian (the reference implementation is Rust, bound to Python; the C++ ones are
+// single-repository header drops with no distribution package), and the format is a
+// length-prefixed JSON header followed by raw bytes, so the writer is ~100 lines over the
+// nlohmann-json the harness already links. The tests read the files back with an
+// independent reader.
+#include "harness/export/export_safetensors.h"
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <numeric>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/run/case_session.h"
+#include "harness/run/runner.h"
+
+namespace vb {
+
+// safetensors stores little-endian data; every buffer here is written as it sits in memory.
+static_assert(std::endian::native == std::endian::little,
+              "the safetensors writer copies host memory verbatim: little-endian hosts only");
+
+namespace fs = std::filesystem;
+using ordered_json = nlohmann::ordered_json;
+
+const char* to_string(StDtype dtype) {
+  switch (dtype) {
+    case StDtype::kBF16: return "BF16";
+    case StDtype::kF32: return "F32";
+    case StDtype::kI32: return "I32";
+    case StDtype::kI64: return "I64";
+    case StDtype::kU8: return "U8";
+    case StDtype::kBool: return "BOOL";
+  }
+  return "unknown";
+}
+
+std::size_t element_bytes(StDtype dtype) {
+  switch (dtype) {
+    case StDtype::kBF16: return 2;
+    case StDtype::kF32: return 4;
+    case StDtype::kI32: return 4;
+    case StDtype::kI64: return 8;
+    case StDtype::kU8: return 1;
+    case StDtype::kBool: return 1;
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------- SafetensorsWriter
+
+void SafetensorsWriter::add(const std::string& name, StDtype dtype, std::vector<std::int64_t> shape,
+                            const void* data, std::size_t bytes) {
+  if (name.empty() || name == "__metadata__") {
+    throw ExportError(fmt::format("safetensors: invalid tensor name '{}'", name));
+  }
+  for (const Entry& e : entries_) {
+    if (e.name == name) throw ExportError(fmt::format("safetensors: tensor '{}' added twice", name));
+  }
+  std::uint64_t elements = 1;
+  for (const std::int64_t d : shape) {
+    if (d < 0) throw ExportError(fmt::format("safetensors: tensor '{}' has a negative dimension", name));
+    elements *= static_cast<std::uint64_t>(d);
+  }
+  if (elements * element_bytes(dtype) != bytes) {
+    throw ExportError(fmt::format("safetensors: tensor '{}' is {} bytes, its shape and dtype {} need {}",
+                                  name, bytes, to_string(dtype), elements * element_bytes(dtype)));
+  }
+  if (data == nullptr && bytes != 0) {
+    throw ExportError(fmt::format("safetensors: tensor '{}' has no data", name));
+  }
+  Entry e;
+  e.name = name;
+  e.dtype = dtype;
+  e.shape = std::move(shape);
+  e.data = data;
+  e.bytes = bytes;
+  entries_.push_back(std::move(e));
+}
+
+void SafetensorsWriter::add_owned(const std::string& name, StDtype dtype, std::vector<std::int64_t> shape,
+                                  std::vector<std::uint8_t> bytes) {
+  const std::size_t size = bytes.size();
+  add(name, dtype, std::move(shape), bytes.data(), size);
+  entries_.back().owned = std::move(bytes);  // the heap buffer moves with it: same address
+  entries_.back().data = nullptr;
+}
+
+void SafetensorsWriter::set_metadata(const std::string& key, const std::string& value) {
+  for (auto& kv : metadata_) {
+    if (kv.first == key) {
+      kv.second = value;
+      return;
+    }
+  }
+  metadata_.emplace_back(key, value);
+}
+
+std::vector<const SafetensorsWriter::Entry*> SafetensorsWriter::file_order() const {
+  // Widest element first: every size is a multiple of its element size, so each tensor
+  // then starts at an offset aligned to its own element size (the header is padded to 8).
+  std::vector<const Entry*> order;
+  for (const Entry& e : entries_) order.push_back(&e);
+  std::stable_sort(order.begin(), order.end(), [](const Entry* a, const Entry* b) {
+    return element_bytes(a->dtype) > element_bytes(b->dtype);
+  });
+  return order;
+}
+
+std::string SafetensorsWriter::header() const {
+  ordered_json h = ordered_json::object();
+  std::uint64_t offset = 0;
+  for (const Entry* e : file_order()) {
+    ordered_json t = ordered_json::object();
+    t["dtype"] = to_string(e->dtype);
+    t["shape"] = e->shape;
+    t["data_offsets"] = {offset, offset + e->bytes};
+    h[e->name] = std::move(t);
+    offset += e->bytes;
+  }
+  if (!metadata_.empty()) {
+    ordered_json m = ordered_json::object();
+    for (const auto& [k, v] : metadata_) m[k] = v;
+    h["__metadata__"] = std::move(m);
+  }
+  std::string text;
+  try {
+    text = h.dump();
+  } catch (const nlohmann::json::exception& e) {
+    throw ExportError(fmt::format("safetensors: header is not valid UTF-8 JSON: {}", e.what()));
+  }
+  text.append((8 - text.size() % 8) % 8, ' ');
+  return text;
+}
+
+std::uint64_t SafetensorsWriter::file_bytes() const {
+  std::uint64_t total = 8 + header().size();
+  for (const Entry& e : entries_) total += e.bytes;
+  return total;
+}
+
+namespace {
+
+// std::FILE with every failure turned into an ExportError naming the path and errno.
+class OutFile {
+ public:
+  explicit OutFile(const std::string& path) : path_(path) {
+    file_ = std::fopen(path.c_str(), "wb");
+    if (file_ == nullptr) fail("cannot create");
+  }
+  OutFile(const OutFile&) = delete;
+  OutFile& operator=(const OutFile&) = delete;
+  ~OutFile() {
+    if (file_ != nullptr) std::fclose(file_);
+  }
+  void write(const void* data, std::size_t bytes) {
+    if (bytes != 0 && std::fwrite(data, 1, bytes, file_) != bytes) fail("cannot write");
+  }
+  void close() {
+    std::FILE* f = file_;
+    file_ = nullptr;
+    if (std::fflush(f) != 0) {
+      const int err = errno;
+      std::fclose(f);
+      errno = err;
+      fail("cannot write");
+    }
+    if (std::fclose(f) != 0) fail("cannot close");
+  }
+
+ private:
+  [[noreturn]] void fail(const char* what) const {
+    throw ExportError(fmt::format("{} '{}': {}", what, path_, std::strerror(errno)));
+  }
+  std::string path_;
+  std::FILE* file_ = nullptr;
+};
+
+void remove_quietly(const std::string& path) {
+  std::error_code ec;
+  fs::remove(path, ec);
+}
+
+}  // namespace
+
+void SafetensorsWriter::write_to(const std::string& path) const {
+  const std::string head = header();
+  unsigned char length[8];
+  std::uint64_t n = head.size();
+  for (unsigned char& byte : length) {  // little-endian u64
+    byte = static_cast<unsigned char>(n & 0xffu);
+    n >>= 8;
+  }
+  OutFile out(path);
+  out.write(length, sizeof length);
+  out.write(head.data(), head.size());
+  for (const Entry* e : file_order()) out.write(e->bytes_ptr(), e->bytes);
+  out.close();
+}
+
+void SafetensorsWriter::write(const std::string& path) const {
+  const std::string tmp = path + ".tmp";
+  try {
+    write_to(tmp);
+  } catch (...) {
+    remove_quietly(tmp);
+    throw;
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    remove_quietly(tmp);
+    throw ExportError(fmt::format("cannot rename '{}' to '{}': {}", tmp, path, ec.message()));
+  }
+}
+
+// ---------------------------------------------------------------- the case export
+
+namespace {
+
+using Shape = std::vector<std::int64_t>;
+
+// One tensor of a file plus the sentence case.json says about it.
+struct DocumentedFile {
+  SafetensorsWriter writer;
+  ordered_json docs = ordered_json::array();
+
+  template <typename T>
+  void add(const std::string& name, StDtype dtype, Shape shape, const std::vector<T>& values,
+           const std::string& meaning) {
+    document(name, dtype, shape, meaning);
+    writer.add(name, dtype, std::move(shape), values);
+  }
+  void add_owned(const std::string& name, StDtype dtype, Shape shape, std::vector<std::uint8_t> bytes,
+                 const std::string& meaning) {
+    document(name, dtype, shape, meaning);
+    writer.add_owned(name, dtype, std::move(shape), std::move(bytes));
+  }
+
+ private:
+  void document(const std::string& name, StDtype dtype, const Shape& shape, const std::string& meaning) {
+    docs.push_back({{"name", name}, {"dtype", to_string(dtype)}, {"shape", shape}, {"meaning", meaning}});
+  }
+};
+
+template <typename T>
+std::vector<std::uint8_t> as_bytes(const std::vector<T>& values) {
+  std::vector<std::uint8_t> bytes(values.size() * sizeof(T));
+  if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+// "<file>:<line>" -> "<file>"; anything else unchanged.
+std::string file_of_source(const std::string& source) {
+  const std::size_t colon = source.rfind(':');
+  if (colon == std::string::npos || colon + 1 == source.size()) return source;
+  const bool digits = std::all_of(source.begin() + static_cast<std::ptrdiff_t>(colon) + 1, source.end(),
+                                  [](char c) { return c >= '0' && c <= '9'; });
+  return digits ? source.substr(0, colon) : source;
+}
+
+// Every (request, node, head) row exactly once, placed at its row-major position.
+void full_reference_rows(const Problem& problem, const ReferenceOutput& ref, std::vector<float>* o,
+                         std::vector<float>* lse) {
+  const std::int64_t rows = problem.query_rows();
+  const auto computed = static_cast<std::int64_t>(ref.rows.size());
+  if (ref.sampled || computed != rows) {
+    throw ExportError(fmt::format(
+        "export needs the CPU reference over all B*T*H = {} query rows, this one has {}{}; "
+        "compute it with reference_verify(), not reference_verify_rows()",
+        rows, computed, ref.sampled ? " (sampled)" : ""));
+  }
+  if (ref.o.size() != static_cast<std::size_t>(rows) * mla::kHeadDimV || ref.lse.size() != ref.rows.size()) {
+    throw ExportError(fmt::format("reference output sizes do not match its {} rows (o {}, lse {})", rows,
+                                  ref.o.size(), ref.lse.size()));
+  }
+  o->assign(static_cast<std::size_t>(rows) * mla::kHeadDimV, 0.f);
+  lse->assign(static_cast<std::size_t>(rows), 0.f);
+  std::vector<bool> seen(static_cast<std::size_t>(rows), false);
+  const int T = problem.tree_size, H = problem.num_heads;
+  for (std::size_t k = 0; k < ref.rows.size(); ++k) {
+    const QueryRow& r = ref.rows[k];
+    if (r.request < 0 || r.request >= problem.batch || r.node < 0 || r.node >= T || r.head < 0 || r.head >= H) {
+      throw ExportError(fmt::format("reference row ({}, {}, {}) is outside the problem", r.request, r.node, r.head));
+    }
+    const std::int64_t at = (static_cast<std::int64_t>(r.request) * T + r.node) * H + r.head;
+    if (seen[at]) {
+      throw ExportError(fmt::format("reference row ({}, {}, {}) appears twice", r.request, r.node, r.head));
+    }
+    seen[at] = true;
+    (*lse)[at] = static_cast<float>(ref.lse[k]);
+    const double* src = ref.o.data() + k * mla::kHeadDimV;
+    std::transform(src, src + mla::kHeadDimV, o->begin() + at * mla::kHeadDimV,
+                   [](double v) { return static_cast<float>(v); });
+  }
+}
+
+std::vector<std::uint8_t> float_to_bf16_bytes(const std::vector<float>& values) {
+  std::vector<bf16_bits> bits(values.size());
+  std::transform(values.begin(), values.end(), bits.begin(), float_to_bf16);
+  return as_bytes(bits);
+}
+
+struct TempFiles {
+  std::vector<std::string> tmp;    // written .tmp files
+  std::vector<std::string> final;  // renamed into place
+  std::vector<fs::path> created_dirs;  // deepest last
+  bool committed = false;
+  ~TempFiles() {
+    if (committed) return;
+    // Only regular files: a directory or device squatting on a .tmp name is not ours.
+    for (const std::string& p : tmp) {
+      std::error_code ec;
+      if (fs::is_regular_file(fs::symlink_status(p, ec))) remove_quietly(p);
+    }
+    for (const std::string& p : final) remove_quietly(p);
+    // Only directories this export created, and only if empty (fs::remove refuses others).
+    for (auto it = created_dirs.rbegin(); it != created_dirs.rend(); ++it) {
+      std::error_code ec;
+      fs::remove(*it, ec);
+    }
+  }
+};
+
+// create_directories, remembering which levels did not exist, with a clear error.
+void create_export_dir(const std::string& dir, TempFiles* files) {
+  if (dir.empty()) throw ExportError("export directory is empty");
+  std::vector<fs::path> missing;
+  std::error_code ec;
+  for (fs::path p = fs::path(dir).lexically_normal(); !p.empty(); p = p.parent_path()) {
+    if (fs::exists(p, ec)) break;
+    missing.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  fs::create_directories(dir, ec);
+  if (ec) throw ExportError(fmt::format("cannot create export directory '{}': {}", dir, ec.message()));
+  if (!fs::is_directory(dir, ec)) throw ExportError(fmt::format("export path '{}' is not a directory", dir));
+  files->created_dirs.assign(missing.rbegin(), missing.rend());
+}
+
+const char* kNaNRowsNote =
+    "k_buffer rows that no request may read (pool slack, unused pages) are NaN: a kernel that "
+    "reads outside its page table produces NaN outputs instead of plausible numbers";
+
+// export_case, with the warnings an earlier phase (export_case_from_spec) already gave,
+// so case.json lists them too.
+ExportResult export_case_impl(const Problem& problem, const ReferenceOutput& reference,
+                              const std::vector<std::pair<std::string, GpuRunOutput>>& gpu_outputs,
+                              const std::string& dir, const ExportOptions& options,
+                              std::vector<std::string> earlier_warnings) {
+  ExportResult result;
+  result.dir = dir;
+  result.warnings = std::move(earlier_warnings);
+  auto warn = [&](std::string text) {
+    if (options.on_note) options.on_note(text);
+    result.warnings.push_back(std::move(text));
+  };
+
+  const int B = problem.batch, T = problem.tree_size, H = problem.num_heads;
+  const std::int64_t BT = static_cast<std::int64_t>(B) * T;
+  const std::int64_t rows = problem.query_rows();
+  const std::int64_t pool_rows = problem.pages.pool_rows();
+  const std::string sm_scale_text = fmt::format("{}", problem.sm_scale);  // shortest fp32 round trip
+
+  // ---- validate everything before the first byte is written
+  std::vector<float> o_ref, lse_ref;
+  full_reference_rows(problem, reference, &o_ref, &lse_ref);
+  std::set<std::string> names;
+  for (const auto& [name, run] : gpu_outputs) {
+    if (name.empty() || !names.insert(name).second) {
+      throw ExportError(fmt::format("GPU output name '{}' is empty or repeated", name));
+    }
+    if (name == "reference") throw ExportError("GPU output name 'reference' collides with the CPU reference");
+    if (run.ok && (run.o.size() != static_cast<std::size_t>(rows) * mla::kHeadDimV ||
+                   run.lse.size() != static_cast<std::size_t>(rows))) {
+      throw ExportError(fmt::format("GPU output '{}' has o {} / lse {} values, the case needs {} / {}", name,
+                                    run.o.size(), run.lse.size(), rows * mla::kHeadDimV, rows));
+    }
+  }
+
+  // ---- inputs.safetensors: SGLang's names and dtypes (SPEC.md §2), then verifybench's own
+  const SglangInputsHost sg = sglang_inputs_host(problem);
+  DocumentedFile inputs;
+  inputs.add("q_extend", StDtype::kBF16, {BT, H, mla::kHeadDimQK}, problem.q,
+             "queries, row b*T+i = node i of request b; 576 = q_nope absorbed to 512 + q_pe 64");
+  inputs.add("k_extend", StDtype::kBF16, {BT, 1, mla::kHeadDimQK}, sg.k_extend,
+             "the tree nodes' own K rows (one latent head), row b*T+i = node i of request b; the same "
+             "bytes sit in k_buffer at the rows of logical tokens P_b..P_b+T-1");
+  inputs.add("v_extend", StDtype::kBF16, {BT, 1, mla::kHeadDimV}, sg.v_extend,
+             "k_extend[..., :512]: V is the latent part of the same row");
+  inputs.add("k_buffer", StDtype::kBF16, {pool_rows, 1, mla::kHeadDimQK}, problem.kv_pool,
+             "the paged KV pool (c_kv 512 + k_pe 64 per row); NaN rows are rows no request may read");
+  const std::int64_t pool_bytes = pool_rows * mla::kHeadDimQK * static_cast<std::int64_t>(sizeof(bf16_bits));
+  std::string v_buffer_note;
+  if (pool_bytes < options.v_buffer_limit_bytes) {
+    std::vector<bf16_bits> v_buffer(static_cast<std::size_t>(pool_rows) * mla::kHeadDimV);
+    for (std::int64_t r = 0; r < pool_rows; ++r) {
+      const bf16_bits* src = problem.kv_pool.data() + r * mla::kHeadDimQK;
+      std::copy(src, src + mla::kHeadDimV, v_buffer.begin() + r * mla::kHeadDimV);
+    }
+    inputs.add_owned("v_buffer", StDtype::kBF16, {pool_rows, 1, mla::kHeadDimV}, as_bytes(v_buffer),
+                     "k_buffer[..., :512] copied out (absorbed MLA: V is the same bytes as K's first 512)");
+    v_buffer_note = "written: v_buffer is k_buffer[..., :512] (absorbed MLA, same bytes)";
+    result.v_buffer_written = true;
+  } else {
+    v_buffer_note = fmt::format(
+        "omitted: k_buffer is {} bytes (limit {}); use v_buffer = k_buffer[..., :512] (absorbed MLA, same bytes)",
+        pool_bytes, options.v_buffer_limit_bytes);
+    warn("v_buffer " + v_buffer_note);
+  }
+  inputs.add("qo_indptr", StDtype::kI32, {B + 1}, sg.qo_indptr, "arange(0, (B+1)*T, T): query rows of request b");
+  inputs.add("kv_indptr", StDtype::kI32, {B + 1}, sg.kv_indptr,
+             "offsets into kv_indices, prefix only: kv_indptr[b+1]-kv_indptr[b] = P_b");
+  inputs.add("kv_indices", StDtype::kI64, {static_cast<std::int64_t>(sg.kv_indices.size())}, sg.kv_indices,
+             "k_buffer row of every committed prefix token, request by request (tree rows excluded)");
+  inputs.add("custom_mask", StDtype::kU8, {static_cast<std::int64_t>(problem.sglang_custom_mask.size())},
+             problem.sglang_custom_mask,
+             "SGLang flat tree mask, 0/1 bytes: request b at mask_indptr[b], T rows of P_b+T columns, "
+             "prefix columns all 1, then the tree nodes in node order (1 = itself or an ancestor); "
+             "SGLang builds it as torch.bool: same bytes, .view(torch.bool)");
+  inputs.add("mask_indptr", StDtype::kI64, {B + 1}, problem.sglang_mask_indptr,
+             "start of request b in custom_mask: sum_{c<b} T*(P_c+T)");
+  inputs.add("prefix_len", StDtype::kI32, {B}, problem.prefix_len, "committed prefix length P_b of request b");
+  std::vector<std::int32_t> parents(static_cast<std::size_t>(BT));
+  for (int b = 0; b < B; ++b) {
+    std::copy(problem.trees[b].parents.begin(), problem.trees[b].parents.end(),
+              parents.begin() + static_cast<std::ptrdiff_t>(b) * T);
+  }
+  inputs.add("tree_parents", StDtype::kI32, {B, T}, parents,
+             "parent of each tree node, -1 for the root, parents[i] < i");
+  inputs.add("block_table", StDtype::kI32, {B, problem.pages.max_pages}, problem.pages.block_table,
+             "page ids: logical token t (prefix then tree) of request b is k_buffer row "
+             "block_table[b][t / page_size] * page_size + t % page_size; unused entries out of range");
+  inputs.writer.set_metadata("case", problem.spec.name);
+  inputs.writer.set_metadata("sm_scale", sm_scale_text);
+  inputs.writer.set_metadata("v_buffer", v_buffer_note);
+  inputs.writer.set_metadata("producer", "verifybench export");
+
+  // ---- outputs.safetensors
+  DocumentedFile outputs;
+  outputs.add("o_reference", StDtype::kF32, {BT, H, mla::kHeadDimV}, o_ref,
+              "CPU reference output (double accumulation from the bf16 inputs) rounded to fp32");
+  outputs.add("lse_reference", StDtype::kF32, {BT, H}, lse_ref,
+              "CPU reference log-sum-exp of the scaled scores, natural log, rounded to fp32");
+  for (const auto& [name, run] : gpu_outputs) {
+    if (!run.ok) {
+      warn(fmt::format("GPU output '{}' omitted: the run failed ({})", name,
+                       run.error.empty() ? "no error given" : run.error));
+      continue;
+    }
+    outputs.add_owned("o_" + name, StDtype::kBF16, {BT, H, mla::kHeadDimV}, float_to_bf16_bytes(run.o),
+                      fmt::format("output of the '{}' GPU executor (bf16 as the kernel wrote it)", name));
+    outputs.add("lse_" + name, StDtype::kF32, {BT, H}, run.lse,
+                fmt::format("log-sum-exp of the '{}' GPU executor", name));
+    result.gpu_outputs_written.push_back(name);
+  }
+  outputs.writer.set_metadata("case", problem.spec.name);
+  outputs.writer.set_metadata("sm_scale", sm_scale_text);
+  outputs.writer.set_metadata("producer", "verifybench export");
+
+  // ---- case.json
+  const CaseSpec& spec = problem.spec;
+  const std::string scenario_path =
+      options.scenario_path.empty() ? file_of_source(spec.source) : options.scenario_path;
+  ordered_json c = ordered_json::object();
+  c["format"] = "verifybench-export/1";
+  c["case"] = spec.name;
+  c["scenario"] = spec.scenario;
+  c["source"] = spec.source;
+  c["reproducer"] = reproducer_for(scenario_path, spec.name);
+  if (!options.command.empty()) c["export_command"] = options.command;
+  c["sm_scale"] = static_cast<double>(problem.sm_scale);
+  c["sm_scale_text"] = sm_scale_text;
+  c["batch"] = B;
+  c["tree_size"] = T;
+  c["heads"] = H;
+  c["head_dim_qk"] = mla::kHeadDimQK;
+  c["head_dim_v"] = mla::kHeadDimV;
+  c["page_size"] = problem.pages.page_size;
+  c["placement"] = to_string(spec.pages.placement);
+  c["shared_prefix"] = {{"groups", spec.pages.shared_prefix.groups}, {"length", spec.pages.shared_prefix.length}};
+  c["pool_rows"] = pool_rows;
+  c["prefix_len"] = problem.prefix_len;
+  c["tree"] = {{"kind", to_string(spec.tree.kind)}};
+  c["seed"] = spec.seed;
+  c["check_mode"] = to_string(spec.check.mode);
+  c["tolerance"] = {{"o_atol", spec.tolerance.o_atol},
+                    {"o_rtol", spec.tolerance.o_rtol},
+                    {"lse_atol", spec.tolerance.lse_atol},
+                    {"lse_rtol", spec.tolerance.lse_rtol}};
+  c["sglang_call"] =
+      "extend_attention_fwd(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, qo_indptr, "
+      "kv_indptr, kv_indices, custom_mask, is_causal=False, mask_indptr, max_len_extend=tree_size, "
+      "sm_scale=sm_scale) from sglang/srt/layers/attention/triton_ops/extend_attention.py; o_extend is "
+      "[B*T, H, 512] bf16; older SGLang versions have no is_causal argument. That kernel returns no LSE.";
+  c["notes"] = {
+      kNaNRowsNote,
+      "v_buffer " + v_buffer_note,
+      "The tree nodes' own KV rows are in k_buffer too (logical tokens P_b..P_b+T-1 of block_table); "
+      "SGLang reads them from k_extend / v_extend, so kv_indptr / kv_indices cover the prefix only.",
+      "A node sees every prefix token and the tree nodes it is or descends from "
+      "(custom_mask, equivalently tree_parents).",
+      "o_reference / lse_reference: o = sum_j softmax(sm_scale * q.K_j) * K_j[:512] over the visible "
+      "tokens, lse = log(sum_j exp(sm_scale * q.K_j)); compare with the tolerance above.",
+  };
+  c["files"] = {
+      {"inputs.safetensors", {{"tensors", inputs.docs}}},
+      {"outputs.safetensors", {{"tensors", outputs.docs}}},
+  };
+  c["warnings"] = result.warnings;
+  const std::string case_text = c.dump(2) + "\n";
+
+  // ---- write all three as .tmp, then rename: whole or nothing
+  TempFiles files;
+  create_export_dir(dir, &files);
+  const fs::path base(dir);
+  const std::string inputs_path = (base / "inputs.safetensors").string();
+  const std::string outputs_path = (base / "outputs.safetensors").string();
+  const std::string case_path = (base / "case.json").string();
+  auto stage = [&](const std::string& path) {
+    files.tmp.push_back(path + ".tmp");
+    return files.tmp.back();
+  };
+  inputs.writer.write_to(stage(inputs_path));
+  outputs.writer.write_to(stage(outputs_path));
+  {
+    OutFile out(stage(case_path));
+    out.write(case_text.data(), case_text.size());
+    out.close();
+  }
+  result.bytes_written = inputs.writer.file_bytes() + outputs.writer.file_bytes() + case_text.size();
+  const std::vector<std::string> finals = {inputs_path, outputs_path, case_path};
+  for (std::size_t i = 0; i < finals.size(); ++i) {
+    std::error_code ec;
+    fs::rename(files.tmp[i], finals[i], ec);
+    if (ec) {
+      throw ExportError(fmt::format("cannot rename '{}' to '{}': {}", files.tmp[i], finals[i], ec.message()));
+    }
+    files.final.push_back(finals[i]);
+  }
+  files.committed = true;
+  result.files = finals;
+  return result;
+}
+
+}  // namespace
+
+ExportResult export_case(const Problem& problem, const ReferenceOutput& reference,
+                         const std::vector<std::pair<std::string, GpuRunOutput>>& gpu_outputs,
+                         const std::string& dir, const ExportOptions& options) {
+  return export_case_impl(problem, reference, gpu_outputs, dir, options, {});
+}
+
+ExportResult export_case_from_spec(const CaseSpec& spec, const GpuInfo& gpu, const std::string& dir,
+                                   const ExportOptions& options) {
+  std::vector<std::string> warnings;
+  auto note = [&](std::string text, bool is_warning) {
+    if (options.on_note) options.on_note(text);
+    if (is_warning) warnings.push_back(std::move(text));
+  };
+
+  CaseSession session(spec);
+  const Problem& problem = session.problem();
+  if (spec.check.mode == CheckMode::kSampled) {
+    // Upper bound of the reference's multiply-adds: every head of every node against every
+    // prefix-and-tree row (the masked tree part is skipped, the prefix dominates).
+    double flops = 0;
+    for (int b = 0; b < problem.batch; ++b) {
+      flops += 2.0 * (problem.prefix_len[b] + problem.tree_size) * problem.tree_size * problem.num_heads *
+               (mla::kHeadDimQK + mla::kHeadDimV);
+    }
+    note(fmt::format("case '{}' checks only {} sampled rows, but an export carries the full answer: "
+                     "computing the CPU reference over all {} rows (about {:.1f} GFLOP in double; "
+                     "this can take a long time for long prefixes)",
+                     spec.name, spec.check.sampled_rows, problem.query_rows(), flops * 1e-9),
+         true);
+  }
+  ReferenceOptions ref_options;
+  ref_options.threads = options.reference_threads;
+  const ReferenceOutput& reference = session.reference(ReferenceRows::kAll, ref_options);
+
+  std::vector<std::pair<std::string, GpuRunOutput>> gpu_outputs;
+  if (gpu.available) {
+    std::string upload_error;
+    DeviceProblem* const device = session.device(gpu, &upload_error);
+    if (device == nullptr) {
+      note("GPU outputs omitted: upload failed: " + upload_error, true);
+    } else {
+      for (const GpuExecutorRun& run : gpu_executor_runs()) {
+        if (!device->executor_applies(run.kind, nullptr)) continue;
+        gpu_outputs.emplace_back(run.name, device->run(run.kind, run.page_kind));
+      }
+    }
+  } else {
+    note(fmt::format("GPU outputs omitted: {}", gpu.reason.empty() ? "no CUDA device" : gpu.reason), true);
+  }
+
+  return export_case_impl(problem, reference, gpu_outputs, dir, options, std::move(warnings));
+}
+
+}  // namespace vb

@@ -1,0 +1,260 @@
+// In-run ceilings: row reads (contiguous, page-1 shuffled), D2D copy, mma.sync and wgmma bf16
+// rates, launch floors.
+#include "harness/measure/ceilings.h"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "harness/measure/ceilings_kernels.h"
+#include "harness/measure/nvtx.h"
+#include "harness/measure/timing.h"
+
+namespace vb {
+namespace {
+
+namespace ck = ceiling_kernels;
+
+struct Buffer {
+  void* ptr = nullptr;
+  ~Buffer() {
+    if (ptr) cudaFree(ptr);
+  }
+};
+
+struct Check {
+  std::string error;
+  bool operator()(cudaError_t err, const std::string& call) {
+    if (err != cudaSuccess && error.empty()) {
+      error = fmt::format("{} failed: {} ({})", call, cudaGetErrorString(err), cudaGetErrorName(err));
+    }
+    return err == cudaSuccess;
+  }
+};
+
+// Median over `reps` timed passes (after one warm-up) of `pass`, in ms.
+template <typename Pass>
+double median_ms(Check& check, cudaStream_t stream, int reps, Pass pass) {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
+  std::vector<double> times;
+  if (check.error.empty()) {
+    check(pass(), "warm-up pass");
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  }
+  for (int i = 0; i < reps && check.error.empty(); ++i) {
+    check(cudaEventRecord(start, stream), "cudaEventRecord");
+    check(pass(), "timed pass");
+    check(cudaEventRecord(stop, stream), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    times.push_back(ms);
+  }
+  if (start) cudaEventDestroy(start);
+  if (stop) cudaEventDestroy(stop);
+  if (times.empty()) return 0;
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+// The wgmma ceiling into c->wgmma_bf16_tflops and its method entry. A probe whose
+// accumulator check fails leaves the ceiling at 0 and says so in the method: the other
+// ceilings of the run stay valid.
+void measure_wgmma(Check& check, const GpuInfo& gpu, const CeilingOptions& options, cudaStream_t stream,
+                   Ceilings* c) {
+  const int iterations = std::min(options.wgmma_iterations, ck::kWgmmaMaxIterations);
+  int blocks_per_sm = 0;
+  check(ck::wgmma_blocks_per_sm(&blocks_per_sm), "wgmma occupancy");
+  const int blocks = gpu.sm_count * std::max(1, blocks_per_sm);
+  Buffer sink;
+  check(cudaMalloc(&sink.ptr, ck::kWgmmaSinkFloats * sizeof(float)), "cudaMalloc wgmma sink");
+  double ms = 0;
+  if (check.error.empty()) {
+    ms = median_ms(check, stream, options.repetitions,
+                   [&] { return ck::launch_wgmma_bf16(iterations, static_cast<float*>(sink.ptr), blocks, stream); });
+  }
+  float d00 = 0;
+  check(cudaMemcpy(&d00, sink.ptr, sizeof d00, cudaMemcpyDeviceToHost), "download wgmma check value");
+  if (!check.error.empty()) return;
+  const double expected = ck::wgmma_probe_expected_d00(iterations);
+  const double warpgroups = static_cast<double>(blocks) * (ck::kWgmmaThreads / 128);
+  const double flops = warpgroups * iterations * ck::kWgmmaPerGroup * ck::kFlopsPerWgmma;
+  const std::string how = fmt::format(
+      "wgmma.mma_async.sync.aligned.m64n256k16 bf16 x bf16 -> fp32, A (64 x {}) and B (256 x {}) "
+      "from shared memory (128-byte swizzle, K-major), one 64 x 256 accumulator per warpgroup, "
+      "{} instructions per commit group with one group in flight, {} iterations, {} blocks x {} "
+      "threads ({} per SM, {} warpgroups each); {:.0f} FLOP per wgmma; median of {} passes after a "
+      "warm-up; operands random full-mantissa bf16 in [0.5, 1); block 0's D[0][0] checked against "
+      "iterations x the row dot product (relative tolerance {})",
+      ck::kWgmmaK, ck::kWgmmaK, ck::kWgmmaPerGroup, iterations, blocks, ck::kWgmmaThreads,
+      std::max(1, blocks_per_sm), ck::kWgmmaThreads / 128, ck::kFlopsPerWgmma, options.repetitions,
+      ck::kWgmmaCheckRelTolerance);
+  if (!(std::abs(static_cast<double>(d00) - expected) <= ck::kWgmmaCheckRelTolerance * std::abs(expected))) {
+    c->method.emplace_back("wgmma_bf16", fmt::format("not measured: the probe's D[0][0] is {} where {} "
+                                                     "was expected ({})", d00, expected, how));
+    return;
+  }
+  c->wgmma_bf16_tflops = ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0;
+  c->method.emplace_back("wgmma_bf16", how);
+}
+
+}  // namespace
+
+CeilingsRun measure_ceilings(const GpuInfo& gpu, const CeilingOptions& options) {
+  CeilingsRun run;
+  if (!gpu.available) {
+    run.error = "not run: " + gpu.reason;
+    return run;
+  }
+  NvtxRange range("ceilings");
+  Check check;
+  Ceilings c;
+  cudaStream_t stream = nullptr;
+  check(cudaSetDevice(gpu.device), "cudaSetDevice");
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+
+  // ---- 1152-byte rows through an index array, contiguous then page-size-1 shuffled.
+  std::size_t free_bytes = 0, total_bytes = 0;
+  check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  double want = options.row_read_bytes;
+  // Leave room for the index array and the copy buffers later (freed before those).
+  want = std::min(want, 0.6 * static_cast<double>(free_bytes));
+  const std::int64_t rows = static_cast<std::int64_t>(want / ck::kRowBytes);
+  const double row_bytes = static_cast<double>(rows) * ck::kRowBytes;
+  int row_blocks_per_sm = 0, mma_blocks_sm = 0;
+  check(ck::row_read_blocks_per_sm(&row_blocks_per_sm), "row-read occupancy");
+  check(ck::mma_blocks_per_sm(&mma_blocks_sm), "mma occupancy");
+  const int row_blocks = std::max(1, gpu.sm_count * std::max(1, row_blocks_per_sm));
+  {
+    Buffer pool, index, sink;
+    if (check.error.empty()) {
+      check(cudaMalloc(&pool.ptr, static_cast<std::size_t>(row_bytes)), "cudaMalloc row pool");
+      check(cudaMalloc(&index.ptr, rows * sizeof(std::int64_t)), "cudaMalloc row index");
+      check(cudaMalloc(&sink.ptr, ck::kRowReadThreads * sizeof(unsigned)), "cudaMalloc sink");
+      check(cudaMemsetAsync(pool.ptr, 0x3C, static_cast<std::size_t>(row_bytes), stream), "memset row pool");
+    }
+    std::vector<std::int64_t> host(rows);
+    std::iota(host.begin(), host.end(), std::int64_t{0});
+    auto pass = [&] {
+      return ck::launch_row_read(pool.ptr, static_cast<const std::int64_t*>(index.ptr), rows,
+                                 static_cast<unsigned*>(sink.ptr), row_blocks, stream);
+    };
+    for (bool shuffled : {false, true}) {
+      if (!check.error.empty()) break;
+      if (shuffled) std::shuffle(host.begin(), host.end(), std::mt19937_64(0x5eed));
+      check(cudaMemcpy(index.ptr, host.data(), rows * sizeof(std::int64_t), cudaMemcpyHostToDevice),
+            "upload row index");
+      const double ms = median_ms(check, stream, options.repetitions, pass);
+      (shuffled ? c.row_read_shuffled_gbps : c.row_read_contiguous_gbps) =
+          ms > 0 ? row_bytes / (ms * 1e-3) / 1e9 : 0;
+    }
+  }
+  const std::string row_method = fmt::format(
+      "{:.2f} GB of 1152-byte rows ({} rows) named by an int64 index array ({}), each warp "
+      "reading whole rows with 16-byte loads, {} rows in flight per warp, XOR-folded; grid "
+      "{} blocks x {} threads; median of {} passes after a warm-up; row bytes only",
+      row_bytes / 1e9, rows, "{}", ck::kRowsPerWarpIteration, row_blocks, ck::kRowReadThreads,
+      options.repetitions);
+  c.method.emplace_back("row_read_contiguous",
+                        fmt::format(fmt::runtime(row_method), "in order"));
+  c.method.emplace_back("row_read_shuffled",
+                        fmt::format(fmt::runtime(row_method),
+                                    "a random permutation: page size 1 shuffled"));
+
+  // ---- device-to-device copy
+  const std::size_t copy_bytes = static_cast<std::size_t>(
+      std::min(options.copy_bytes, 0.3 * static_cast<double>(free_bytes)));
+  {
+    Buffer src, dst;
+    if (check.error.empty()) {
+      check(cudaMalloc(&src.ptr, copy_bytes), "cudaMalloc copy source");
+      check(cudaMalloc(&dst.ptr, copy_bytes), "cudaMalloc copy destination");
+      check(cudaMemsetAsync(src.ptr, 1, copy_bytes, stream), "memset copy source");
+    }
+    if (check.error.empty()) {
+      const double ms = median_ms(check, stream, options.repetitions, [&] {
+        return cudaMemcpyAsync(dst.ptr, src.ptr, copy_bytes, cudaMemcpyDeviceToDevice, stream);
+      });
+      c.d2d_copy_gbps = ms > 0 ? 2.0 * static_cast<double>(copy_bytes) / (ms * 1e-3) / 1e9 : 0;
+    }
+  }
+  c.method.emplace_back(
+      "d2d_copy", fmt::format("cudaMemcpyAsync device to device of {:.2f} GB, counting read + "
+                              "write bytes (2x); median of {} passes after a warm-up",
+                              static_cast<double>(copy_bytes) / 1e9, options.repetitions));
+
+  // ---- mma.sync bf16 issue rate
+  const int mma_blocks = std::max(1, gpu.sm_count * std::max(1, mma_blocks_sm));
+  {
+    Buffer sink;
+    if (check.error.empty()) check(cudaMalloc(&sink.ptr, ck::kMmaThreads * sizeof(float)), "cudaMalloc mma sink");
+    if (check.error.empty()) {
+      const double ms = median_ms(check, stream, options.repetitions, [&] {
+        return ck::launch_mma_bf16(options.mma_iterations, static_cast<float*>(sink.ptr), mma_blocks, stream);
+      });
+      const double warps = static_cast<double>(mma_blocks) * (ck::kMmaThreads / 32);
+      const double flops = warps * options.mma_iterations * ck::kMmaChains * ck::kFlopsPerMma;
+      c.mma_bf16_tflops = ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0;
+    }
+  }
+  c.method.emplace_back(
+      "mma_bf16", fmt::format("mma.sync.aligned.m16n8k16 bf16 x bf16 -> fp32, {} independent "
+                              "accumulator chains per warp x {} iterations, {} blocks x {} "
+                              "threads ({} per SM); 4096 FLOP per mma; median of {} passes",
+                              ck::kMmaChains, options.mma_iterations, mma_blocks,
+                              ck::kMmaThreads, std::max(1, mma_blocks_sm), options.repetitions));
+
+  // ---- wgmma bf16 rate (sm_90a machine code: compute capability 9.0 only)
+  if (gpu.cc_major == 9 && gpu.cc_minor == 0 && check.error.empty()) measure_wgmma(check, gpu, options, stream, &c);
+  if (stream) cudaStreamDestroy(stream);
+  if (!check.error.empty()) {
+    run.error = "ceilings: " + check.error;
+    return run;
+  }
+  run.ceilings = c;
+  return run;
+}
+
+std::string measure_launch_floor(GpuTimer& timer, Ceilings* c) {
+  NvtxRange range("launch floor");
+  TimingOptions options;
+  options.rule.min_samples = 50;
+  options.rule.max_samples = 200;
+  options.rule.budget_s = 0.2;
+  const TimingRecord rec = timer.measure(
+      TimingMode::kColdL2, [](cudaStream_t s, bool) { return ceiling_kernels::launch_empty(s); }, options);
+  if (rec.stop_reason.rfind("error", 0) == 0 || rec.samples_ms.empty()) return "launch floor: " + rec.stop_reason;
+  c->launch_floor_us = rec.median_ms * 1e3;
+  c->method.emplace_back(
+      "launch_floor", fmt::format("one empty kernel (1 block of 32 threads) timed as a cold-L2 case sample: "
+                                  "L2 read flush, then CUDA events around the launch; median of {} samples",
+                                  rec.samples_ms.size()));
+  int device = 0, cc_major = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
+    return "PDL floor: the device's compute capability could not be read";
+  }
+  if (cc_major < 9) return "";  // no programmatic dependent launch before sm_90
+  const TimingRecord pdl = timer.measure(
+      TimingMode::kChainPdl, [](cudaStream_t s, bool) { return ceiling_kernels::launch_empty_pdl(s); }, options);
+  if (pdl.stop_reason.rfind("error", 0) == 0 || pdl.samples_ms.empty()) return "PDL floor: " + pdl.stop_reason;
+  c->pdl_floor_us = pdl.median_ms * 1e3;
+  c->method.emplace_back(
+      "pdl_floor", fmt::format("one empty kernel (1 block of 32 threads: griddepcontrol.launch_dependents, then "
+                               "griddepcontrol.wait, as the production kernels enter) launched with programmatic "
+                               "dependent launch over the previous one, timed as a chain-pdl case sample: {} "
+                               "launches after a hold, CUDA events around them, divided by {}; median of {} samples",
+                               kChainLaunches, kChainLaunches, pdl.samples_ms.size()));
+  return "";
+}
+
+}  // namespace vb

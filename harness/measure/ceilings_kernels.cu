@@ -1,0 +1,174 @@
+// Ceiling micro-kernels: how fast this device can read 1152-byte KV rows through an index
+// array, and how fast it issues mma.sync bf16. Harness code: kernels/ never includes it.
+#include "harness/measure/ceilings_kernels.h"
+
+#include <cstring>
+
+namespace vb::ceiling_kernels {
+namespace {
+
+__global__ void __launch_bounds__(kRowReadThreads)
+row_read_kernel(const uint4* __restrict__ pool, const std::int64_t* __restrict__ row_index,
+                std::int64_t rows, unsigned* __restrict__ sink) {
+  const int lane = threadIdx.x & 31;
+  const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const std::int64_t warps = (static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5;
+  constexpr int kTail = kRowChunks - 64;  // lanes that load a third chunk (8)
+  unsigned acc = 0;
+  for (std::int64_t first = warp * kRowsPerWarpIteration; first < rows;
+       first += warps * kRowsPerWarpIteration) {
+    uint4 v[kRowsPerWarpIteration][3];
+#pragma unroll
+    for (int k = 0; k < kRowsPerWarpIteration; ++k) {
+      const std::int64_t r = first + k;
+      v[k][0] = v[k][1] = v[k][2] = make_uint4(0, 0, 0, 0);
+      if (r < rows) {
+        const uint4* row = pool + row_index[r] * kRowChunks;
+        v[k][0] = row[lane];
+        v[k][1] = row[lane + 32];
+        if (lane < kTail) v[k][2] = row[lane + 64];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kRowsPerWarpIteration; ++k) {
+#pragma unroll
+      for (int c = 0; c < 3; ++c) acc ^= v[k][c].x ^ v[k][c].y ^ v[k][c].z ^ v[k][c].w;
+    }
+  }
+  if (acc == 0x9E3779B9u) sink[threadIdx.x] = acc;  // practically never; keeps loads live
+}
+
+// Reads `words` 16-byte words grid-stride (the cold-L2 flush: L2 ends up holding clean lines
+// of this buffer only), folded like the row reads so no load is dead.
+__global__ void __launch_bounds__(kStreamReadThreads)
+    stream_read_kernel(const uint4* __restrict__ buf, std::int64_t words, unsigned* __restrict__ sink) {
+  unsigned acc = 0;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < words;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const uint4 v = __ldcg(buf + i);
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x9E3779B9u) sink[threadIdx.x] = acc;  // practically never; keeps loads live
+}
+
+__device__ __forceinline__ std::uint64_t global_timer_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void hold_kernel(std::uint64_t nanoseconds) {
+  const std::uint64_t start = global_timer_ns();
+  while (global_timer_ns() - start < nanoseconds) __nanosleep(500);
+}
+
+__global__ void empty_kernel() {}
+
+__global__ void empty_pdl_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
+__global__ void __launch_bounds__(kMmaThreads) mma_bf16_kernel(int iterations, float* sink) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  // Operands: positive bf16 values in [2^-7, 2^-6) with all 7 mantissa bits drawn per thread
+  // and register, so nothing overflows and the tensor cores multiply bits as busy as real
+  // data's (their power, and the clock they hold, depends on them).
+  auto operand = [](unsigned salt) {
+    unsigned h = (threadIdx.x + 1u) * 0x9E3779B1u + salt * 0x85EBCA77u;
+    h ^= h >> 15;
+    h *= 0x2C1B3C6Du;
+    h ^= h >> 13;
+    return 0x3C003C00u | (h & 0x007F007Fu);
+  };
+  const unsigned a0 = operand(0), a1 = operand(1), a2 = operand(2), a3 = operand(3);
+  const unsigned b0 = operand(4), b1 = operand(5);
+  float c[kMmaChains][4];
+#pragma unroll
+  for (int k = 0; k < kMmaChains; ++k) c[k][0] = c[k][1] = c[k][2] = c[k][3] = 0.f;
+  for (int i = 0; i < iterations; ++i) {
+#pragma unroll
+    for (int k = 0; k < kMmaChains; ++k) {
+      asm volatile(
+          "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+          "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+          : "+f"(c[k][0]), "+f"(c[k][1]), "+f"(c[k][2]), "+f"(c[k][3])
+          : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+    }
+  }
+  float s = 0.f;
+#pragma unroll
+  for (int k = 0; k < kMmaChains; ++k) s += c[k][0] + c[k][1] + c[k][2] + c[k][3];
+  if (s == -1.f) sink[threadIdx.x] = s;  // never (all terms are >= 0); keeps chains live
+#else
+  if (iterations < 0) sink[0] = 0.f;
+#endif
+}
+
+}  // namespace
+
+cudaError_t launch_row_read(const void* pool, const std::int64_t* row_index, std::int64_t rows,
+                            unsigned* sink, int blocks, cudaStream_t stream) {
+  row_read_kernel<<<blocks, kRowReadThreads, 0, stream>>>(static_cast<const uint4*>(pool),
+                                                          row_index, rows, sink);
+  return cudaGetLastError();
+}
+
+cudaError_t row_read_blocks_per_sm(int* blocks) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, row_read_kernel, kRowReadThreads, 0);
+}
+
+cudaError_t launch_mma_bf16(int iterations, float* sink, int blocks, cudaStream_t stream) {
+  mma_bf16_kernel<<<blocks, kMmaThreads, 0, stream>>>(iterations, sink);
+  return cudaGetLastError();
+}
+
+cudaError_t mma_blocks_per_sm(int* blocks) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, mma_bf16_kernel, kMmaThreads, 0);
+}
+
+cudaError_t launch_stream_read(const void* buf, std::size_t bytes, unsigned* sink, int blocks,
+                               cudaStream_t stream) {
+  stream_read_kernel<<<blocks, kStreamReadThreads, 0, stream>>>(static_cast<const uint4*>(buf),
+                                                               static_cast<std::int64_t>(bytes / 16), sink);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_hold(std::uint64_t nanoseconds, cudaStream_t stream) {
+  hold_kernel<<<1, 32, 0, stream>>>(nanoseconds);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_empty(cudaStream_t stream) {
+  empty_kernel<<<1, 32, 0, stream>>>();
+  return cudaGetLastError();
+}
+
+cudaError_t launch_empty_pdl(cudaStream_t stream) {
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(1);
+  config.blockDim = dim3(32);
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, empty_pdl_kernel);
+}
+
+double wgmma_probe_expected_d00(int iterations) {
+  auto value = [](std::uint16_t bits) {
+    const std::uint32_t word = static_cast<std::uint32_t>(bits) << 16;
+    float f;
+    std::memcpy(&f, &word, sizeof f);
+    return static_cast<double>(f);
+  };
+  double row = 0;
+  for (int k = 0; k < kWgmmaK; ++k) row += value(wgmma_probe_value(k, 0)) * value(wgmma_probe_value(k, 1));
+  return row * iterations;
+}
+
+}  // namespace vb::ceiling_kernels

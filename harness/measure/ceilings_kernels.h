@@ -1,0 +1,84 @@
+// Launchers of the ceiling micro-kernels (harness/measure/ceilings_kernels.cu), used by
+// harness/measure/ceilings.cpp only. Asynchronous on `stream`; return the launch error.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace vb::ceiling_kernels {
+
+inline constexpr int kRowBytes = 1152;        // one MLA KV row: 576 bf16
+inline constexpr int kRowChunks = kRowBytes / 16;  // 16-byte loads per row (72)
+inline constexpr int kRowReadThreads = 256;
+inline constexpr int kRowsPerWarpIteration = 4;  // rows a warp has in flight at once
+
+// Every warp reads whole rows (lane l loads chunks l, l+32, l+64 < 72 with 16-byte loads),
+// rows named by `row_index` ([rows] int64, like kv_indices), grid-stride over rows; the
+// loaded words are XOR-folded and stored only on an impossible value, so no load is dead.
+cudaError_t launch_row_read(const void* pool, const std::int64_t* row_index, std::int64_t rows,
+                            unsigned* sink, int blocks, cudaStream_t stream);
+// Resident blocks of the row-read kernel per SM (occupancy query).
+cudaError_t row_read_blocks_per_sm(int* blocks);
+
+// Reads `bytes` (a multiple of 16) of `buf` once, grid-stride, and discards them: the
+// timer's cold-L2 flush (harness/measure/timing.cpp).
+inline constexpr int kStreamReadThreads = 256;
+cudaError_t launch_stream_read(const void* buf, std::size_t bytes, unsigned* sink, int blocks,
+                               cudaStream_t stream);
+
+// Keeps the stream busy for `nanoseconds` (one warp spinning on the global timer) so that a
+// timed sample's start event, launch and stop event are all submitted before the GPU reaches
+// them: without it, a hot or graph sample of a tiny launch includes the host's submission
+// (H200 probe: one empty kernel 5.8 us unheld, 2.9 us behind a busy stream).
+cudaError_t launch_hold(std::uint64_t nanoseconds, cudaStream_t stream);
+// One block of one warp that does nothing: the launch floor (harness/measure/ceilings.cpp).
+cudaError_t launch_empty(cudaStream_t stream);
+
+inline constexpr int kMmaThreads = 256;
+inline constexpr int kMmaChains = 8;  // independent accumulator chains per warp
+inline constexpr double kFlopsPerMma = 2.0 * 16 * 8 * 16;  // m16n8k16
+// Each warp issues `iterations` x kMmaChains mma.sync.m16n8k16 bf16 -> fp32.
+cudaError_t launch_mma_bf16(int iterations, float* sink, int blocks, cudaStream_t stream);
+cudaError_t mma_blocks_per_sm(int* blocks);
+
+// wgmma ceiling (harness/measure/ceilings_wgmma_sm90a.cu, sm_90a machine code only: launch on
+// compute capability 9.0 alone). Each warpgroup issues `iterations` x kWgmmaPerGroup
+// wgmma.mma_async m64n256k16 bf16 -> fp32 on one shared-memory A (64 x kWgmmaK) and
+// B (256 x kWgmmaK) tile, K-major; sink[0] receives block 0's D[0][0] (see
+// wgmma_probe_expected_d00). `sink` holds kWgmmaSinkFloats floats.
+inline constexpr int kWgmmaThreads = 384;  // three warpgroups; a 128-register accumulator each: one block per SM
+inline constexpr int kWgmmaM = 64, kWgmmaN = 256, kWgmmaK = 64;
+inline constexpr int kWgmmaPerGroup = kWgmmaK / 16;  // k16 instructions per commit group
+inline constexpr double kFlopsPerWgmma = 2.0 * 64 * 256 * 16;
+inline constexpr int kWgmmaSinkFloats = 1 + 128;
+inline constexpr int kWgmmaMaxIterations = 1 << 15;
+// bf16 bits of the operand element at shared-memory position `index` of tile `which` (0: A,
+// 1: B): all 7 mantissa bits from a hash of the position, values in [0.5, 1). Operands as
+// busy as real data: the tensor cores' power, and with it the clock they hold, depends on the
+// bits they multiply (small integers ran the probe faster than real data would). Positive, so
+// that the check's sum is far from 0.
+__host__ __device__ inline std::uint16_t wgmma_probe_value(int index, int which) {
+  std::uint32_t h = static_cast<std::uint32_t>(index) * 0x9E3779B1u + static_cast<std::uint32_t>(which) * 0x85EBCA77u;
+  h ^= h >> 15;
+  h *= 0x2C1B3C6Du;
+  h ^= h >> 13;
+  return static_cast<std::uint16_t>(0x3F00u | (h & 0x7Fu));
+}
+// The probe's check: block 0's D[0][0] within this relative distance of iterations x the dot
+// product of row 0 of A and B. The tensor cores' fp32 accumulation of 8192 equal increments
+// drifts by a few 1e-3 (H200: 3.3e-3 low), so the check catches a probe that ran fewer than
+// 98 % of its instructions (one that did not run, or ran another shape), not a single one.
+inline constexpr double kWgmmaCheckRelTolerance = 2e-2;
+// What sink[0] holds after `iterations`: row 0 of both tiles lies unswizzled at positions
+// 0..kWgmmaK-1 (the 128-byte swizzle XORs chunk indices with the row index mod 8).
+double wgmma_probe_expected_d00(int iterations);
+cudaError_t launch_wgmma_bf16(int iterations, float* sink, int blocks, cudaStream_t stream);
+cudaError_t wgmma_blocks_per_sm(int* blocks);
+
+// PDL floor: one empty one-warp kernel launched over the stream's previous kernel
+// (programmatic dependent launch): it lets its own dependents start at once and waits for
+// its prerequisite grid, as the production kernels do at entry.
+cudaError_t launch_empty_pdl(cudaStream_t stream);
+
+}  // namespace vb::ceiling_kernels

@@ -1,0 +1,56 @@
+// The GPUs the production kernel's launch choices are modelled for, and what those choices
+// are for a case. One row per device, the only place these figures live: `verifybench plan`
+// runs the kernel's own pipeline-depth rule (flash_verify_stages_for_smem_optin) and split
+// model (flash_verify_plan) on each row, so an sm_120 plan is the H200's arithmetic with
+// sm_120's inputs. No GPU is needed.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/scenario/scenario.h"
+#include "verifybench/kernels.h"
+
+namespace vb {
+
+struct DeviceModel {
+  std::string slug;  // --device name
+  std::string name;
+  int sm_arch = 0;          // 90, 120
+  int num_sms = 0;
+  int max_threads_per_sm = 0;  // resident threads per SM (the split combine's lane rule)
+  int smem_optin_bytes = 0;  // per-block opt-in shared memory
+  int blocks_per_sm = 0;     // resident production blocks per SM (see device_models.cpp)
+  double memory_gbps = 0;    // memory roof for the floors: 1152-byte row reads where measured
+  double mma_tflops = 0;     // mma.sync bf16 -> fp32 roof
+  bool wgmma = false;        // the production planner may pick the sm_90a wgmma path here
+  std::string source;        // where the figures come from: measured (which run) or datasheet
+};
+
+const std::vector<DeviceModel>& device_models();
+// nullptr when no row has that slug.
+const DeviceModel* find_device_model(const std::string& slug);
+// "h200, rtx-pro-6000" for error messages.
+std::string device_model_slugs();
+
+// The planner's inputs for this device (what current_device_target() returns on it).
+DeviceTarget device_target(const DeviceModel& device);
+
+// The production launch a case gets on a device (the planner's own LaunchPlan, in the token
+// table's form and the block table's), and the two floors it is judged against.
+struct PlannedLaunch {
+  LaunchPlan launch;              // production (token table): what `run` prints as its plan
+  LaunchPlan block_table_launch;  // production/block-table: the same schedule, its own instance
+  std::int64_t blocks = 0;     // blocks that hold tiles (B * m_tiles * splits for equal lengths)
+  double waves = 0;            // blocks / (SMs * blocks per SM)
+  std::int64_t kv_tokens = 0;  // sum over requests of prefix + tree
+  double bytes = 0;            // KV rows once + q + o + lse (SPEC.md §4; no page table or mask)
+  double flops = 0;            // 2 * (P+T) * H * T * 1088 summed over requests
+  double memory_floor_us = 0;  // bytes / memory roof
+  double mma_floor_us = 0;     // flops / mma roof
+};
+// Prefix lengths are drawn exactly as materialize() draws them (same seeds), without building
+// the KV pool. Throws ScenarioError on a case materialize() would also refuse.
+PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device);
+
+}  // namespace vb

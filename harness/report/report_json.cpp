@@ -1,0 +1,499 @@
+// JSON result writer, its reader (for tests and tools) and run provenance.
+#include "harness/report/report_json.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "harness/plan/device_models.h"
+#include "harness/measure/timing_json.h"
+#include "harness/measure/traffic_model.h"
+
+namespace vb {
+
+// ---------------------------------------------------------------- records <-> JSON
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json number(double v) { return json_number(v); }
+
+double read_number(const json& j) {
+  if (j.is_number()) return j.get<double>();
+  if (j.is_string()) {
+    const std::string s = j.get<std::string>();
+    if (s == "nan") return std::nan("");
+    if (s == "inf") return HUGE_VAL;
+    if (s == "-inf") return -HUGE_VAL;
+  }
+  throw ReportError("not a number in result JSON: " + j.dump());
+}
+
+json optional_number(const std::optional<double>& v) { return json_optional_number(v); }
+
+std::optional<double> read_optional_number(const json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return read_number(j.at(key));
+}
+
+json to_json(const ElementIndex& e) {
+  return json{{"request", e.request}, {"node", e.node}, {"head", e.head}, {"channel", e.channel}};
+}
+
+ElementIndex element_from_json(const json& j) {
+  ElementIndex e;
+  e.request = j.at("request").get<int>();
+  e.node = j.at("node").get<int>();
+  e.head = j.at("head").get<int>();
+  e.channel = j.at("channel").get<int>();
+  return e;
+}
+
+json to_json(const ErrorStats& s) {
+  return json{{"elements_checked", s.elements_checked},
+              {"elements_failed", s.elements_failed},
+              {"nonfinite_mismatch", s.nonfinite_mismatch},
+              {"max_abs_error", number(s.max_abs_error)},
+              {"max_rel_error", number(s.max_rel_error)},
+              {"mean_abs_error", number(s.mean_abs_error)},
+              {"worst", to_json(s.worst)},
+              {"worst_expected", number(s.worst_expected)},
+              {"worst_got", number(s.worst_got)}};
+}
+
+ErrorStats stats_from_json(const json& j) {
+  ErrorStats s;
+  s.elements_checked = j.at("elements_checked").get<std::int64_t>();
+  s.elements_failed = j.at("elements_failed").get<std::int64_t>();
+  s.nonfinite_mismatch = j.at("nonfinite_mismatch").get<std::int64_t>();
+  s.max_abs_error = read_number(j.at("max_abs_error"));
+  s.max_rel_error = read_number(j.at("max_rel_error"));
+  s.mean_abs_error = read_number(j.at("mean_abs_error"));
+  s.worst = element_from_json(j.at("worst"));
+  s.worst_expected = read_number(j.at("worst_expected"));
+  s.worst_got = read_number(j.at("worst_got"));
+  return s;
+}
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const DevicePrediction& p) {
+  return json{{"device", p.device},
+              {"time_us", number(p.time_us)},
+              {"roof_us", number(p.roof_us)},
+              {"bound", p.bound},
+              {"fraction_of_roof", number(p.fraction_of_roof)},
+              {"kind", "prediction"}};
+}
+
+DevicePrediction prediction_from_json(const nlohmann::ordered_json& j) {
+  DevicePrediction p;
+  p.device = j.at("device").get<std::string>();
+  p.time_us = read_number(j.at("time_us"));
+  p.roof_us = read_number(j.at("roof_us"));
+  p.bound = j.at("bound").get<std::string>();
+  p.fraction_of_roof = read_number(j.at("fraction_of_roof"));
+  return p;
+}
+
+nlohmann::ordered_json to_json(const PdlGoal& g) {
+  return json{{"executor", g.executor},
+              {"chain_pdl_us", number(g.chain_pdl_us)},
+              {"roof_us", number(g.roof_us)},
+              {"pdl_floor_us", number(g.pdl_floor_us)},
+              {"bound_us", number(g.bound_us)},
+              {"met", g.met}};
+}
+
+PdlGoal pdl_goal_from_json(const nlohmann::ordered_json& j) {
+  PdlGoal g;
+  g.executor = j.at("executor").get<std::string>();
+  g.chain_pdl_us = read_number(j.at("chain_pdl_us"));
+  g.roof_us = read_number(j.at("roof_us"));
+  g.pdl_floor_us = read_number(j.at("pdl_floor_us"));
+  g.bound_us = read_number(j.at("bound_us"));
+  g.met = j.at("met").get<bool>();
+  return g;
+}
+
+nlohmann::ordered_json to_json(const ExecutorResult& r) {
+  json j{{"executor", r.executor},
+         {"outcome", to_string(r.outcome)},
+         {"detail", r.detail},
+         {"checked_against", r.checked_against},
+         {"rows_checked", r.rows_checked}};
+  j["wall_ms"] = r.wall_ms ? number(*r.wall_ms) : json(nullptr);
+  // Error statistics only where a comparison happened; readers default them when absent.
+  if (r.o.elements_checked > 0 || r.lse.elements_checked > 0) {
+    j["o"] = to_json(r.o);
+    j["lse"] = to_json(r.lse);
+  }
+  json timings = json::array();
+  for (const TimingRecord& t : r.timings) timings.push_back(to_json(t));
+  j["timings"] = timings;
+  j["achieved"] = r.achieved ? to_json(*r.achieved) : json(nullptr);
+  j["prediction"] = r.prediction ? to_json(*r.prediction) : json(nullptr);
+  return j;
+}
+
+ExecutorResult executor_result_from_json(const nlohmann::ordered_json& j) {
+  ExecutorResult r;
+  r.executor = j.at("executor").get<std::string>();
+  const std::string outcome = j.at("outcome").get<std::string>();
+  if (!outcome_from_string(outcome, &r.outcome)) {
+    throw ReportError("unknown outcome in result JSON: " + outcome);
+  }
+  r.detail = j.at("detail").get<std::string>();
+  r.checked_against = j.at("checked_against").get<std::string>();
+  r.rows_checked = j.at("rows_checked").get<std::int64_t>();
+  if (j.contains("o")) r.o = stats_from_json(j.at("o"));
+  if (j.contains("lse")) r.lse = stats_from_json(j.at("lse"));
+  if (j.contains("wall_ms") && !j.at("wall_ms").is_null()) r.wall_ms = read_number(j.at("wall_ms"));
+  if (j.contains("timings")) {
+    for (const json& t : j.at("timings")) r.timings.push_back(timing_record_from_json(t));
+  }
+  if (j.contains("achieved") && !j.at("achieved").is_null()) {
+    r.achieved = achieved_from_json(j.at("achieved"));
+  }
+  if (j.contains("prediction") && !j.at("prediction").is_null()) {
+    r.prediction = prediction_from_json(j.at("prediction"));
+  }
+  return r;
+}
+
+nlohmann::ordered_json to_json(const CaseResult& c) {
+  json executors = json::array();
+  for (const ExecutorResult& e : c.executors) executors.push_back(to_json(e));
+  return json{{"case", c.case_name},
+              {"scenario", c.scenario},
+              {"source", c.source},
+              {"batch", c.batch},
+              {"tree_size", c.tree_size},
+              {"heads", c.heads},
+              {"page_size", c.page_size},
+              {"total_kv_tokens", c.total_kv_tokens},
+              {"reproducer", c.reproducer},
+              {"tags", c.tags},
+              {"traffic", c.traffic ? to_json(*c.traffic) : json(nullptr)},
+              {"speedup_vs_naive", optional_number(c.speedup_vs_naive)},
+              {"mask_tax", optional_number(c.mask_tax)},
+              {"gate_tolerance", optional_number(c.gate_tolerance)},
+              {"timing_note", c.timing_note},
+              {"all_passed", c.all_passed()},
+              {"pdl_goal", c.pdl_goal ? to_json(*c.pdl_goal) : json(nullptr)},
+              {"executors", executors}};
+}
+
+CaseResult case_result_from_json(const nlohmann::ordered_json& j) {
+  CaseResult c;
+  c.case_name = j.at("case").get<std::string>();
+  c.scenario = j.at("scenario").get<std::string>();
+  c.source = j.at("source").get<std::string>();
+  c.batch = j.at("batch").get<int>();
+  c.tree_size = j.at("tree_size").get<int>();
+  c.heads = j.at("heads").get<int>();
+  c.page_size = j.at("page_size").get<int>();
+  c.total_kv_tokens = j.at("total_kv_tokens").get<std::int64_t>();
+  c.reproducer = j.at("reproducer").get<std::string>();
+  if (j.contains("tags")) c.tags = j.at("tags").get<std::vector<std::string>>();
+  if (j.contains("traffic") && !j.at("traffic").is_null()) c.traffic = traffic_from_json(j.at("traffic"));
+  c.speedup_vs_naive = read_optional_number(j, "speedup_vs_naive");
+  c.mask_tax = read_optional_number(j, "mask_tax");
+  c.gate_tolerance = read_optional_number(j, "gate_tolerance");
+  if (j.contains("pdl_goal") && !j.at("pdl_goal").is_null()) c.pdl_goal = pdl_goal_from_json(j.at("pdl_goal"));
+  if (j.contains("timing_note")) c.timing_note = j.at("timing_note").get<std::string>();
+  for (const json& e : j.at("executors")) c.executors.push_back(executor_result_from_json(e));
+  return c;
+}
+
+nlohmann::ordered_json to_json(const Provenance& p) {
+  json files = json::array();
+  for (const ScenarioFileInfo& f : p.scenario_files) {
+    files.push_back(json{{"path", f.path}, {"sha256", f.sha256}});
+  }
+  json device = nullptr;
+  if (p.gpu.available) {
+    device = json{{"name", p.gpu.name},
+                  {"cc", fmt::format("{}.{}", p.gpu.cc_major, p.gpu.cc_minor)},
+                  {"sm_count", p.gpu.sm_count},
+                  {"driver_version", p.gpu.driver_version},
+                  {"runtime_version", p.gpu.runtime_version},
+                  {"index", p.gpu.device},
+                  {"l2_bytes", p.gpu.l2_bytes},
+                  {"global_mem_bytes", p.gpu.global_mem_bytes},
+                  {"sm_clock_mhz_at_start", optional_number(p.sm_clock_mhz_at_start)},
+                  {"mem_clock_mhz_at_start", optional_number(p.mem_clock_mhz_at_start)},
+                  {"nvml", p.nvml_status}};
+  }
+  json j{{"tool_version", p.tool_version},
+         {"date_utc", p.date_utc},
+         {"host", p.host},
+         {"git_commit", p.git_commit},
+         {"git_state", p.git_state},
+         {"command", p.command_line},
+         {"scenario_files", files},
+         {"device", device},
+         {"build",
+          {{"type", p.build.type},
+           {"cuda_architectures", p.build.cuda_architectures},
+           {"flags", p.build.flags}}}};
+  if (!p.gpu.available) j["device_unavailable_reason"] = p.gpu.reason;
+  if (!p.l2_flush.empty()) j["l2_flush"] = p.l2_flush;
+  return j;
+}
+
+TimingRecord timing_record_from_json(const nlohmann::ordered_json& j) {
+  TimingRecord t;
+  t.mode = j.at("mode").get<std::string>();
+  for (const json& v : j.at("samples_ms")) t.samples_ms.push_back(read_number(v));
+  t.median_ms = read_number(j.at("median_ms"));
+  t.min_ms = read_number(j.at("min_ms"));
+  t.max_ms = read_number(j.at("max_ms"));
+  t.p10_ms = read_number(j.at("p10_ms"));
+  t.p90_ms = read_number(j.at("p90_ms"));
+  t.rel_noise = read_number(j.at("rel_noise"));
+  t.stop_reason = j.at("stop_reason").get<std::string>();
+  t.sm_clock_mhz_median = read_optional_number(j, "sm_clock_mhz_median");
+  t.temperature_c_max = read_optional_number(j, "temperature_c_max");
+  // Absent in files from before 2026-11-30 (session 14).
+  t.memory_temperature_c_min = read_optional_number(j, "memory_temperature_c_min");
+  t.memory_temperature_c_max = read_optional_number(j, "memory_temperature_c_max");
+  t.throttled = j.at("throttled").get<bool>();
+  return t;
+}
+
+nlohmann::ordered_json to_json(const Achieved& a) {
+  return json{{"mode", a.mode},
+              {"gbps", number(a.gbps)},
+              {"tflops", number(a.tflops)},
+              {"pct_of_attainable", optional_number(a.pct_of_attainable)},
+              {"bound", a.bound.empty() ? json(nullptr) : json(a.bound)},
+              {"speed_of_light", a.speed_of_light},
+              {"engine", a.engine.empty() ? json(nullptr) : json(a.engine)},
+              {"pct_of_engine_ceiling", optional_number(a.pct_of_engine_ceiling)},
+              {"pct_of_memory_ceiling", optional_number(a.pct_of_memory_ceiling)}};
+}
+
+Achieved achieved_from_json(const nlohmann::ordered_json& j) {
+  Achieved a;
+  a.mode = j.at("mode").get<std::string>();
+  a.gbps = read_number(j.at("gbps"));
+  a.tflops = read_number(j.at("tflops"));
+  a.pct_of_attainable = read_optional_number(j, "pct_of_attainable");
+  if (j.contains("bound") && !j.at("bound").is_null()) a.bound = j.at("bound").get<std::string>();
+  a.speed_of_light = j.at("speed_of_light").get<bool>();
+  // Absent from result files before the wgmma ceiling (issue 27).
+  if (j.contains("engine") && !j.at("engine").is_null()) a.engine = j.at("engine").get<std::string>();
+  a.pct_of_engine_ceiling = read_optional_number(j, "pct_of_engine_ceiling");
+  a.pct_of_memory_ceiling = read_optional_number(j, "pct_of_memory_ceiling");
+  return a;
+}
+
+nlohmann::ordered_json to_json(const TrafficModel& t) {
+  return json{{"algorithmic_bytes", t.algorithmic_bytes},
+              {"page_bytes", t.page_bytes},
+              {"flops", number(t.flops)},
+              {"kv_unique_bytes", t.kv_unique_bytes}};
+}
+
+TrafficModel traffic_from_json(const nlohmann::ordered_json& j) {
+  TrafficModel t;
+  t.algorithmic_bytes = j.at("algorithmic_bytes").get<std::int64_t>();
+  t.page_bytes = j.at("page_bytes").get<std::int64_t>();
+  t.flops = read_number(j.at("flops"));
+  t.kv_unique_bytes = j.at("kv_unique_bytes").get<std::int64_t>();
+  return t;
+}
+
+nlohmann::ordered_json to_json(const Ceilings& c) {
+  json method = json::object();
+  for (const auto& [name, text] : c.method) method[name] = text;
+  return json{{"row_read_contiguous_gbps", number(c.row_read_contiguous_gbps)},
+              {"row_read_shuffled_gbps", number(c.row_read_shuffled_gbps)},
+              {"d2d_copy_gbps", number(c.d2d_copy_gbps)},
+              {"mma_bf16_tflops", number(c.mma_bf16_tflops)},
+              {"wgmma_bf16_tflops", c.wgmma_bf16_tflops > 0 ? number(c.wgmma_bf16_tflops) : json(nullptr)},
+              {"launch_floor_us", c.launch_floor_us > 0 ? number(c.launch_floor_us) : json(nullptr)},
+              {"pdl_floor_us", c.pdl_floor_us > 0 ? number(c.pdl_floor_us) : json(nullptr)},
+              {"method", method}};
+}
+
+Ceilings ceilings_from_json(const nlohmann::ordered_json& j) {
+  Ceilings c;
+  c.row_read_contiguous_gbps = read_number(j.at("row_read_contiguous_gbps"));
+  c.row_read_shuffled_gbps = read_number(j.at("row_read_shuffled_gbps"));
+  c.d2d_copy_gbps = read_number(j.at("d2d_copy_gbps"));
+  c.mma_bf16_tflops = read_number(j.at("mma_bf16_tflops"));
+  // Absent from result files before the launch floor existed; null when it was not measured.
+  if (j.contains("launch_floor_us") && !j.at("launch_floor_us").is_null()) {
+    c.launch_floor_us = read_number(j.at("launch_floor_us"));
+  }
+  // Absent from result files before issue 27; null when not measured on that device.
+  c.wgmma_bf16_tflops = read_optional_number(j, "wgmma_bf16_tflops").value_or(0);
+  c.pdl_floor_us = read_optional_number(j, "pdl_floor_us").value_or(0);
+  if (j.contains("method")) {
+    for (const auto& [name, text] : j.at("method").items()) {
+      c.method.emplace_back(name, text.get<std::string>());
+    }
+  }
+  return c;
+}
+
+ResultDocument result_document_from_json(const nlohmann::ordered_json& j) {
+  ResultDocument d;
+  if (!j.is_object() || !j.contains("schema")) throw ReportError("result JSON has no \"schema\"");
+  if (!j.at("schema").is_string()) throw ReportError("result JSON's \"schema\" is not a string");
+  d.schema = j.at("schema").get<std::string>();
+  if (d.schema != "verifybench.result/1" && d.schema != "verifybench.result/2") {
+    throw ReportError("unsupported result schema " + d.schema + " (this build reads " +
+                      "verifybench.result/1 and /2)");
+  }
+  try {
+    if (j.contains("provenance")) d.provenance = j.at("provenance");
+    if (j.contains("ceilings") && !j.at("ceilings").is_null()) {
+      d.ceilings = ceilings_from_json(j.at("ceilings"));
+    }
+    for (const json& c : j.at("cases")) d.cases.push_back(case_result_from_json(c));
+  } catch (const json::exception& e) {
+    throw ReportError(std::string("malformed result JSON: ") + e.what());
+  }
+  return d;
+}
+
+ResultDocument read_result_file(const std::string& path) {
+  const std::string text = read_file_bytes(path);
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    throw ReportError(fmt::format("cannot parse {}: {}", path, e.what()));
+  }
+  try {
+    return result_document_from_json(j);
+  } catch (const ReportError& e) {
+    throw ReportError(fmt::format("{}: {}", path, e.what()));
+  }
+}
+
+nlohmann::ordered_json result_document(const Provenance& provenance, const std::vector<CaseResult>& cases,
+                                       const std::optional<Ceilings>& ceilings) {
+  const OutcomeCounts n = count_outcomes(cases);
+  json records = json::array();
+  for (const CaseResult& c : cases) records.push_back(to_json(c));
+  json doc{{"schema", kResultSchema},
+              {"provenance", to_json(provenance)},
+              {"ceilings", ceilings ? to_json(*ceilings) : json(nullptr)},
+              {"summary",
+               {{"cases", n.cases},
+                {"passed", n.passed},
+                {"incorrect", n.incorrect},
+                {"launch_failed", n.launch_failed},
+                {"not_verified", n.not_verified},
+                {"not_supported", n.not_supported},
+                {"not_run", n.not_run}}},
+              {"cases", records}};
+  // How the executors' "prediction" entries were formed, once per device predicted for.
+  json predictions = json::object();
+  for (const CaseResult& c : cases) {
+    for (const ExecutorResult& e : c.executors) {
+      if (!e.prediction || predictions.contains(e.prediction->device)) continue;
+      if (const DeviceModel* target = find_device_model(e.prediction->device)) {
+        predictions[e.prediction->device] = json{{"method", prediction_method(*target)}};
+      }
+    }
+  }
+  if (!predictions.empty()) doc["predictions"] = predictions;
+  return doc;
+}
+
+// ---------------------------------------------------------------- atomic write
+namespace {
+
+// Writes `content` to `path`.tmp and flushes it to disk; on failure removes the temporary
+// and throws ReportError naming `path` and the failing call.
+std::string write_temporary(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    throw ReportError(fmt::format("cannot write {}: open({}) failed: {}", path, tmp,
+                                  std::strerror(errno)));
+  }
+  auto fail = [&](const char* call) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw ReportError(
+        fmt::format("cannot write {}: {} failed: {}", path, call, std::strerror(err)));
+  };
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("write");
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0) fail("fsync");
+  if (::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw ReportError(fmt::format("cannot write {}: close failed: {}", path, std::strerror(err)));
+  }
+  return tmp;
+}
+
+}  // namespace
+
+void write_files_as_set(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::vector<std::string> temporaries;
+  try {
+    for (const auto& [path, content] : files) temporaries.push_back(write_temporary(path, content));
+  } catch (const ReportError&) {
+    for (const std::string& tmp : temporaries) ::unlink(tmp.c_str());
+    throw;
+  }
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (::rename(temporaries[i].c_str(), files[i].first.c_str()) != 0) {
+      const int err = errno;
+      for (std::size_t j = i; j < files.size(); ++j) ::unlink(temporaries[j].c_str());
+      throw ReportError(fmt::format("cannot write {}: rename({}, {}) failed: {}", files[i].first,
+                                    temporaries[i], files[i].first, std::strerror(err)));
+    }
+  }
+}
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+  write_files_as_set({{path, content}});
+}
+
+std::string result_json_text(const Provenance& provenance, const std::vector<CaseResult>& cases,
+                             const std::optional<Ceilings>& ceilings) {
+  // Paths and case names may hold any bytes: invalid UTF-8 becomes U+FFFD instead of
+  // failing the whole report after the run.
+  return result_document(provenance, cases, ceilings)
+             .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+         "\n";
+}
+
+void write_result_json(const std::string& path, const Provenance& provenance,
+                       const std::vector<CaseResult>& cases, const std::optional<Ceilings>& ceilings) {
+  write_file_atomic(path, result_json_text(provenance, cases, ceilings));
+}
+
+}  // namespace vb

@@ -1,0 +1,370 @@
+// GPU executors over one uploaded problem. Every CUDA failure becomes an error string
+// naming the call; nothing here exits or throws for a device error.
+#include "harness/run/gpu_executor.h"
+
+#include <cuda_runtime_api.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace vb {
+
+const char* executor_name(GpuExecutorKind kind) {
+  switch (kind) {
+    case GpuExecutorKind::kNaive: return "naive";
+    case GpuExecutorKind::kProduction: return "production";
+    case GpuExecutorKind::kProductionMmaSync: return "production/mma.sync";
+    case GpuExecutorKind::kProductionWgmma: return "production/wgmma";
+    case GpuExecutorKind::kSglangAdapter: return "sglang-adapter";
+    case GpuExecutorKind::kProductionSm120Proxy: return "production/sm120-proxy";
+  }
+  return "unknown";
+}
+
+GpuInfo query_gpu() {
+  GpuInfo info;
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0) {
+    info.reason = fmt::format("no CUDA device ({})",
+                              err != cudaSuccess ? cudaGetErrorString(err) : "device count is 0");
+    cudaGetLastError();  // clear the sticky-free error so later calls start clean
+    return info;
+  }
+  cudaDeviceProp prop{};
+  if (const cudaError_t e = cudaGetDeviceProperties(&prop, 0); e != cudaSuccess) {
+    info.reason = fmt::format("cudaGetDeviceProperties failed: {}", cudaGetErrorString(e));
+    return info;
+  }
+  info.available = true;
+  info.device = 0;
+  info.name = prop.name;
+  info.cc_major = prop.major;
+  info.cc_minor = prop.minor;
+  info.sm_count = prop.multiProcessorCount;
+  info.l2_bytes = prop.l2CacheSize;
+  info.global_mem_bytes = static_cast<std::int64_t>(prop.totalGlobalMem);
+  cudaDriverGetVersion(&info.driver_version);
+  cudaRuntimeGetVersion(&info.runtime_version);
+  return info;
+}
+
+namespace {
+
+// Owning device allocation; empty when bytes == 0.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { release(); }
+  void release() {
+    if (ptr_) cudaFree(ptr_);
+    ptr_ = nullptr;
+    bytes_ = 0;
+  }
+  cudaError_t allocate(std::size_t bytes) {
+    release();
+    if (bytes == 0) return cudaSuccess;
+    const cudaError_t err = cudaMalloc(&ptr_, bytes);
+    if (err == cudaSuccess) bytes_ = bytes;
+    return err;
+  }
+  template <typename T>
+  T* as() const { return static_cast<T*>(ptr_); }
+  void* get() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// Records the first failing call, so a sequence of CUDA calls reads straight through.
+struct CallChecker {
+  std::string error;
+  bool operator()(cudaError_t err, const char* call) {
+    if (err != cudaSuccess && error.empty()) {
+      error = fmt::format("{} failed: {} ({})", call, cudaGetErrorString(err), cudaGetErrorName(err));
+    }
+    return err == cudaSuccess;
+  }
+  bool ok() const { return error.empty(); }
+};
+
+template <typename T>
+void upload_vector(CallChecker& check, DeviceBuffer& buffer, const std::vector<T>& host, const char* what) {
+  if (!check(buffer.allocate(host.size() * sizeof(T)), what)) return;
+  if (!host.empty()) {
+    check(cudaMemcpy(buffer.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), what);
+  }
+}
+
+}  // namespace
+
+struct DeviceProblem::Impl {
+  const Problem* problem = nullptr;
+  cudaStream_t stream = nullptr;
+  // The planner's launches, [engine choice][page-table form]: what production runs (the wgmma
+  // path where the planner picks it), the mma.sync path forced (production/mma.sync), the
+  // wgmma path forced (production/wgmma, where the device has it), and sm_120's launch on this
+  // device's SMs (production/sm120-proxy, on a Hopper).
+  enum Engine { kPlanned = 0, kForcedMmaSync = 1, kForcedWgmma = 2, kSm120Proxy = 3 };
+  static constexpr int kEngines = 4;
+  LaunchPlan plans[kEngines][2];
+  bool wgmma_supported = false;
+  std::string proxy_not_run;    // why production/sm120-proxy does not run here ("" where it does)
+  int proxy_blocks_per_sm = 0;  // measured: this device's occupancy query on the proxy's launch
+  const LaunchPlan& plan_for(GpuExecutorKind kind, PageTableKind page_kind) const {
+    const int engine = kind == GpuExecutorKind::kProductionMmaSync      ? kForcedMmaSync
+                       : kind == GpuExecutorKind::kProductionWgmma      ? kForcedWgmma
+                       : kind == GpuExecutorKind::kProductionSm120Proxy ? kSm120Proxy
+                                                                        : kPlanned;
+    return plans[engine][page_kind == PageTableKind::kBlockTable ? 1 : 0];
+  }
+  // native inputs
+  DeviceBuffer q, kv_pool, prefix_len, kv_indptr, kv_indices, block_table, tree_mask;
+  // SGLang-form inputs derived from the same problem
+  DeviceBuffer sg_k_extend, sg_v_extend, sg_qo_indptr, sg_kv_indptr, sg_kv_indices, sg_custom_mask,
+      sg_mask_indptr, sg_scratch;
+  // outputs and workspace
+  DeviceBuffer o, lse, workspace;
+
+  ~Impl() {
+    if (stream) cudaStreamDestroy(stream);
+  }
+
+  VerifyParams params(PageTableKind kind) const {
+    return verify_params(*problem, kind,
+                         ProblemBuffers{.q = q.as<bf16_bits>(),
+                                        .kv_pool = kv_pool.as<bf16_bits>(),
+                                        .prefix_len = prefix_len.as<std::int32_t>(),
+                                        .kv_indptr = kv_indptr.as<std::int32_t>(),
+                                        .kv_indices = kv_indices.as<std::int64_t>(),
+                                        .block_table = block_table.as<std::int32_t>(),
+                                        .tree_mask = tree_mask.as<std::uint64_t>(),
+                                        .o = o.as<bf16_bits>(),
+                                        .lse = lse.as<float>()});
+  }
+
+  SglangVerifyInputs sglang_inputs() const {
+    SglangVerifyInputs in;
+    in.batch = problem->batch;
+    in.tree_size = problem->tree_size;
+    in.num_heads = problem->num_heads;
+    in.sm_scale = problem->sm_scale;
+    in.q = q.as<bf16_bits>();
+    in.k_extend = sg_k_extend.as<bf16_bits>();
+    in.v_extend = sg_v_extend.as<bf16_bits>();
+    in.kv_buffer = kv_pool.as<bf16_bits>();
+    in.pool_rows = problem->pages.pool_rows();
+    in.qo_indptr = sg_qo_indptr.as<std::int32_t>();
+    in.kv_indptr = sg_kv_indptr.as<std::int32_t>();
+    in.kv_indices = sg_kv_indices.as<std::int64_t>();
+    in.custom_mask = sg_custom_mask.as<std::uint8_t>();
+    in.mask_indptr = sg_mask_indptr.as<std::int64_t>();
+    in.o = o.as<bf16_bits>();
+    in.lse = lse.as<float>();
+    return in;
+  }
+};
+
+namespace {
+
+// The sm_120 proxy's target on this device, or why it does not run (*not_run). Only a Hopper
+// stands in: on sm_120 itself production is that launch, and no other architecture is built.
+DeviceTarget sm120_proxy_target_on(const GpuInfo& gpu, CallChecker& check, std::string* not_run) {
+  if (gpu.cc_major != 9) {
+    *not_run = fmt::format(
+        "not run: the sm_120 proxy stands in for sm_120 on a Hopper (compute capability 9.x); this device is {}.{}",
+        gpu.cc_major, gpu.cc_minor);
+    return DeviceTarget{};
+  }
+  cudaError_t err = cudaSuccess;
+  const DeviceTarget target = sm120_proxy_target(&err);
+  check(err, "sm120_proxy_target");
+  return target;
+}
+
+// Whether this device's SMs hold as many of the proxy's main blocks as sm_120's do (the
+// occupancy query on the launch it makes); if not, why it does not run.
+void check_sm120_proxy_occupancy(DeviceProblem::Impl& d, const DeviceTarget& target, CallChecker& check) {
+  const LaunchPlan& plan = d.plans[DeviceProblem::Impl::kSm120Proxy][0];
+  if (!plan.valid) {
+    d.proxy_not_run = "not run: " + plan.why_invalid;
+    return;
+  }
+  cudaError_t err = cudaSuccess;
+  d.proxy_blocks_per_sm = flash_verify_plan_blocks_per_sm(plan, &err);
+  if (!check(err, "flash_verify_plan_blocks_per_sm (sm120 proxy)")) return;
+  if (d.proxy_blocks_per_sm != target.main_blocks_per_sm) {
+    d.proxy_not_run = fmt::format(
+        "not run: with {} B of shared memory per block this device holds {} blocks per SM, sm_120 holds {}",
+        plan.smem_bytes, d.proxy_blocks_per_sm, target.main_blocks_per_sm);
+  }
+}
+
+}  // namespace
+
+DeviceProblem::DeviceProblem(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+DeviceProblem::~DeviceProblem() = default;
+
+std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, const GpuInfo& gpu,
+                                                     std::string* error) {
+  auto impl = std::make_unique<Impl>();
+  impl->problem = &problem;
+  CallChecker check;
+  check(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+
+  upload_vector(check, impl->q, problem.q, "upload q");
+  upload_vector(check, impl->kv_pool, problem.kv_pool, "upload kv_pool");
+  upload_vector(check, impl->prefix_len, problem.prefix_len, "upload prefix_len");
+  upload_vector(check, impl->kv_indptr, problem.pages.kv_indptr, "upload kv_indptr");
+  upload_vector(check, impl->kv_indices, problem.pages.kv_indices, "upload kv_indices");
+  upload_vector(check, impl->block_table, problem.pages.block_table, "upload block_table");
+  upload_vector(check, impl->tree_mask, problem.tree_mask, "upload tree_mask");
+
+  // SGLang form: tree rows as dense k_extend / v_extend, page table over the prefix only.
+  const int B = problem.batch, T = problem.tree_size;
+  SglangInputsHost sg = sglang_inputs_host(problem);
+  if (sg.kv_indices.empty()) sg.kv_indices.push_back(0);  // keep a valid pointer for P = 0
+  upload_vector(check, impl->sg_k_extend, sg.k_extend, "upload k_extend");
+  upload_vector(check, impl->sg_v_extend, sg.v_extend, "upload v_extend");
+  upload_vector(check, impl->sg_qo_indptr, sg.qo_indptr, "upload qo_indptr");
+  upload_vector(check, impl->sg_kv_indptr, sg.kv_indptr, "upload sglang kv_indptr");
+  upload_vector(check, impl->sg_kv_indices, sg.kv_indices, "upload sglang kv_indices");
+  upload_vector(check, impl->sg_custom_mask, problem.sglang_custom_mask, "upload custom_mask");
+  upload_vector(check, impl->sg_mask_indptr, problem.sglang_mask_indptr, "upload mask_indptr");
+  check(impl->sg_scratch.allocate(sglang_adapter_scratch_bytes(B, T)), "cudaMalloc adapter scratch");
+
+  const std::int64_t rows = problem.query_rows();
+  check(impl->o.allocate(static_cast<std::size_t>(rows) * mla::kHeadDimV * sizeof(bf16_bits)), "cudaMalloc o");
+  check(impl->lse.allocate(static_cast<std::size_t>(rows) * sizeof(float)), "cudaMalloc lse");
+
+  cudaError_t target_error = cudaSuccess;
+  const DeviceTarget target = current_device_target(&target_error);
+  check(target_error, "current_device_target");
+  std::vector<int> kv_lens(B);  // the planner sizes splits by the batch's actual lengths
+  for (int b = 0; b < B; ++b) kv_lens[b] = problem.prefix_len[b] + T;
+  impl->wgmma_supported = target.wgmma;
+  const DeviceTarget proxy_target = sm120_proxy_target_on(gpu, check, &impl->proxy_not_run);
+  const bool proxy = impl->proxy_not_run.empty();
+  const PlannerConfig& config = problem.spec.planner;
+  std::size_t workspace_bytes = 0;
+  for (PageTableKind kind : {PageTableKind::kTokenIndices, PageTableKind::kBlockTable}) {
+    // The page size of the layout either form reads.
+    const PlanShape shape =
+        plan_shape(kv_lens, T, problem.num_heads, kind, problem.pages.page_size, problem.pages.pool_rows());
+    const int k = kind == PageTableKind::kBlockTable ? 1 : 0;
+    LaunchPlan* row[Impl::kEngines] = {&impl->plans[Impl::kPlanned][k], &impl->plans[Impl::kForcedMmaSync][k],
+                                       &impl->plans[Impl::kForcedWgmma][k], &impl->plans[Impl::kSm120Proxy][k]};
+    *row[0] = plan_launch(shape, target, config);
+    *row[1] = plan_launch_for_path(FlashVerifyPath::kMmaSync, shape, target, config);
+    *row[2] = plan_launch_for_path(FlashVerifyPath::kWgmma, shape, target, config);
+    if (proxy) *row[3] = plan_launch(shape, proxy_target, config);
+    for (const LaunchPlan* plan : row) {
+      workspace_bytes = std::max(workspace_bytes, flash_verify_workspace_bytes(plan->schedule, B, T, problem.num_heads));
+    }
+  }
+  check(impl->workspace.allocate(workspace_bytes), "cudaMalloc workspace");
+  if (proxy && check.ok()) check_sm120_proxy_occupancy(*impl, proxy_target, check);
+
+  if (!check.ok()) {
+    if (error) *error = check.error;
+    return nullptr;
+  }
+  return std::unique_ptr<DeviceProblem>(new DeviceProblem(std::move(impl)));
+}
+
+bool DeviceProblem::executor_overlaps(GpuExecutorKind kind) {
+  return kind == GpuExecutorKind::kProduction || kind == GpuExecutorKind::kProductionMmaSync ||
+         kind == GpuExecutorKind::kProductionWgmma || kind == GpuExecutorKind::kSglangAdapter ||
+         kind == GpuExecutorKind::kProductionSm120Proxy;
+}
+
+cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind, cudaStream_t stream,
+                                  bool overlap_previous) {
+  Impl& d = *impl_;
+  FlashVerifyLaunchOptions options;
+  options.overlap_previous_kernel = overlap_previous;
+  switch (kind) {
+    case GpuExecutorKind::kNaive:
+      return naive_verify_launch(d.params(page_kind), stream);
+    case GpuExecutorKind::kProduction:
+    case GpuExecutorKind::kProductionMmaSync:
+    case GpuExecutorKind::kProductionWgmma:
+    case GpuExecutorKind::kProductionSm120Proxy:
+      return flash_verify_launch(d.params(page_kind), d.plan_for(kind, page_kind), d.workspace.get(),
+                                 d.workspace.bytes(), stream, options);
+    case GpuExecutorKind::kSglangAdapter:
+      return sglang_verify_launch(d.sglang_inputs(), d.plan_for(kind, PageTableKind::kTokenIndices),
+                                  d.sg_scratch.get(), d.sg_scratch.bytes(), d.workspace.get(), d.workspace.bytes(),
+                                  stream, options);
+  }
+  return cudaErrorInvalidValue;
+}
+
+GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
+  Impl& d = *impl_;
+  GpuRunOutput out;
+  // The SGLang adapter reads the token table (kv_indices).
+  const PageTableKind table = kind == GpuExecutorKind::kSglangAdapter ? PageTableKind::kTokenIndices : page_kind;
+  if (kind != GpuExecutorKind::kNaive) out.plan = describe(d.plan_for(kind, table));
+  if (kind == GpuExecutorKind::kProductionSm120Proxy) out.plan += fmt::format(" blocks_per_sm={}", d.proxy_blocks_per_sm);
+  CallChecker check;
+  // Poison: 0xFFFF is a bf16 NaN and 0xFFFFFFFF an fp32 NaN, so anything not written shows.
+  check(cudaMemsetAsync(d.o.get(), 0xFF, d.o.bytes(), d.stream), "poison o");
+  check(cudaMemsetAsync(d.lse.get(), 0xFF, d.lse.bytes(), d.stream), "poison lse");
+  if (d.workspace.bytes() > 0) {
+    check(cudaMemsetAsync(d.workspace.get(), 0xFF, d.workspace.bytes(), d.stream), "poison workspace");
+  }
+  if (kind == GpuExecutorKind::kSglangAdapter) {
+    // The adapter's prefix lengths and masks too: the production kernel launches over the
+    // kernel that writes them, and must not read them before it has.
+    check(cudaMemsetAsync(d.sg_scratch.get(), 0xFF, d.sg_scratch.bytes(), d.stream), "poison adapter scratch");
+  }
+  check(launch(kind, page_kind, d.stream),
+        kind == GpuExecutorKind::kNaive            ? "naive_verify_launch"
+        : kind == GpuExecutorKind::kSglangAdapter ? "sglang_verify_launch"
+                                                  : "flash_verify_launch");
+  check(cudaStreamSynchronize(d.stream), "cudaStreamSynchronize after the executor");
+  std::vector<bf16_bits> o_bits(d.o.bytes() / sizeof(bf16_bits));
+  out.lse.resize(d.lse.bytes() / sizeof(float));
+  check(cudaMemcpy(o_bits.data(), d.o.get(), d.o.bytes(), cudaMemcpyDeviceToHost), "download o");
+  check(cudaMemcpy(out.lse.data(), d.lse.get(), d.lse.bytes(), cudaMemcpyDeviceToHost), "download lse");
+  if (!check.ok()) {
+    out.error = check.error;
+    out.o.clear();
+    out.lse.clear();
+    return out;
+  }
+  out.o.resize(o_bits.size());
+  std::transform(o_bits.begin(), o_bits.end(), out.o.begin(), bf16_to_float);
+  out.ok = true;
+  return out;
+}
+
+bool DeviceProblem::executor_applies(GpuExecutorKind kind, std::string* why_not) const {
+  const FlashVerifyPath planned = impl_->plans[Impl::kPlanned][0].schedule.path;
+  if (kind == GpuExecutorKind::kProductionMmaSync && planned == FlashVerifyPath::kMmaSync) {
+    if (why_not) *why_not = "not run: production already runs the mma.sync path on this case and device";
+    return false;
+  }
+  if (kind == GpuExecutorKind::kProductionWgmma && !impl_->wgmma_supported) {
+    if (why_not) *why_not = "not run: the wgmma path needs a compute capability 9.0 device (sm_90a machine code)";
+    return false;
+  }
+  if (kind == GpuExecutorKind::kProductionSm120Proxy && !impl_->proxy_not_run.empty()) {
+    if (why_not) *why_not = impl_->proxy_not_run;
+    return false;
+  }
+  if (kind == GpuExecutorKind::kProductionWgmma && planned == FlashVerifyPath::kWgmma) {
+    if (why_not) *why_not = "not run: production already runs the wgmma path on this case and device";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace vb

@@ -1,0 +1,94 @@
+// GPU executors as the harness sees them: upload a materialized problem once, run an
+// executor on it (outputs poisoned first), download O and LSE. Never throws for CUDA
+// failures: they come back as an error string naming the call that failed.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/problem/problem.h"
+#include "verifybench/kernels.h"
+
+namespace vb {
+
+// kProduction runs the launch the production planner picks (on an H200, the wgmma path for
+// H*T >= 64 with enough work); kProductionMmaSync and kProductionWgmma force one path each,
+// where the planner picked the other, so on an H200 every case runs (and is checked on)
+// both paths, measured side by side in one run. kProductionSm120Proxy runs the mma.sync path
+// as sm_120 (RTX PRO 6000) runs it, on a Hopper's SMs (sm120_proxy_target): sm_120's
+// pipeline depth and planner choices, and its resident blocks per SM.
+enum class GpuExecutorKind {
+  kNaive,
+  kProduction,
+  kProductionMmaSync,
+  kProductionWgmma,
+  kSglangAdapter,
+  kProductionSm120Proxy
+};
+// "naive", "production", "production/mma.sync", "production/wgmma", "sglang-adapter",
+// "production/sm120-proxy"
+const char* executor_name(GpuExecutorKind kind);
+
+struct GpuInfo {
+  bool available = false;
+  std::string reason;  // why not available ("no CUDA device: <cuda error>")
+  std::string name;    // e.g. "NVIDIA H200"
+  int device = 0;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  std::int64_t l2_bytes = 0;
+  std::int64_t global_mem_bytes = 0;
+  int driver_version = 0, runtime_version = 0;
+};
+// Never throws; on a machine without a device returns available == false with a reason.
+GpuInfo query_gpu();
+
+struct GpuRunOutput {
+  bool ok = false;
+  std::string error;       // "<cuda call> failed: <error string>" when !ok
+  std::vector<float> o;    // [B*T, H, 512], bf16 values widened to float
+  std::vector<float> lse;  // [B*T, H]
+  std::string plan;        // e.g. "path=mma.sync splits=8 m_tiles=1" for the production kernel
+};
+
+// Device copy of a Problem: every input buffer plus output buffers and workspace sized
+// for the problem. Freed on destruction.
+class DeviceProblem {
+ public:
+  // Returns nullptr and sets *error on failure.
+  static std::unique_ptr<DeviceProblem> upload(const Problem& problem, const GpuInfo& gpu,
+                                               std::string* error);
+  ~DeviceProblem();
+  DeviceProblem(const DeviceProblem&) = delete;
+  DeviceProblem& operator=(const DeviceProblem&) = delete;
+
+  // Poisons the outputs (NaN), runs the executor with the given page-table form,
+  // synchronises, downloads.
+  GpuRunOutput run(GpuExecutorKind kind, PageTableKind page_kind);
+
+  // Timing entry point: enqueues one executor launch on `stream` and returns the launch
+  // error. No poison, no synchronisation, no allocation: capturable in a CUDA graph. The
+  // outputs are overwritten on every call (inputs are never written).
+  // overlap_previous: launch over the stream's previous kernel (FlashVerifyLaunchOptions) where
+  // the executor can (executor_overlaps); the others launch as usual.
+  cudaError_t launch(GpuExecutorKind kind, PageTableKind page_kind, cudaStream_t stream,
+                     bool overlap_previous = false);
+  // Whether `kind` launches over the previous kernel when asked: the production executors and
+  // the SGLang adapter.
+  static bool executor_overlaps(GpuExecutorKind kind);
+
+  // False (with the reason) when the executor would repeat another one's launch exactly
+  // (a forced path that production already runs) or cannot run on this device
+  // (kProductionWgmma without compute capability 9.0; kProductionSm120Proxy on anything but a
+  // Hopper, or where its plan could not hold the SM to sm_120's resident blocks).
+  bool executor_applies(GpuExecutorKind kind, std::string* why_not) const;
+
+  struct Impl;
+
+ private:
+  explicit DeviceProblem(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vb

@@ -1,0 +1,190 @@
+// Result records: what one executor did on one case. Writers (table, JSON) format these;
+// they never compute anything themselves.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "verifybench/reference.h"
+#include "harness/scenario/scenario.h"
+
+namespace vb {
+
+// CUTLASS-profiler style outcome: "crashed" and "wrong" are never confused.
+enum class Outcome {
+  kPassed,        // ran, every checked element within tolerance
+  kIncorrect,     // ran, some element out of tolerance or NaN/Inf mismatch
+  kLaunchFailed,  // a CUDA call or launch returned an error
+  kNotVerified,   // ran, nothing to compare against
+  kNotSupported,  // the executor cannot take this case (says why in detail)
+  kNotRun,        // this machine cannot run it (e.g. no CUDA device)
+};
+const char* to_string(Outcome);
+
+// Where the worst element is, in problem coordinates.
+struct ElementIndex {
+  int request = -1, node = -1, head = -1, channel = -1;  // channel -1 for LSE
+};
+
+struct ErrorStats {
+  std::int64_t elements_checked = 0;
+  std::int64_t elements_failed = 0;     // out of tolerance
+  std::int64_t nonfinite_mismatch = 0;  // NaN/Inf position or kind differs
+  double max_abs_error = 0;
+  double max_rel_error = 0;  // |got-ref| / max(|ref|, tiny)
+  double mean_abs_error = 0;
+  ElementIndex worst;          // largest |got-ref| - tolerance(ref)
+  double worst_expected = 0, worst_got = 0;
+};
+
+// ---- measurement records (issue 4). Written by the timing engine / runner, formatted by the
+// JSON, Markdown, CSV and SVG writers; compared across runs by `verifybench compare`.
+
+// One timed measurement of one executor in one mode. Times in milliseconds.
+struct TimingRecord {
+  std::string mode;                 // "cold-l2" | "hot-l2" | "graph" | "chain" | "chain-pdl" (harness/measure/timing.h)
+  std::vector<double> samples_ms;   // every kept sample, in the order taken
+  double median_ms = 0, min_ms = 0, max_ms = 0, p10_ms = 0, p90_ms = 0;
+  double rel_noise = 0;             // relative std. error of the median (harness/measure/timing.h)
+  std::string stop_reason;          // "noise target" | "max samples" | "time budget" | "error: ..."
+  std::optional<double> sm_clock_mhz_median;  // NVML_CLOCK_SM around the samples; none: no NVML
+  std::optional<double> temperature_c_max;    // NVML GPU temperature, max seen
+  // NVML memory (HBM) temperature, lowest and highest seen (field NVML_FI_DEV_MEMORY_TEMP);
+  // none where the device or driver does not report it.
+  std::optional<double> memory_temperature_c_min, memory_temperature_c_max;
+  bool throttled = false;           // a clock-event reason other than idle / app clocks was set
+};
+
+// Where one executor's time puts it on the roofline (harness/measure/traffic_model.h).
+struct Achieved {
+  std::string mode;                // the TimingRecord mode the rates come from
+  double gbps = 0;                 // algorithmic bytes / median time, 1e9 B/s
+  double tflops = 0;               // FLOPs / median time, 1e12 FLOP/s
+  std::optional<double> pct_of_attainable;  // tflops / attainable(intensity); none: no ceilings
+  std::string bound;               // "memory" | "compute" ("" when no ceilings)
+  bool speed_of_light = false;     // gbps > memory ceiling or tflops > the tensor-core ceiling
+  // The tensor-core instruction the executor's launch ran ("mma.sync", "wgmma"; "" when its
+  // record names no production path) and its TFLOP/s as a % of that instruction's ceiling.
+  std::string engine;
+  std::optional<double> pct_of_engine_ceiling;
+  std::optional<double> pct_of_memory_ceiling;  // gbps / the memory roof of the page size
+};
+
+// Bytes and FLOPs of one case (SPEC.md §4), computed from the materialized problem.
+struct TrafficModel {
+  std::int64_t algorithmic_bytes = 0;  // unique KV rows + q + o + lse + page table + mask
+  std::int64_t page_bytes = 0;         // whole pages touched x page_size x 1152
+  std::int64_t kv_unique_bytes = 0;    // 1152 x unique physical KV rows (shared prefix once)
+  double flops = 0;                    // 2 * sum_b (P_b+T) * H * T * (576 + 512)
+  double intensity() const {           // FLOP per algorithmic byte
+    return algorithmic_bytes > 0 ? flops / static_cast<double>(algorithmic_bytes) : 0;
+  }
+};
+
+// Device ceilings measured at the start of a GPU run (harness/measure/ceilings.h).
+struct Ceilings {
+  double row_read_contiguous_gbps = 0;  // 1152-byte rows, in order
+  double row_read_shuffled_gbps = 0;    // 1152-byte rows, page size 1, shuffled
+  double d2d_copy_gbps = 0;             // cudaMemcpyAsync D2D, read + write bytes
+  double mma_bf16_tflops = 0;           // mma.sync m16n8k16 bf16 -> fp32 issue rate
+  // wgmma.mma_async m64n256k16 bf16 -> fp32 from shared memory (sm_90a only). 0 when not
+  // measured: a device other than compute capability 9.0, or an older result file.
+  double wgmma_bf16_tflops = 0;
+  // One empty kernel timed as a cold-L2 case sample is: no launch measures less. 0 when not
+  // measured (result files before 2026-11-29 'combine' do not have it).
+  double launch_floor_us = 0;
+  // One empty kernel launched over the previous one (programmatic dependent launch), timed as
+  // a chain-pdl case sample is: what a launch costs at least inside a serving loop. 0 when not
+  // measured (no PDL before sm_90, or an older result file).
+  double pdl_floor_us = 0;
+  std::vector<std::pair<std::string, std::string>> method;  // name -> how it was measured
+};
+
+// A case's time on another GPU predicted from this run (harness/measure/traffic_model.h,
+// predict_on_device): a prediction, never a measurement.
+struct DevicePrediction {
+  std::string device;          // DeviceModel slug, "rtx-pro-6000"
+  double time_us = 0;          // that device's roof time / fraction_of_roof
+  double roof_us = 0;          // max(bytes / its memory roof, FLOPs / its tensor roof)
+  std::string bound;           // the roof that binds there: "memory" | "compute"
+  double fraction_of_roof = 0; // this run's roof time (the executor's engine) / its median
+};
+
+struct ExecutorResult {
+  std::string executor;  // "reference", "naive", "production", "sglang-adapter"
+  Outcome outcome = Outcome::kNotRun;
+  std::string detail;        // why not run / which call failed / what was compared
+  std::string checked_against;  // "reference", "reference (sampled N rows)", "naive"
+  std::int64_t rows_checked = 0;
+  ErrorStats o, lse;
+  std::optional<double> wall_ms;  // CPU time for the reference
+  std::vector<TimingRecord> timings;  // empty when not timed
+  std::optional<Achieved> achieved;   // from the cold-l2 median (else hot-l2, else graph)
+  // Rows of `verifybench run --peers`: this row's cold-l2 median / production's in the run (also in detail).
+  std::optional<double> production_speedup;
+  std::optional<DevicePrediction> prediction;  // production/sm120-proxy only (kSm120ProxyExecutor)
+};
+
+// Small launches judged as serving runs them (issue 27, item 3): the production executor's
+// chain-pdl median against 1.5 x the case's roof time + the PDL floor + 3 us.
+struct PdlGoal {
+  std::string executor;      // whose chain-pdl median ("production")
+  double chain_pdl_us = 0;
+  double roof_us = 0;        // the case's time at its attainable roof
+  double pdl_floor_us = 0;   // this run's PDL floor
+  double bound_us = 0;       // 1.5 * roof_us + pdl_floor_us + 3
+  bool met = false;          // chain_pdl_us <= bound_us
+};
+
+struct CaseResult {
+  std::string case_name;
+  std::string scenario;
+  std::string source;
+  int batch = 0, tree_size = 0, heads = 0, page_size = 1;
+  std::int64_t total_kv_tokens = 0;  // sum_b P_b + T
+  std::string reproducer;            // command line that runs exactly this case
+  std::vector<std::string> tags;     // the scenario's tags (e.g. "mask-tax-baseline:<case>")
+  std::optional<TrafficModel> traffic;
+  std::optional<double> speedup_vs_naive;  // naive / production cold-l2 medians
+  std::optional<double> mask_tax;          // production time / chain twin's - 1
+  std::optional<double> gate_tolerance;    // the scenario's gate: tolerance (verifybench compare)
+  std::optional<PdlGoal> pdl_goal;         // when production has a chain-pdl time and the run a PDL floor
+  std::string timing_note;                 // why not timed ("not run: no CUDA device"), or ""
+  std::vector<ExecutorResult> executors;
+  // True when no record is kIncorrect or kLaunchFailed: executors that could not run on
+  // this machine (kNotRun), were not verified or do not support the case do not fail it.
+  bool all_passed() const;
+};
+
+// Compares got (bf16 O as float, fp32 LSE, all B*T*H rows, row-major) against the
+// reference rows with the case tolerance. Fills o/lse stats and the outcome.
+void compare_with_reference(const ReferenceOutput& ref, const std::vector<float>& got_o,
+                            const std::vector<float>& got_lse, int tree_size, int num_heads,
+                            const ToleranceSpec& tol, ExecutorResult* result);
+
+// ---- added by the CLI/report owner ----
+// Parses to_string(Outcome)'s text back; returns false for unknown text.
+bool outcome_from_string(const std::string& text, Outcome* outcome);
+
+// Wraps one executor's full GPU output (all B*T*H rows, as compare_with_reference takes
+// it) as a ReferenceOutput, so another executor can be compared against it on every row
+// (production vs naive when the CPU reference only sampled rows).
+ReferenceOutput reference_from_full_output(const std::vector<float>& o,
+                                           const std::vector<float>& lse, int batch,
+                                           int tree_size, int num_heads);
+
+// Outcome counts over the records of many cases. The "reference" record (the CPU oracle
+// itself) is not counted: it is what the others are checked against.
+struct OutcomeCounts {
+  int cases = 0;
+  int passed = 0, incorrect = 0, launch_failed = 0, not_verified = 0, not_supported = 0,
+      not_run = 0;
+};
+OutcomeCounts count_outcomes(const std::vector<CaseResult>& cases);
+
+// POSIX-shell single quoting: abc -> 'abc', it's -> 'it'\''s'.
+std::string shell_quote(const std::string& text);
+
+}  // namespace vb

@@ -1,0 +1,59 @@
+// The case runner: one CaseSpec through the fixed phases materialize -> CPU reference ->
+// upload -> every GPU executor -> compare, producing one CaseResult. It prints nothing;
+// the CLI decides what to show.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "harness/run/gpu_executor.h"
+#include "harness/run/result.h"
+#include "harness/scenario/scenario.h"
+#include "harness/measure/timing.h"
+
+namespace vb {
+
+// Process exit codes of the verifybench CLI (documented in --help and README.md).
+inline constexpr int kExitOk = 0;              // every check passed (or not run: no GPU)
+inline constexpr int kExitIncorrect = 1;       // some executor produced wrong output
+inline constexpr int kExitBadInput = 2;        // scenario error, CLI usage, unknown case
+inline constexpr int kExitRuntimeFailure = 3;  // a CUDA call failed, report I/O failed
+
+struct RunOptions {
+  int threads = 0;             // CPU reference threads; 0: all hardware threads
+  std::string scenario_path;   // the file as named on the command line (reproducers)
+  // Timing (issue 4): when `time` is set and the device is there, every executor that ran
+  // (incorrect ones too: they are timed and stay flagged) is measured in each mode with
+  // `timer`. Without a device the case says timing_note = "not run: no CUDA device (...)".
+  bool time = false;
+  TimingOptions timing;
+  GpuTimer* timer = nullptr;   // required when time && gpu.available
+};
+
+// One GPU executor run of the plan: which kernel and which page-table form.
+struct GpuExecutorRun {
+  std::string name;  // record name: "naive", "production", "production/block-table", ...
+  GpuExecutorKind kind;
+  PageTableKind page_kind;
+};
+// naive (block table), production (token indices), production/block-table,
+// production/mma.sync and production/wgmma (one path forced, where production picks the
+// other; wgmma on compute capability 9.0 only),
+// sglang-adapter (SGLang's token-form inputs), production/sm120-proxy (the mma.sync path as
+// sm_120 runs it, on a Hopper only).
+const std::vector<GpuExecutorRun>& gpu_executor_runs();
+
+// Runs every phase of one case: materialize -> reference -> verify (every GPU executor)
+// -> [timing] -> one production launch inside the case's NVTX range (nvtx.h), and the
+// traffic model. Achieved rates, speedup and mask tax need the whole run:
+// annotate_roofline (traffic_model.h). Throws ScenarioError when the spec cannot be materialized;
+// CUDA failures are recorded as kLaunchFailed, never thrown.
+CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& options);
+
+// verifybench run <file> --case '<case name>'
+std::string reproducer_for(const std::string& scenario_path, const std::string& case_name);
+
+// kExitRuntimeFailure if any record launch-failed, else kExitIncorrect if any is
+// incorrect, else kExitOk.
+int exit_code_for(const std::vector<CaseResult>& results);
+
+}  // namespace vb
