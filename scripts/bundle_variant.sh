@@ -2,7 +2,7 @@
 # Packs a kernel variant for an A/B run on the lab GPU: a copy of an existing bundle
 # (scripts/bundle.sh) whose bin/verifybench and bin/vb_test_kernels are rebuilt with extra
 # CUDA compile definitions, e.g. -DVB_TOKEN_SPLIT=1 or -DVB_COMBINE_TILES_PER_SPLIT=0.125
-# (kernels/flash_verify_config.h and kernels/flash_verify.cu list the switches). The variant
+# (kernels/flash_verify_config.h and kernels/flash_verify_mma.cuh list the switches). The variant
 # has its own build folder, so the plain build is never rebuilt with the flags.
 #
 # Usage: scripts/bundle_variant.sh BASE_BUNDLE OUT_BUNDLE FLAG...

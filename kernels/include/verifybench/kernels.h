@@ -18,7 +18,7 @@ namespace vb {
 // visible token, no length ceiling. Deliberately plain: the second oracle.
 cudaError_t naive_verify_launch(const VerifyParams& params, cudaStream_t stream);
 
-// ---- production split-KV flash-decode verify kernel (kernels/flash_verify.cu) ----
+// ---- production split-KV flash-decode verify kernel (kernels/flash_verify_launch.cu) ----
 // The planner (verifybench/planner.h) decides every launch; flash_verify_launch executes it.
 
 // Whether the current device runs the wgmma path (compute capability 9.0 with 227 KB of

@@ -1,7 +1,6 @@
-// Production MLA tree-verify kernel: split-KV flash-decode over one latent KV head. This
-// file holds its portable mma.sync path (sm_90 and sm_120), the split combine, the planner
-// (which picks this path or the Hopper wgmma path of flash_verify_wgmma_sm90a.cu) and the
-// launcher of both.
+// The mma.sync main kernel (sm_90 and sm_120): device code, included by the instance files
+// (flash_verify_mma_plain.cu, flash_verify_mma_token_split.cu, flash_verify_mma_balanced.cu),
+// each of which compiles one instance family in its own translation unit.
 //
 // What one thread block owns: request b (blockIdx.z), a tile of kRowsPerTile query rows
 // of that request (blockIdx.x; rows are node-major, head-minor, so all H*T rows of a
@@ -23,21 +22,20 @@
 //   O += P V     the group's warps split the 512 output channels; V is the first 512
 //                columns of the same shared-memory K rows (ldmatrix.trans), no second copy.
 //
-// Split/combine contract: with num_splits == 1 the block writes final O (bf16) and LSE.
-// Otherwise it writes its split's normalised O (bf16; fp32 under the tile-balanced schedule)
-// and natural-log LSE (fp32) to the
-// workspace (an empty split writes LSE -inf and zero O for even plans, nothing for
-// length-aware ones) and flash_verify_combine_kernel merges the splits of every row.
-// Split ranges are computed on the device from prefix_len, so a graph captured once
-// replays correctly with other lengths up to the planned maximum.
+// Split contract: with num_splits == 1 the block writes final O (bf16) and LSE. Otherwise it
+// writes its split's normalised O (bf16; fp32 under the tile-balanced schedule) and
+// natural-log LSE (fp32) to the workspace (an empty split writes LSE -inf and zero O for even
+// plans, nothing for length-aware ones), and flash_verify_combine.cu merges the splits of
+// every row. Split ranges are computed on the device from prefix_len, so a graph captured
+// once replays correctly with other lengths up to the planned maximum.
+#pragma once
 #include <cuda_bf16.h>
 
-#include <algorithm>
-#include <atomic>
 #include <cmath>
+#include <vector>
 
-#include "combine_config.h"
 #include "flash_verify_config.h"
+#include "flash_verify_instances.h"
 #include "flash_verify_split.h"
 #include "flash_verify_timeline.cuh"
 #include "verifybench/kernels.h"
@@ -52,39 +50,10 @@ using namespace flash_cfg;
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 
-__host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
-constexpr std::int64_t ceil_div64(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
+using detail::ceil_div;
 using detail::SplitWorkspace;
 using detail::balanced_boundary_units;
 using detail::balanced_partial_row;
-using detail::balanced_split_tiles_arg;
-
-std::size_t align_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
-
-// Split partials (one normalised O row and one LSE each) a plan's workspace holds: one per
-// query row and split, or under the tile-balanced schedule (blocks + batch - 1) per query
-// row of a request, shared by the whole batch (balanced_partial_row).
-std::size_t split_partials(const FlashVerifyPlan& plan, int batch, int tree_size, int num_heads) {
-  const std::size_t rows_per_request = static_cast<std::size_t>(tree_size) * num_heads;
-  return plan.tile_balanced ? rows_per_request * (static_cast<std::size_t>(plan.num_splits) + batch - 1)
-                            : rows_per_request * batch * plan.num_splits;
-}
-
-// The workspace: partial O, partial LSEs, and for tile-balanced plans each request's slots.
-std::size_t workspace_o_bytes(std::size_t partials) { return align_up(partials * mla::kHeadDimV * 4, 256); }
-std::size_t workspace_lse_bytes(std::size_t partials) { return align_up(partials * 4, 256); }
-std::size_t workspace_slot_bytes(const FlashVerifyPlan& plan, int batch) {
-  return plan.tile_balanced ? align_up(static_cast<std::size_t>(batch) * sizeof(int2), 256) : 0;
-}
-
-SplitWorkspace carve_workspace(void* base, std::size_t partials, bool tile_balanced) {
-  auto* bytes = static_cast<unsigned char*>(base);
-  const std::size_t o_bytes = workspace_o_bytes(partials);
-  const std::size_t lse_bytes = workspace_lse_bytes(partials);
-  return {reinterpret_cast<float*>(bytes), reinterpret_cast<float*>(bytes + o_bytes),
-          tile_balanced ? reinterpret_cast<int2*>(bytes + o_bytes + lse_bytes) : nullptr};
-}
 
 // Debug builds only (-DVB_DEBUG_SYNC_COPY=1): the producers copy KV rows with plain 16-byte
 // loads and shared-memory stores and then arrive on the stage's "full" mbarrier, instead of
@@ -201,9 +170,9 @@ __device__ __forceinline__ void prefetch_q_rows_l2(const VerifyParams& p, std::i
   }
 }
 
-// Phase timeline slots (-DVB_DEBUG_TIMELINE=1 builds; flash_verify_timeline.cuh).
+// Phase timeline slots of this instance file (-DVB_DEBUG_TIMELINE=1 builds;
+// flash_verify_timeline.cuh); the launcher reads every file's through its MmaKernelFamily.
 VB_TIMELINE_SLOTS(g_timeline_main, detail::kTimelineMainSlots);
-VB_TIMELINE_SLOTS(g_timeline_combine, detail::kTimelineCombineSlots);
 
 // Params: VerifyParams, or IndptrLengthParams for a launch over a kernel that is still
 // writing the mask and the lengths (FlashVerifyLaunchOptions): then the lengths come from
@@ -769,642 +738,43 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   }
 }
 
-// LSE-weighted sum of every row's split partials. Block (r, chunk) owns 128 of the 512
-// channels of kCombineSlots / lanes consecutive rows: thread (x, y) serves row slot
-// y / lanes, split lane y % lanes, channels chunk*128 + 4x .. +3, and that row's splits
-// lane, lane + lanes, ... (kPerLane of them); a row's lane sums meet in shared memory. Four
-// chunks per row put one long request's few rows (32 for 8 heads x T = 4) on 128 SMs
-// instead of 32. Every thread issues all its loads (its splits' LSEs and 16-byte O chunks)
-// before it uses any: one memory round trip, where a loop over the splits with the LSEs
-// loaded first took several (H200: one 64k request 37.0 -> 34.2 us).
-// The launcher picks lanes (flash_verify_combine_lanes): of as many as the splits need (up
-// to 8) and the fewer lane counts with more loads each, the one whose blocks take the fewest
-// waves on the device. The combine is one round trip per wave of blocks, so waves are what
-// it costs: with one row per block of min(splits, 8) lanes, 1024-4096-row batches took
-// 4-13 us after the main kernel (H200, 0a13f4b, against a build without the combine: MTP T4
-// B32 5.5 us, mixed lengths 13.3 us, DeepSeek shared prefix 11.7 us); with the lanes chosen,
-// those cases ran 1.7-4.3 % faster in all (64d94d7 against 0a13f4b).
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1200
-constexpr int kCompiledSmMaxThreads = 1536;  // sm_120: consumer Blackwell
+// ---- what an instance file hands the launcher (flash_verify_instances.h) ----
+cudaError_t mma_timeline_clear() {
+#if VB_DEBUG_TIMELINE
+  return detail::timeline_clear_slots(g_timeline_main);
 #else
-constexpr int kCompiledSmMaxThreads = 2048;  // sm_90 (and the host pass)
+  return cudaErrorNotSupported;
 #endif
-
-constexpr int combine_launch_min_blocks(int instance_loads, bool balanced) {
-  return combine_blocks_per_sm(instance_loads, kCompiledSmMaxThreads, balanced, VB_DEBUG_TIMELINE ? 2 : 1);
 }
-
-// The LSE-weighted merge of a thread's row and channels (the combine kernel below says who
-// does what). With live false (the warm pass, used_splits 0) it loads and stores nothing but
-// runs the same instructions and barriers.
-template <int kPerLane, bool kBalanced>
-__device__ __forceinline__ void combine_merge_rows(bf16_bits* out_o, float* out_lse, const float* lse_part,
-                                                   const float* o_part, const __nv_bfloat16* o_part_bf16,
-                                                   bool bf16_partials, int used_splits, int part_stride, int lanes,
-                                                   int my_row, int rows, std::int64_t qrow, int c, bool finalized,
-                                                   bool live, bool timeline_thread) {
-  __shared__ float s_lane_max[kCombineSlots];
-  __shared__ float4 s_acc[kCombineSlots][kCombineThreadsX];
-  __shared__ float s_weight[kCombineSlots];
-  const int slot0 = threadIdx.y & ~(lanes - 1);  // this row's first y
-  const int y = threadIdx.y & (lanes - 1);       // split lane
-  timeline_thread = timeline_thread && live;
-  float lse[kPerLane];
-  float4 v[kPerLane];
-#pragma unroll
-  for (int i = 0; i < kPerLane; ++i) {
-    const int s = y + i * lanes;
-    const bool used = s < used_splits;
-    if constexpr (kBalanced) {
-      const std::int64_t part = static_cast<std::int64_t>(s) * part_stride;
-      lse[i] = used ? lse_part[part] : -INFINITY;
-      v[i] = used ? *reinterpret_cast<const float4*>(o_part + part * mla::kHeadDimV) : make_float4(0.f, 0.f, 0.f, 0.f);
-    } else {
-      lse[i] = used ? lse_part[s] : -INFINITY;
-      const std::int64_t offset = static_cast<std::int64_t>(s) * mla::kHeadDimV;
-      v[i] = !used           ? make_float4(0.f, 0.f, 0.f, 0.f)
-             : bf16_partials ? detail::load_bf16_quad(o_part_bf16 + offset)
-                             : *reinterpret_cast<const float4*>(o_part + offset);
-    }
-  }
-  if (timeline_thread) {
-    asm volatile("" ::: "memory");  // the loads above stay ahead of the stamp
-    VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineLoadsIssued);
-  }
-  // The row's largest split LSE: this lane's (the same in every thread x), then over lanes.
-  float max_lse = lse[0];
-#pragma unroll
-  for (int i = 1; i < kPerLane; ++i) max_lse = fmaxf(max_lse, lse[i]);
-  if (threadIdx.x == 0) s_lane_max[threadIdx.y] = max_lse;
-  __syncthreads();
-  for (int l = 0; l < lanes; ++l) max_lse = fmaxf(max_lse, s_lane_max[slot0 + l]);
-  // A split whose tokens this row cannot see has lse -inf (weight exactly 0) and zero O.
-  float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-  float weight_sum = 0.f;
-#pragma unroll
-  for (int i = 0; i < kPerLane; ++i) {
-    const float w = expf(lse[i] - max_lse);
-    weight_sum += w;
-    acc.x += w * v[i].x; acc.y += w * v[i].y; acc.z += w * v[i].z; acc.w += w * v[i].w;
-  }
-  if (timeline_thread) {
-    asm volatile("" : "+f"(acc.x), "+f"(acc.w));  // the sums are made before the stamp
-    VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineMerged);
-  }
-  if (y > 0) {
-    s_acc[threadIdx.y][threadIdx.x] = acc;
-    if (threadIdx.x == 0) s_weight[threadIdx.y] = weight_sum;
-  }
-  __syncthreads();
-  if (!live || y > 0 || my_row >= rows || finalized) return;
-  for (int l = 1; l < lanes; ++l) {
-    const float4 u = s_acc[slot0 + l][threadIdx.x];
-    acc.x += u.x; acc.y += u.y; acc.z += u.z; acc.w += u.w;
-    weight_sum += s_weight[slot0 + l];
-  }
-  // Slots past what the lanes hold (tile-balanced plans: the combine is sized for the slots
-  // of most requests, PlannerConfig::balance_combine_slots, and a long request's rows take the rest here),
-  // kTailLoads loads in flight at a time, merged online.
-  constexpr int kTailLoads = 4;
-  for (int s0 = lanes * kPerLane; kBalanced && s0 < used_splits; s0 += kTailLoads) {
-    float tl[kTailLoads];
-    float4 tu[kTailLoads];
-#pragma unroll
-    for (int i = 0; i < kTailLoads; ++i) {
-      const bool used = s0 + i < used_splits;
-      const std::int64_t part = static_cast<std::int64_t>(s0 + i) * part_stride;
-      tl[i] = used ? lse_part[part] : -INFINITY;
-      tu[i] = used ? *reinterpret_cast<const float4*>(o_part + part * mla::kHeadDimV) : make_float4(0.f, 0.f, 0.f, 0.f);
-    }
-    float m = max_lse;
-#pragma unroll
-    for (int i = 0; i < kTailLoads; ++i) m = fmaxf(m, tl[i]);
-    const float scale = m == max_lse ? 1.f : expf(max_lse - m);  // max_lse -inf: acc and weights are 0
-    acc.x *= scale; acc.y *= scale; acc.z *= scale; acc.w *= scale;
-    weight_sum *= scale;
-    max_lse = m;
-#pragma unroll
-    for (int i = 0; i < kTailLoads; ++i) {
-      const float w = tl[i] == -INFINITY ? 0.f : expf(tl[i] - max_lse);
-      weight_sum += w;
-      acc.x += w * tu[i].x; acc.y += w * tu[i].y; acc.z += w * tu[i].z; acc.w += w * tu[i].w;
-    }
-  }
-  // weight_sum > 0 always: every node sees itself in exactly one split.
-  const float inv = 1.f / weight_sum;
-  auto* o2 = reinterpret_cast<__nv_bfloat162*>(out_o + qrow * mla::kHeadDimV + c);
-  o2[0] = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
-  o2[1] = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
-  if (blockIdx.y == 0 && threadIdx.x == 0) out_lse[qrow] = max_lse + logf(weight_sum);
-  if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineEnd);
-}
-
-// The warm pass: the instances with the most merge code (12 and 16 loads a lane, not
-// tile-balanced) run the merge out of line, once before the grid wait with nothing to load or
-// store, so that its instructions are fetched (into the SM and L2) while the main kernel
-// still runs, then for real. After the wait their first loads had taken 0.9-1.5 us to go out
-// with nothing to wait for; with the pass, 1.0-1.2 us (H200 timelines,
-// reports/h200/2026-11-30-slot-records, calls 2, 3 and 9). Measured (call 9, 3 rounds): one
-// 16k / 32k / 64k / 128k request -3.6 / -2.1 / -2.0 / -0.9 %, the other 9 cases +-1.3 %.
-// For every instance (call 8) dp128 decode B8 (8 loads) ran 1.7 % slower and instances 3 and
-// 10 spilled out of line.
-constexpr bool combine_warm_pass(int per_lane, bool balanced) {
-  return !balanced && per_lane >= 12;
-}
-template <int kPerLane, bool kBalanced>
-__device__ __noinline__ void combine_merge_rows_outlined(bf16_bits* out_o, float* out_lse, const float* lse_part,
-                                                         const float* o_part, const __nv_bfloat16* o_part_bf16,
-                                                         bool bf16_partials, int used_splits, int part_stride,
-                                                         int lanes, int my_row, int rows, std::int64_t qrow, int c,
-                                                         bool finalized, bool live, bool timeline_thread) {
-  combine_merge_rows<kPerLane, kBalanced>(out_o, out_lse, lse_part, o_part, o_part_bf16, bf16_partials, used_splits,
-                                          part_stride, lanes, my_row, rows, qrow, c, finalized, live, timeline_thread);
-}
-
-// The live merge, out of line where the warm pass ran it before the wait.
-template <int kPerLane, bool kBalanced, typename... Args>
-__device__ __forceinline__ void combine_merge(Args... args) {
-  if constexpr (combine_warm_pass(kPerLane, kBalanced)) {
-    combine_merge_rows_outlined<kPerLane, kBalanced>(args...);
-  } else {
-    combine_merge_rows<kPerLane, kBalanced>(args...);
-  }
-}
-
-// kBalanced: the tile-balanced schedule's instances (split_tiles < 0), apart so that their
-// slot records and serial tail add no register to the others (instance 10 spilled).
-template <int kPerLane, bool kBalanced>
-__global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launch_min_blocks(kPerLane, kBalanced))
-    flash_verify_combine_kernel(const VerifyParams p, const int num_splits, const int split_tiles,
-                                const int tokens_per_tile, const SplitWorkspace ws, const int lanes) {
-  const bool timeline_thread = VB_DEBUG_TIMELINE && threadIdx.x == 0 && threadIdx.y == 0;
-  if (timeline_thread) VB_TIMELINE_BEGIN(g_timeline_combine);
-  // The stream's next kernel, if launched over this one (FlashVerifyLaunchOptions), may be
-  // scheduled once every block of this grid is running; it waits for this grid to finish.
-  warp::launch_dependents();
-  // lanes is a power of two: shifts and masks (32-bit row numbers, as blockIdx.x was: the
-  // combine's registers decide how many of its blocks are resident).
-  const int lane_shift = __ffs(lanes) - 1;
-  const int rows = p.batch * p.query_rows_per_request();
-  const int my_row = (blockIdx.x << (kCombineSlotsLog2 - lane_shift)) + (threadIdx.y >> lane_shift);
-  const std::int64_t qrow = min(my_row, rows - 1);  // the last block's spare slots compute a copy, store nothing
-  const int c = blockIdx.y * (mla::kHeadDimV / kCombineChunks) + threadIdx.x * 4;
-  // Length-aware plans: only the splits of this row's request that hold tiles (the main
-  // kernel's ranges, from the device-side length: a replayed graph may carry other lengths);
-  // the others wrote nothing. Even plans: every split (empty ones wrote LSE -inf).
-  int used_splits = num_splits;
-  std::int64_t part0 = qrow * num_splits;  // the row's first partial
-  int part_stride = 1;                     // partials between its consecutive splits
-  if (split_tiles > 0) {
-    const int b = static_cast<int>(qrow / p.query_rows_per_request());
-    const int num_tiles = ceil_div(p.kv_len(b), tokens_per_tile);
-    used_splits = ceil_div(num_tiles, detail::split_size_tiles(num_tiles, num_splits, split_tiles));
-  }
-  // The partials' format (detail::bf16_partials) by the path that wrote them; the wgmma path
-  // runs on sm_90 only.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
-  constexpr bool bf16_partials = detail::bf16_partials(false, kBalanced);
+cudaError_t mma_timeline_read(std::vector<FlashVerifyTimelineBlock>* out) {
+#if VB_DEBUG_TIMELINE
+  return detail::timeline_read_slots(g_timeline_main, out);
 #else
-  static_assert(wgmma_cfg::kTokensPerTile != kTokensPerTile, "the tile size tells the paths apart");
-  const bool bf16_partials = tokens_per_tile == wgmma_cfg::kTokensPerTile ? detail::bf16_partials(true, kBalanced)
-                                                                          : detail::bf16_partials(false, kBalanced);
+  (void)out;
+  return cudaErrorNotSupported;
 #endif
-  if constexpr (combine_warm_pass(kPerLane, kBalanced)) {
-    combine_merge_rows_outlined<kPerLane, kBalanced>(nullptr, nullptr, nullptr, nullptr, nullptr, bf16_partials, 0, 1, lanes,
-                                                     my_row, rows, qrow, c, false, false, false);
-  }
-  // Launched early (programmatic dependent launch): the partials are read only after the main
-  // grid has finished; the lengths above are inputs it never writes.
-  warp::wait_for_prerequisite_grid();
-  if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineGridDone);
-  if constexpr (kBalanced) {
-    // Tile-balanced plans: the blocks that hold tiles of the row's request, as the main kernel
-    // recorded them (detail::record_request_slots); their partials lie part_stride apart
-    // (balanced_partial_row).
-    const int rows_per_request = p.query_rows_per_request();
-    const int b = static_cast<int>(qrow / rows_per_request);
-    const int2 slots = ws.request_slots[b];
-    part0 = balanced_partial_row(slots.x, b, rows_per_request,
-                                 static_cast<int>(qrow - static_cast<std::int64_t>(b) * rows_per_request));
-    part_stride = rows_per_request;
-    used_splits = slots.y;
-  }
-  // Tile-balanced: a request one block held whole has one slot, and that block wrote its rows'
-  // final O and LSE; these threads still meet the block's barriers but load and store nothing.
-  const bool finalized = kBalanced && used_splits == 1;
-  if (finalized) used_splits = 0;
-  const float* lse_part = ws.lse_partial + part0;
-  const float* o_part = ws.o_partial + part0 * mla::kHeadDimV + c;
-  const __nv_bfloat16* o_part_bf16 = reinterpret_cast<const __nv_bfloat16*>(ws.o_partial) + part0 * mla::kHeadDimV + c;
-  combine_merge<kPerLane, kBalanced>(p.o, p.lse, lse_part, o_part, o_part_bf16, bf16_partials, used_splits, part_stride,
-                                     lanes, my_row, rows, qrow, c, finalized, true, timeline_thread);
 }
 
-// The combine instance whose kPerLane covers num_splits over `lanes` split lanes. Loads per
-// lane are registers: the instance closest above the need keeps the most blocks resident
-// (one 16-load instance for 65 splits: 96 registers, 2 blocks per SM, and one 64k request
-// with T = 16 was 2 % slower than v4's loop).
-using CombineKernel = void (*)(VerifyParams, int, int, int, SplitWorkspace, int);
-template <bool kBalanced>
-CombineKernel combine_kernel_for(int num_splits, int lanes) {
-  static_assert(kCombineMaxPerLane == 16, "the instances below cover kMaxSplits");
-  switch (combine_instance_loads(ceil_div(num_splits, lanes))) {
-    case 1: return flash_verify_combine_kernel<1, kBalanced>;
-    case 2: return flash_verify_combine_kernel<2, kBalanced>;
-    case 3: return flash_verify_combine_kernel<3, kBalanced>;
-    case 4: return flash_verify_combine_kernel<4, kBalanced>;
-    case 5: return flash_verify_combine_kernel<5, kBalanced>;
-    case 6: return flash_verify_combine_kernel<6, kBalanced>;
-    case 8: return flash_verify_combine_kernel<8, kBalanced>;
-    case 10: return flash_verify_combine_kernel<10, kBalanced>;
-    case 12: return flash_verify_combine_kernel<12, kBalanced>;
-    default: return flash_verify_combine_kernel<16, kBalanced>;
-  }
-}
-// combine_splits: the splits per row the lanes hold (every split, or a tile-balanced plan's
-// balanced_slots).
-CombineKernel combine_kernel_for(int combine_splits, int lanes, bool balanced) {
-  return balanced ? combine_kernel_for<true>(combine_splits, lanes) : combine_kernel_for<false>(combine_splits, lanes);
-}
-
-bool aligned_to(const void* ptr, std::uintptr_t bytes) { return reinterpret_cast<std::uintptr_t>(ptr) % bytes == 0; }
-
-bool params_valid(const VerifyParams& p) {
-  if (p.batch <= 0 || p.num_heads <= 0 || p.tree_size <= 0 || p.tree_size > mla::kMaxTreeNodes) return false;
-  // The softmax takes row maxima of unscaled scores (wgmma path): a positive scale keeps them.
-  if (!(p.sm_scale > 0.f) || !std::isfinite(p.sm_scale)) return false;
-  if (p.mask_words != ceil_div(p.tree_size, mla::kMaskWordBits)) return false;
-  if (!p.q || !p.kv_pool || !p.prefix_len || !p.tree_mask || !p.o || !p.lse) return false;
-  // Q (cp.async) and KV rows (bulk copies) move in 16-byte units from 16-byte aligned
-  // addresses; O is written as bf16 pairs, LSE as floats. A misaligned tensor would fault
-  // on the device: refuse it here instead.
-  if (!aligned_to(p.q, 16) || !aligned_to(p.kv_pool, 16) || !aligned_to(p.tree_kv, 16)) return false;
-  if (!aligned_to(p.o, 4) || !aligned_to(p.lse, 4)) return false;
-  if (p.page_kind == PageTableKind::kTokenIndices) return p.kv_indptr && p.kv_indices;
-  return p.block_table && p.page_size > 0 && p.max_pages > 0;
-}
-
-// The production kernel's instances besides the pipeline depth: the plain one, the token
-// split and the tile-balanced schedule.
-enum class Instance : int { kPlain = 0, kTokenSplit = 1, kBalanced = 2 };
-constexpr int kNumInstances = 3;
-
-// The production kernel instance for a pipeline depth, and its dynamic shared memory.
-// over_mask_writer: the instance for launches over a kernel still writing the mask and the
-// lengths (IndptrLengthParams); `kernel` then stays null.
-struct KernelVariant {
-  void (*kernel)(VerifyParams, int, int, SplitWorkspace);
-  void (*over_mask_writer)(IndptrLengthParams, int, int, SplitWorkspace);
-  int stages;
-  int smem_bytes;
-  const void* function() const {
-    return kernel != nullptr ? reinterpret_cast<const void*>(kernel) : reinterpret_cast<const void*>(over_mask_writer);
-  }
-};
-
-template <int kStages, class Params>
-auto instance_kernel(Instance instance) {
-  return instance == Instance::kTokenSplit ? flash_verify_kernel<kStages, true, false, Params>
-         : instance == Instance::kBalanced ? flash_verify_kernel<kStages, false, true, Params>
-                                           : flash_verify_kernel<kStages, false, false, Params>;
-}
-
-template <int kStages>
-KernelVariant make_variant(Instance instance, bool over_mask_writer) {
-  if (over_mask_writer) {
-    return {nullptr, instance_kernel<kStages, IndptrLengthParams>(instance), kStages, smem_bytes_for_stages(kStages)};
-  }
-  return {instance_kernel<kStages, VerifyParams>(instance), nullptr, kStages, smem_bytes_for_stages(kStages)};
-}
-
-KernelVariant variant_for_stages(int stages, Instance instance, bool over_mask_writer) {
+// One instance family's kernels at each built pipeline depth (kPipelineVariants).
+template <bool kTokenSplit, bool kBalanced>
+detail::MmaKernels mma_kernels_at_depth(int stages) {
+  static_assert(sizeof(kPipelineVariants) / sizeof(kPipelineVariants[0]) == 2 && kPipelineVariants[0] == 4 &&
+                    kPipelineVariants[1] == 2,
+                "one case per built depth");
   switch (stages) {
-    case 4: return make_variant<4>(instance, over_mask_writer);
-    case 2: return make_variant<2>(instance, over_mask_writer);
+    case 4:
+      return {flash_verify_kernel<4, kTokenSplit, kBalanced, VerifyParams>,
+              flash_verify_kernel<4, kTokenSplit, kBalanced, IndptrLengthParams>};
+    case 2:
+      return {flash_verify_kernel<2, kTokenSplit, kBalanced, VerifyParams>,
+              flash_verify_kernel<2, kTokenSplit, kBalanced, IndptrLengthParams>};
   }
-  return {nullptr, nullptr, stages, 0};
+  return {nullptr, nullptr};
 }
-
-// Per device, variant and instance, the dynamic shared memory the kernel's limit has been
-// raised to. cudaFuncSetAttribute is a driver call; launched outside a CUDA graph the kernel
-// makes it once per device and size, not per launch. Two threads racing on the first launch
-// both set the same attribute, which is harmless. (cudaDeviceReset would drop the attribute
-// behind the cache's back; nothing in verifybench resets a device.)
-constexpr int kMaxCachedDevices = 64;
-constexpr int kNumVariants = static_cast<int>(sizeof(kPipelineVariants) / sizeof(kPipelineVariants[0]));
-std::atomic<int> g_smem_limit_raised[kMaxCachedDevices][kNumVariants][kNumInstances][2];  // [.][over_mask_writer]
-
-Instance instance_for(KernelInstance instance) {
-  return instance == KernelInstance::kMmaTokenSplit ? Instance::kTokenSplit
-         : instance == KernelInstance::kMmaBalanced ? Instance::kBalanced
-                                                    : Instance::kPlain;
-}
-
-// The plan's variant, with the kernel's shared-memory limit raised to the plan's request.
-cudaError_t select_variant(const LaunchPlan& plan, bool over_mask_writer, KernelVariant* out) {
-  const Instance instance = instance_for(plan.instance);
-  for (int i = 0; i < kNumVariants; ++i) {
-    if (kPipelineVariants[i] != plan.pipeline_stages) continue;
-    const KernelVariant v = variant_for_stages(plan.pipeline_stages, instance, over_mask_writer);
-    if (plan.smem_bytes < v.smem_bytes) return cudaErrorInvalidConfiguration;
-    *out = v;
-    out->smem_bytes = plan.smem_bytes;
-    int device = 0;
-    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
-    const bool cacheable = device >= 0 && device < kMaxCachedDevices;
-    std::atomic<int>* raised =
-        cacheable ? &g_smem_limit_raised[device][i][static_cast<int>(instance)][over_mask_writer ? 1 : 0] : nullptr;
-    if (raised && raised->load(std::memory_order_acquire) >= plan.smem_bytes) return cudaSuccess;
-    const cudaError_t err =
-        cudaFuncSetAttribute(out->function(), cudaFuncAttributeMaxDynamicSharedMemorySize, plan.smem_bytes);
-    if (err == cudaSuccess && raised) raised->store(plan.smem_bytes, std::memory_order_release);
-    return err;
-  }
-  return cudaErrorInvalidConfiguration;  // not a built depth
+template <bool kTokenSplit, bool kBalanced>
+detail::MmaKernelFamily mma_kernel_family() {
+  return {mma_kernels_at_depth<kTokenSplit, kBalanced>, mma_timeline_clear, mma_timeline_read};
 }
 
 }  // namespace
-
-int flash_verify_balance_boundary_units(FlashVerifyPath path) {
-  const PlannerConfig defaults;
-  return path == FlashVerifyPath::kWgmma ? defaults.wgmma_balance_boundary_units : defaults.mma_balance_boundary_units;
-}
-
-bool flash_verify_timeline_built() { return VB_DEBUG_TIMELINE != 0; }
-
-cudaError_t flash_verify_timeline_clear() {
-#if VB_DEBUG_TIMELINE
-  if (cudaError_t err = detail::timeline_clear_slots(g_timeline_main); err != cudaSuccess) return err;
-  if (cudaError_t err = detail::timeline_clear_slots(g_timeline_combine); err != cudaSuccess) return err;
-  return detail::wgmma_timeline_clear();
-#else
-  return cudaErrorNotSupported;
-#endif
-}
-
-cudaError_t flash_verify_timeline_read(FlashVerifyTimeline* out) {
-  *out = FlashVerifyTimeline{};
-#if VB_DEBUG_TIMELINE
-  out->main_capacity = detail::kTimelineMainSlots;
-  out->combine_capacity = detail::kTimelineCombineSlots;
-  if (cudaError_t err = detail::timeline_read_slots(g_timeline_main, &out->main); err != cudaSuccess) return err;
-  if (cudaError_t err = detail::wgmma_timeline_read(&out->main); err != cudaSuccess) return err;
-  return detail::timeline_read_slots(g_timeline_combine, &out->combine);
-#else
-  return cudaErrorNotSupported;
-#endif
-}
-
-FlashVerifyConfigInfo flash_verify_config() {
-  return {kRowsPerTile, kTokensPerTile, kBlockThreads, smem_bytes_for_stages(kMinStages), kTokenSplitMinTiles,
-          kMaxSplits};
-}
-
-FlashVerifyConfigInfo flash_verify_path_config(FlashVerifyPath path) {
-  if (path == FlashVerifyPath::kWgmma) {
-    return {wgmma_cfg::kRowsPerTile, wgmma_cfg::kTokensPerTile, wgmma_cfg::kThreads, wgmma_cfg::kSmemBytes, 0,
-            kMaxSplits};
-  }
-  return {kRowsPerTile, kTokensPerTile, kBlockThreads, smem_bytes_for_stages(kPipelineVariants[0]),
-          kTokenSplitMinTiles, kMaxSplits};
-}
-
-std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch, int tree_size,
-                                         int num_heads) {
-  if (plan.num_splits <= 1) return 0;
-  const std::size_t partials = split_partials(plan, batch, tree_size, num_heads);
-  return workspace_o_bytes(partials) + workspace_lse_bytes(partials) + workspace_slot_bytes(plan, batch);
-}
-
-int flash_verify_blocks_per_sm(cudaError_t* error) {
-  int device = 0, optin = 0, blocks = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-  LaunchPlan deepest;
-  deepest.instance = KernelInstance::kMmaPlain;
-  deepest.pipeline_stages = flash_verify_stages_for_smem_optin(optin);
-  deepest.smem_bytes = flash_verify_smem_bytes(deepest.pipeline_stages);
-  KernelVariant v{};
-  if (err == cudaSuccess) err = select_variant(deepest, false, &v);
-  if (err == cudaSuccess) {
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.kernel, kBlockThreads, v.smem_bytes);
-  }
-  if (error) *error = err;
-  return err == cudaSuccess ? blocks : 0;
-}
-
-int flash_verify_sm120_blocks_per_sm(cudaError_t* error) {
-  const int stages = flash_verify_stages_for_smem_optin(Sm120Limits::kSmemPerBlockOptin);
-  const KernelVariant v = variant_for_stages(stages, Instance::kPlain, false);
-  cudaFuncAttributes attributes{};
-  const cudaError_t err = v.kernel != nullptr ? cudaFuncGetAttributes(&attributes, v.function())
-                                              : cudaErrorInvalidConfiguration;  // no depth fits 99 KB
-  if (error) *error = err;
-  if (err != cudaSuccess) return 0;
-  // Registers are allocated per warp in units of 256.
-  constexpr int kRegisterUnit = 256;
-  const int registers_per_warp = ceil_div(attributes.numRegs * 32, kRegisterUnit) * kRegisterUnit;
-  const int by_registers = Sm120Limits::kRegistersPerSm / (registers_per_warp * (kBlockThreads / 32));
-  const int by_threads = Sm120Limits::kThreadsPerSm / kBlockThreads;
-  const int block_smem = v.smem_bytes + static_cast<int>(attributes.sharedSizeBytes) + Sm120Limits::kSmemReservedPerBlock;
-  const int by_smem = Sm120Limits::kSmemPerSm / block_smem;
-  return std::min({by_registers, by_threads, by_smem});
-}
-
-DeviceTarget sm120_proxy_target(cudaError_t* error) {
-  DeviceTarget t;
-  int device = 0, smem_per_sm = 0, reserved_per_block = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&t.num_sms, cudaDevAttrMultiProcessorCount, device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
-  if (err == cudaSuccess) {
-    err = cudaDeviceGetAttribute(&reserved_per_block, cudaDevAttrReservedSharedMemoryPerBlock, device);
-  }
-  if (err == cudaSuccess) t.main_blocks_per_sm = flash_verify_sm120_blocks_per_sm(&err);
-  if (err == cudaSuccess && t.main_blocks_per_sm < 1) err = cudaErrorInvalidConfiguration;  // no block fits sm_120
-  t.max_threads_per_sm = Sm120Limits::kThreadsPerSm;
-  t.smem_optin_bytes = Sm120Limits::kSmemPerBlockOptin;
-  t.wgmma = false;
-  // The smallest request of which main_blocks_per_sm + 1 blocks overflow this device's SM, in
-  // the 128-byte units shared memory is allocated in.
-  constexpr int kSmemUnit = 128;
-  const int overflowing = smem_per_sm / (t.main_blocks_per_sm + 1) - reserved_per_block + 1;
-  t.mma_smem_request_bytes = ceil_div(overflowing, kSmemUnit) * kSmemUnit;
-  if (error) *error = err;
-  return t;
-}
-
-int flash_verify_plan_blocks_per_sm(const LaunchPlan& plan, cudaError_t* error) {
-  KernelVariant v{};
-  cudaError_t err = plan.schedule.path == FlashVerifyPath::kMmaSync ? select_variant(plan, false, &v)
-                                                                    : cudaErrorInvalidValue;
-  int blocks = 0;
-  if (err == cudaSuccess) {
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.kernel, plan.main_threads, plan.smem_bytes);
-  }
-  if (error) *error = err;
-  return err == cudaSuccess ? blocks : 0;
-}
-
-bool flash_verify_wgmma_supported(cudaError_t* error) {
-  bool supported = false;
-  const cudaError_t err = detail::wgmma_path_supported(&supported);
-  if (error) *error = err;
-  return err == cudaSuccess && supported;
-}
-
-namespace {
-// Whether `plan` is one this build can run over `params`: the planner's own output always is;
-// a plan made by hand (tests) or for another shape may not be.
-bool plan_matches(const VerifyParams& params, const LaunchPlan& plan) {
-  const FlashVerifyPlan& s = plan.schedule;
-  const bool wgmma = s.path == FlashVerifyPath::kWgmma;
-  const bool wgmma_instance = plan.instance == KernelInstance::kWgmmaGather ||
-                              plan.instance == KernelInstance::kWgmmaRunBoxes ||
-                              plan.instance == KernelInstance::kWgmmaPageBoxes ||
-                              plan.instance == KernelInstance::kWgmmaBalanced;
-  const int rows = params.tree_size * params.num_heads;
-  if (!plan.valid || wgmma != wgmma_instance || (s.path != FlashVerifyPath::kMmaSync && !wgmma)) return false;
-  if (s.num_splits < 1 || s.num_splits > 65535 || params.batch > 65535 || s.tiles_per_split < 0) return false;
-  if (s.num_splits > (s.tile_balanced ? PlannerConfig{}.balance_max_blocks : kMaxSplits)) return false;
-  if (s.m_tiles != ceil_div(rows, plan.rows_per_tile) ||
-      plan.rows_per_tile != (wgmma ? wgmma_cfg::kRowsPerTile : kRowsPerTile)) {
-    return false;
-  }
-  if (plan.main_grid.x != static_cast<unsigned>(s.m_tiles) || plan.main_grid.y != static_cast<unsigned>(s.num_splits) ||
-      plan.main_grid.z != static_cast<unsigned>(s.tile_balanced ? 1 : params.batch)) {
-    return false;
-  }
-  if (s.token_split != (plan.instance == KernelInstance::kMmaTokenSplit) || (s.token_split && rows > kMmaM)) return false;
-  if (s.tile_balanced != (plan.instance == KernelInstance::kMmaBalanced || plan.instance == KernelInstance::kWgmmaBalanced)) {
-    return false;
-  }
-  if (s.tile_balanced && (s.tiles_per_split != 0 || s.balanced_slots < 1 || s.balanced_slots > s.num_splits ||
-                          plan.split_tiles_arg >= 0)) {
-    return false;
-  }
-  if (!s.tile_balanced && plan.split_tiles_arg != s.tiles_per_split) return false;
-  if (wgmma ? plan.smem_bytes != wgmma_cfg::kSmemBytes || plan.main_threads != wgmma_cfg::kThreads
-            : plan.main_threads != kBlockThreads) {
-    return false;
-  }
-  if (plan.instance == KernelInstance::kWgmmaPageBoxes &&
-      (params.page_kind != PageTableKind::kBlockTable || params.page_size < wgmma_cfg::kTmaBoxRows ||
-       (params.page_size & (params.page_size - 1)) != 0)) {
-    return false;
-  }
-  if (s.num_splits > 1) {
-    const int lanes = plan.combine_lanes;
-    if (plan.combine_splits != flash_verify_combine_splits(s)) return false;
-    // Fixed-split plans' lanes hold every split; a tile-balanced row with more slots than its
-    // lanes hold merges the rest in a loop.
-    if ((lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8) ||
-        (!s.tile_balanced && ceil_div(plan.combine_splits, lanes) > kCombineMaxPerLane) ||
-        plan.combine_loads_per_lane != combine_instance_loads(ceil_div(plan.combine_splits, lanes))) {
-      return false;
-    }
-  }
-  return true;
-}
-}  // namespace
-
-cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& plan,
-                                void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
-  return flash_verify_launch(params, plan, workspace, workspace_bytes, stream, FlashVerifyLaunchOptions{});
-}
-
-cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& plan,
-                                void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
-                                const FlashVerifyLaunchOptions& options) {
-  if (!params_valid(params)) return cudaErrorInvalidValue;
-  // Query rows are numbered in 32 bits on the device (grid.x of the combine was one per row).
-  if (static_cast<std::int64_t>(params.batch) * params.tree_size * params.num_heads > INT32_MAX) {
-    return cudaErrorInvalidConfiguration;
-  }
-  // Over a kernel still writing the mask and the lengths: the lengths come from kv_indptr.
-  const bool over_mask_writer = options.previous_kernel_writes_only_mask_and_lengths;
-  if (over_mask_writer && (!options.overlap_previous_kernel || params.page_kind != PageTableKind::kTokenIndices)) {
-    return cudaErrorInvalidValue;
-  }
-  if (!plan_matches(params, plan)) return cudaErrorInvalidConfiguration;
-  const FlashVerifyPlan& s = plan.schedule;
-  const std::size_t needed = flash_verify_workspace_bytes(s, params.batch, params.tree_size, params.num_heads);
-  if (workspace_bytes < needed || (needed > 0 && workspace == nullptr)) return cudaErrorInvalidValue;
-  const SplitWorkspace ws =
-      needed > 0 ? carve_workspace(workspace, split_partials(s, params.batch, params.tree_size, params.num_heads),
-                                   s.tile_balanced)
-                 : SplitWorkspace{nullptr, nullptr, nullptr};
-  const void* launched_main = nullptr;
-  if (s.path == FlashVerifyPath::kWgmma) {
-    launched_main = detail::wgmma_main_kernel_of(plan, over_mask_writer);
-    bool supported = false;
-    if (cudaError_t err = detail::wgmma_path_supported(&supported); err != cudaSuccess) return err;
-    if (!supported) return cudaErrorInvalidConfiguration;  // not a compute capability 9.0 device
-    if (cudaError_t err =
-            detail::launch_wgmma_main(params, plan, ws, options.overlap_previous_kernel, over_mask_writer, stream);
-        err != cudaSuccess) {
-      return err;
-    }
-  } else {
-    KernelVariant variant{};
-    if (cudaError_t err = select_variant(plan, over_mask_writer, &variant); err != cudaSuccess) return err;
-    launched_main = variant.function();
-    const dim3 grid(plan.main_grid.x, plan.main_grid.y, plan.main_grid.z);
-    cudaLaunchAttribute attribute{};
-    const cudaLaunchConfig_t config = detail::launch_config(grid, dim3(plan.main_threads), plan.smem_bytes, stream,
-                                                            options.overlap_previous_kernel, &attribute);
-    const cudaError_t err =
-        over_mask_writer
-            ? cudaLaunchKernelEx(&config, variant.over_mask_writer, IndptrLengthParams(params), s.num_splits,
-                                 plan.split_tiles_arg, ws)
-            : cudaLaunchKernelEx(&config, variant.kernel, params, s.num_splits, plan.split_tiles_arg, ws);
-    if (err != cudaSuccess) return err;
-  }
-  if (options.record != nullptr) {
-    *options.record = FlashVerifyLaunchRecord{};
-    options.record->main_kernel = launched_main;
-    options.record->main_grid = plan.main_grid;
-    options.record->main_threads = plan.main_threads;
-    options.record->main_smem_bytes = plan.smem_bytes;
-  }
-  if (s.num_splits == 1) return cudaSuccess;
-  const cudaError_t err = detail::launch_split_combine(params, plan, ws, stream);
-  if (err == cudaSuccess && options.record != nullptr) {
-    options.record->combine_kernel = flash_verify_combine_kernel_of(plan);
-    options.record->combine_grid = plan.combine_grid;
-    options.record->combine_block = plan.combine_block;
-  }
-  return err;
-}
-
-const void* flash_verify_main_kernel_of(const LaunchPlan& plan, bool over_mask_writer) {
-  if (plan.schedule.path == FlashVerifyPath::kWgmma) return detail::wgmma_main_kernel_of(plan, over_mask_writer);
-  return variant_for_stages(plan.pipeline_stages, instance_for(plan.instance), over_mask_writer).function();
-}
-
-const void* flash_verify_combine_kernel_of(const LaunchPlan& plan) {
-  if (plan.schedule.num_splits <= 1) return nullptr;
-  return reinterpret_cast<const void*>(
-      combine_kernel_for(plan.combine_splits, plan.combine_lanes, plan.schedule.tile_balanced));
-}
-
-namespace detail {
-
-cudaError_t launch_split_combine(const VerifyParams& params, const LaunchPlan& plan, const SplitWorkspace& ws,
-                                 cudaStream_t stream) {
-  // Programmatic dependent launch (sm_90+): the combine is scheduled while the main
-  // kernel's last blocks run and waits on the device for its results.
-  cudaLaunchAttribute attribute{};
-  const cudaLaunchConfig_t config =
-      launch_config(dim3(plan.combine_grid.x, plan.combine_grid.y, plan.combine_grid.z),
-                    dim3(plan.combine_block.x, plan.combine_block.y, plan.combine_block.z), 0, stream,
-                    /*overlap_previous_kernel=*/true, &attribute);
-  const bool balanced = plan.schedule.tile_balanced;
-  return cudaLaunchKernelEx(&config, combine_kernel_for(plan.combine_splits, plan.combine_lanes, balanced), params,
-                            plan.schedule.num_splits, plan.split_tiles_arg, plan.tokens_per_tile, ws,
-                            plan.combine_lanes);
-}
-
-}  // namespace detail
-
 }  // namespace vb
