@@ -55,23 +55,18 @@ using detail::SplitWorkspace;
 using detail::balanced_boundary_units;
 using detail::balanced_partial_row;
 
-// Debug builds only (-DVB_DEBUG_SYNC_COPY=1): the producers copy KV rows with plain 16-byte
+// Racecheck build (-DVB_DEBUG_SYNC_COPY=1): the producers copy KV rows with plain 16-byte
 // loads and shared-memory stores and then arrive on the stage's "full" mbarrier, instead of
-// bulk copies that complete on it. Same stage protocol, no async proxy: compute-sanitizer
-// racecheck reports bulk-copy writes against the consumers' ldmatrix reads of the default
-// build (reports/h200/2026-11-29-v3/README.md); whether it also reports this build tells
-// whether it objects to the protocol or to the bulk copies. Slower, same results.
+// bulk copies that complete on it. Same stage protocol, no async proxy, so racecheck's
+// reports on this build are about the protocol, not the bulk copies. Slower, same results.
 #ifndef VB_DEBUG_SYNC_COPY
 #define VB_DEBUG_SYNC_COPY 0
 #endif
-// Debug builds only (-DVB_DEBUG_LANE_ARRIVALS=1): every lane of a compute warp arrives on a
+// Racecheck build (-DVB_DEBUG_LANE_ARRIVALS=1): every lane of a compute warp arrives on a
 // stage's "empty" mbarrier (and, with VB_DEBUG_SYNC_COPY, every producer lane on "full"),
-// instead of lane 0 after __syncwarp. The plain-copy build drew racecheck reports on the
-// stage refills too (reports/h200/2026-11-29-combine/racecheck-sync-copy/), so this asks
-// whether racecheck carries the other lanes' reads through __syncwarp into lane 0's release.
-// Answer (reports/h200/2026-11-30-token-split/racecheck-stages): with every lane arriving,
-// 0 hazards with bulk and with plain copies, where lane 0 after __syncwarp draws 0-3 and
-// 43-72: racecheck does not carry them; the default protocol is kept.
+// instead of lane 0 after __syncwarp. Racecheck does not carry the other lanes' reads through
+// __syncwarp into lane 0's release, so only this build shows the protocol free of hazards
+// (kernels/NOTES.md, "Synchronisation and the sanitizers").
 #ifndef VB_DEBUG_LANE_ARRIVALS
 #define VB_DEBUG_LANE_ARRIVALS 0
 #endif
@@ -83,8 +78,8 @@ constexpr int kEmptyArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS ? 32 : 1;
 // each with its own softmax state, and they merge O and the row statistics at the end
 // through stage memory. It pays on splits of kTokenSplitMinTiles tiles or more (the merge
 // and the second Q copy cost more on short ones), so a block of a shorter split in that
-// launch runs one group. A separate instance: compiled into the one kernel, it slowed the
-// plans that never use it.
+// launch runs one group. It is an instance of its own because its code, compiled into every
+// instance, slows the plans that never use it.
 constexpr int kTokenSplitBarrier = kComputeBarrier + kMGroups;  // both row groups: 256 threads
 constexpr int kFullArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS && VB_DEBUG_SYNC_COPY ? 32 : 1;
 
@@ -156,6 +151,7 @@ __device__ __forceinline__ void load_q_fragments(std::uint32_t (&q_frag)[kKSteps
     q_frag[ks][3] = hi_valid ? hi[word + 4] : 0u;
   }
 }
+
 // Brings the Q rows of the given group into L2 ahead of load_q_fragments (the group's 128
 // threads, one 128-byte line each of the 16 rows' 144).
 __device__ __forceinline__ void prefetch_q_rows_l2(const VerifyParams& p, std::int64_t request_row0, int row0,
@@ -173,6 +169,338 @@ __device__ __forceinline__ void prefetch_q_rows_l2(const VerifyParams& p, std::i
 // Phase timeline slots of this instance file (-DVB_DEBUG_TIMELINE=1 builds;
 // flash_verify_timeline.cuh); the launcher reads every file's through its MmaKernelFamily.
 VB_TIMELINE_SLOTS(g_timeline_main, detail::kTimelineMainSlots);
+
+// ---- the kernel's roles, in the order a tile meets them ----
+// Each role is a force-inlined function of the kernel's values. Every local array of the
+// kernel (fragments, accumulators, scores) is declared in the kernel and passed by reference,
+// in the order the kernel uses them: a role function's own array is optimised before it is
+// inlined, and the kernel's registers then come out in another order (other machine code;
+// scripts/kernel_text_digest.sh shows it).
+
+// One producer warp's rows of a tile into its stage: lane l < kRowsPerProducer copies row l
+// (one bulk copy of 1152 bytes, completing on the stage's "full" mbarrier, to which lane 0
+// has announced the warp's bytes).
+__device__ __forceinline__ void copy_rows_to_stage(bf16_bits* dst, const bf16_bits* src, bool is_copy_lane, int lane,
+                                                   std::uint64_t* full) {
+#if VB_DEBUG_SYNC_COPY
+  if (is_copy_lane) {
+    const auto* from = reinterpret_cast<const uint4*>(src);
+    auto* to = reinterpret_cast<uint4*>(dst);
+    for (int i = 0; i < kKvRowBytes / 16; ++i) to[i] = from[i];
+  }
+  __syncwarp();
+  if (kFullArrivalsPerWarp > 1 || lane == 0) warp::mbarrier_arrive(full);  // release: rows are in
+#else
+  if (lane == 0) warp::mbarrier_arrive_expect_tx(full, kRowsPerProducer * kKvRowBytes);
+  __syncwarp();
+  if (is_copy_lane) warp::bulk_copy_g2s(dst, src, kKvRowBytes, full);
+#endif
+}
+
+// The group's Q rows into the last stage with cp.async (committed, not awaited): the stage is
+// free until the compute warps release it after reading Q.
+template <int kStages, class Params, class QueryRowOf, class Request0>
+__device__ __forceinline__ void stage_q_rows(const Params& p, bf16_bits* s_kv, int row0, int rows_per_request, int tid,
+                                             const QueryRowOf& query_row_of, const Request0& current_request_row0) {
+  const int q_row = tid / kLoadThreadsPerRow;  // 16g .. 16g+15 for the threads of group g
+  const int q_chunk0 = tid % kLoadThreadsPerRow;
+  const int rr = row0 + query_row_of(q_row);
+  const bool valid = rr < rows_per_request;  // padding rows are zeros
+  const bf16_bits* src = valid ? p.q + (current_request_row0() + rr) * mla::kHeadDimQK : p.q;
+  bf16_bits* dst = s_kv + ((kStages - 1) * kTokensPerTile + q_row) * kKvStride;
+#pragma unroll
+  for (int j = 0; j < kChunksPerThread; ++j) {
+    const int chunk = q_chunk0 + j * kLoadThreadsPerRow;
+    warp::cp_async_16(dst + chunk * 8, src + chunk * 8, valid);
+  }
+  warp::cp_async_commit();
+}
+
+// This warp's Q A fragments (its K slice of the group's 16 rows) from the staged Q tile.
+template <int kStages>
+__device__ __forceinline__ void q_fragments_from_stage(std::uint32_t (&q_frag)[kKStepsPerGroup][4],
+                                                       const bf16_bits* s_kv, int mgroup, int kgroup, int lane) {
+#pragma unroll
+  for (int ks = 0; ks < kKStepsPerGroup; ++ks) {
+    const int row = mgroup * kMmaM + lane % 16;
+    const int col = (kgroup * kKStepsPerGroup + ks) * kMmaK + (lane / 16) * 8;
+    warp::ldmatrix_x4(q_frag[ks], s_kv + ((kStages - 1) * kTokensPerTile + row) * kKvStride + col);
+  }
+}
+
+// S = Q K^T over this warp's K slice for the group's 16 rows and all the tile's tokens, into the
+// warp's slice of s_partial: the group's warps split the 576-wide contraction, and the
+// softmax sums their slices.
+__device__ __forceinline__ void scores_partial(float (&s_acc)[kNTilesS][4], std::uint32_t (&k_frag)[4],
+                                               float* s_partial, const bf16_bits* kv_tile,
+                                               const std::uint32_t (&q_frag)[kKStepsPerGroup][4], int kgroup,
+                                               int mgroup, int lane) {
+#pragma unroll
+  for (int nt = 0; nt < kNTilesS; ++nt)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) s_acc[nt][e] = 0.f;
+#pragma unroll
+  for (int ks = 0; ks < kKStepsPerGroup; ++ks) {
+    const int col = (kgroup * kKStepsPerGroup + ks) * kMmaK + ((lane >> 3) & 1) * 8;
+#pragma unroll
+    for (int np = 0; np < kNTilesS / 2; ++np) {
+      const int token = np * 2 * kMmaN + (lane & 7) + ((lane >> 4) << 3);
+      warp::ldmatrix_x4(k_frag, kv_tile + token * kKvStride + col);
+      warp::mma_bf16_16816(s_acc[2 * np], q_frag[ks], k_frag[0], k_frag[1]);
+      warp::mma_bf16_16816(s_acc[2 * np + 1], q_frag[ks], k_frag[2], k_frag[3]);
+    }
+  }
+  float* partial = s_partial + kgroup * kRowsPerTile * kSStride;
+#pragma unroll
+  for (int nt = 0; nt < kNTilesS; ++nt) {
+    const int r = mgroup * kMmaM + lane / 4;
+    const int c = nt * kMmaN + (lane % 4) * 2;
+    *reinterpret_cast<float2*>(partial + r * kSStride + c) = make_float2(s_acc[nt][0], s_acc[nt][1]);
+    *reinterpret_cast<float2*>(partial + (r + 8) * kSStride + c) = make_float2(s_acc[nt][2], s_acc[nt][3]);
+  }
+}
+
+// This thread's kTokensPerThread scores of its softmax row srow: the K slices' partials summed,
+// scaled into the log2 domain, and -inf where the row's tree node cannot see the token.
+// Prefix-only tiles skip the mask test. Returns their maximum.
+template <class Params, class Prefix, class KvLen, class Request>
+__device__ __forceinline__ float masked_scores(float (&s)[kTokensPerThread], float4& sum, const Params& p,
+                                               const float* s_partial, int tile, int srow, int scol0, bool srow_valid, int srow_node,
+                                               float scale_log2, const Prefix& current_prefix,
+                                               const KvLen& current_kv_len, const Request& current_b) {
+  sum = *reinterpret_cast<const float4*>(s_partial + srow * kSStride + scol0);
+#pragma unroll
+  for (int kg = 1; kg < kKGroups; ++kg) {
+    const float4 v = *reinterpret_cast<const float4*>(s_partial + (kg * kRowsPerTile + srow) * kSStride + scol0);
+    sum.x += v.x; sum.y += v.y; sum.z += v.z; sum.w += v.w;
+  }
+  s[0] = sum.x; s[1] = sum.y; s[2] = sum.z; s[3] = sum.w;
+  float tile_max = -INFINITY;
+  if ((tile + 1) * kTokensPerTile <= current_prefix()) {  // block-uniform: all prefix, all visible
+#pragma unroll
+    for (int c = 0; c < kTokensPerThread; ++c) {
+      s[c] *= scale_log2;
+      tile_max = fmaxf(tile_max, s[c]);
+    }
+  } else {
+#pragma unroll
+    for (int c = 0; c < kTokensPerThread; ++c) {
+      const int t = tile * kTokensPerTile + scol0 + c;
+      // Padding rows (zero Q) see everything: finite, never stored.
+      const bool visible = !srow_valid || t < current_prefix() ||
+                           (t < current_kv_len() &&
+                            tree_node_visible(p.node_mask(current_b(), srow_node), t - current_prefix()));
+      s[c] = visible ? s[c] * scale_log2 : -INFINITY;
+      tile_max = fmaxf(tile_max, s[c]);
+    }
+  }
+  return tile_max;
+}
+
+// The online softmax step of one tile for row srow: the row's new running max (over its
+// kThreadsPerRow threads) and sum, P = 2^(s - max) as bf16 into s_p, and the factor that
+// rescales the row's O into s_rescale.
+__device__ __forceinline__ void online_softmax_step(float (&s)[kTokensPerThread], float tile_max, float& row_max,
+                                                    float& row_sum, bf16_bits* s_p, float* s_rescale, int srow,
+                                                    int scol0, int tid) {
+#pragma unroll
+  for (int offset = 1; offset < kThreadsPerRow; offset *= 2) {
+    tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, offset));
+  }
+  const float new_max = fmaxf(row_max, tile_max);
+  const float exp_base = new_max == -INFINITY ? 0.f : new_max;  // nothing visible yet
+  const float rescale = warp::fast_exp2(row_max - exp_base);
+  float tile_sum = 0.f;
+#pragma unroll
+  for (int c = 0; c < kTokensPerThread; ++c) {
+    s[c] = warp::fast_exp2(s[c] - exp_base);
+    tile_sum += s[c];
+  }
+#pragma unroll
+  for (int offset = 1; offset < kThreadsPerRow; offset *= 2) {
+    tile_sum += __shfl_xor_sync(0xffffffffu, tile_sum, offset);
+  }
+  row_sum = row_sum * rescale + tile_sum;
+  row_max = new_max;
+  *reinterpret_cast<uint2*>(s_p + srow * kPStride + scol0) =
+      make_uint2(warp::pack_bf16x2(s[0], s[1]), warp::pack_bf16x2(s[2], s[3]));
+  if (tid % kThreadsPerRow == 0) s_rescale[srow] = rescale;
+}
+
+// O *= rescale for the group's 16 rows and this warp's 128 channels. Once the running maxima
+// settle most tiles rescale by exactly 1, so the multiplies are skipped when no row of this
+// warp's fragments moved.
+__device__ __forceinline__ void pv_rescale_o(float (&o_acc)[kNTilesO][4], const float* s_rescale, int mgroup,
+                                             int lane) {
+  const float a_lo = s_rescale[mgroup * kMmaM + lane / 4];
+  const float a_hi = s_rescale[mgroup * kMmaM + lane / 4 + 8];
+  if (__any_sync(0xffffffffu, a_lo != 1.f || a_hi != 1.f)) {
+#pragma unroll
+    for (int nt = 0; nt < kNTilesO; ++nt) {
+      o_acc[nt][0] *= a_lo; o_acc[nt][1] *= a_lo;
+      o_acc[nt][2] *= a_hi; o_acc[nt][3] *= a_hi;
+    }
+  }
+}
+
+// O += P V for the group's 16 rows and this warp's 128 channels. V is the first 512 columns of
+// the tile's K rows, read transposed (ldmatrix.trans), so there is no second copy.
+__device__ __forceinline__ void pv_mma(float (&o_acc)[kNTilesO][4], std::uint32_t (&p_frag)[4],
+                                       std::uint32_t (&v_frag)[4], const bf16_bits* s_p, const bf16_bits* kv_tile,
+                                       int kgroup, int mgroup, int lane) {
+#pragma unroll
+  for (int ks = 0; ks < kKStepsPV; ++ks) {
+    warp::ldmatrix_x4(p_frag, s_p + (mgroup * kMmaM + lane % 16) * kPStride + ks * kMmaK + (lane / 16) * 8);
+#pragma unroll
+    for (int np = 0; np < kNTilesO / 2; ++np) {
+      const int token = ks * kMmaK + (lane & 7) + ((lane >> 3) & 1) * 8;
+      const int col = kgroup * kChannelsPerWarp + np * 2 * kMmaN + (lane >> 4) * 8;
+      warp::ldmatrix_x4_trans(v_frag, kv_tile + token * kKvStride + col);
+      warp::mma_bf16_16816(o_acc[2 * np], p_frag, v_frag[0], v_frag[1]);
+      warp::mma_bf16_16816(o_acc[2 * np + 1], p_frag, v_frag[2], v_frag[3]);
+    }
+  }
+}
+
+// Token split, both groups past their last tile: group 1 hands its O (unnormalised) to group 0
+// through stage memory, which no one reads any more. Returns where it lies.
+__device__ __forceinline__ const float* token_split_hand_over(const float (&o_acc)[kNTilesO][4], bf16_bits* s_kv,
+                                                              int mgroup, int tid) {
+  float* handover = reinterpret_cast<float*>(s_kv);  // [kNTilesO * 4][kGroupThreads]
+  const int wtid = tid % kGroupThreads;
+  warp::named_barrier_sync(kTokenSplitBarrier, kThreads);  // both groups past every stage
+  if (mgroup == 1) {
+#pragma unroll
+    for (int nt = 0; nt < kNTilesO; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) handover[(nt * 4 + e) * kGroupThreads + wtid] = o_acc[nt][e];
+  }
+  warp::named_barrier_sync(kTokenSplitBarrier, kThreads);  // group 1's O and statistics are in
+  return handover;
+}
+
+// Group 0 rescales both halves to each row's common maximum and adds them, and the row sums
+// (merged_sum for O's normalisation, row_max / row_sum for the LSE).
+__device__ __forceinline__ void token_split_merge(float (&o_acc)[kNTilesO][4], float (&merged_sum)[2], float& row_max,
+                                                  float& row_sum, const float* handover, const float* s_final_max,
+                                                  const float* s_final_sum, int srow, int lane, int tid) {
+  const int wtid = tid % kGroupThreads;
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int r = lane / 4 + half * 8;
+    const float m0 = s_final_max[r], m1 = s_final_max[r + kMmaM];
+    const float m = fmaxf(m0, m1);
+    const float a0 = m == -INFINITY ? 0.f : warp::fast_exp2(m0 - m);
+    const float a1 = m == -INFINITY ? 0.f : warp::fast_exp2(m1 - m);
+    merged_sum[half] = s_final_sum[r] * a0 + s_final_sum[r + kMmaM] * a1;
+#pragma unroll
+    for (int nt = 0; nt < kNTilesO; ++nt)
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        const int e = 2 * half + j;
+        o_acc[nt][e] = o_acc[nt][e] * a0 + handover[(nt * 4 + e) * kGroupThreads + wtid] * a1;
+      }
+  }
+  if (tid % kThreadsPerRow == 0) {  // this thread's row statistics, merged for its LSE
+    const float m1 = s_final_max[srow + kMmaM];
+    const float m = fmaxf(row_max, m1);
+    row_sum = m == -INFINITY ? 0.f
+                             : row_sum * warp::fast_exp2(row_max - m) + s_final_sum[srow + kMmaM] * warp::fast_exp2(m1 - m);
+    row_max = m;
+  }
+}
+
+// ---- the epilogue's O stores, one per output format ----
+// bf16 split partials (fixed-size and even plans), 8 bytes a lane: a quad fills whole sectors
+// (detail::store_partial_chunk_pair_bf16).
+template <class Request0, class PartialRow>
+__device__ __forceinline__ void store_bf16_partials(const SplitWorkspace& ws, const float (&o_acc)[kNTilesO][4],
+                                                    bool token_split, const float (&merged_sum)[2],
+                                                    const float* s_final_sum, int row0, int rows_per_request,
+                                                    int mgroup, int kgroup, int lane,
+                                                    const Request0& current_request_row0,
+                                                    const PartialRow& partial_row) {
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int r = mgroup * kMmaM + lane / 4 + half * 8;
+    const std::int64_t qrow = current_request_row0() + row0 + r;
+    const float sum = token_split ? merged_sum[half] : s_final_sum[r];
+    const float inv = sum > 0.f ? 1.f / sum : 0.f;
+    __nv_bfloat16* row = reinterpret_cast<__nv_bfloat16*>(ws.o_partial) +
+                         partial_row(qrow, row0 + r) * mla::kHeadDimV + kgroup * kChannelsPerWarp;
+#pragma unroll
+    for (int nt = 0; nt < kNTilesO; nt += 2) {
+      detail::store_partial_chunk_pair_bf16(row + nt * kMmaN, o_acc[nt][2 * half] * inv,
+                                            o_acc[nt][2 * half + 1] * inv, o_acc[nt + 1][2 * half] * inv,
+                                            o_acc[nt + 1][2 * half + 1] * inv, row0 + r < rows_per_request);
+    }
+  }
+}
+
+// fp32 split partials in 16-byte stores (the tile-balanced instance), for blocks whose second
+// row group holds rows too (H*T > 16 past row0); decode and the token split are faster with
+// store_o_row's 8-byte stores. Block-uniform: every lane reaches the shuffles.
+template <class Request0, class PartialRow>
+__device__ __forceinline__ void store_fp32_partials(const SplitWorkspace& ws, const float (&o_acc)[kNTilesO][4],
+                                                    const float* s_final_sum, int row0, int rows_per_request,
+                                                    int mgroup, int kgroup, int lane,
+                                                    const Request0& current_request_row0,
+                                                    const PartialRow& partial_row) {
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    // Warp-uniform: the 8 rows of this half all lie past the request (decode's padding).
+    if (row0 + mgroup * kMmaM + half * 8 >= rows_per_request) continue;
+    const int r = mgroup * kMmaM + lane / 4 + half * 8;
+    const std::int64_t qrow = current_request_row0() + row0 + r;
+    const float sum = s_final_sum[r];  // no token split in this branch
+    const float inv = sum > 0.f ? 1.f / sum : 0.f;
+    float* row = ws.o_partial + partial_row(qrow, row0 + r) * mla::kHeadDimV + kgroup * kChannelsPerWarp;
+#pragma unroll
+    for (int nt = 0; nt < kNTilesO; nt += 2) {
+      store_partial_chunk_pair(row + nt * kMmaN, o_acc[nt][2 * half] * inv, o_acc[nt][2 * half + 1] * inv,
+                               o_acc[nt + 1][2 * half] * inv, o_acc[nt + 1][2 * half + 1] * inv,
+                               row0 + r < rows_per_request);
+    }
+  }
+}
+
+// One fragment row's 128 channels of this warp, normalised by inv: final O (bf16, one split)
+// or fp32 partials in 8-byte stores.
+template <class Params, class PartialRow>
+__device__ __forceinline__ void store_o_row(const Params& p, const SplitWorkspace& ws, const float (&o_acc)[kNTilesO][4],
+                                            int half, float inv, std::int64_t qrow, int rr, int num_splits, int kgroup,
+                                            int lane, const PartialRow& partial_row) {
+#pragma unroll
+  for (int nt = 0; nt < kNTilesO; ++nt) {
+    const int col = kgroup * kChannelsPerWarp + nt * kMmaN + (lane % 4) * 2;
+    const float x = o_acc[nt][2 * half] * inv;
+    const float y = o_acc[nt][2 * half + 1] * inv;
+    if (num_splits == 1) {
+      *reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + col) = __floats2bfloat162_rn(x, y);
+    } else {
+      *reinterpret_cast<float2*>(ws.o_partial + partial_row(qrow, rr) * mla::kHeadDimV + col) =
+          make_float2(x, y);
+    }
+  }
+}
+
+// The row's LSE (natural log; -inf where it saw nothing), final or its split's partial: one
+// thread of the row's kThreadsPerRow.
+template <class Params, class Request0, class PartialRow>
+__device__ __forceinline__ void store_row_lse(const Params& p, const SplitWorkspace& ws, float row_max, float row_sum,
+                                              int num_splits, int srow_global, bool srow_valid, int tid,
+                                              const Request0& current_request_row0, const PartialRow& partial_row) {
+  if (tid % kThreadsPerRow == 0 && srow_valid) {
+    const std::int64_t qrow = current_request_row0() + srow_global;
+    const float lse = row_sum == 0.f ? -INFINITY : row_max * kLn2 + logf(row_sum);
+    if (num_splits == 1) {
+      p.lse[qrow] = lse;
+    } else {
+      ws.lse_partial[partial_row(qrow, srow_global)] = lse;
+    }
+  }
+}
+
 
 // Params: VerifyParams, or IndptrLengthParams for a launch over a kernel that is still
 // writing the mask and the lengths (FlashVerifyLaunchOptions): then the lengths come from
@@ -261,8 +589,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   detail::RequestKvRows rows(p, b, prefix,
                              kBalanced ? detail::RequestKvRows::token_rows_base(p, b) : token_base);
   // The current request's length and first query row: the block's own, or in the
-  // tile-balanced instance derived from b and prefix where they are used (live registers
-  // spilled otherwise).
+  // tile-balanced instance read from the warp's state where they are used (live registers
+  // spill otherwise).
   auto current_b = [&]() -> int {
     if constexpr (kBalanced) return state->request;
     return b;
@@ -332,18 +660,18 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
 
   if (warp >= kWarps) {
     // ---- producers: lane l of producer warp w copies token row w*kRowsPerProducer + l ----
-    // One bulk copy per 1152-byte row. The copy takes uniform operands, so a warp issues
-    // its rows one after another (~40 cycles each): here that runs beside the math
-    // instead of in front of it. Rows past kv_len re-read the last row (finite data, masked
-    // out), so a stage always receives exactly kTokensPerTile rows. The page-table word of
-    // the next tile is loaded while this tile's stage is awaited (ncu on v1: 36 % of all
-    // warp stall samples sat on that dependent load when it was made at use). The token-split
-    // instance loads words kStages tiles ahead instead (the loop unrolled by kStages, one
-    // register per stage: moving a word still in flight would wait for it): its compute is
-    // fast enough that one table round trip per tile showed (H200 A/B, 1d04129: MTP T2 B8
-    // 50.6 -> 48.5 us, decode B64 -2 %), while the two-group plans ran 1-5 % slower with it.
-    // The tile-balanced instance goes on into its next segment's tiles without waiting for
-    // the compute warps: the ring position (iter) runs on across segments.
+    // Every tile of the block's range goes into its ring stage once the compute warps have
+    // released the stage (copy_rows_to_stage). The copies take uniform operands, so a warp
+    // issues its rows one after another: here that runs beside the math instead of in front
+    // of it. Rows past kv_len re-read the last row (finite data, masked out), so a stage always
+    // receives exactly kTokensPerTile rows. The page-table word of the next tile is loaded
+    // while this tile's stage is awaited, because a word loaded at its use stalls the copies
+    // behind it. The token-split instance loads words kStages tiles ahead (the loop unrolled
+    // by kStages, one register per stage: moving a word still in flight would wait for it):
+    // its compute is fast enough for one table round trip per tile to show, where the
+    // two-group plans are slower that way. The tile-balanced instance goes on into its next
+    // segment's tiles without waiting for the compute warps: the ring position (iter) runs on
+    // across segments.
     constexpr int kAhead = kTokenSplit ? kStages : 1;
     const int row_in_tile = (warp - kWarps) * kRowsPerProducer + lane;
     const bool is_copy_lane = lane < kRowsPerProducer;
@@ -372,19 +700,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
           }
           bf16_bits* dst = s_kv + (stage * kTokensPerTile + row_in_tile) * kKvStride;
           if (is_copy_lane && tile + kAhead < tile_end) entry[j] = rows.table_entry(token_of(tile + kAhead));
-#if VB_DEBUG_SYNC_COPY
-          if (is_copy_lane) {
-            const auto* from = reinterpret_cast<const uint4*>(src);
-            auto* to = reinterpret_cast<uint4*>(dst);
-            for (int i = 0; i < kKvRowBytes / 16; ++i) to[i] = from[i];
-          }
-          __syncwarp();
-          if (kFullArrivalsPerWarp > 1 || lane == 0) warp::mbarrier_arrive(&s_full[stage]);  // release: rows are in
-#else
-          if (lane == 0) warp::mbarrier_arrive_expect_tx(&s_full[stage], kRowsPerProducer * kKvRowBytes);
-          __syncwarp();
-          if (is_copy_lane) warp::bulk_copy_g2s(dst, src, kKvRowBytes, &s_full[stage]);
-#endif
+          copy_rows_to_stage(dst, src, is_copy_lane, lane, &s_full[stage]);
           if (VB_DEBUG_TIMELINE && iter == 0 && warp == kWarps && lane == 0) {
             VB_TIMELINE_STAMP(g_timeline_main, kTimelineFirstIssue);
           }
@@ -401,9 +717,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // Row group g (warps 4g..4g+3) owns rows 16g..16g+15 of the tile end to end: their S (the
   // 4 warps split the 576-wide contraction), their softmax, and their O (the 4 warps split
   // the 512 channels). The groups share only the KV stages and meet at no barrier, so one
-  // group's softmax may run beside the other's mma (measured: 1.3 % faster than one 8-warp
-  // group on the A/B geomean, decode 3-6 %). A group of padding rows only (H*T <= 16) takes
-  // every other tile of the first group's rows (token split) or, in short splits, exits.
+  // group's softmax may run beside the other's mma. A group of padding rows only (H*T <= 16)
+  // takes every other tile of the first group's rows (token split) or, in short splits, exits.
   const int kgroup = warp % kKGroups;  // K slice of S, channel quarter of O
   const int mgroup = warp / kKGroups;  // row group
   const int group_barrier = kComputeBarrier + mgroup;
@@ -413,35 +728,17 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   auto query_row_of = [&](int scratch_row) { return token_split ? scratch_row % kMmaM : scratch_row; };
 
   // Q rows of this group through the last stage (cp.async), into registers.
-  {
-    const int q_row = tid / kLoadThreadsPerRow;  // 16g .. 16g+15 for the threads of group g
-    const int q_chunk0 = tid % kLoadThreadsPerRow;
-    const int rr = row0 + query_row_of(q_row);
-    const bool valid = rr < rows_per_request;  // padding rows are zeros
-    const bf16_bits* src = valid ? p.q + (current_request_row0() + rr) * mla::kHeadDimQK : p.q;
-    bf16_bits* dst = s_kv + ((kStages - 1) * kTokensPerTile + q_row) * kKvStride;
-#pragma unroll
-    for (int j = 0; j < kChunksPerThread; ++j) {
-      const int chunk = q_chunk0 + j * kLoadThreadsPerRow;
-      warp::cp_async_16(dst + chunk * 8, src + chunk * 8, valid);
-    }
-    warp::cp_async_commit();
-  }
+  stage_q_rows<kStages>(p, s_kv, row0, rows_per_request, tid, query_row_of, current_request_row0);
   // Over a mask writer, the compute warps (which alone read the mask) wait here, with their
-  // Q rows and the producers' first tiles in flight: out of the tile loop (in its tree-tile
-  // branch the wait spilled 4 bytes in the balanced timeline build).
+  // Q rows and the producers' first tiles in flight: out of the tile loop, because in its
+  // tree-tile branch the wait spills registers in the balanced timeline build.
   if (kWaitBeforeTreeMask) warp::wait_for_prerequisite_grid();
   warp::cp_async_wait<0>();
   warp::fence_proxy_async_shared();  // Q's bytes in the last stage are later overwritten by bulk copies
   warp::named_barrier_sync(group_barrier, kGroupThreads);
 
   std::uint32_t q_frag[kKStepsPerGroup][4];
-#pragma unroll
-  for (int ks = 0; ks < kKStepsPerGroup; ++ks) {
-    const int row = mgroup * kMmaM + lane % 16;
-    const int col = (kgroup * kKStepsPerGroup + ks) * kMmaK + (lane / 16) * 8;
-    warp::ldmatrix_x4(q_frag[ks], s_kv + ((kStages - 1) * kTokensPerTile + row) * kKvStride + col);
-  }
+  q_fragments_from_stage<kStages>(q_frag, s_kv, mgroup, kgroup, lane);
   __syncwarp();
   if (tid == 0) VB_TIMELINE_STAMP(g_timeline_main, kTimelineQReady);
   // Whether this lane arrives on the "empty" stage mbarriers for its warp: lane 0 after
@@ -496,111 +793,23 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
 
       // ---- S partial over this warp's K slice, the group's 16 rows, all tokens ----
       float s_acc[kNTilesS][4];
-#pragma unroll
-      for (int nt = 0; nt < kNTilesS; ++nt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) s_acc[nt][e] = 0.f;
-#pragma unroll
-      for (int ks = 0; ks < kKStepsPerGroup; ++ks) {
-        const int col = (kgroup * kKStepsPerGroup + ks) * kMmaK + ((lane >> 3) & 1) * 8;
-#pragma unroll
-        for (int np = 0; np < kNTilesS / 2; ++np) {
-          std::uint32_t k_frag[4];
-          const int token = np * 2 * kMmaN + (lane & 7) + ((lane >> 4) << 3);
-          warp::ldmatrix_x4(k_frag, kv_tile + token * kKvStride + col);
-          warp::mma_bf16_16816(s_acc[2 * np], q_frag[ks], k_frag[0], k_frag[1]);
-          warp::mma_bf16_16816(s_acc[2 * np + 1], q_frag[ks], k_frag[2], k_frag[3]);
-        }
-      }
-      float* partial = s_partial + kgroup * kRowsPerTile * kSStride;
-#pragma unroll
-      for (int nt = 0; nt < kNTilesS; ++nt) {
-        const int r = mgroup * kMmaM + lane / 4;
-        const int c = nt * kMmaN + (lane % 4) * 2;
-        *reinterpret_cast<float2*>(partial + r * kSStride + c) = make_float2(s_acc[nt][0], s_acc[nt][1]);
-        *reinterpret_cast<float2*>(partial + (r + 8) * kSStride + c) = make_float2(s_acc[nt][2], s_acc[nt][3]);
-      }
+      std::uint32_t k_frag[4];
+      scores_partial(s_acc, k_frag, s_partial, kv_tile, q_frag, kgroup, mgroup, lane);
       warp::named_barrier_sync(group_barrier, kGroupThreads);  // (1)
       // ---- masked online softmax of this tile, one row per kThreadsPerRow lanes ----
       {
         float s[kTokensPerThread];
-        float4 sum = *reinterpret_cast<const float4*>(s_partial + srow * kSStride + scol0);
-#pragma unroll
-        for (int kg = 1; kg < kKGroups; ++kg) {
-          const float4 v = *reinterpret_cast<const float4*>(s_partial + (kg * kRowsPerTile + srow) * kSStride + scol0);
-          sum.x += v.x; sum.y += v.y; sum.z += v.z; sum.w += v.w;
-        }
-        s[0] = sum.x; s[1] = sum.y; s[2] = sum.z; s[3] = sum.w;
-        float tile_max = -INFINITY;
-        if ((tile + 1) * kTokensPerTile <= current_prefix()) {  // block-uniform: all prefix, all visible
-#pragma unroll
-          for (int c = 0; c < kTokensPerThread; ++c) {
-            s[c] *= scale_log2;
-            tile_max = fmaxf(tile_max, s[c]);
-          }
-        } else {
-#pragma unroll
-          for (int c = 0; c < kTokensPerThread; ++c) {
-            const int t = tile * kTokensPerTile + scol0 + c;
-            // Padding rows (zero Q) see everything: finite, never stored.
-            const bool visible = !srow_valid || t < current_prefix() ||
-                                 (t < current_kv_len() &&
-                                  tree_node_visible(p.node_mask(current_b(), srow_node), t - current_prefix()));
-            s[c] = visible ? s[c] * scale_log2 : -INFINITY;
-            tile_max = fmaxf(tile_max, s[c]);
-          }
-        }
-#pragma unroll
-        for (int offset = 1; offset < kThreadsPerRow; offset *= 2) {
-          tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, offset));
-        }
-        const float new_max = fmaxf(row_max, tile_max);
-        const float exp_base = new_max == -INFINITY ? 0.f : new_max;  // nothing visible yet
-        const float rescale = warp::fast_exp2(row_max - exp_base);
-        float tile_sum = 0.f;
-#pragma unroll
-        for (int c = 0; c < kTokensPerThread; ++c) {
-          s[c] = warp::fast_exp2(s[c] - exp_base);
-          tile_sum += s[c];
-        }
-#pragma unroll
-        for (int offset = 1; offset < kThreadsPerRow; offset *= 2) {
-          tile_sum += __shfl_xor_sync(0xffffffffu, tile_sum, offset);
-        }
-        row_sum = row_sum * rescale + tile_sum;
-        row_max = new_max;
-        *reinterpret_cast<uint2*>(s_p + srow * kPStride + scol0) =
-            make_uint2(warp::pack_bf16x2(s[0], s[1]), warp::pack_bf16x2(s[2], s[3]));
-        if (tid % kThreadsPerRow == 0) s_rescale[srow] = rescale;
+        float4 sum;
+        const float tile_max = masked_scores(s, sum, p, s_partial, tile, srow, scol0, srow_valid, srow_node, scale_log2,
+                                             current_prefix, current_kv_len, current_b);
+        online_softmax_step(s, tile_max, row_max, row_sum, s_p, s_rescale, srow, scol0, tid);
       }
       warp::named_barrier_sync(group_barrier, kGroupThreads);  // (2)
 
       // ---- O = O * rescale + P V over the group's 16 rows and this warp's 128 channels ----
-      // Once the running maxima settle most tiles rescale by exactly 1: skip the multiplies
-      // when no row of this warp's fragments moved.
-      const float a_lo = s_rescale[mgroup * kMmaM + lane / 4];
-      const float a_hi = s_rescale[mgroup * kMmaM + lane / 4 + 8];
-      if (__any_sync(0xffffffffu, a_lo != 1.f || a_hi != 1.f)) {
-#pragma unroll
-        for (int nt = 0; nt < kNTilesO; ++nt) {
-          o_acc[nt][0] *= a_lo; o_acc[nt][1] *= a_lo;
-          o_acc[nt][2] *= a_hi; o_acc[nt][3] *= a_hi;
-        }
-      }
-#pragma unroll
-      for (int ks = 0; ks < kKStepsPV; ++ks) {
-        std::uint32_t p_frag[4];
-        warp::ldmatrix_x4(p_frag, s_p + (mgroup * kMmaM + lane % 16) * kPStride + ks * kMmaK + (lane / 16) * 8);
-#pragma unroll
-        for (int np = 0; np < kNTilesO / 2; ++np) {
-          std::uint32_t v_frag[4];
-          const int token = ks * kMmaK + (lane & 7) + ((lane >> 3) & 1) * 8;
-          const int col = kgroup * kChannelsPerWarp + np * 2 * kMmaN + (lane >> 4) * 8;
-          warp::ldmatrix_x4_trans(v_frag, kv_tile + token * kKvStride + col);
-          warp::mma_bf16_16816(o_acc[2 * np], p_frag, v_frag[0], v_frag[1]);
-          warp::mma_bf16_16816(o_acc[2 * np + 1], p_frag, v_frag[2], v_frag[3]);
-        }
-      }
+      pv_rescale_o(o_acc, s_rescale, mgroup, lane);
+      std::uint32_t p_frag[4], v_frag[4];
+      pv_mma(o_acc, p_frag, v_frag, s_p, kv_tile, kgroup, mgroup, lane);
       __syncwarp();
       if (signals_empty) warp::mbarrier_arrive(&s_empty[stage]);  // this warp is done with the stage
     }
@@ -612,83 +821,20 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       s_final_sum[srow] = row_sum;
     }
     warp::named_barrier_sync(group_barrier, kGroupThreads);
-    // Token split: group 1 hands its O (unnormalised) over through stage memory, which no one
-    // reads any more once both groups are past their last tile; group 0 rescales both halves
-    // to the common maximum of each row and adds them (and the row sums).
+    // Token split: group 1 hands its O and row statistics to group 0, which merges them.
     float merged_sum[2] = {0.f, 0.f};
     if (token_split) {
-      float* handover = reinterpret_cast<float*>(s_kv);  // [kNTilesO * 4][kGroupThreads]
-      const int wtid = tid % kGroupThreads;
-      warp::named_barrier_sync(kTokenSplitBarrier, kThreads);  // both groups past every stage
-      if (mgroup == 1) {
-#pragma unroll
-        for (int nt = 0; nt < kNTilesO; ++nt)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) handover[(nt * 4 + e) * kGroupThreads + wtid] = o_acc[nt][e];
-      }
-      warp::named_barrier_sync(kTokenSplitBarrier, kThreads);  // group 1's O and statistics are in
+      const float* handover = token_split_hand_over(o_acc, s_kv, mgroup, tid);
       if (mgroup == 1) return;
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const int r = lane / 4 + half * 8;
-        const float m0 = s_final_max[r], m1 = s_final_max[r + kMmaM];
-        const float m = fmaxf(m0, m1);
-        const float a0 = m == -INFINITY ? 0.f : warp::fast_exp2(m0 - m);
-        const float a1 = m == -INFINITY ? 0.f : warp::fast_exp2(m1 - m);
-        merged_sum[half] = s_final_sum[r] * a0 + s_final_sum[r + kMmaM] * a1;
-#pragma unroll
-        for (int nt = 0; nt < kNTilesO; ++nt)
-#pragma unroll
-          for (int j = 0; j < 2; ++j) {
-            const int e = 2 * half + j;
-            o_acc[nt][e] = o_acc[nt][e] * a0 + handover[(nt * 4 + e) * kGroupThreads + wtid] * a1;
-          }
-      }
-      if (tid % kThreadsPerRow == 0) {  // this thread's row statistics, merged for its LSE
-        const float m1 = s_final_max[srow + kMmaM];
-        const float m = fmaxf(row_max, m1);
-        row_sum = m == -INFINITY ? 0.f
-                                 : row_sum * warp::fast_exp2(row_max - m) + s_final_sum[srow + kMmaM] * warp::fast_exp2(m1 - m);
-        row_max = m;
-      }
+      token_split_merge(o_acc, merged_sum, row_max, row_sum, handover, s_final_max, s_final_sum, srow, lane, tid);
     }
+    // ---- O in the plan's format: bf16 or fp32 partials, or the final O ----
     if (detail::bf16_partials(false, kBalanced) && num_splits > 1) {
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const int r = mgroup * kMmaM + lane / 4 + half * 8;
-        const std::int64_t qrow = current_request_row0() + row0 + r;
-        const float sum = token_split ? merged_sum[half] : s_final_sum[r];
-        const float inv = sum > 0.f ? 1.f / sum : 0.f;
-        __nv_bfloat16* row = reinterpret_cast<__nv_bfloat16*>(ws.o_partial) +
-                             partial_row(qrow, row0 + r) * mla::kHeadDimV + kgroup * kChannelsPerWarp;
-#pragma unroll
-        for (int nt = 0; nt < kNTilesO; nt += 2) {
-          detail::store_partial_chunk_pair_bf16(row + nt * kMmaN, o_acc[nt][2 * half] * inv,
-                                                o_acc[nt][2 * half + 1] * inv, o_acc[nt + 1][2 * half] * inv,
-                                                o_acc[nt + 1][2 * half + 1] * inv, row0 + r < rows_per_request);
-        }
-      }
-    } else
-    // The 16-byte stores, for blocks whose second row group holds rows too (H*T > 16 past row0),
-    // outside the token-split instance: decode and the token split measured faster with the
-    // 8-byte stores below. Block-uniform: every lane reaches the shuffles.
-    if (!kTokenSplit && num_splits > 1 && rows_per_request - row0 > kMmaM) {
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        // Warp-uniform: the 8 rows of this half all lie past the request (decode's padding).
-        if (row0 + mgroup * kMmaM + half * 8 >= rows_per_request) continue;
-        const int r = mgroup * kMmaM + lane / 4 + half * 8;
-        const std::int64_t qrow = current_request_row0() + row0 + r;
-        const float sum = s_final_sum[r];  // no token split in this branch
-        const float inv = sum > 0.f ? 1.f / sum : 0.f;
-        float* row = ws.o_partial + partial_row(qrow, row0 + r) * mla::kHeadDimV + kgroup * kChannelsPerWarp;
-#pragma unroll
-        for (int nt = 0; nt < kNTilesO; nt += 2) {
-          store_partial_chunk_pair(row + nt * kMmaN, o_acc[nt][2 * half] * inv, o_acc[nt][2 * half + 1] * inv,
-                                   o_acc[nt + 1][2 * half] * inv, o_acc[nt + 1][2 * half + 1] * inv,
-                                   row0 + r < rows_per_request);
-        }
-      }
+      store_bf16_partials(ws, o_acc, token_split, merged_sum, s_final_sum, row0, rows_per_request, mgroup, kgroup, lane,
+                          current_request_row0, partial_row);
+    } else if (!kTokenSplit && num_splits > 1 && rows_per_request - row0 > kMmaM) {
+      store_fp32_partials(ws, o_acc, s_final_sum, row0, rows_per_request, mgroup, kgroup, lane, current_request_row0,
+                          partial_row);
     } else
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
@@ -697,32 +843,14 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       const std::int64_t qrow = current_request_row0() + row0 + r;
       const float sum = token_split ? merged_sum[half] : s_final_sum[r];
       const float inv = sum > 0.f ? 1.f / sum : 0.f;
-#pragma unroll
-      for (int nt = 0; nt < kNTilesO; ++nt) {
-        const int col = kgroup * kChannelsPerWarp + nt * kMmaN + (lane % 4) * 2;
-        const float x = o_acc[nt][2 * half] * inv;
-        const float y = o_acc[nt][2 * half + 1] * inv;
-        if (num_splits == 1) {
-          *reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + col) = __floats2bfloat162_rn(x, y);
-        } else {
-          *reinterpret_cast<float2*>(ws.o_partial + partial_row(qrow, row0 + r) * mla::kHeadDimV + col) =
-              make_float2(x, y);
-        }
-      }
+      store_o_row(p, ws, o_acc, half, inv, qrow, row0 + r, num_splits, kgroup, lane, partial_row);
     }
-    if (tid % kThreadsPerRow == 0 && srow_valid) {
-      const std::int64_t qrow = current_request_row0() + srow_global;
-      const float lse = row_sum == 0.f ? -INFINITY : row_max * kLn2 + logf(row_sum);
-      if (num_splits == 1) {
-        p.lse[qrow] = lse;
-      } else {
-        ws.lse_partial[partial_row(qrow, srow_global)] = lse;
-      }
-    }
+    store_row_lse(p, ws, row_max, row_sum, num_splits, srow_global, srow_valid, tid, current_request_row0,
+                  partial_row);
     if constexpr (kBalanced) {
       // A request this block holds whole has one slot, which the combine leaves alone: the
       // group turns its rows' partials (just written, in L2) into the final O and LSE. Done
-      // here, after the registers of O are free: a second store path in the epilogue spilled.
+      // here, after the registers of O are free: a second store path in the epilogue spills.
       if (state->whole != 0 && num_splits > 1) {
         warp::named_barrier_sync(group_barrier, kGroupThreads);  // the group's partial stores are done
         finalize_whole_request_rows(p, ws, current_request_row0(), row0 + mgroup * kMmaM, rows_per_request, blockIdx.y,
@@ -733,7 +861,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     iter0 += tile_end - tile_begin;
     if (!next_segment()) break;
     // Loaded here, after the partial's write: loaded in the last tile or under the write, the
-    // fragments' registers spilled (168 per thread).
+    // fragments' registers spill (168 per thread).
     load_q_fragments(q_frag, p, current_request_row0(), row0, rows_per_request, mgroup, kgroup, lane);
   }
 }
@@ -746,6 +874,7 @@ cudaError_t mma_timeline_clear() {
   return cudaErrorNotSupported;
 #endif
 }
+
 cudaError_t mma_timeline_read(std::vector<FlashVerifyTimelineBlock>* out) {
 #if VB_DEBUG_TIMELINE
   return detail::timeline_read_slots(g_timeline_main, out);
@@ -771,6 +900,7 @@ detail::MmaKernels mma_kernels_at_depth(int stages) {
   }
   return {nullptr, nullptr};
 }
+
 template <bool kTokenSplit, bool kBalanced>
 detail::MmaKernelFamily mma_kernel_family() {
   return {mma_kernels_at_depth<kTokenSplit, kBalanced>, mma_timeline_clear, mma_timeline_read};
