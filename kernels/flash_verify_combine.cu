@@ -33,14 +33,11 @@ VB_TIMELINE_SLOTS(g_timeline_combine, detail::kTimelineCombineSlots);
 // chunks per row put one long request's few rows (32 for 8 heads x T = 4) on 128 SMs
 // instead of 32. Every thread issues all its loads (its splits' LSEs and 16-byte O chunks)
 // before it uses any: one memory round trip, where a loop over the splits with the LSEs
-// loaded first took several (H200: one 64k request 37.0 -> 34.2 us).
-// The launcher picks lanes (flash_verify_combine_lanes): of as many as the splits need (up
-// to 8) and the fewer lane counts with more loads each, the one whose blocks take the fewest
-// waves on the device. The combine is one round trip per wave of blocks, so waves are what
-// it costs: with one row per block of min(splits, 8) lanes, 1024-4096-row batches took
-// 4-13 us after the main kernel (H200, 0a13f4b, against a build without the combine: MTP T4
-// B32 5.5 us, mixed lengths 13.3 us, DeepSeek shared prefix 11.7 us); with the lanes chosen,
-// those cases ran 1.7-4.3 % faster in all (64d94d7 against 0a13f4b).
+// loaded first takes several.
+// The plan picks the lanes (flash_verify_combine_lanes): of as many as the splits need (up to
+// 8) and the fewer lane counts with more loads each, the one whose blocks take the fewest
+// waves on the device. The combine is one round trip per wave of blocks, so waves are what it
+// costs (kernels/NOTES.md, "The split combine").
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1200
 constexpr int kCompiledSmMaxThreads = 1536;  // sm_120: consumer Blackwell
 #else
@@ -49,6 +46,85 @@ constexpr int kCompiledSmMaxThreads = 2048;  // sm_90 (and the host pass)
 
 constexpr int combine_launch_min_blocks(int instance_loads, bool balanced) {
   return combine_blocks_per_sm(instance_loads, kCompiledSmMaxThreads, balanced, VB_DEBUG_TIMELINE ? 2 : 1);
+}
+
+// ---- the merge's roles: reduce over lanes, weight, merge the tail, store ----
+// Every local array and vector of the merge (LSEs, O chunks, sums) is declared in
+// combine_merge_rows and passed by reference: a role function's own is optimised before it
+// is inlined, and the merge's registers then come out in another order.
+
+// The row's largest split LSE: this lane's (the same in every thread x), then over the row's
+// lanes through shared memory (a block-wide barrier: every thread calls it).
+template <int kPerLane>
+__device__ __forceinline__ float combine_row_max(const float (&lse)[kPerLane], float* s_lane_max, int lanes,
+                                                 int slot0) {
+  float max_lse = lse[0];
+#pragma unroll
+  for (int i = 1; i < kPerLane; ++i) max_lse = fmaxf(max_lse, lse[i]);
+  if (threadIdx.x == 0) s_lane_max[threadIdx.y] = max_lse;
+  __syncthreads();
+  for (int l = 0; l < lanes; ++l) max_lse = fmaxf(max_lse, s_lane_max[slot0 + l]);
+  return max_lse;
+}
+
+// One split's weight exp(lse - max_lse) into weight_sum and its weighted O into acc. A split
+// whose tokens this row cannot see has lse -inf (weight exactly 0) and zero O.
+__device__ __forceinline__ void combine_add_split(float4& acc, float& weight_sum, float lse, const float4& v,
+                                                  float max_lse) {
+  const float w = expf(lse - max_lse);
+  weight_sum += w;
+  acc.x += w * v.x; acc.y += w * v.y; acc.z += w * v.z; acc.w += w * v.w;
+}
+
+// Lane 0 of a row adds the other lanes' sums (from shared memory).
+__device__ __forceinline__ void combine_sum_lanes(float4& acc, float& weight_sum,
+                                                  const float4 (*s_acc)[kCombineThreadsX], const float* s_weight,
+                                                  int slot0, int lanes) {
+  for (int l = 1; l < lanes; ++l) {
+    const float4 u = s_acc[slot0 + l][threadIdx.x];
+    acc.x += u.x; acc.y += u.y; acc.z += u.z; acc.w += u.w;
+    weight_sum += s_weight[slot0 + l];
+  }
+}
+
+// Tile-balanced: kTailLoads more slots s0 .. s0 + kTailLoads - 1 (those below used_splits),
+// merged online into acc, weight_sum and max_lse.
+template <int kTailLoads>
+__device__ __forceinline__ void combine_merge_tail(float4& acc, float& weight_sum, float& max_lse,
+                                                   float (&tl)[kTailLoads], float4 (&tu)[kTailLoads],
+                                                   const float* lse_part, const float* o_part, int s0,
+                                                   int used_splits, int part_stride) {
+#pragma unroll
+  for (int i = 0; i < kTailLoads; ++i) {
+    const bool used = s0 + i < used_splits;
+    const std::int64_t part = static_cast<std::int64_t>(s0 + i) * part_stride;
+    tl[i] = used ? lse_part[part] : -INFINITY;
+    tu[i] = used ? *reinterpret_cast<const float4*>(o_part + part * mla::kHeadDimV) : make_float4(0.f, 0.f, 0.f, 0.f);
+  }
+  float m = max_lse;
+#pragma unroll
+  for (int i = 0; i < kTailLoads; ++i) m = fmaxf(m, tl[i]);
+  const float scale = m == max_lse ? 1.f : expf(max_lse - m);  // max_lse -inf: acc and weights are 0
+  acc.x *= scale; acc.y *= scale; acc.z *= scale; acc.w *= scale;
+  weight_sum *= scale;
+  max_lse = m;
+#pragma unroll
+  for (int i = 0; i < kTailLoads; ++i) {
+    const float w = tl[i] == -INFINITY ? 0.f : expf(tl[i] - max_lse);
+    weight_sum += w;
+    acc.x += w * tu[i].x; acc.y += w * tu[i].y; acc.z += w * tu[i].z; acc.w += w * tu[i].w;
+  }
+}
+
+// The row's final O chunk (bf16) and, once per row, its LSE. weight_sum > 0 always: every node
+// sees itself in exactly one split.
+__device__ __forceinline__ void combine_store_row(bf16_bits* out_o, float* out_lse, const float4& acc, float weight_sum,
+                                                  float max_lse, std::int64_t qrow, int c) {
+  const float inv = 1.f / weight_sum;
+  auto* o2 = reinterpret_cast<__nv_bfloat162*>(out_o + qrow * mla::kHeadDimV + c);
+  o2[0] = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
+  o2[1] = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
+  if (blockIdx.y == 0 && threadIdx.x == 0) out_lse[qrow] = max_lse + logf(weight_sum);
 }
 
 // The LSE-weighted merge of a thread's row and channels (the combine kernel below says who
@@ -66,6 +142,8 @@ __device__ __forceinline__ void combine_merge_rows(bf16_bits* out_o, float* out_
   const int slot0 = threadIdx.y & ~(lanes - 1);  // this row's first y
   const int y = threadIdx.y & (lanes - 1);       // split lane
   timeline_thread = timeline_thread && live;
+  // This lane's splits y, y + lanes, ... (kPerLane of them): their LSEs and O chunks, every
+  // load issued before any is used. Splits past used_splits read as LSE -inf and zero O.
   float lse[kPerLane];
   float4 v[kPerLane];
 #pragma unroll
@@ -88,21 +166,13 @@ __device__ __forceinline__ void combine_merge_rows(bf16_bits* out_o, float* out_
     asm volatile("" ::: "memory");  // the loads above stay ahead of the stamp
     VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineLoadsIssued);
   }
-  // The row's largest split LSE: this lane's (the same in every thread x), then over lanes.
-  float max_lse = lse[0];
-#pragma unroll
-  for (int i = 1; i < kPerLane; ++i) max_lse = fmaxf(max_lse, lse[i]);
-  if (threadIdx.x == 0) s_lane_max[threadIdx.y] = max_lse;
-  __syncthreads();
-  for (int l = 0; l < lanes; ++l) max_lse = fmaxf(max_lse, s_lane_max[slot0 + l]);
-  // A split whose tokens this row cannot see has lse -inf (weight exactly 0) and zero O.
+  float max_lse = combine_row_max<kPerLane>(lse, s_lane_max, lanes, slot0);
+  // The lane's LSE-weighted sum of its splits' O chunks, and of their weights.
   float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
   float weight_sum = 0.f;
 #pragma unroll
   for (int i = 0; i < kPerLane; ++i) {
-    const float w = expf(lse[i] - max_lse);
-    weight_sum += w;
-    acc.x += w * v[i].x; acc.y += w * v[i].y; acc.z += w * v[i].z; acc.w += w * v[i].w;
+    combine_add_split(acc, weight_sum, lse[i], v[i], max_lse);
   }
   if (timeline_thread) {
     asm volatile("" : "+f"(acc.x), "+f"(acc.w));  // the sums are made before the stamp
@@ -114,57 +184,26 @@ __device__ __forceinline__ void combine_merge_rows(bf16_bits* out_o, float* out_
   }
   __syncthreads();
   if (!live || y > 0 || my_row >= rows || finalized) return;
-  for (int l = 1; l < lanes; ++l) {
-    const float4 u = s_acc[slot0 + l][threadIdx.x];
-    acc.x += u.x; acc.y += u.y; acc.z += u.z; acc.w += u.w;
-    weight_sum += s_weight[slot0 + l];
-  }
-  // Slots past what the lanes hold (tile-balanced plans: the combine is sized for the slots
-  // of most requests, PlannerConfig::balance_combine_slots, and a long request's rows take the rest here),
-  // kTailLoads loads in flight at a time, merged online.
+  combine_sum_lanes(acc, weight_sum, s_acc, s_weight, slot0, lanes);
+  // Slots past what the lanes hold (tile-balanced plans: the combine is sized for the slots of
+  // most requests, PlannerConfig::balance_combine_slots, and a long request's rows take the
+  // rest here), kTailLoads loads in flight at a time, merged online.
   constexpr int kTailLoads = 4;
   for (int s0 = lanes * kPerLane; kBalanced && s0 < used_splits; s0 += kTailLoads) {
     float tl[kTailLoads];
     float4 tu[kTailLoads];
-#pragma unroll
-    for (int i = 0; i < kTailLoads; ++i) {
-      const bool used = s0 + i < used_splits;
-      const std::int64_t part = static_cast<std::int64_t>(s0 + i) * part_stride;
-      tl[i] = used ? lse_part[part] : -INFINITY;
-      tu[i] = used ? *reinterpret_cast<const float4*>(o_part + part * mla::kHeadDimV) : make_float4(0.f, 0.f, 0.f, 0.f);
-    }
-    float m = max_lse;
-#pragma unroll
-    for (int i = 0; i < kTailLoads; ++i) m = fmaxf(m, tl[i]);
-    const float scale = m == max_lse ? 1.f : expf(max_lse - m);  // max_lse -inf: acc and weights are 0
-    acc.x *= scale; acc.y *= scale; acc.z *= scale; acc.w *= scale;
-    weight_sum *= scale;
-    max_lse = m;
-#pragma unroll
-    for (int i = 0; i < kTailLoads; ++i) {
-      const float w = tl[i] == -INFINITY ? 0.f : expf(tl[i] - max_lse);
-      weight_sum += w;
-      acc.x += w * tu[i].x; acc.y += w * tu[i].y; acc.z += w * tu[i].z; acc.w += w * tu[i].w;
-    }
+    combine_merge_tail<kTailLoads>(acc, weight_sum, max_lse, tl, tu, lse_part, o_part, s0, used_splits, part_stride);
   }
-  // weight_sum > 0 always: every node sees itself in exactly one split.
-  const float inv = 1.f / weight_sum;
-  auto* o2 = reinterpret_cast<__nv_bfloat162*>(out_o + qrow * mla::kHeadDimV + c);
-  o2[0] = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
-  o2[1] = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
-  if (blockIdx.y == 0 && threadIdx.x == 0) out_lse[qrow] = max_lse + logf(weight_sum);
+  combine_store_row(out_o, out_lse, acc, weight_sum, max_lse, qrow, c);
   if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_combine, kTimelineCombineEnd);
 }
 
 // The warm pass: the instances with the most merge code (12 and 16 loads a lane, not
 // tile-balanced) run the merge out of line, once before the grid wait with nothing to load or
 // store, so that its instructions are fetched (into the SM and L2) while the main kernel
-// still runs, then for real. After the wait their first loads had taken 0.9-1.5 us to go out
-// with nothing to wait for; with the pass, 1.0-1.2 us (H200 timelines,
-// reports/h200/2026-11-30-slot-records, calls 2, 3 and 9). Measured (call 9, 3 rounds): one
-// 16k / 32k / 64k / 128k request -3.6 / -2.1 / -2.0 / -0.9 %, the other 9 cases +-1.3 %.
-// For every instance (call 8) dp128 decode B8 (8 loads) ran 1.7 % slower and instances 3 and
-// 10 spilled out of line.
+// still runs, then for real: after the wait, the first loads go out sooner. The other
+// instances run without it: out of line, the smaller ones are slower and instances 3 and 10
+// spill (kernels/NOTES.md, "The split combine").
 constexpr bool combine_warm_pass(int per_lane, bool balanced) {
   return !balanced && per_lane >= 12;
 }
@@ -189,7 +228,7 @@ __device__ __forceinline__ void combine_merge(Args... args) {
 }
 
 // kBalanced: the tile-balanced schedule's instances (split_tiles < 0), apart so that their
-// slot records and serial tail add no register to the others (instance 10 spilled).
+// slot records and serial tail add no register to the others (instance 10 spills with them).
 template <int kPerLane, bool kBalanced>
 __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launch_min_blocks(kPerLane, kBalanced))
     flash_verify_combine_kernel(const VerifyParams p, const int num_splits, const int split_tiles,
@@ -259,8 +298,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
 
 // The combine instance whose kPerLane covers num_splits over `lanes` split lanes. Loads per
 // lane are registers: the instance closest above the need keeps the most blocks resident
-// (one 16-load instance for 65 splits: 96 registers, 2 blocks per SM, and one 64k request
-// with T = 16 was 2 % slower than v4's loop).
+// (one 16-load instance for every split count holds 96 registers, 2 blocks per SM).
 template <bool kBalanced>
 detail::CombineKernel combine_instance(int num_splits, int lanes) {
   static_assert(kCombineMaxPerLane == 16, "the instances below cover kMaxSplits");
