@@ -170,6 +170,52 @@ __device__ __forceinline__ void prefetch_q_rows_l2(const VerifyParams& p, std::i
 // flash_verify_timeline.cuh); the launcher reads every file's through its MmaKernelFamily.
 VB_TIMELINE_SLOTS(g_timeline_main, detail::kTimelineMainSlots);
 
+// Tile-balanced: the block's first segment seg (of request b) as its work, and in the warp's
+// shared state.
+template <class Params>
+__device__ __forceinline__ void start_balanced_request(const Params& p, BalancedWarpState* state,
+                                                       const tile_balance::Segment& seg, detail::BlockWork& work,
+                                                       int b, int lane) {
+  work.rows_per_request = p.query_rows_per_request();
+  work.row0 = blockIdx.x * kRowsPerTile;
+  work.request_row0 = static_cast<std::int64_t>(b) * work.rows_per_request;
+  work.prefix = p.request_prefix(b);
+  work.kv_len = p.kv_len(b);
+  work.tile_begin = seg.tile_begin;
+  work.tile_end = seg.tile_end;
+  if (lane == 0) {
+    state->request = b;
+    state->prefix = work.prefix;
+    state->whole = tile_balance::holds_whole_request(seg.tile_begin, seg.tile_end, kTokensPerTile, work.kv_len);
+  }
+  __syncwarp();
+}
+
+// Tile-balanced: the warp's walk moves on to the block's next segment, if any, into b, prefix
+// and the tile range, and into the warp's shared state; the first producer warp records the
+// request's slots for the combine. Every warp of the block walks the same segments.
+template <class Params>
+__device__ __forceinline__ bool next_balanced_segment(const Params& p, const SplitWorkspace& ws,
+                                                      BalancedWarpState* state, tile_balance::Segment& seg, int& b,
+                                                      int& prefix, int& tile_begin, int& tile_end, int split_tiles,
+                                                      int tid, int lane) {
+  if (!detail::advance_walk_warp(p, kTokensPerTile, balanced_boundary_units(split_tiles), &state->walk, &seg, lane)) {
+    return false;
+  }
+  b = seg.request;
+  prefix = p.request_prefix(b);
+  tile_begin = seg.tile_begin;
+  tile_end = seg.tile_end;
+  if (tid == kWarps * 32) detail::record_request_slots(ws, seg, blockIdx.y);  // the first producer warp
+  if (lane == 0) {
+    state->request = b;
+    state->prefix = prefix;
+    state->whole = tile_balance::holds_whole_request(tile_begin, tile_end, kTokensPerTile, prefix + p.tree_size);
+  }
+  __syncwarp();
+  return true;
+}
+
 // ---- the kernel's roles, in the order a tile meets them ----
 // Each role is a force-inlined function of the kernel's values. Every local array of the
 // kernel (fragments, accumulators, scores) is declared in the kernel and passed by reference,
@@ -195,6 +241,61 @@ __device__ __forceinline__ void copy_rows_to_stage(bf16_bits* dst, const bf16_bi
   __syncwarp();
   if (is_copy_lane) warp::bulk_copy_g2s(dst, src, kKvRowBytes, full);
 #endif
+}
+
+// The stages' "full" barriers (one arrival per producer warp, plus the bytes) and "empty"
+// barriers (one arrival per warp that reads the stage), made visible to the copy engine.
+template <int kStages>
+__device__ __forceinline__ void init_stage_barriers(std::uint64_t* s_full, std::uint64_t* s_empty, int stage_readers) {
+#pragma unroll
+  for (int s = 0; s < kStages; ++s) {
+    warp::mbarrier_init(&s_full[s], kProducerWarps * kFullArrivalsPerWarp);
+    warp::mbarrier_init(&s_empty[s], stage_readers * kEmptyArrivalsPerWarp);
+  }
+  warp::fence_mbarrier_init();
+}
+
+// A producer warp's rows of one segment's tiles [tile_begin, tile_end) into the ring, from
+// ring position iter0 on, each stage once the compute warps have released it. The page-table
+// word of the next tile is loaded while this tile's stage is awaited, because a word loaded at
+// its use stalls the copies behind it. The token-split instance loads words kStages tiles
+// ahead (the loop unrolled by kStages, one register per stage: moving a word still in flight
+// would wait for it): its compute is fast enough for one table round trip per tile to show,
+// where the two-group plans are slower that way.
+template <int kStages, bool kTokenSplit, class TokenOf>
+__device__ __forceinline__ void copy_segment_tiles(std::int64_t (&entry)[kTokenSplit ? kStages : 1],
+                                                   const detail::RequestKvRows& rows, int iter0, int tile_begin,
+                                                   int tile_end, bf16_bits* s_kv, std::uint64_t* s_full,
+                                                   std::uint64_t* s_empty, int warp, int lane, int row_in_tile,
+                                                   bool is_copy_lane, const TokenOf& token_of) {
+  constexpr int kAhead = kTokenSplit ? kStages : 1;
+#pragma unroll
+  for (int j = 0; j < kAhead; ++j) {
+    entry[j] = is_copy_lane && (j == 0 || tile_begin + j < tile_end) ? rows.table_entry(token_of(tile_begin + j))
+                                                                     : 0;
+  }
+  for (int first = tile_begin; first < tile_end; first += kAhead) {
+#pragma unroll
+    for (int j = 0; j < kAhead; ++j) {
+      const int tile = first + j;
+      if (kAhead > 1 && tile >= tile_end) break;
+      const int iter = iter0 + tile - tile_begin;
+      const int stage = kAhead == kStages ? j : iter % kStages;
+      const int round = iter / kStages + (stage == kStages - 1 ? 1 : 0);  // Q's phase first
+      if (round > 0) warp::mbarrier_wait_parity(&s_empty[stage], (round - 1) & 1);
+      const bf16_bits* src = rows.row_ptr(token_of(tile), entry[j]);
+      if (VB_DEBUG_TIMELINE && iter == 0 && warp == kWarps && lane == 0) {
+        asm volatile("" ::"l"(src));  // the page-table word is in
+        VB_TIMELINE_STAMP(g_timeline_main, kTimelineTableIn);
+      }
+      bf16_bits* dst = s_kv + (stage * kTokensPerTile + row_in_tile) * kKvStride;
+      if (is_copy_lane && tile + kAhead < tile_end) entry[j] = rows.table_entry(token_of(tile + kAhead));
+      copy_rows_to_stage(dst, src, is_copy_lane, lane, &s_full[stage]);
+      if (VB_DEBUG_TIMELINE && iter == 0 && warp == kWarps && lane == 0) {
+        VB_TIMELINE_STAMP(g_timeline_main, kTimelineFirstIssue);
+      }
+    }
+  }
 }
 
 // The group's Q rows into the last stage with cp.async (committed, not awaited): the stage is
@@ -265,8 +366,8 @@ __device__ __forceinline__ void scores_partial(float (&s_acc)[kNTilesS][4], std:
 // Prefix-only tiles skip the mask test. Returns their maximum.
 template <class Params, class Prefix, class KvLen, class Request>
 __device__ __forceinline__ float masked_scores(float (&s)[kTokensPerThread], float4& sum, const Params& p,
-                                               const float* s_partial, int tile, int srow, int scol0, bool srow_valid, int srow_node,
-                                               float scale_log2, const Prefix& current_prefix,
+                                               const float* s_partial, int tile, int srow, int scol0, bool srow_valid,
+                                               int srow_node, float scale_log2, const Prefix& current_prefix,
                                                const KvLen& current_kv_len, const Request& current_b) {
   sum = *reinterpret_cast<const float4*>(s_partial + srow * kSStride + scol0);
 #pragma unroll
@@ -404,8 +505,9 @@ __device__ __forceinline__ void token_split_merge(float (&o_acc)[kNTilesO][4], f
   if (tid % kThreadsPerRow == 0) {  // this thread's row statistics, merged for its LSE
     const float m1 = s_final_max[srow + kMmaM];
     const float m = fmaxf(row_max, m1);
-    row_sum = m == -INFINITY ? 0.f
-                             : row_sum * warp::fast_exp2(row_max - m) + s_final_sum[srow + kMmaM] * warp::fast_exp2(m1 - m);
+    row_sum = m == -INFINITY
+                  ? 0.f
+                  : row_sum * warp::fast_exp2(row_max - m) + s_final_sum[srow + kMmaM] * warp::fast_exp2(m1 - m);
     row_max = m;
   }
 }
@@ -467,9 +569,10 @@ __device__ __forceinline__ void store_fp32_partials(const SplitWorkspace& ws, co
 // One fragment row's 128 channels of this warp, normalised by inv: final O (bf16, one split)
 // or fp32 partials in 8-byte stores.
 template <class Params, class PartialRow>
-__device__ __forceinline__ void store_o_row(const Params& p, const SplitWorkspace& ws, const float (&o_acc)[kNTilesO][4],
-                                            int half, float inv, std::int64_t qrow, int rr, int num_splits, int kgroup,
-                                            int lane, const PartialRow& partial_row) {
+__device__ __forceinline__ void store_o_row(const Params& p, const SplitWorkspace& ws,
+                                            const float (&o_acc)[kNTilesO][4], int half, float inv, std::int64_t qrow,
+                                            int rr, int num_splits, int kgroup, int lane,
+                                            const PartialRow& partial_row) {
 #pragma unroll
   for (int nt = 0; nt < kNTilesO; ++nt) {
     const int col = kgroup * kChannelsPerWarp + nt * kMmaN + (lane % 4) * 2;
@@ -555,19 +658,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     __syncwarp();
     if (!any) return;
     b = seg.request;
-    work.rows_per_request = p.query_rows_per_request();
-    work.row0 = blockIdx.x * kRowsPerTile;
-    work.request_row0 = static_cast<std::int64_t>(b) * work.rows_per_request;
-    work.prefix = p.request_prefix(b);
-    work.kv_len = p.kv_len(b);
-    work.tile_begin = seg.tile_begin;
-    work.tile_end = seg.tile_end;
-    if (lane == 0) {
-      state->request = b;
-      state->prefix = work.prefix;
-      state->whole = tile_balance::holds_whole_request(seg.tile_begin, seg.tile_end, kTokensPerTile, work.kv_len);
-    }
-    __syncwarp();
+    start_balanced_request(p, state, seg, work, b, lane);
     // Timeline: the range's units (its tiles plus a boundary's units per request started in
     // it; walking the range here for the exact tiles spilled a debug build).
     if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_main, static_cast<int>(w.range_end - w.range_begin));
@@ -612,21 +703,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   auto next_segment = [&]() -> bool {
     if constexpr (kBalanced) {
       tile_balance::Segment seg;
-      if (!detail::advance_walk_warp(p, kTokensPerTile, balanced_boundary_units(split_tiles), &state->walk, &seg, lane)) {
-        return false;
-      }
-      b = seg.request;
-      prefix = p.request_prefix(b);
-      tile_begin = seg.tile_begin;
-      tile_end = seg.tile_end;
-      if (tid == kWarps * 32) detail::record_request_slots(ws, seg, blockIdx.y);  // the first producer warp
-      if (lane == 0) {
-        state->request = b;
-        state->prefix = prefix;
-        state->whole = tile_balance::holds_whole_request(tile_begin, tile_end, kTokensPerTile, prefix + p.tree_size);
-      }
-      __syncwarp();
-      return true;
+      return next_balanced_segment(p, ws, state, seg, b, prefix, tile_begin, tile_end, split_tiles, tid, lane);
     } else {
       return false;
     }
@@ -644,14 +721,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       kTokenSplit && rows_per_request - row0 <= kMmaM && tile_end - tile_begin >= kTokenSplitMinTiles;
   // Warps that read each stage: all live ones, or one group's under the token split.
   const int stage_readers = token_split ? kKGroups : live_compute_warps;
-  if (tid == 0) {
-#pragma unroll
-    for (int s = 0; s < kStages; ++s) {
-      warp::mbarrier_init(&s_full[s], kProducerWarps * kFullArrivalsPerWarp);
-      warp::mbarrier_init(&s_empty[s], stage_readers * kEmptyArrivalsPerWarp);
-    }
-    warp::fence_mbarrier_init();
-  }
+  if (tid == 0) init_stage_barriers<kStages>(s_full, s_empty, stage_readers);
   __syncthreads();  // barriers initialised before anyone uses them; the only block-wide barrier
   // Programmatic dependent launch: once every block of this grid is running, the combine
   // kernel may be scheduled into the room they leave; it waits (griddepcontrol.wait) for
@@ -660,18 +730,11 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
 
   if (warp >= kWarps) {
     // ---- producers: lane l of producer warp w copies token row w*kRowsPerProducer + l ----
-    // Every tile of the block's range goes into its ring stage once the compute warps have
-    // released the stage (copy_rows_to_stage). The copies take uniform operands, so a warp
-    // issues its rows one after another: here that runs beside the math instead of in front
-    // of it. Rows past kv_len re-read the last row (finite data, masked out), so a stage always
-    // receives exactly kTokensPerTile rows. The page-table word of the next tile is loaded
-    // while this tile's stage is awaited, because a word loaded at its use stalls the copies
-    // behind it. The token-split instance loads words kStages tiles ahead (the loop unrolled
-    // by kStages, one register per stage: moving a word still in flight would wait for it):
-    // its compute is fast enough for one table round trip per tile to show, where the
-    // two-group plans are slower that way. The tile-balanced instance goes on into its next
-    // segment's tiles without waiting for the compute warps: the ring position (iter) runs on
-    // across segments.
+    // The copies take uniform operands, so a warp issues its rows one after another: here that
+    // runs beside the math instead of in front of it. Rows past kv_len re-read the last row
+    // (finite data, masked out), so a stage always receives exactly kTokensPerTile rows. The
+    // tile-balanced instance goes on into its next segment's tiles without waiting for the
+    // compute warps: the ring position (iter) runs on across segments.
     constexpr int kAhead = kTokenSplit ? kStages : 1;
     const int row_in_tile = (warp - kWarps) * kRowsPerProducer + lane;
     const bool is_copy_lane = lane < kRowsPerProducer;
@@ -679,33 +742,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     int iter0 = 0;  // tiles of earlier segments
     for (;;) {
       std::int64_t entry[kAhead];
-#pragma unroll
-      for (int j = 0; j < kAhead; ++j) {
-        entry[j] = is_copy_lane && (j == 0 || tile_begin + j < tile_end) ? rows.table_entry(token_of(tile_begin + j))
-                                                                         : 0;
-      }
-      for (int first = tile_begin; first < tile_end; first += kAhead) {
-#pragma unroll
-        for (int j = 0; j < kAhead; ++j) {
-          const int tile = first + j;
-          if (kAhead > 1 && tile >= tile_end) break;
-          const int iter = iter0 + tile - tile_begin;
-          const int stage = kAhead == kStages ? j : iter % kStages;
-          const int round = iter / kStages + (stage == kStages - 1 ? 1 : 0);  // Q's phase first
-          if (round > 0) warp::mbarrier_wait_parity(&s_empty[stage], (round - 1) & 1);
-          const bf16_bits* src = rows.row_ptr(token_of(tile), entry[j]);
-          if (VB_DEBUG_TIMELINE && iter == 0 && warp == kWarps && lane == 0) {
-            asm volatile("" ::"l"(src));  // the page-table word is in
-            VB_TIMELINE_STAMP(g_timeline_main, kTimelineTableIn);
-          }
-          bf16_bits* dst = s_kv + (stage * kTokensPerTile + row_in_tile) * kKvStride;
-          if (is_copy_lane && tile + kAhead < tile_end) entry[j] = rows.table_entry(token_of(tile + kAhead));
-          copy_rows_to_stage(dst, src, is_copy_lane, lane, &s_full[stage]);
-          if (VB_DEBUG_TIMELINE && iter == 0 && warp == kWarps && lane == 0) {
-            VB_TIMELINE_STAMP(g_timeline_main, kTimelineFirstIssue);
-          }
-        }
-      }
+      copy_segment_tiles<kStages, kTokenSplit>(entry, rows, iter0, tile_begin, tile_end, s_kv, s_full, s_empty, warp,
+                                               lane, row_in_tile, is_copy_lane, token_of);
       iter0 += tile_end - tile_begin;
       if (!next_segment()) break;
       rows = detail::RequestKvRows(p, b, prefix);
@@ -747,7 +785,9 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // The last stage is free for KV. Under the token split only the group that owns it counts
   // on its "empty" barrier, and the other group must be done with its Q copy there first.
   if (token_split) warp::named_barrier_sync(kTokenSplitBarrier, kThreads);
-  if (signals_empty && (!token_split || mgroup == (kStages - 1) % kMGroups)) warp::mbarrier_arrive(&s_empty[kStages - 1]);
+  if (signals_empty && (!token_split || mgroup == (kStages - 1) % kMGroups)) {
+    warp::mbarrier_arrive(&s_empty[kStages - 1]);
+  }
 
   // ---- per-row softmax state, owned by kThreadsPerRow consecutive lanes ----
   const int srow = tid / kThreadsPerRow;  // a row of this group
