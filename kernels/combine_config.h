@@ -1,4 +1,4 @@
-// The split combine's shape (kernels/flash_verify.cu, flash_verify_combine_kernel): what its
+// The split combine's shape (kernels/flash_verify_combine.cu, flash_verify_combine_kernel): what its
 // kernel is built with and what the planner counts when it picks the lanes. Host and device.
 #pragma once
 

@@ -1,7 +1,7 @@
-// What the two production kernel paths share (kernels/flash_verify.cu, the mma.sync path
-// and the launcher; kernels/flash_verify_wgmma_sm90a.cu, the sm_90a wgmma path): what a
-// block owns, the split ranges, the split-KV workspace layout and the LSE combine that
-// merges it. Internal to kernels/.
+// What the production kernels share: the mma.sync path (flash_verify_mma.cuh), the sm_90a
+// wgmma path (flash_verify_wgmma_sm90a.cu), the split combine (flash_verify_combine.cu) and
+// the launcher (flash_verify_launch.cu): what a block owns, the split ranges, the split-KV
+// workspace layout and the LSE combine that merges it. Internal to kernels/.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -17,9 +17,11 @@
 
 namespace vb::detail {
 
+__host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
 struct SplitWorkspace {
   // [B*T*H rows, num_splits, 512] normalised per split; tile-balanced plans:
-  // [num_splits + B - 1, H*T rows of a request, 512] (balanced_partial_row, flash_verify.cu).
+  // [num_splits + B - 1, H*T rows of a request, 512] (balanced_partial_row).
   // fp32 for tile-balanced plans; bf16 (the same element indices) for fixed-size and even plans
   // (bf16_partials below).
   float* o_partial;

@@ -23,7 +23,7 @@ int main() {
       std::printf("flash_verify_kernelILi%dE not-launched mma\n", stages[i]);
     }
   }
-  // Launched with no dynamic shared memory (kernels/flash_verify.cu, naive_verify.cu,
+  // Launched with no dynamic shared memory (kernels/flash_verify_combine.cu, naive_verify.cu,
   // sglang_adapter.cu).
   std::printf("flash_verify_combine_kernel 0 no-mma\n");
   std::printf("naive_verify_kernel 0 no-mma\n");

@@ -113,7 +113,7 @@ TEST_CASE("tile_balance: every tile in exactly one segment, slots as the combine
 TEST_CASE("tile_balance: a block's walk starts at the request its first unit falls in", "[tile-balance]") {
   // The first request whose units end past the block's first unit, at exact boundaries and
   // on a boundary unit. (The device finds it by a ballot over inclusive sums, kernels/
-  // flash_verify.cu balanced_walk_warp; the GPU tests check that path end to end.)
+  // flash_verify_split.h balanced_walk_warp; the GPU tests check that path end to end.)
   const Batch b = make_batch({31, 0, 95, 1000}, 1);  // 32-token tiles: 1, 1, 3, 32 tiles
   const int boundary = 1;                           // units: 2, 2, 4, 33 = 41 in all
   CHECK(tb::total_units(b.p, 32, boundary) == 41);

@@ -18,7 +18,7 @@ namespace vb {
 // visible token, no length ceiling. Deliberately plain: the second oracle.
 cudaError_t naive_verify_launch(const VerifyParams& params, cudaStream_t stream);
 
-// ---- production split-KV flash-decode verify kernel (kernels/flash_verify.cu) ----
+// ---- production split-KV flash-decode verify kernel (kernels/flash_verify_launch.cu) ----
 // The planner (verifybench/planner.h) decides every launch; flash_verify_launch executes it.
 
 // Whether the current device runs the wgmma path (compute capability 9.0 with 227 KB of
@@ -70,7 +70,6 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& pl
                                 void* workspace, std::size_t workspace_bytes,
                                 cudaStream_t stream);
 
-// How a launch joins the work already on its stream.
 // What one flash_verify_launch ran: the kernels (their host stubs), grids, blocks and shared
 // memory. Tests check it against the LaunchPlan they gave.
 struct FlashVerifyLaunchRecord {
@@ -87,6 +86,7 @@ struct FlashVerifyLaunchRecord {
 const void* flash_verify_main_kernel_of(const LaunchPlan& plan, bool over_mask_writer = false);
 const void* flash_verify_combine_kernel_of(const LaunchPlan& plan);
 
+// How a launch joins the work already on its stream.
 struct FlashVerifyLaunchOptions {
   // Programmatic dependent launch of the main kernel (sm_90 and later): the GPU may launch
   // it while the stream's previous kernel is still running, once every block of that kernel
@@ -96,8 +96,7 @@ struct FlashVerifyLaunchOptions {
   // launch, and read its outputs or workspace. What it saves is the launch's latency between
   // two kernels, not any of their work: serving loops launch every kernel of a layer this way.
   // This launch's own combine calls launch_dependents at entry, so the stream's next kernel
-  // may do the same. Off: an ordinary launch (the default; every report before 2026-11-30's
-  // chain runs).
+  // may do the same. Off: an ordinary launch (the default).
   bool overlap_previous_kernel = false;
   // With overlap_previous_kernel, over a token page table: the previous kernel writes nothing
   // this launch reads but the tree mask and prefix_len (which must equal kv_indptr[b+1] -
