@@ -137,7 +137,7 @@ __device__ __forceinline__ void wgmma_m64n256k16_rs(float (&d)[128], const std::
 }
 
 // D(64x256, fp32) += A(64x16, smem desc, K-major) * B(16x256, smem desc, K-major), always
-// accumulating (the in-run ceiling's probe, harness/ceilings_wgmma_sm90a.cu).
+// accumulating (the in-run ceiling's probe, harness/measure/ceilings_wgmma_sm90a.cu).
 __device__ __forceinline__ void wgmma_m64n256k16_ss_acc(float (&d)[128], std::uint64_t desc_a, std::uint64_t desc_b) {
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"

@@ -27,7 +27,7 @@ flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undef
        -DVB_SOURCE_DIR="\"$PWD\"")
 declare -A sources=(
   [scenario_loader]="harness/scenario/scenario_yaml.cpp harness/problem/problem_data.cpp harness/problem/tree.cpp kernels/planner.cpp tests/fuzz/link_stubs.cpp"
-  [result_json]="harness/report/report_json.cpp harness/report/provenance.cpp harness/measure/timing_json.cpp harness/run/result.cpp harness/plan/device_models.cpp harness/measure/traffic_model.cpp harness/problem/problem.cpp harness/problem/page_layout.cpp harness/problem/problem_sglang.cpp harness/scenario/scenario_yaml.cpp harness/problem/problem_data.cpp harness/problem/tree.cpp kernels/planner.cpp tests/fuzz/link_stubs.cpp"
+  [result_json]="harness/compare/compare.cpp harness/report/report_table.cpp harness/report/report_json.cpp harness/report/provenance.cpp harness/measure/timing_json.cpp harness/run/result.cpp harness/plan/device_models.cpp harness/measure/traffic_model.cpp harness/problem/problem.cpp harness/problem/page_layout.cpp harness/problem/problem_sglang.cpp harness/scenario/scenario_yaml.cpp harness/problem/problem_data.cpp harness/problem/tree.cpp kernels/planner.cpp tests/fuzz/link_stubs.cpp"
   [safetensors_roundtrip]="harness/export/export_safetensors.cpp harness/run/case_session.cpp harness/measure/nvtx.cpp harness/scenario/scenario_yaml.cpp harness/problem/problem_data.cpp harness/problem/tree.cpp kernels/planner.cpp tests/fuzz/link_stubs.cpp harness/problem/problem.cpp harness/problem/page_layout.cpp harness/problem/problem_sglang.cpp reference/reference.cpp"
 )
 # cudart: kernels/planner.cpp's device queries (never called by the targets).

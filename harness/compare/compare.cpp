@@ -1,26 +1,21 @@
-// `verifybench compare`: reading two result files, the bootstrap verdict per (case, executor)
-// and the text / Markdown / JSON writers. The rule is documented in harness/compare/compare.h.
+// `verifybench compare`: the view of two result files (read by harness/report/report_json.h's
+// reader), the bootstrap verdict per (case, executor) and the text / Markdown / JSON writers. The rule is documented in harness/compare/compare.h.
 #include "harness/compare/compare.h"
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "harness/report/report_json.h"
 #include "harness/report/report_table.h"
 
 namespace vb {
 namespace {
 
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
 
 // ---------------------------------------------------------------- reading
 [[noreturn]] void bad(const std::string& path, const std::string& what) {
@@ -37,108 +32,54 @@ std::string scalar_text(const json& j, const char* key) {
   return v.dump();
 }
 
-// A number, or the writer's "nan" / "inf" / "-inf" strings (JSON has no NaN).
-bool read_double(const json& j, double* out) {
-  if (j.is_number()) {
-    *out = j.get<double>();
-    return true;
-  }
-  if (j.is_string()) {
-    const std::string s = j.get<std::string>();
-    if (s == "nan") *out = std::nan("");
-    else if (s == "inf") *out = HUGE_VAL;
-    else if (s == "-inf") *out = -HUGE_VAL;
-    else return false;
-    return true;
-  }
-  return false;
+// 0 stands for "not measured" in the ceiling factors.
+double finite_or_zero(double v) { return std::isfinite(v) ? v : 0; }
+
+// "launch failed" > "incorrect" > anything else > "passed": the outcome a merged record keeps.
+int severity(const std::string& outcome) {
+  if (outcome == "launch failed") return 3;
+  if (outcome == "incorrect") return 2;
+  if (outcome == "passed") return 0;
+  return 1;
 }
 
-double optional_double(const json& j, const char* key, const std::string& path,
-                       const std::string& where) {
-  if (!j.contains(key) || j.at(key).is_null()) return 0;
-  double v = 0;
-  if (!read_double(j.at(key), &v)) bad(path, fmt::format("{}.{}: not a number", where, key));
-  return std::isfinite(v) ? v : 0;
-}
-
-const json& require(const json& j, const char* key, const std::string& path,
-                    const std::string& where) {
-  if (!j.is_object() || !j.contains(key)) bad(path, fmt::format("{}: missing \"{}\"", where, key));
-  return j.at(key);
-}
-
-std::string require_string(const json& j, const char* key, const std::string& path,
-                           const std::string& where) {
-  const json& v = require(j, key, path, where);
-  if (!v.is_string()) bad(path, fmt::format("{}.{}: not a string", where, key));
-  return v.get<std::string>();
-}
-
-TimedRecord record_from_json(const json& e, const std::string& path, const std::string& where) {
+TimedRecord timed_record_of(const ExecutorResult& e) {
   TimedRecord r;
-  r.executor = require_string(e, "executor", path, where);
-  r.outcome = require_string(e, "outcome", path, where);
-  if (e.contains("timings") && !e.at("timings").is_null()) {
-    const json& timings = e.at("timings");
-    if (!timings.is_array()) bad(path, where + ".timings: not a list");
-    for (std::size_t i = 0; i < timings.size(); ++i) {
-      const std::string at = fmt::format("{}.timings[{}]", where, i);
-      const std::string mode = require_string(timings[i], "mode", path, at);
-      const json& samples = require(timings[i], "samples_ms", path, at);
-      if (!samples.is_array()) bad(path, at + ".samples_ms: not a list");
-      std::vector<double>& into = r.samples_ms[mode];
-      for (const json& s : samples) {
-        double v = 0;
-        if (!read_double(s, &v)) bad(path, at + ".samples_ms: not a number: " + s.dump());
-        // A non-finite or non-positive time is not a measurement; the timing engine records
-        // errors in stop_reason. Such samples are left out rather than skewing a median.
-        if (std::isfinite(v) && v > 0) into.push_back(v);
-      }
+  r.executor = e.executor;
+  r.outcome = to_string(e.outcome);
+  for (const TimingRecord& t : e.timings) {
+    std::vector<double>& into = r.samples_ms[t.mode];
+    // A non-finite or non-positive time is not a measurement; the timing engine records
+    // errors in stop_reason. Such samples are left out rather than skewing a median.
+    for (double v : t.samples_ms) {
+      if (std::isfinite(v) && v > 0) into.push_back(v);
     }
   }
-  if (e.contains("achieved") && e.at("achieved").is_object()) {
-    r.bound = scalar_text(e.at("achieved"), "bound");
-  }
+  if (e.achieved) r.bound = e.achieved->bound;
   return r;
 }
 
-TimedCase case_from_json(const json& c, const std::string& path, const std::string& where) {
+TimedCase timed_case_of(const CaseResult& c, const std::string& path, const std::string& where) {
   TimedCase out;
-  out.name = require_string(c, "case", path, where);
+  out.name = c.case_name;
   const std::string at = where + " (" + out.name + ")";
-  if (c.contains("page_size") && c.at("page_size").is_number_integer()) {
-    out.page_size = c.at("page_size").get<int>();
-  }
-  if (c.contains("tags") && c.at("tags").is_array()) {
-    for (const json& t : c.at("tags")) {
-      if (t.is_string()) out.tags.push_back(t.get<std::string>());
-    }
-  }
-  if (c.contains("gate_tolerance") && !c.at("gate_tolerance").is_null()) {
-    double t = 0;
-    if (!read_double(c.at("gate_tolerance"), &t) || !(t > 0 && t < 1)) {
-      bad(path, fmt::format("{}.gate_tolerance: got {}; allowed: a number in (0, 1)", at,
-                            c.at("gate_tolerance").dump()));
+  out.page_size = c.page_size;
+  out.tags = c.tags;
+  if (c.gate_tolerance) {
+    const double t = *c.gate_tolerance;
+    if (!(t > 0 && t < 1)) {
+      bad(path, fmt::format("{}.gate_tolerance: got {}; allowed: a number in (0, 1)", at, t));
     }
     out.gate_tolerance = t;
   }
-  const json& executors = require(c, "executors", path, at);
-  if (!executors.is_array()) bad(path, at + ".executors: not a list");
   // The runner writes one record per check: an executor checked against the sampled CPU
   // reference and again against naive on every row appears twice, with its timings on one
   // record only. Merge them: the worse outcome wins, the samples come from the one record
   // that has them (two timed records of one executor are refused).
-  auto severity = [](const std::string& outcome) {
-    if (outcome == "launch failed") return 3;
-    if (outcome == "incorrect") return 2;
-    if (outcome == "passed") return 0;
-    return 1;
-  };
-  for (std::size_t i = 0; i < executors.size(); ++i) {
-    TimedRecord r = record_from_json(executors[i], path, fmt::format("{}.executors[{}]", at, i));
+  for (const ExecutorResult& e : c.executors) {
+    TimedRecord r = timed_record_of(e);
     auto same = std::find_if(out.executors.begin(), out.executors.end(),
-                             [&](const TimedRecord& e) { return e.executor == r.executor; });
+                             [&](const TimedRecord& x) { return x.executor == r.executor; });
     if (same == out.executors.end()) {
       out.executors.push_back(std::move(r));
       continue;
@@ -292,17 +233,23 @@ TimedRun timed_run_from_json(const json& doc, const std::string& path) {
   run.schema = doc.contains("schema") && doc.at("schema").is_string()
                    ? doc.at("schema").get<std::string>()
                    : "";
-  if (run.schema != kCompareResultSchema) {
+  if (run.schema != kResultSchema) {
     bad(path, fmt::format("schema is \"{}\"; compare reads \"{}\" (a result of `verifybench run "
                           "--time`)",
-                          run.schema, kCompareResultSchema));
+                          run.schema, kResultSchema));
   }
-  const json& prov = require(doc, "provenance", path, "top level");
+  ResultDocument document;
+  try {
+    document = result_document_from_json(doc);
+  } catch (const ReportError& e) {
+    bad(path, e.what());
+  }
+  const json& prov = document.provenance;
   run.git_commit = scalar_text(prov, "git_commit");
   run.git_state = scalar_text(prov, "git_state");
   run.date_utc = scalar_text(prov, "date_utc");
   run.command = scalar_text(prov, "command");
-  if (prov.contains("device") && prov.at("device").is_object()) {
+  if (prov.is_object() && prov.contains("device") && prov.at("device").is_object()) {
     const json& d = prov.at("device");
     run.device.present = true;
     run.device.name = scalar_text(d, "name");
@@ -313,27 +260,23 @@ TimedRun timed_run_from_json(const json& doc, const std::string& path) {
       run.device.sm_count = d.at("sm_count").get<int>();
     }
   }
-  if (prov.contains("build") && prov.at("build").is_object()) {
+  if (prov.is_object() && prov.contains("build") && prov.at("build").is_object()) {
     const json& b = prov.at("build");
     run.build.type = scalar_text(b, "type");
     run.build.cuda_architectures = scalar_text(b, "cuda_architectures");
     run.build.flags = scalar_text(b, "flags");
   }
-  if (doc.contains("ceilings") && doc.at("ceilings").is_object()) {
-    const json& c = doc.at("ceilings");
+  if (document.ceilings) {
+    const Ceilings& c = *document.ceilings;
     run.ceilings.present = true;
-    run.ceilings.row_read_contiguous_gbps =
-        optional_double(c, "row_read_contiguous_gbps", path, "ceilings");
-    run.ceilings.row_read_shuffled_gbps =
-        optional_double(c, "row_read_shuffled_gbps", path, "ceilings");
-    run.ceilings.d2d_copy_gbps = optional_double(c, "d2d_copy_gbps", path, "ceilings");
-    run.ceilings.mma_bf16_tflops = optional_double(c, "mma_bf16_tflops", path, "ceilings");
+    run.ceilings.row_read_contiguous_gbps = finite_or_zero(c.row_read_contiguous_gbps);
+    run.ceilings.row_read_shuffled_gbps = finite_or_zero(c.row_read_shuffled_gbps);
+    run.ceilings.d2d_copy_gbps = finite_or_zero(c.d2d_copy_gbps);
+    run.ceilings.mma_bf16_tflops = finite_or_zero(c.mma_bf16_tflops);
   }
-  const json& cases = require(doc, "cases", path, "top level");
-  if (!cases.is_array()) bad(path, "cases: not a list");
   std::set<std::string> names;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    TimedCase c = case_from_json(cases[i], path, fmt::format("cases[{}]", i));
+  for (std::size_t i = 0; i < document.cases.size(); ++i) {
+    TimedCase c = timed_case_of(document.cases[i], path, fmt::format("cases[{}]", i));
     if (!names.insert(c.name).second) {
       bad(path, fmt::format("case \"{}\" appears twice", c.name));
     }
@@ -343,28 +286,13 @@ TimedRun timed_run_from_json(const json& doc, const std::string& path) {
 }
 
 TimedRun load_timed_run(const std::string& path) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (ec) throw CompareInputError(fmt::format("{}: cannot read: {}", path, ec.message()));
-  if (!std::filesystem::is_regular_file(status)) {
-    bad(path, "not a regular file (a directory, device or FIFO); allowed: a result JSON file");
-  }
-  if (std::filesystem::file_size(path, ec) > kMaxResultFileBytes) {
-    bad(path, fmt::format("larger than {} MiB; allowed: a result JSON file", kMaxResultFileBytes >> 20));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw CompareInputError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
   json doc;
   try {
-    doc = json::parse(in);
-  } catch (const json::exception& e) {  // syntax, and numbers like 1e400 that overflow
-    bad(path, fmt::format("not JSON: {}", e.what()));
+    doc = read_result_json(path);
+  } catch (const ReportError& e) {
+    throw CompareInputError(e.what());
   }
-  try {
-    return timed_run_from_json(doc, path);
-  } catch (const json::exception& e) {  // a field of the wrong type
-    bad(path, fmt::format("unexpected content: {}", e.what()));
-  }
+  return timed_run_from_json(doc, path);
 }
 
 void pool_samples(TimedRun* into, const TimedRun& extra) {

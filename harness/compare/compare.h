@@ -37,8 +37,8 @@
 
 namespace vb {
 
-inline constexpr const char* kCompareResultSchema = "verifybench.result/2";  // what we read
-inline constexpr const char* kCompareSchema = "verifybench.compare/1";       // what we write
+// Compare reads kResultSchema (harness/report/report_json.h) files and writes this.
+inline constexpr const char* kCompareSchema = "verifybench.compare/1";
 
 // Exit codes of `verifybench compare` (documented in its --help and README.md). When several
 // apply, the highest wins except that a refusal (5) or bad input (2) stops before any verdict.
@@ -58,8 +58,8 @@ class CompareInputError : public std::runtime_error {
 };
 
 // ---------------------------------------------------------------- input: what compare reads
-// A deliberately small view of a verifybench.result/2 document, read with nlohmann-json
-// directly so compare depends only on the JSON contract, not on the result structs.
+// What compare needs of a verifybench.result/2 document: the document is read by the result
+// reader (result_document_from_json, harness/report/report_json.h) and mapped to this view.
 struct RunDevice {
   bool present = false;  // false: "device": null / "none" (no GPU; nothing was timed)
   std::string name, cc, driver_version, runtime_version;
@@ -100,8 +100,12 @@ struct TimedRun {
   std::vector<TimedCase> cases;
 };
 
-// Throws CompareInputError naming the path and the field.
-TimedRun timed_run_from_json(const nlohmann::json& doc, const std::string& path);
+// Refuses a schema other than verifybench.result/2 (result/1 files hold no timings), reads
+// the document with result_document_from_json and maps it: an executor's records merged into
+// one (the worse outcome, the samples of the one timed record), samples that are not finite
+// and positive left out. Throws CompareInputError naming the path and the field.
+TimedRun timed_run_from_json(const nlohmann::ordered_json& doc, const std::string& path);
+// read_result_json(path) (harness/report/report_json.h), then timed_run_from_json.
 TimedRun load_timed_run(const std::string& path);
 
 // Appends `extra`'s samples to `into` for every (case, executor, mode) both hold; records
@@ -189,8 +193,6 @@ struct RatioInterval {
 // Each side enters the bootstrap as at most this many samples (evenly spaced order
 // statistics of all of them); the ratio itself uses every sample.
 inline constexpr std::size_t kMaxBootstrapSamples = 1000;
-// Result files compare reads at most this large.
-inline constexpr std::uintmax_t kMaxResultFileBytes = std::uintmax_t{256} << 20;
 // median(cur)/median(base) and its percentile-bootstrap interval at `confidence`.
 RatioInterval bootstrap_median_ratio(const std::vector<double>& base,
                                      const std::vector<double>& cur, int resamples,

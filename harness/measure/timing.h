@@ -52,14 +52,13 @@ struct StopRule {
 // "" to keep sampling, else the stop reason.
 std::string stop_reason(const StopRule& rule, const std::vector<double>& samples, double elapsed_s);
 
-// kChain and kChainPdl: kChainLaunches launches back to back on the stream between the two
+// kChain and kChainPdl: kChainLaunches (harness/run/result.h) launches back to back on the stream between the two
 // events (after a hold), the sample being their time divided by kChainLaunches: what a launch
 // costs in a serving loop, where kernels follow each other with nothing between them. The L2
 // holds what the previous launch left. kChainPdl launches each one over the previous
 // (programmatic dependent launch, FlashVerifyLaunchOptions); only executors that can are
 // timed in it (DeviceProblem::executor_overlaps).
 enum class TimingMode { kColdL2, kHotL2, kGraph, kChain, kChainPdl };
-constexpr int kChainLaunches = 8;
 const char* to_string(TimingMode mode);  // "cold-l2", "hot-l2", "graph", "chain", "chain-pdl"
 // "cold,hot,graph,chain,chain-pdl" (also accepts the full names); throws
 // std::invalid_argument naming the bad entry.

@@ -1,4 +1,4 @@
-// JSON result writer, its reader (for tests and tools) and run provenance.
+// JSON result writer, its one reader (compare and the tests) and the atomic file writes.
 #include "harness/report/report_json.h"
 
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -354,6 +355,22 @@ Ceilings ceilings_from_json(const nlohmann::ordered_json& j) {
   return c;
 }
 
+namespace {
+
+// Runs read(), naming `where` in the ReportError of whatever it throws.
+template <typename Read>
+auto read_at(const std::string& where, Read read) {
+  try {
+    return read();
+  } catch (const json::exception& e) {
+    throw ReportError(fmt::format("{}: malformed result JSON: {}", where, e.what()));
+  } catch (const ReportError& e) {
+    throw ReportError(fmt::format("{}: {}", where, e.what()));
+  }
+}
+
+}  // namespace
+
 ResultDocument result_document_from_json(const nlohmann::ordered_json& j) {
   ResultDocument d;
   if (!j.is_object() || !j.contains("schema")) throw ReportError("result JSON has no \"schema\"");
@@ -363,30 +380,40 @@ ResultDocument result_document_from_json(const nlohmann::ordered_json& j) {
     throw ReportError("unsupported result schema " + d.schema + " (this build reads " +
                       "verifybench.result/1 and /2)");
   }
-  try {
-    if (j.contains("provenance")) d.provenance = j.at("provenance");
-    if (j.contains("ceilings") && !j.at("ceilings").is_null()) {
-      d.ceilings = ceilings_from_json(j.at("ceilings"));
-    }
-    for (const json& c : j.at("cases")) d.cases.push_back(case_result_from_json(c));
-  } catch (const json::exception& e) {
-    throw ReportError(std::string("malformed result JSON: ") + e.what());
+  for (const char* key : {"provenance", "cases"}) {
+    if (!j.contains(key)) throw ReportError(fmt::format("top level: missing \"{}\"", key));
+  }
+  d.provenance = j.at("provenance");
+  if (j.contains("ceilings") && !j.at("ceilings").is_null()) {
+    d.ceilings = read_at("ceilings", [&] { return ceilings_from_json(j.at("ceilings")); });
+  }
+  const json& cases = j.at("cases");
+  if (!cases.is_array()) throw ReportError("cases: not a list");
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    d.cases.push_back(
+        read_at(fmt::format("cases[{}]", i), [&] { return case_result_from_json(cases[i]); }));
   }
   return d;
 }
 
-ResultDocument read_result_file(const std::string& path) {
-  const std::string text = read_file_bytes(path);
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    throw ReportError(fmt::format("cannot parse {}: {}", path, e.what()));
+nlohmann::ordered_json read_result_json(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec) throw ReportError(fmt::format("{}: cannot read: {}", path, ec.message()));
+  if (!std::filesystem::is_regular_file(status)) {
+    throw ReportError(fmt::format(
+        "{}: not a regular file (a directory, device or FIFO); allowed: a result JSON file", path));
   }
+  if (std::filesystem::file_size(path, ec) > kMaxResultFileBytes) {
+    throw ReportError(fmt::format("{}: larger than {} MiB; allowed: a result JSON file", path,
+                                  kMaxResultFileBytes >> 20));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ReportError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
   try {
-    return result_document_from_json(j);
-  } catch (const ReportError& e) {
-    throw ReportError(fmt::format("{}: {}", path, e.what()));
+    return json::parse(in);
+  } catch (const json::exception& e) {  // syntax, and numbers like 1e400 that overflow
+    throw ReportError(fmt::format("{}: not JSON: {}", path, e.what()));
   }
 }
 

@@ -1,6 +1,7 @@
 // JSON result file: a versioned document over CaseResult records plus the provenance of the
-// run. A writer only; it computes nothing about the results themselves.
+// run. Its writer and its one reader; they compute nothing about the results themselves.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -43,8 +44,10 @@ nlohmann::ordered_json result_document(const Provenance& provenance,
                                        const std::vector<CaseResult>& cases,
                                        const std::optional<Ceilings>& ceilings = std::nullopt);
 
-// A result document read back (for `verifybench compare` and tests). Accepts
-// verifybench.result/1 (no timing fields) and /2; throws ReportError on anything else.
+// The one reader of result files: `verifybench compare` and the report tests read them back
+// through it. Accepts verifybench.result/1 (no timing fields) and /2 as the writer above writes
+// them, and what older writers left out (error statistics where nothing was compared, fields
+// added since); throws ReportError naming the field on anything else.
 struct ResultDocument {
   std::string schema;
   nlohmann::ordered_json provenance;  // as written (see to_json(Provenance))
@@ -52,8 +55,13 @@ struct ResultDocument {
   std::vector<CaseResult> cases;
 };
 ResultDocument result_document_from_json(const nlohmann::ordered_json& j);
-// Reads and parses a result file; throws ReportError naming the path.
-ResultDocument read_result_file(const std::string& path);
+
+// Result files are read only up to this size.
+inline constexpr std::uintmax_t kMaxResultFileBytes = std::uintmax_t{256} << 20;
+// A result file's text parsed as JSON, for result_document_from_json. Throws ReportError
+// naming the path for a path that is not a regular file, a file over kMaxResultFileBytes and
+// text that is not JSON (a number that overflows a double included).
+nlohmann::ordered_json read_result_json(const std::string& path);
 
 // Writes <path>.tmp, flushes it to disk, renames it over `path`: the file is there whole or
 // not at all, and the temporary is removed on failure. Does not create directories.

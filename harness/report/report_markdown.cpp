@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "harness/plan/device_models.h"
-#include "harness/measure/timing.h"
 #include "harness/measure/traffic_model.h"
 
 namespace vb {

@@ -8,7 +8,6 @@
 
 #include <fmt/format.h>
 
-#include "harness/measure/timing.h"
 #include "harness/measure/traffic_model.h"
 
 namespace vb {

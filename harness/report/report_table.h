@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/run/gpu_executor.h"
+#include "harness/run/gpu_info.h"
 #include "harness/run/result.h"
 
 namespace vb {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness/problem/problem.h"
+#include "harness/run/gpu_info.h"
 #include "verifybench/kernels.h"
 
 namespace vb {
@@ -29,20 +30,6 @@ enum class GpuExecutorKind {
 // "naive", "production", "production/mma.sync", "production/wgmma", "sglang-adapter",
 // "production/sm120-proxy"
 const char* executor_name(GpuExecutorKind kind);
-
-struct GpuInfo {
-  bool available = false;
-  std::string reason;  // why not available ("no CUDA device: <cuda error>")
-  std::string name;    // e.g. "NVIDIA H200"
-  int device = 0;
-  int cc_major = 0, cc_minor = 0;
-  int sm_count = 0;
-  std::int64_t l2_bytes = 0;
-  std::int64_t global_mem_bytes = 0;
-  int driver_version = 0, runtime_version = 0;
-};
-// Never throws; on a machine without a device returns available == false with a reason.
-GpuInfo query_gpu();
 
 struct GpuRunOutput {
   bool ok = false;

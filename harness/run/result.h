@@ -42,6 +42,10 @@ struct ErrorStats {
 // ---- measurement records (issue 4). Written by the timing engine / runner, formatted by the
 // JSON, Markdown, CSV and SVG writers; compared across runs by `verifybench compare`.
 
+// Launches per chain / chain-pdl sample: the sample is their time divided by this
+// (harness/measure/timing.h, TimingMode::kChain).
+constexpr int kChainLaunches = 8;
+
 // One timed measurement of one executor in one mode. Times in milliseconds.
 struct TimingRecord {
   std::string mode;                 // "cold-l2" | "hot-l2" | "graph" | "chain" | "chain-pdl" (harness/measure/timing.h)

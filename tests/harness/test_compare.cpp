@@ -17,13 +17,14 @@
 
 #include "harness/compare/compare.h"
 #include "harness/cli/commands.h"
+#include "harness/report/report_json.h"
 
 namespace fs = std::filesystem;
 
 namespace vb {
 namespace {
 
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
 using Catch::Contains;
 
 // n samples spread evenly (golden-ratio sequence) over center * [1 - spread/2, 1 + spread/2]:
@@ -37,21 +38,32 @@ std::vector<double> samples(double center, double spread, int n, double phase = 
   return v;
 }
 
+// The records below carry every field the result writer writes (the one reader,
+// result_document_from_json, requires them); compare reads only some of them.
 json timing(const std::vector<double>& s, const char* mode = "cold-l2") {
-  return json{{"mode", mode}, {"samples_ms", s}, {"median_ms", median_of(s)}, {"stop_reason", "noise target"}};
+  const double median = median_of(s);
+  return json{{"mode", mode},        {"samples_ms", s},  {"median_ms", median}, {"min_ms", median},
+              {"max_ms", median},    {"p10_ms", median}, {"p90_ms", median},    {"rel_noise", 0.01},
+              {"stop_reason", "noise target"}, {"throttled", false}};
 }
 
 json executor(const char* name, const std::vector<double>& s, const char* outcome = "passed",
               const char* bound = nullptr) {
-  json e{{"executor", name}, {"outcome", outcome}, {"detail", ""}, {"timings", json::array()}};
+  json e{{"executor", name}, {"outcome", outcome}, {"detail", ""}, {"checked_against", ""},
+         {"rows_checked", 0}, {"timings", json::array()}};
   if (!s.empty()) e["timings"].push_back(timing(s));
-  e["achieved"] = bound ? json{{"mode", "cold-l2"}, {"bound", bound}} : json(nullptr);
+  e["achieved"] = bound ? json{{"mode", "cold-l2"}, {"gbps", 0}, {"tflops", 0}, {"bound", bound},
+                               {"speed_of_light", false}}
+                        : json(nullptr);
   return e;
 }
 
 json a_case(const std::string& name, std::vector<json> executors,
             std::vector<std::string> tags = {"perf", "memory-bound"}, int page_size = 64) {
-  json c{{"case", name}, {"scenario", name}, {"page_size", page_size}, {"tags", tags}};
+  json c{{"case", name},          {"scenario", name},       {"source", "test.yaml:1"},
+         {"batch", 1},            {"tree_size", 1},         {"heads", 1},
+         {"page_size", page_size}, {"total_kv_tokens", 1}, {"reproducer", ""},
+         {"tags", tags}};
   // The CPU reference record is never timed: compare leaves it out.
   c["executors"] = json::array({executor("reference", {}, "not verified")});
   for (json& e : executors) c["executors"].push_back(std::move(e));
@@ -383,7 +395,36 @@ TEST_CASE("bad input is a CompareInputError naming the file", "[compare]") {
   json bad_gate = doc({a_case("a", {})});
   bad_gate["cases"][0]["gate_tolerance"] = 2;
   CHECK_THROWS_WITH(timed_run_from_json(bad_gate, "x.json"), Contains("gate_tolerance"));
+  json bad_outcome = doc({a_case("a", {executor("production", {0.1})})});
+  bad_outcome["cases"][0]["executors"][1]["outcome"] = 7;
+  CHECK_THROWS_WITH(timed_run_from_json(bad_outcome, "x.json"), Contains("x.json: cases[0]: malformed result JSON"));
   CHECK_THROWS_WITH(load_timed_run("/nonexistent/result.json"), Contains("cannot read"));
+}
+
+TEST_CASE("compare reads what the result writer writes, through the reader the report tests use", "[compare]") {
+  CaseResult c;
+  c.case_name = "a";
+  c.page_size = 16;
+  c.tags = {"perf", "compute-bound"};
+  c.gate_tolerance = 0.08;
+  ExecutorResult e;
+  e.executor = "production";
+  e.outcome = Outcome::kPassed;
+  TimingRecord t;
+  t.mode = "hot-l2";
+  t.samples_ms = {0.02, 0.021, 0.019};
+  e.timings.push_back(t);
+  c.executors.push_back(e);
+  const TimedRun run = timed_run_from_json(result_document(Provenance{}, {c}), "written.json");
+  CHECK_FALSE(run.device.present);
+  CHECK_FALSE(run.ceilings.present);
+  REQUIRE(run.cases.size() == 1);
+  CHECK(run.cases[0].page_size == 16);
+  CHECK(run.cases[0].tags == c.tags);
+  CHECK(*run.cases[0].gate_tolerance == 0.08);
+  REQUIRE(run.cases[0].executors.size() == 1);
+  CHECK(run.cases[0].executors[0].outcome == "passed");
+  CHECK(run.cases[0].executors[0].samples_ms.at("hot-l2") == t.samples_ms);
 }
 
 TEST_CASE("non-finite samples are left out and no-device files have no timings", "[compare]") {
