@@ -67,6 +67,15 @@ class Case:
     tolerance = property(lambda self: self.meta["tolerance"])
 
     @property
+    def o_atol(self):
+        """O's absolute tolerance per channel (512): o_atol, times o_wide_channel_scale in the
+        channels the case's data distribution makes larger (case.json's tolerance)."""
+        tol = self.tolerance
+        atol = np.full(512, float(tol["o_atol"]))
+        atol[list(tol.get("o_wide_channels", []))] *= float(tol.get("o_wide_channel_scale", 1.0))
+        return atol
+
+    @property
     def inputs(self):
         if self._inputs is None:
             self._inputs = read_safetensors(os.path.join(self.dir, "inputs.safetensors"))

@@ -250,9 +250,11 @@ def availability(peer):
 # ---------------------------------------------------------------- checking
 def error_stats(expected, got, atol, rtol, heads, tree_size, channels):
     """result.json's error statistics of `got` against `expected` (harness/run/result.cpp):
-    NaN/Inf positions first, then |got - expected| <= atol + rtol * |expected|."""
+    NaN/Inf positions first, then |got - expected| <= atol + rtol * |expected|; `atol` is a
+    number or one value per channel."""
     expected = np.asarray(expected, dtype=np.float64).ravel()
     got = np.asarray(got, dtype=np.float64).ravel()
+    atol = np.resize(np.asarray(atol, dtype=np.float64), expected.size)
     finite = np.isfinite(expected) & np.isfinite(got)
     same_nonfinite = (np.isnan(expected) & np.isnan(got)) | (
         np.isinf(expected) & np.isinf(got) & (np.signbit(expected) == np.signbit(got)))
@@ -283,7 +285,7 @@ def check(case, o, lse):
     """(outcome, detail, o stats, lse stats) of a peer's outputs against the reference."""
     tol, ref = case.tolerance, case.outputs
     H, T = case.heads, case.tree_size
-    o_stats = error_stats(ref["o_reference"], o, tol["o_atol"], tol["o_rtol"], H, T, 512)
+    o_stats = error_stats(ref["o_reference"], o, case.o_atol, tol["o_rtol"], H, T, 512)
     lse_stats = None
     if lse is not None:
         lse_stats = error_stats(ref["lse_reference"], lse, tol["lse_atol"], tol["lse_rtol"], H, T, 1)

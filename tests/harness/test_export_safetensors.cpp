@@ -366,6 +366,21 @@ TEST_CASE("export_case writes SGLang's tensors, the reference and case.json", "[
   REQUIRE(StFile(dir / "outputs.safetensors").tensor_names().size() == 2);
 }
 
+// A distribution that makes some channels larger widens O's atol there (the harness's check);
+// case.json must say so, or a kernel checked against the export fails where the harness passes.
+TEST_CASE("export_case writes O's widened channels with the tolerance", "[export]") {
+  TempDir tmp;
+  vb::CaseSpec spec = small_case();
+  spec.tolerance.o_wide_channels = {3, 200, 511};
+  spec.tolerance.o_wide_channel_scale = 100.0;
+  const vb::Problem pr = vb::materialize(spec);
+  vb::export_case(pr, full_reference(pr), {}, tmp.path.string());
+  const json tol = json::parse(read_all(tmp.path / "case.json")).at("tolerance");
+  REQUIRE(tol.at("o_atol").get<double>() == spec.tolerance.o_atol);
+  REQUIRE(tol.at("o_wide_channels").get<std::vector<int>>() == std::vector<int>{3, 200, 511});
+  REQUIRE(tol.at("o_wide_channel_scale").get<double>() == 100.0);
+}
+
 TEST_CASE("export_case omits v_buffer above the size limit and says so", "[export]") {
   TempDir tmp;
   const vb::Problem pr = vb::materialize(small_case());

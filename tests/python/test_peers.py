@@ -83,6 +83,22 @@ class PeersTest(unittest.TestCase):
             for key in ("executor", "outcome", "detail", "checked_against", "rows_checked", "timings"):
                 self.assertIn(key, r)
 
+    def test_widened_channels_widen_only_their_atol(self):
+        import numpy as np
+        from verifybench.casefile import Case
+        case = Case(CASE_DIR)
+        case.meta = dict(case.meta, tolerance=dict(case.tolerance, o_wide_channels=[3], o_wide_channel_scale=100.0))
+        atol = case.o_atol
+        self.assertEqual(atol[3], 100.0 * case.tolerance["o_atol"])
+        self.assertEqual(atol[4], case.tolerance["o_atol"])
+        expected = np.zeros((2, 512))
+        err = 10.0 * case.tolerance["o_atol"]  # inside the widened atol, outside the plain one
+        in_wide, in_plain = expected.copy(), expected.copy()
+        in_wide[1, 3] = err
+        in_plain[1, 4] = err
+        self.assertEqual(peers.error_stats(expected, in_wide, atol, 0.0, 1, 2, 512)["elements_failed"], 0)
+        self.assertEqual(peers.error_stats(expected, in_plain, atol, 0.0, 1, 2, 512)["elements_failed"], 1)
+
     def test_bad_input(self):
         with tempfile.TemporaryDirectory() as tmp:
             self.assertEqual(peers.main([tmp, "--no-time"]), peers.EXIT_BAD_INPUT)
