@@ -1,4 +1,7 @@
-// Production MLA tree-verify kernel, Hopper path (sm_90a: wgmma + warp specialisation).
+// The wgmma main kernel (sm_90a only): device code, included by the instance files
+// (flash_verify_wgmma_gather_sm90a.cu, _run_boxes_sm90a.cu, _page_boxes_sm90a.cu,
+// _balanced_sm90a.cu), each of which compiles one instance family in its own translation unit;
+// flash_verify_wgmma_launch_sm90a.cu launches them.
 //
 // Same contract as the mma.sync path in flash_verify.cu (split-KV flash decode, one block
 // per request x row tile x token range, node-major head-minor rows, the tree mask past the
@@ -29,16 +32,17 @@
 // Each stage is released on its "empty" mbarrier by all 8 consumer warps once their
 // wgmma reads of it have completed. PV of tile i-1 and S of tile i are in flight
 // together on the softmax warpgroup.
-#include <cuda.h>  // CUtensorMap (the driver entry point is looked up at run time: no -lcuda)
+#pragma once
+#include <cuda.h>  // CUtensorMap
 #include <cuda_bf16.h>
-#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 
-#include <atomic>
 #include <cmath>
+#include <vector>
 
 #include "flash_verify_config.h"
 #include "flash_verify_split.h"
 #include "flash_verify_timeline.cuh"
+#include "flash_verify_wgmma_instances.h"
 #include "verifybench/kernels.h"
 #include "warp_mma.cuh"
 #include "wgmma.cuh"
@@ -828,127 +832,31 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-constexpr int kMaxCachedDevices = 64;
-std::atomic<bool> g_smem_limit_raised[2][2][3][kMaxCachedDevices];  // [tile-balanced][over a mask writer][kBoxes][device]
-
-// The kernel instance for a launch: tile-balanced (no boxes), or fixed-split with kBoxes.
-template <class Params>
-auto wgmma_instance(bool balanced, int boxes) {
-  return balanced               ? flash_verify_wgmma_kernel<true, Params>
-         : boxes == kPageBoxes ? flash_verify_wgmma_kernel<false, Params, kPageBoxes>
-         : boxes == kRunBoxes  ? flash_verify_wgmma_kernel<false, Params, kRunBoxes>
-                               : flash_verify_wgmma_kernel<false, Params>;
-}
-
-// The KV pool as a 2-D tensor map [pool_rows][576] bf16 for the producer's TMA boxes (16 rows
-// x 64 values, 128-byte swizzle), for launches flash_verify_wgmma_tma_boxes gives them. False
-// where TMA cannot address it (no pool, 2^31 rows or more, a base not 16-byte aligned) or the
-// driver has no encoder: the launch then takes the gather instance. Encoding is host-side work
-// (no device call).
-bool encode_kv_rows_map(const VerifyParams& p, CUtensorMap* map) {
-  if (p.kv_pool == nullptr || p.pool_rows < kTmaBoxRows || p.pool_rows > INT32_MAX ||
-      (reinterpret_cast<std::uintptr_t>(p.kv_pool) & 15) != 0) {
-    return false;
-  }
-  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    const cudaError_t err =
-        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found);
-    return err == cudaSuccess && found == cudaDriverEntryPointSuccess
-               ? reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn)
-               : nullptr;
-  }();
-  if (encode == nullptr) return false;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(mla::kHeadDimQK), static_cast<cuuint64_t>(p.pool_rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(mla::kHeadDimQK) * sizeof(bf16_bits)};
-  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(kTmaBoxRows)};
-  const cuuint32_t element_strides[2] = {1, 1};
-  return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf16_bits*>(p.kv_pool), dims, strides, box,
-                element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                static_cast<CUtensorMapL2promotion>(kTmaL2Promotion), CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) ==
-         CUDA_SUCCESS;
-}
-
-}  // namespace
-
-namespace detail {
-
-cudaError_t wgmma_timeline_clear() {
+cudaError_t wgmma_timeline_clear_slots() {
 #if VB_DEBUG_TIMELINE
-  return timeline_clear_slots(g_timeline_wgmma);
+  return detail::timeline_clear_slots(g_timeline_wgmma);
 #else
   return cudaErrorNotSupported;
 #endif
 }
 
-cudaError_t wgmma_timeline_read(std::vector<FlashVerifyTimelineBlock>* out) {
+cudaError_t wgmma_timeline_read_slots(std::vector<FlashVerifyTimelineBlock>* out) {
 #if VB_DEBUG_TIMELINE
-  return timeline_read_slots(g_timeline_wgmma, out);
+  return detail::timeline_read_slots(g_timeline_wgmma, out);
 #else
   (void)out;
   return cudaErrorNotSupported;
 #endif
 }
 
-cudaError_t wgmma_path_supported(bool* supported) {
-  *supported = false;
-  int device = 0, major = 0, minor = 0, optin = 0;
-  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
-  if (cudaError_t err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device); err != cudaSuccess) return err;
-  if (cudaError_t err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device); err != cudaSuccess) return err;
-  if (cudaError_t err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-      err != cudaSuccess) {
-    return err;
-  }
-  // sm_90a machine code runs on compute capability 9.0 only.
-  *supported = major == 9 && minor == 0 && optin >= kSmemBytes;
-  return cudaSuccess;
+// An instance file's family: its two kernels (ordinary launches and over a mask writer) and its
+// timeline slots.
+template <bool kBalanced, int kBoxes>
+detail::WgmmaKernelFamily wgmma_kernel_family() {
+  return {flash_verify_wgmma_kernel<kBalanced, VerifyParams, kBoxes>,
+          flash_verify_wgmma_kernel<kBalanced, IndptrLengthParams, kBoxes>, wgmma_timeline_clear_slots,
+          wgmma_timeline_read_slots};
 }
 
-const void* wgmma_main_kernel_of(const LaunchPlan& plan, bool over_mask_writer) {
-  const bool balanced = plan.instance == KernelInstance::kWgmmaBalanced;
-  const int boxes = plan.instance == KernelInstance::kWgmmaPageBoxes  ? kPageBoxes
-                    : plan.instance == KernelInstance::kWgmmaRunBoxes ? kRunBoxes
-                                                                      : kNoBoxes;
-  return over_mask_writer ? reinterpret_cast<const void*>(wgmma_instance<IndptrLengthParams>(balanced, boxes))
-                          : reinterpret_cast<const void*>(wgmma_instance<VerifyParams>(balanced, boxes));
-}
-
-cudaError_t launch_wgmma_main(const VerifyParams& params, const LaunchPlan& plan, const SplitWorkspace& ws,
-                              bool overlap_previous_kernel, bool over_mask_writer, cudaStream_t stream) {
-  int device = 0;
-  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
-  const bool cacheable = device >= 0 && device < kMaxCachedDevices;
-  const bool balanced = plan.instance == KernelInstance::kWgmmaBalanced;
-  const int boxes = plan.instance == KernelInstance::kWgmmaPageBoxes  ? kPageBoxes
-                    : plan.instance == KernelInstance::kWgmmaRunBoxes ? kRunBoxes
-                                                                      : kNoBoxes;
-  CUtensorMap kv_map{};
-  const bool tma = boxes != kNoBoxes;
-  if (tma && !encode_kv_rows_map(params, &kv_map)) return cudaErrorInvalidValue;  // the planner saw another pool
-  auto* kernel = wgmma_instance<VerifyParams>(balanced, boxes);
-  auto* over_writer_kernel = wgmma_instance<IndptrLengthParams>(balanced, boxes);
-  const void* function = over_mask_writer ? reinterpret_cast<const void*>(over_writer_kernel)
-                                          : reinterpret_cast<const void*>(kernel);
-  std::atomic<bool>& raised =
-      g_smem_limit_raised[balanced][over_mask_writer ? 1 : 0][boxes][cacheable ? device : 0];
-  if (!cacheable || !raised.load(std::memory_order_acquire)) {
-    const cudaError_t err = cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-    if (err != cudaSuccess) return err;
-    if (cacheable) raised.store(true, std::memory_order_release);
-  }
-  const dim3 grid(plan.main_grid.x, plan.main_grid.y, plan.main_grid.z);
-  cudaLaunchAttribute attribute{};
-  const cudaLaunchConfig_t config =
-      launch_config(grid, dim3(plan.main_threads), plan.smem_bytes, stream, overlap_previous_kernel, &attribute);
-  const int splits = plan.schedule.num_splits;
-  if (over_mask_writer) {
-    return cudaLaunchKernelEx(&config, over_writer_kernel, IndptrLengthParams(params), splits, plan.split_tiles_arg,
-                              ws, kv_map, tma);
-  }
-  return cudaLaunchKernelEx(&config, kernel, params, splits, plan.split_tiles_arg, ws, kv_map, tma);
-}
-
-}  // namespace detail
+}  // namespace
 }  // namespace vb
