@@ -144,6 +144,280 @@ static_assert(kWalkBytes <= 1024 && kSmemBytes + 1024 <= kHopperSmemLimit,
               "the walk states (static shared memory, rounded up to the dynamic base's 1024-byte alignment) must fit");
 
 
+
+// ---- PV (both consumer warpgroups) ----
+// Accumulator layout of a wgmma m64nN tile: warp w of the warpgroup owns rows 16w..16w+15;
+// lane (g = lane/4, q = lane%4) holds, for each 8-column chunk j, columns 8j+2q, 8j+2q+1
+// of rows 16w+g (registers 4j, 4j+1) and 16w+g+8 (4j+2, 4j+3).
+
+__device__ __forceinline__ void zero_o(float (&o_acc)[kORegs]) {
+#pragma unroll
+  for (int i = 0; i < kORegs; ++i) o_acc[i] = 0.f;
+}
+
+// V of stage `stage` for k16 step kk: MN-major, channel blocks 8192 B apart, 8-token groups
+// 1024 B.
+__device__ __forceinline__ std::uint64_t v_desc(std::uint32_t kv_base, int stage, int half, int kk) {
+  return wg::smem_desc_sw128(kv_base + stage * kTileBytes + half * 4 * kBlockBytes + kk * 16 * 128, kBlockBytes,
+                             1024);
+}
+
+// O[:, half*256 ..] += P V of stage `stage`.
+__device__ __forceinline__ void issue_pv(float (&o_acc)[kORegs], std::uint32_t (&p_frag)[kPvSteps][4],
+                                         const std::uint32_t& kv_base, int stage, const int& half) {
+  wg::fence();
+#pragma unroll
+  for (int kk = 0; kk < kPvSteps; ++kk) wg::wgmma_m64n256k16_rs(o_acc, p_frag[kk], v_desc(kv_base, stage, half, kk), 1);
+  wg::commit_group();
+}
+
+// O's rows scaled by the softmax's factors; nothing to do when neither row's max moved.
+__device__ __forceinline__ void rescale_o(float (&o_acc)[kORegs], float a_lo, float a_hi) {
+  if (a_lo == 1.f && a_hi == 1.f) return;
+#pragma unroll
+  for (int j = 0; j < kORegs / 4; ++j) {
+    o_acc[4 * j] *= a_lo; o_acc[4 * j + 1] *= a_lo;
+    o_acc[4 * j + 2] *= a_hi; o_acc[4 * j + 3] *= a_hi;
+  }
+}
+
+// This warp's wgmma reads of the stage have completed: one arrival on its "empty" mbarrier.
+__device__ __forceinline__ void release_stage(std::uint64_t* s_empty, int stage, int lane) {
+  __syncwarp();
+  if (lane == 0) warp::mbarrier_arrive(&s_empty[stage]);
+}
+
+
+// ---- scores (softmax warpgroup) ----
+// S = Q K^T of one stage into s_acc: k step ks reads column block ks/4 at byte 32*(ks%4) of
+// its 128-byte rows, and each load part's k steps are issued once that part has landed.
+__device__ __forceinline__ void issue_scores(float (&s_acc)[kSRegs], std::uint64_t q_desc, std::uint64_t k_desc,
+                                             std::uint64_t* s_full, int stage, int iter, bool timeline_thread) {
+  constexpr int kStepsPerPart = kKSteps / kLoadParts;
+#pragma unroll
+  for (int part = 0; part < kLoadParts; ++part) {
+    warp::mbarrier_wait_parity(&s_full[stage * kLoadParts + part], (iter / kStages) & 1);
+    if (timeline_thread && iter == 0 && part == 0) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineFirstTile);
+    warp::fence_proxy_async_shared();  // cp.async (generic proxy) bytes read by wgmma (async proxy)
+    if (part == 0) wg::fence();
+#pragma unroll
+    for (int ks = part * kStepsPerPart; ks < (part + 1) * kStepsPerPart; ++ks) {
+      const std::uint32_t step = ((ks / 4) * kRowsPerTile * 128 + (ks % 4) * 32) >> 4;
+      const std::uint32_t kstep = ((ks / 4) * kBlockBytes + (ks % 4) * 32) >> 4;
+      wg::wgmma_m64n64k16_ss(s_acc, q_desc + step, k_desc + kstep, ks > 0 ? 1 : 0);
+    }
+  }
+  wg::commit_group();
+}
+
+// ---- softmax (softmax warpgroup, log2 domain) ----
+// The row maxima of the tile, scaled, for the thread's two rows (quad-uniform). On tree tiles
+// the invisible scores become -inf first: vis_lo / vis_hi hold the visibility of the thread's
+// columns (bit 8j + e&1), so the test is a shift and a select, with no branch. The scores stay
+// raw (scaled inside the exponent's FFMA): the max of raw scores times the positive scale is
+// the max of scaled ones.
+__device__ __forceinline__ void masked_tile_max(float (&s_acc)[kSRegs], std::uint64_t vis_lo, std::uint64_t vis_hi,
+                                                bool tree_tile, float scale_log2, float& max_lo, float& max_hi) {
+  max_lo = -INFINITY;
+  max_hi = -INFINITY;
+  if (!tree_tile) {  // every column visible: no mask test
+#pragma unroll
+    for (int j = 0; j < kSTiles; ++j) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        if (e >= 2) max_hi = fmaxf(max_hi, s_acc[4 * j + e]); else max_lo = fmaxf(max_lo, s_acc[4 * j + e]);
+      }
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < kSTiles; ++j) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const bool hi = e >= 2;
+        const bool visible = (((hi ? vis_hi : vis_lo) >> (8 * j + (e & 1))) & 1u) != 0;
+        const float v = visible ? s_acc[4 * j + e] : -INFINITY;
+        s_acc[4 * j + e] = v;
+        if (hi) max_hi = fmaxf(max_hi, v); else max_lo = fmaxf(max_lo, v);
+      }
+    }
+  }
+#pragma unroll
+  for (int offset = 1; offset < 4; offset *= 2) {
+    max_lo = fmaxf(max_lo, __shfl_xor_sync(0xffffffffu, max_lo, offset));
+    max_hi = fmaxf(max_hi, __shfl_xor_sync(0xffffffffu, max_hi, offset));
+  }
+  max_lo *= scale_log2;  // -inf stays -inf: the scale is positive (params_valid)
+  max_hi *= scale_log2;
+}
+
+// One tile of the online softmax: the running max moves only when the tile's max exceeds it
+// by more than kLazyRescale (the first visible score always moves it); below that P stays
+// <= 2^k and O and the sums keep their scale, so most tiles skip the rescale multiplies
+// (a_lo = a_hi = 1). The scores become P = 2^(score * scale - max), one FFMA per score for
+// the scale and the shift together, and the row sums take them in.
+__device__ __forceinline__ void online_softmax_step(float (&s_acc)[kSRegs], float max_lo, float max_hi,
+                                                    float scale_log2, float& row_max_lo, float& row_max_hi,
+                                                    float& row_sum_lo, float& row_sum_hi, float& a_lo, float& a_hi) {
+  const bool move_lo = fmaxf(row_max_lo, max_lo) > row_max_lo + kLazyRescale;
+  const bool move_hi = fmaxf(row_max_hi, max_hi) > row_max_hi + kLazyRescale;
+  const float new_lo = move_lo ? max_lo : row_max_lo;
+  const float new_hi = move_hi ? max_hi : row_max_hi;
+  const float base_lo = new_lo == -INFINITY ? 0.f : new_lo;  // nothing visible yet
+  const float base_hi = new_hi == -INFINITY ? 0.f : new_hi;
+  a_lo = move_lo ? warp::fast_exp2(row_max_lo - base_lo) : 1.f;
+  a_hi = move_hi ? warp::fast_exp2(row_max_hi - base_hi) : 1.f;
+  row_max_lo = new_lo;
+  row_max_hi = new_hi;
+  row_sum_lo *= a_lo;
+  row_sum_hi *= a_hi;
+  auto shifted_exp = [&](float score, float base) { return warp::fast_exp2(fmaf(score, scale_log2, -base)); };
+#pragma unroll
+  for (int j = 0; j < kSTiles; ++j) {
+    s_acc[4 * j] = shifted_exp(s_acc[4 * j], base_lo);
+    s_acc[4 * j + 1] = shifted_exp(s_acc[4 * j + 1], base_lo);
+    s_acc[4 * j + 2] = shifted_exp(s_acc[4 * j + 2], base_hi);
+    s_acc[4 * j + 3] = shifted_exp(s_acc[4 * j + 3], base_hi);
+    row_sum_lo += s_acc[4 * j] + s_acc[4 * j + 1];
+    row_sum_hi += s_acc[4 * j + 2] + s_acc[4 * j + 3];
+  }
+}
+
+// P as wgmma A fragments: k16 step kk covers S chunks 2kk (a0: row lo, a1: row hi) and 2kk+1
+// (a2: row lo, a3: row hi).
+__device__ __forceinline__ void p_fragments(std::uint32_t (&p_frag)[kPvSteps][4], const float (&s_acc)[kSRegs]) {
+#pragma unroll
+  for (int kk = 0; kk < kPvSteps; ++kk) {
+    p_frag[kk][0] = warp::pack_bf16x2(s_acc[8 * kk], s_acc[8 * kk + 1]);
+    p_frag[kk][1] = warp::pack_bf16x2(s_acc[8 * kk + 2], s_acc[8 * kk + 3]);
+    p_frag[kk][2] = warp::pack_bf16x2(s_acc[8 * kk + 4], s_acc[8 * kk + 5]);
+    p_frag[kk][3] = warp::pack_bf16x2(s_acc[8 * kk + 6], s_acc[8 * kk + 7]);
+  }
+}
+
+// P and the rescale factors to the second PV warpgroup (same thread index, same rows), in
+// one 16-byte store per k16 step, once it has read the previous tile's (tile-balanced: and the
+// previous segment's final sums).
+__device__ __forceinline__ void hand_over_p(std::uint32_t* s_pexchange, float* s_rescale,
+                                            const std::uint32_t (&p_frag)[kPvSteps][4], float a_lo, float a_hi,
+                                            int iter, int wg_tid, int quad_col, int row_lo, int row_hi) {
+  if (iter > 0) warp::named_barrier_sync(kBarPEmpty, kConsumerThreads);
+#pragma unroll
+  for (int kk = 0; kk < kPvSteps; ++kk) {
+    reinterpret_cast<uint4*>(s_pexchange)[kk * 128 + wg_tid] =
+        make_uint4(p_frag[kk][0], p_frag[kk][1], p_frag[kk][2], p_frag[kk][3]);
+  }
+  if (quad_col == 0) {
+    s_rescale[row_lo] = a_lo;
+    s_rescale[row_hi] = a_hi;
+  }
+  handoff_signal(kBarPFull);
+}
+
+// The second PV warpgroup's side: P of the tile, one 16-byte load per k16 step.
+__device__ __forceinline__ void take_over_p(std::uint32_t (&p_frag)[kPvSteps][4], const std::uint32_t* const& s_pexchange,
+                                            const int& wg_tid) {
+#pragma unroll
+  for (int kk = 0; kk < kPvSteps; ++kk) {
+    const uint4 v = reinterpret_cast<const uint4*>(s_pexchange)[kk * 128 + wg_tid];
+    p_frag[kk][0] = v.x; p_frag[kk][1] = v.y; p_frag[kk][2] = v.z; p_frag[kk][3] = v.w;
+  }
+}
+
+// The rows' final sums (the quad's partial sums added) to shared memory for the second PV
+// warpgroup, and their LSE (natural log): final, or the split's partial.
+template <class Params, class PartialRow>
+__device__ __forceinline__ void store_row_stats(const Params& p, const detail::SplitWorkspace& ws, float* s_final_sum,
+                                                float& row_sum_lo, float& row_sum_hi, float row_max_lo,
+                                                float row_max_hi, int row_lo, int row_hi, int quad_col, int row0,
+                                                int rows_per_request, std::int64_t request_row0, bool whole,
+                                                const PartialRow& partial_row) {
+#pragma unroll
+  for (int offset = 1; offset < 4; offset *= 2) {
+    row_sum_lo += __shfl_xor_sync(0xffffffffu, row_sum_lo, offset);
+    row_sum_hi += __shfl_xor_sync(0xffffffffu, row_sum_hi, offset);
+  }
+  if (quad_col == 0) {
+    s_final_sum[row_lo] = row_sum_lo;
+    s_final_sum[row_hi] = row_sum_hi;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = h ? row_hi : row_lo;
+      if (row0 + r >= rows_per_request) continue;
+      const float sum = h ? row_sum_hi : row_sum_lo;
+      const float mx = h ? row_max_hi : row_max_lo;
+      const float lse = sum == 0.f ? -INFINITY : mx * kLn2 + logf(sum);
+      if (whole) {
+        p.lse[request_row0 + row0 + r] = lse;
+      } else {
+        ws.lse_partial[partial_row(row0 + r)] = lse;
+      }
+    }
+  }
+}
+
+// ---- epilogue ----
+// This warpgroup's 256 channels of the 64 rows, normalised, as the bf16 partial
+// (detail::bf16_partials, flash_verify_split.h): staged in the Q buffer (rows padded by 16
+// bytes, so a warp's eight rows fall in distinct banks), then out in 16-byte chunks, a warp per
+// 512-byte half row.
+template <class PartialRow>
+__device__ __forceinline__ void store_bf16_partial(const detail::SplitWorkspace& ws, const float (&o_acc)[kORegs],
+                                                   unsigned char* smem, float sum_lo, float sum_hi, int row_lo,
+                                                   int row_hi, int quad_col, int half, int wg_tid, int row0,
+                                                   int rows_per_request, const PartialRow& partial_row) {
+  constexpr int kRowWords = mla::kHeadDimV / 2 + 4;
+  static_assert(kRowsPerTile * kRowWords * 4 <= kQBytes, "the staged partial fits the Q buffer");
+  auto* staged = reinterpret_cast<std::uint32_t*>(smem + kOffQ);
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int r = h ? row_hi : row_lo;
+    const float sum = h ? sum_hi : sum_lo;
+    const float inv = sum > 0.f ? 1.f / sum : 0.f;
+#pragma unroll
+    for (int j = 0; j < kORegs / 4; ++j) {
+      staged[r * kRowWords + half * 128 + 4 * j + quad_col] =
+          warp::pack_bf16x2(o_acc[4 * j + 2 * h] * inv, o_acc[4 * j + 2 * h + 1] * inv);
+    }
+  }
+  warp::named_barrier_sync(kBarStaged + half, 128);
+  auto* out = reinterpret_cast<__nv_bfloat16*>(ws.o_partial);
+#pragma unroll 4
+  for (int i = wg_tid; i < kRowsPerTile * 32; i += 128) {
+    const int r = i / 32, chunk = i % 32;  // 8 channels each
+    if (row0 + r >= rows_per_request) break;  // rows in order: the rest lie past the request too
+    const uint4 v = *reinterpret_cast<const uint4*>(staged + r * kRowWords + half * 128 + chunk * 4);
+    *reinterpret_cast<uint4*>(out + partial_row(row0 + r) * mla::kHeadDimV + half * 256 + chunk * 8) = v;
+  }
+}
+
+// This warpgroup's 256 channels of the thread's two rows, normalised, straight from the
+// accumulators: the final O (bf16) when the block holds the request whole, else the fp32 partial.
+template <class Params, class PartialRow>
+__device__ __forceinline__ void store_o_rows(const Params& p, const detail::SplitWorkspace& ws,
+                                             const float (&o_acc)[kORegs], float sum_lo, float sum_hi, int row_lo,
+                                             int row_hi, int quad_col, int half, int row0, int rows_per_request,
+                                             std::int64_t request_row0, bool whole, const PartialRow& partial_row) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int r = h ? row_hi : row_lo;
+    if (row0 + r >= rows_per_request) continue;
+    const std::int64_t qrow = request_row0 + row0 + r;
+    const float sum = h ? sum_hi : sum_lo;
+    const float inv = sum > 0.f ? 1.f / sum : 0.f;
+#pragma unroll
+    for (int j = 0; j < kORegs / 4; ++j) {
+      const int col = half * 256 + 8 * j + 2 * quad_col;
+      const float x = o_acc[4 * j + 2 * h] * inv;
+      const float y = o_acc[4 * j + 2 * h + 1] * inv;
+      if (whole) {
+        *reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + col) = __floats2bfloat162_rn(x, y);
+      } else {
+        *reinterpret_cast<float2*>(ws.o_partial + partial_row(row0 + r) * mla::kHeadDimV + col) = make_float2(x, y);
+      }
+    }
+  }
+}
+
 // Params: VerifyParams, or IndptrLengthParams for a launch over a kernel that is still
 // writing the mask and the lengths (FlashVerifyLaunchOptions): then the lengths come from
 // kv_indptr and the softmax warpgroup waits for that kernel at its first tree tile.
@@ -345,8 +619,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     };
     // Tile-balanced: the ring position (iter) runs on across segments, and the producer goes
     // on into the next segment's Q and tiles as soon as the ring and Q allow.
+    int segment = 1;
     int iter0 = 0;  // tiles of earlier segments
-    for (int segment = 1;; ++segment) {
+    for (;; ++segment) {
       std::int64_t entry[4];
       if constexpr (kPageInstance) {
         load_page_entries(entry, tile_begin);
@@ -485,34 +760,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   float o_acc[kORegs];  // zeroed by each warpgroup after its setmaxnreg
   std::uint32_t p_frag[kPvSteps][4];
-  auto zero_o = [&] {
-#pragma unroll
-    for (int i = 0; i < kORegs; ++i) o_acc[i] = 0.f;
-  };
-
-  // V of stage s for k16 step kk: MN-major, channel blocks 8192 B apart, 8-token groups 1024 B.
-  auto v_desc = [&](int stage, int kk) {
-    return wg::smem_desc_sw128(kv_base + stage * kTileBytes + half * 4 * kBlockBytes + kk * 16 * 128,
-                               kBlockBytes, 1024);
-  };
-  auto issue_pv = [&](int stage) {
-    wg::fence();
-#pragma unroll
-    for (int kk = 0; kk < kPvSteps; ++kk) wg::wgmma_m64n256k16_rs(o_acc, p_frag[kk], v_desc(stage, kk), 1);
-    wg::commit_group();
-  };
-  auto rescale_o = [&](float a_lo, float a_hi) {
-    if (a_lo == 1.f && a_hi == 1.f) return;
-#pragma unroll
-    for (int j = 0; j < kORegs / 4; ++j) {
-      o_acc[4 * j] *= a_lo; o_acc[4 * j + 1] *= a_lo;
-      o_acc[4 * j + 2] *= a_hi; o_acc[4 * j + 3] *= a_hi;
-    }
-  };
-  auto release_stage = [&](int stage) {
-    __syncwarp();
-    if (lane == 0) warp::mbarrier_arrive(&s_empty[stage]);
-  };
   // Where query row rr's (of this request) split partial goes.
   auto partial_row = [&](int rr) -> std::int64_t {
     if constexpr (kBalanced) return detail::balanced_partial_row(blockIdx.y, b, rows_per_request, rr);
@@ -520,61 +767,19 @@ __global__ void __launch_bounds__(kThreads, 1)
   };
 
   // Epilogue: this warpgroup's 256 channels of the 64 rows, normalised: the final O when the
-  // block holds the request whole, else its partial. A lambda called at the end of each
-  // warpgroup's branch, so no code is shared between the two register budgets (a shared tail
-  // made ptxas fit both in the smaller one).
+  // block holds the request whole, else its partial. Called at the end of each warpgroup's
+  // branch, so no code is shared between the two register budgets (a shared tail made ptxas
+  // fit both in the smaller one).
   auto store_o = [&](float sum_lo, float sum_hi) {
     if constexpr (detail::bf16_partials(true, kBalanced)) {
       if (!whole) {
-        // The bf16 partial (detail::bf16_partials, flash_verify_split.h): this warpgroup's
-        // 64 rows x 256 channels into the Q buffer (rows padded by 16 bytes, so a warp's eight
-        // rows fall in distinct banks), then out in 16-byte chunks, a warp per 512-byte half row.
-        constexpr int kRowWords = mla::kHeadDimV / 2 + 4;
-        static_assert(kRowsPerTile * kRowWords * 4 <= kQBytes, "the staged partial fits the Q buffer");
-        auto* staged = reinterpret_cast<std::uint32_t*>(smem + kOffQ);
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int r = h ? row_hi : row_lo;
-          const float sum = h ? sum_hi : sum_lo;
-          const float inv = sum > 0.f ? 1.f / sum : 0.f;
-#pragma unroll
-          for (int j = 0; j < kORegs / 4; ++j) {
-            staged[r * kRowWords + half * 128 + 4 * j + quad_col] =
-                warp::pack_bf16x2(o_acc[4 * j + 2 * h] * inv, o_acc[4 * j + 2 * h + 1] * inv);
-          }
-        }
-        warp::named_barrier_sync(kBarStaged + half, 128);
-        auto* out = reinterpret_cast<__nv_bfloat16*>(ws.o_partial);
-#pragma unroll 4
-        for (int i = wg_tid; i < kRowsPerTile * 32; i += 128) {
-          const int r = i / 32, chunk = i % 32;  // 8 channels each
-          if (row0 + r >= rows_per_request) break;  // rows in order: the rest lie past the request too
-          const uint4 v = *reinterpret_cast<const uint4*>(staged + r * kRowWords + half * 128 + chunk * 4);
-          *reinterpret_cast<uint4*>(out + partial_row(row0 + r) * mla::kHeadDimV + half * 256 + chunk * 8) = v;
-        }
+        store_bf16_partial(ws, o_acc, smem, sum_lo, sum_hi, row_lo, row_hi, quad_col, half, wg_tid, row0,
+                           rows_per_request, partial_row);
         return;
       }
     }
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int r = h ? row_hi : row_lo;
-      if (row0 + r >= rows_per_request) continue;
-      const std::int64_t qrow = request_row0 + row0 + r;
-      const float sum = h ? sum_hi : sum_lo;
-      const float inv = sum > 0.f ? 1.f / sum : 0.f;
-  #pragma unroll
-      for (int j = 0; j < kORegs / 4; ++j) {
-        const int col = half * 256 + 8 * j + 2 * quad_col;
-        const float x = o_acc[4 * j + 2 * h] * inv;
-        const float y = o_acc[4 * j + 2 * h + 1] * inv;
-        if (whole) {
-          *reinterpret_cast<__nv_bfloat162*>(p.o + qrow * mla::kHeadDimV + col) = __floats2bfloat162_rn(x, y);
-        } else {
-          *reinterpret_cast<float2*>(ws.o_partial + partial_row(row0 + r) * mla::kHeadDimV + col) =
-              make_float2(x, y);
-        }
-      }
-    }
+    store_o_rows(p, ws, o_acc, sum_lo, sum_hi, row_lo, row_hi, quad_col, half, row0, rows_per_request, request_row0,
+                 whole, partial_row);
   };
 
   float row_sum_lo = 0.f, row_sum_hi = 0.f;  // this thread's partial sums (16 of 64 columns)
@@ -583,7 +788,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (warpgroup == 1) {
     // ---------------- softmax warpgroup ----------------
     wg::setmaxnreg_inc<kBalanced ? kBalancedSoftmaxRegs : kSoftmaxRegs>();
-    zero_o();
+    zero_o(o_acc);
     const bool valid_lo = row0 + row_lo < rows_per_request;
     const bool valid_hi = row0 + row_hi < rows_per_request;
     const float scale_log2 = p.sm_scale * kLog2e;
@@ -613,28 +818,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int tile = tile_begin + it;
         const int iter = iter0 + it;
         const int stage = iter % kStages;
-        // S = Q K^T: k step ks reads column block ks/4 at byte 32*(ks%4) of its 128-byte rows;
-        // each load part's k steps are issued once that part has landed.
-        const std::uint64_t k_desc = wg::smem_desc_sw128(kv_base + stage * kTileBytes, 16, 1024);
-        constexpr int kStepsPerPart = kKSteps / kLoadParts;
-#pragma unroll
-        for (int part = 0; part < kLoadParts; ++part) {
-          warp::mbarrier_wait_parity(&s_full[stage * kLoadParts + part], (iter / kStages) & 1);
-          if (timeline_thread && iter == 0 && part == 0) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineFirstTile);
-          warp::fence_proxy_async_shared();  // cp.async (generic proxy) bytes read by wgmma (async proxy)
-          if (part == 0) wg::fence();
-#pragma unroll
-          for (int ks = part * kStepsPerPart; ks < (part + 1) * kStepsPerPart; ++ks) {
-            const std::uint32_t step = ((ks / 4) * kRowsPerTile * 128 + (ks % 4) * 32) >> 4;
-            const std::uint32_t kstep = ((ks / 4) * kBlockBytes + (ks % 4) * 32) >> 4;
-            wg::wgmma_m64n64k16_ss(s_acc, q_desc + step, k_desc + kstep, ks > 0 ? 1 : 0);
-          }
-        }
-        wg::commit_group();
+        issue_scores(s_acc, q_desc, wg::smem_desc_sw128(kv_base + stage * kTileBytes, 16, 1024), s_full, stage, iter,
+                     timeline_thread);
         if (it > 0) {
           wg::wait_group<1>();  // PV of the previous tile is done: its stage is free
           wg::fence_operands(o_acc);
-          release_stage((iter - 1) % kStages);
+          release_stage(s_empty, (iter - 1) % kStages, lane);
         }
         wg::wait_group<0>();
         wg::fence_operands(s_acc);
@@ -658,128 +847,32 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         vis_lo >>= 2 * quad_col;
         vis_hi >>= 2 * quad_col;
-        float max_lo = -INFINITY, max_hi = -INFINITY;
-        if (!tree_tile) {  // every column visible: no mask test
-#pragma unroll
-          for (int j = 0; j < kSTiles; ++j) {
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-              if (e >= 2) max_hi = fmaxf(max_hi, s_acc[4 * j + e]); else max_lo = fmaxf(max_lo, s_acc[4 * j + e]);
-            }
-          }
-        } else {
-#pragma unroll
-          for (int j = 0; j < kSTiles; ++j) {
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-              const bool hi = e >= 2;
-              const bool visible = (((hi ? vis_hi : vis_lo) >> (8 * j + (e & 1))) & 1u) != 0;
-              // The raw score (scaled inside the exponent's FFMA below); the row max of raw
-              // scores times the positive scale is the max of scaled ones.
-              const float v = visible ? s_acc[4 * j + e] : -INFINITY;
-              s_acc[4 * j + e] = v;
-              if (hi) max_hi = fmaxf(max_hi, v); else max_lo = fmaxf(max_lo, v);
-            }
-          }
-        }
-#pragma unroll
-        for (int offset = 1; offset < 4; offset *= 2) {
-          max_lo = fmaxf(max_lo, __shfl_xor_sync(0xffffffffu, max_lo, offset));
-          max_hi = fmaxf(max_hi, __shfl_xor_sync(0xffffffffu, max_hi, offset));
-        }
-        max_lo *= scale_log2;  // -inf stays -inf: the scale is positive (params_valid)
-        max_hi *= scale_log2;
-        // The running max moves only when a score exceeds it by more than kLazyRescale (log2
-        // units; the first visible score always moves it): below that, P stays <= 2^k and O
-        // and the sums keep their scale, so most tiles skip the rescale multiplies.
-        const bool move_lo = fmaxf(row_max_lo, max_lo) > row_max_lo + kLazyRescale;
-        const bool move_hi = fmaxf(row_max_hi, max_hi) > row_max_hi + kLazyRescale;
-        const float new_lo = move_lo ? max_lo : row_max_lo;
-        const float new_hi = move_hi ? max_hi : row_max_hi;
-        const float base_lo = new_lo == -INFINITY ? 0.f : new_lo;  // nothing visible yet
-        const float base_hi = new_hi == -INFINITY ? 0.f : new_hi;
-        const float a_lo = move_lo ? warp::fast_exp2(row_max_lo - base_lo) : 1.f;
-        const float a_hi = move_hi ? warp::fast_exp2(row_max_hi - base_hi) : 1.f;
-        row_max_lo = new_lo;
-        row_max_hi = new_hi;
-        row_sum_lo *= a_lo;
-        row_sum_hi *= a_hi;
-        // One FFMA per score: the scale and the shift together.
-        auto shifted_exp = [&](float score, float base) { return warp::fast_exp2(fmaf(score, scale_log2, -base)); };
-#pragma unroll
-        for (int j = 0; j < kSTiles; ++j) {
-          s_acc[4 * j] = shifted_exp(s_acc[4 * j], base_lo);
-          s_acc[4 * j + 1] = shifted_exp(s_acc[4 * j + 1], base_lo);
-          s_acc[4 * j + 2] = shifted_exp(s_acc[4 * j + 2], base_hi);
-          s_acc[4 * j + 3] = shifted_exp(s_acc[4 * j + 3], base_hi);
-          row_sum_lo += s_acc[4 * j] + s_acc[4 * j + 1];
-          row_sum_hi += s_acc[4 * j + 2] + s_acc[4 * j + 3];
-        }
-        // P as wgmma A fragments: k16 step kk covers S chunks 2kk (a0: row lo, a1: row hi)
-        // and 2kk+1 (a2: row lo, a3: row hi).
-#pragma unroll
-        for (int kk = 0; kk < kPvSteps; ++kk) {
-          p_frag[kk][0] = warp::pack_bf16x2(s_acc[8 * kk], s_acc[8 * kk + 1]);
-          p_frag[kk][1] = warp::pack_bf16x2(s_acc[8 * kk + 2], s_acc[8 * kk + 3]);
-          p_frag[kk][2] = warp::pack_bf16x2(s_acc[8 * kk + 4], s_acc[8 * kk + 5]);
-          p_frag[kk][3] = warp::pack_bf16x2(s_acc[8 * kk + 6], s_acc[8 * kk + 7]);
-        }
-        rescale_o(a_lo, a_hi);
+        float max_lo, max_hi;
+        masked_tile_max(s_acc, vis_lo, vis_hi, tree_tile, scale_log2, max_lo, max_hi);
+        float a_lo, a_hi;  // the factors of O and the sums: 1 where the row's max stayed
+        online_softmax_step(s_acc, max_lo, max_hi, scale_log2, row_max_lo, row_max_hi, row_sum_lo, row_sum_hi, a_lo,
+                            a_hi);
+        p_fragments(p_frag, s_acc);
+        rescale_o(o_acc, a_lo, a_hi);
 
-        // Hand P and the rescale factors to the second PV warpgroup (same thread index,
-        // same rows), once it has read the previous tile's (tile-balanced: and the previous
-        // segment's final sums).
-        if (iter > 0) warp::named_barrier_sync(kBarPEmpty, kConsumerThreads);
-        // (Written as one loop over r for both forms: the if-constexpr form compiled to another
-        // schedule, not measured.)
-#pragma unroll
-        for (int kk = 0; kk < kPvSteps; ++kk) {  // one 16-byte store per k16 step
-          reinterpret_cast<uint4*>(s_pexchange)[kk * 128 + wg_tid] =
-              make_uint4(p_frag[kk][0], p_frag[kk][1], p_frag[kk][2], p_frag[kk][3]);
-        }
-        if (quad_col == 0) {
-          s_rescale[row_lo] = a_lo;
-          s_rescale[row_hi] = a_hi;
-        }
-        handoff_signal(kBarPFull);
+        hand_over_p(s_pexchange, s_rescale, p_frag, a_lo, a_hi, iter, wg_tid, quad_col, row_lo, row_hi);
 
-        issue_pv(stage);
+        issue_pv(o_acc, p_frag, kv_base, stage, half);
       }
       wg::wait_group<0>();
       wg::fence_operands(o_acc);
       // Tile-balanced: the segment's last stage, released here (the next segment's first
       // tile does not release the one before it).
-      if constexpr (kBalanced) release_stage((iter0 + n_iters - 1) % kStages);
+      if constexpr (kBalanced) release_stage(s_empty, (iter0 + n_iters - 1) % kStages, lane);
       if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineTilesDone);
 
-      // Final statistics: the quad's partial sums, to shared memory for the other warpgroup.
-#pragma unroll
-      for (int offset = 1; offset < 4; offset *= 2) {
-        row_sum_lo += __shfl_xor_sync(0xffffffffu, row_sum_lo, offset);
-        row_sum_hi += __shfl_xor_sync(0xffffffffu, row_sum_hi, offset);
-      }
-      if (quad_col == 0) {
-        s_final_sum[row_lo] = row_sum_lo;
-        s_final_sum[row_hi] = row_sum_hi;
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int r = h ? row_hi : row_lo;
-          if (row0 + r >= rows_per_request) continue;
-          const float sum = h ? row_sum_hi : row_sum_lo;
-          const float mx = h ? row_max_hi : row_max_lo;
-          const float lse = sum == 0.f ? -INFINITY : mx * kLn2 + logf(sum);
-          if (whole) {
-            p.lse[request_row0 + row0 + r] = lse;
-          } else {
-            ws.lse_partial[partial_row(row0 + r)] = lse;
-          }
-        }
-      }
+      store_row_stats(p, ws, s_final_sum, row_sum_lo, row_sum_hi, row_max_lo, row_max_hi, row_lo, row_hi, quad_col,
+                      row0, rows_per_request, request_row0, whole, partial_row);
       wg::named_barrier_arrive(kBarEpilogue, kConsumerThreads);
       store_o(row_sum_lo, row_sum_hi);
       if constexpr (!kBalanced) break;
       iter0 += n_iters;
-      zero_o();
+      zero_o(o_acc);
       row_sum_lo = row_sum_hi = 0.f;
       row_max_lo = row_max_hi = -INFINITY;
     }
@@ -787,7 +880,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   } else {
     // ---------------- second PV warpgroup ----------------
     wg::setmaxnreg_inc<kSecondPvRegs>();
-    zero_o();
+    zero_o(o_acc);
     int iter0 = 0;  // tiles of earlier segments (tile-balanced)
     for (;;) {
       const int n_iters = tile_end - tile_begin;
@@ -798,19 +891,15 @@ __global__ void __launch_bounds__(kThreads, 1)
         // Landed (already observed by warpgroup 1); the last part's arrival covers all parts.
         warp::mbarrier_wait_parity(&s_full[stage * kLoadParts + kLoadParts - 1], (iter / kStages) & 1);
         warp::fence_proxy_async_shared();
-#pragma unroll
-        for (int kk = 0; kk < kPvSteps; ++kk) {  // one 16-byte load per k16 step
-          const uint4 v = reinterpret_cast<const uint4*>(s_pexchange)[kk * 128 + wg_tid];
-          p_frag[kk][0] = v.x; p_frag[kk][1] = v.y; p_frag[kk][2] = v.z; p_frag[kk][3] = v.w;
-        }
+        take_over_p(p_frag, s_pexchange, wg_tid);
         const float a_lo = s_rescale[row_lo];
         const float a_hi = s_rescale[row_hi];
         if (it + 1 < n_iters) handoff_signal(kBarPEmpty);
-        rescale_o(a_lo, a_hi);
-        issue_pv(stage);
+        rescale_o(o_acc, a_lo, a_hi);
+        issue_pv(o_acc, p_frag, kv_base, stage, half);
         wg::wait_group<0>();
         wg::fence_operands(o_acc);
-        release_stage(stage);
+        release_stage(s_empty, stage, lane);
       }
       warp::named_barrier_sync(kBarEpilogue, kConsumerThreads);
       store_o(s_final_sum[row_lo], s_final_sum[row_hi]);
@@ -823,7 +912,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       handoff_signal(kBarPEmpty);
       iter0 += n_iters;
       enter_segment(seg);
-      zero_o();
+      zero_o(o_acc);
     }
   }
 
