@@ -188,6 +188,119 @@ __device__ __forceinline__ void release_stage(std::uint64_t* s_empty, int stage,
 }
 
 
+// Tile-balanced (warp 0): the block's range of the batch's tiles and its first segment; every
+// warp's walk state to s_walks, the segment (request -1: none) to s_first.
+template <class Params>
+__device__ __forceinline__ void first_balanced_segment(const Params& p, const detail::SplitWorkspace& ws, int boundary,
+                                                       int num_splits, int lane, tile_balance::Walk* s_walks,
+                                                       int* s_first) {
+  tile_balance::Walk w = detail::balanced_walk_warp(p, kTokensPerTile, boundary, blockIdx.y, num_splits, lane);
+  tile_balance::Segment seg;
+  const bool any = tile_balance::next_segment(p, kTokensPerTile, boundary, w, &seg);
+  if (lane < kThreads / 32) s_walks[lane] = w;
+  if (lane == 0) {
+    if (any) detail::record_request_slots(ws, seg, blockIdx.y);
+    s_first[0] = any ? seg.request : -1;
+    s_first[1] = seg.tile_begin;
+    s_first[2] = seg.tile_end;
+  }
+  if (threadIdx.x == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_wgmma, static_cast<int>(w.range_end - w.range_begin));
+}
+
+// ---- set-up ----
+// The block's mbarriers (thread 0): each stage's "full" parts count one cp.async completion
+// per producer thread, its "empty" one arrival per consumer warp; Q's "full" counts the producer
+// threads' completions (tile-balanced: and producer thread 0's arrive once it has published the
+// segment in s_next), Q's "empty" one arrival per softmax warp.
+__device__ __forceinline__ void init_barriers(std::uint64_t* s_full, std::uint64_t* s_empty, std::uint64_t* s_q_full,
+                                              std::uint64_t* s_q_empty, bool balanced) {
+#pragma unroll
+  for (int s = 0; s < kStages; ++s) {
+#pragma unroll
+    for (int part = 0; part < kLoadParts; ++part) warp::mbarrier_init(&s_full[s * kLoadParts + part], 128);
+    warp::mbarrier_init(&s_empty[s], 8);
+  }
+  warp::mbarrier_init(s_q_full, balanced ? 129 : 128);
+  warp::mbarrier_init(s_q_empty, 4);
+  warp::fence_mbarrier_init();
+}
+
+// ---- producer ----
+// Q rows of this tile (zeros past the request's rows) into the Q buffer, completion counted on
+// s_q_full. Lane l copies 16-byte chunk (l % 8) of each 128-byte column block of 4 rows per
+// pass. Tile-balanced: a pass at a time (unrolled, the reload between segments spilled).
+template <bool kBalanced, class Params>
+__device__ __forceinline__ void load_q_rows(const Params& p, unsigned char* const& smem, std::uint64_t* const& s_q_full,
+                                            const int& row0, const int& rows_per_request,
+                                            const std::int64_t& request_row0, const int& row_in_pass,
+                                            const int& chunk_in_block) {
+#pragma unroll(kBalanced ? 1 : 4)
+  for (int pass = 0; pass < 4; ++pass) {
+    const int r = pass * 16 + row_in_pass;
+    const bool valid = row0 + r < rows_per_request;
+    const bf16_bits* src = valid ? p.q + (request_row0 + row0 + r) * mla::kHeadDimQK : p.q;
+#pragma unroll
+    for (int blk = 0; blk < kDimBlocks; ++blk) {
+      const int chunk = blk * 8 + chunk_in_block;
+      warp::cp_async_16(smem + kOffQ + swizzled_offset(r, chunk, kRowsPerTile * 128), src + chunk * 8, valid);
+    }
+  }
+  wg::cp_async_mbarrier_arrive_noinc(s_q_full);
+}
+
+// Whether the warp's 16 rows of the tile are 16 consecutive rows of the pool (a TMA box) and,
+// if so, the first one's row.
+__device__ __forceinline__ bool rows_form_run(const bf16_bits* (&src)[4], const bf16_bits* kv_pool, int lane,
+                                              int& box_row) {
+  const bf16_bits* first =
+      reinterpret_cast<const bf16_bits*>(__shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(src[0]), 0));
+  bool run = true;
+#pragma unroll
+  for (int pass = 0; pass < 4; ++pass) {
+    run = run && src[pass] == first + (pass * 4 + (lane >> 3)) * mla::kHeadDimQK;
+  }
+  const bool tma_box = __all_sync(0xffffffffu, run);
+  if (tma_box) box_row = static_cast<int>((first - kv_pool) / mla::kHeadDimQK);  // < 2^31: the launcher checks
+  return tma_box;
+}
+
+// One tile's KV rows into its stage, in column-block parts in the order S reads them. Each
+// part's arrival on its "full" mbarrier fires once all of this thread's copies so far (that
+// part and the earlier ones) have landed, or (TMA box) once its boxes' bytes have.
+template <class KvRow>
+__device__ __forceinline__ void copy_tile_parts(std::uint64_t* s_full, int stage, unsigned char* stage_base,
+                                                bool tma_box, int box_row, const bf16_bits* (&src)[4],
+                                                const CUtensorMap& kv_map, const KvRow& kv_row, int lane, int wg_warp,
+                                                int chunk_in_block) {
+#pragma unroll
+  for (int part = 0; part < kLoadParts; ++part) {
+    std::uint64_t* full = &s_full[stage * kLoadParts + part];
+    if (tma_box) {
+      if (lane == 0) {
+        warp::mbarrier_arrive_expect_tx(full, kBlocksPerPart * kTmaBoxBytes);
+#pragma unroll
+        for (int blk = part * kBlocksPerPart; blk < (part + 1) * kBlocksPerPart; ++blk) {
+          wg::tma_load_2d(warp::smem_addr(stage_base + blk * kBlockBytes + wg_warp * kTmaBoxBytes), &kv_map, blk * 64,
+                          box_row, warp::smem_addr(full));
+        }
+      } else {
+        warp::mbarrier_arrive(full);
+      }
+      continue;
+    }
+#pragma unroll
+    for (int pass = 0; pass < 4; ++pass) {
+      const int r = kv_row(pass);
+#pragma unroll
+      for (int blk = part * kBlocksPerPart; blk < (part + 1) * kBlocksPerPart; ++blk) {
+        const int chunk = blk * 8 + chunk_in_block;
+        warp::cp_async_16(stage_base + swizzled_offset(r, chunk, kBlockBytes), src[pass] + chunk * 8, true);
+      }
+    }
+    wg::cp_async_mbarrier_arrive_noinc(full);
+  }
+}
+
 // ---- scores (softmax warpgroup) ----
 // S = Q K^T of one stage into s_acc: k step ks reads column block ks/4 at byte 32*(ks%4) of
 // its 128-byte rows, and each load part's k steps are issued once that part has landed.
@@ -483,19 +596,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     __shared__ int s_next_segment[3];  // the same, for the softmax warpgroup's next segment
     s_next = s_next_segment;
     walk = reinterpret_cast<tile_balance::Walk*>(s_walks) + tid / 32;
-    if (tid < 32) {
-      tile_balance::Walk w = detail::balanced_walk_warp(p, kTokensPerTile, boundary, blockIdx.y, num_splits, lane);
-      tile_balance::Segment seg;
-      const bool any = tile_balance::next_segment(p, kTokensPerTile, boundary, w, &seg);
-      if (lane < kThreads / 32) reinterpret_cast<tile_balance::Walk*>(s_walks)[lane] = w;
-      if (lane == 0) {
-        if (any) detail::record_request_slots(ws, seg, blockIdx.y);
-        s_first[0] = any ? seg.request : -1;
-        s_first[1] = seg.tile_begin;
-        s_first[2] = seg.tile_end;
-      }
-      if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_wgmma, static_cast<int>(w.range_end - w.range_begin));
-    }
+    if (tid < 32) first_balanced_segment(p, ws, boundary, num_splits, lane, reinterpret_cast<tile_balance::Walk*>(s_walks), s_first);
     __syncthreads();
     if (s_first[0] < 0) return;  // the same for every thread
     b = s_first[0];
@@ -543,21 +644,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   detail::RequestKvRows rows(p, b, prefix,
                              kBalanced ? detail::RequestKvRows::token_rows_base(p, b) : token_base);
 
-  if (tid == 0) {
-#pragma unroll
-    for (int s = 0; s < kStages; ++s) {
-#pragma unroll
-      for (int part = 0; part < kLoadParts; ++part) {
-        warp::mbarrier_init(&s_full[s * kLoadParts + part], 128);  // one cp.async completion per producer thread
-      }
-      warp::mbarrier_init(&s_empty[s], 8);  // one arrival per consumer warp
-    }
-    // One cp.async completion per producer thread (tile-balanced: and producer thread 0's
-    // arrive once it has published the segment in s_next).
-    warp::mbarrier_init(s_q_full, kBalanced ? 129 : 128);
-    warp::mbarrier_init(s_q_empty, 4);  // one arrival per softmax warp
-    warp::fence_mbarrier_init();
-  }
+  if (tid == 0) init_barriers(s_full, s_empty, s_q_full, s_q_empty, kBalanced);
   __syncthreads();
   warp::launch_dependents();  // the combine may be scheduled; it waits for this grid
 
@@ -579,23 +666,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     };
     const bool tma_runs = kTmaInstance && kv_map_ok;
     if (tma_runs && wg_tid == 0) wg::prefetch_tensormap(&kv_map);
-    // Q rows of this tile (zeros past the request's rows). Tile-balanced: a pass at a time
-    // (unrolled, the reload between segments spilled).
-    auto load_q = [&] {
-#pragma unroll(kBalanced ? 1 : 4)
-      for (int pass = 0; pass < 4; ++pass) {
-        const int r = pass * 16 + row_in_pass;
-        const bool valid = row0 + r < rows_per_request;
-        const bf16_bits* src = valid ? p.q + (request_row0 + row0 + r) * mla::kHeadDimQK : p.q;
-#pragma unroll
-        for (int blk = 0; blk < kDimBlocks; ++blk) {
-          const int chunk = blk * 8 + chunk_in_block;
-          warp::cp_async_16(smem + kOffQ + swizzled_offset(r, chunk, kRowsPerTile * 128), src + chunk * 8, valid);
-        }
-      }
-      wg::cp_async_mbarrier_arrive_noinc(s_q_full);
-    };
-    load_q();
+    load_q_rows<kBalanced>(p, smem, s_q_full, row0, rows_per_request, request_row0, row_in_pass, chunk_in_block);
     if (kBalanced && wg_tid == 0) warp::mbarrier_arrive(s_q_full);
 
     // Rows past kv_len re-read the last row (finite, masked out by the softmax).
@@ -662,15 +733,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           // One TMA box for this warp's 16 rows when they are consecutive rows of the pool: in a
           // tile with no dense tree row and no row past kv_len (those repeat the last row).
           if (tma_runs && (tile + 1) * kTokensPerTile <= (rows.tree_rows != nullptr ? prefix : kv_len)) {
-            const bf16_bits* first = reinterpret_cast<const bf16_bits*>(
-                __shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(src[0]), 0));
-            bool run = true;
-#pragma unroll
-            for (int pass = 0; pass < 4; ++pass) {
-              run = run && src[pass] == first + (pass * 4 + (lane >> 3)) * mla::kHeadDimQK;
-            }
-            tma_box = __all_sync(0xffffffffu, run);
-            if (tma_box) box_row = static_cast<int>((first - p.kv_pool) / mla::kHeadDimQK);  // < 2^31: the launcher checks
+            tma_box = rows_form_run(src, p.kv_pool, lane, box_row);
           }
         }
         if (tile + 1 < tile_end) {
@@ -682,36 +745,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
         }
         if (kWaitLast && iter >= kStages) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
-        // Column-block parts in the order S reads them; each part's arrival fires once all
-        // of this thread's copies so far (that part and the earlier ones) have landed, or
-        // (TMA) once its boxes' bytes have.
-#pragma unroll
-        for (int part = 0; part < kLoadParts; ++part) {
-          std::uint64_t* full = &s_full[stage * kLoadParts + part];
-          if (tma_box) {
-            if (lane == 0) {
-              warp::mbarrier_arrive_expect_tx(full, kBlocksPerPart * kTmaBoxBytes);
-#pragma unroll
-              for (int blk = part * kBlocksPerPart; blk < (part + 1) * kBlocksPerPart; ++blk) {
-                wg::tma_load_2d(warp::smem_addr(stage_base + blk * kBlockBytes + wg_warp * kTmaBoxBytes), &kv_map,
-                                blk * 64, box_row, warp::smem_addr(full));
-              }
-            } else {
-              warp::mbarrier_arrive(full);
-            }
-            continue;
-          }
-#pragma unroll
-          for (int pass = 0; pass < 4; ++pass) {
-            const int r = kv_row(pass);
-#pragma unroll
-            for (int blk = part * kBlocksPerPart; blk < (part + 1) * kBlocksPerPart; ++blk) {
-              const int chunk = blk * 8 + chunk_in_block;
-              warp::cp_async_16(stage_base + swizzled_offset(r, chunk, kBlockBytes), src[pass] + chunk * 8, true);
-            }
-          }
-          wg::cp_async_mbarrier_arrive_noinc(full);
-        }
+        copy_tile_parts(s_full, stage, stage_base, tma_box, box_row, src, kv_map, kv_row, lane, wg_warp, chunk_in_block);
         if (VB_DEBUG_TIMELINE && tid == 0 && tile == tile_begin && iter0 == 0) {
           VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineFirstIssue);
         }
@@ -738,7 +772,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         s_next[1] = seg.tile_begin;
         s_next[2] = seg.tile_end;
       }
-      load_q();
+      load_q_rows<kBalanced>(p, smem, s_q_full, row0, rows_per_request, request_row0, row_in_pass, chunk_in_block);
       if (wg_tid == 0) warp::mbarrier_arrive(s_q_full);  // releases the s_next stores
       rows = detail::RequestKvRows(p, b, prefix);
     }
