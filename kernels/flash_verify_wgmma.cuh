@@ -1,37 +1,44 @@
 // The wgmma main kernel (sm_90a only): device code, included by the instance files
 // (flash_verify_wgmma_gather_sm90a.cu, _run_boxes_sm90a.cu, _page_boxes_sm90a.cu,
-// _balanced_sm90a.cu), each of which compiles one instance family in its own translation unit;
-// flash_verify_wgmma_launch_sm90a.cu launches them.
+// _balanced_sm90a.cu), each of which compiles one instance family in its own translation
+// unit; flash_verify_wgmma_launch_sm90a.cu launches them.
 //
-// Same contract as the mma.sync path in flash_verify.cu (split-KV flash decode, one block
+// The contract is the mma.sync path's (flash_verify_mma.cuh: split-KV flash decode, one block
 // per request x row tile x token range, node-major head-minor rows, the tree mask past the
-// prefix, the same split workspace and combine), with a different engine, for requests
-// with H*T >= 64 rows where the mma.sync path is bound by its issue rate:
+// prefix, the same split workspace and combine), with another engine, for requests with
+// H*T >= 64 rows, where the mma.sync path is bound by its issue rate.
 //
 // One block = 64 query rows (one wgmma M) and 64-token tiles, three warpgroups:
 //   producer   (warpgroup 0, 88 registers) loads Q once and every KV tile with 16-byte
 //              cp.async gathers straight into the 128-byte-swizzled layout wgmma reads
 //              (a row of 576 values becomes 9 swizzled 128-byte rows, one per 64-value
-//              column block); completion is counted on the stage's "full" mbarrier with
+//              column block); completion is counted on the stage's "full" mbarriers with
 //              cp.async.mbarrier.arrive.noinc. Page size 1 rules out TMA tiles in general
 //              (every row can live anywhere), but the token table's instance for plans of
 //              >= 4 row tiles (kRunBoxes) checks each tile: a warp whose 16 rows are
 //              consecutive pool rows loads them as 9 TMA boxes instead; the block table's
 //              instance (kPageBoxes, pages of >= 16 rows) loads every tile inside kv_len so,
-//              with no check (kernels/flash_verify_config.h). Outside the run-box instance the
-//              producer waits for a free stage only once a tile's addresses are ready.
+//              with no check (kernels/flash_verify_config.h).
 //   softmax    (warpgroup 1, 240 registers) S = Q K^T (36 wgmma m64n64k16, both operands
 //              from shared memory), the masked online softmax on the accumulators (each
-//              thread owns 2 rows x 16 tokens: row max and sum need 2 quad shuffles; the
-//              scale is applied inside the exponent's FFMA, the mask tested on tree tiles
-//              only, and the running max moved lazily, only by more than 8 log2 units),
-//              P as bf16 A fragments in registers, O[:, 0:256] += P V (wgmma m64n256k16,
-//              A from registers, V from the same shared-memory rows, MN-major).
+//              thread owns 2 rows x 16 tokens), P as bf16 A fragments in registers, and
+//              O[:, 0:256] += P V (wgmma m64n256k16, A from registers, V from the same
+//              shared-memory rows, MN-major).
 //   second PV  (warpgroup 2, 176 registers) O[:, 256:512] += P V with P and the rescale
 //              factors handed over through shared memory (named barriers 1 and 2).
-// Each stage is released on its "empty" mbarrier by all 8 consumer warps once their
-// wgmma reads of it have completed. PV of tile i-1 and S of tile i are in flight
-// together on the softmax warpgroup.
+// Each stage is released on its "empty" mbarrier by all 8 consumer warps once their wgmma
+// reads of it have completed. PV of tile i-1 and S of tile i are in flight together on the
+// softmax warpgroup.
+//
+// The kernel (flash_verify_wgmma_kernel, at the end) is the outline: the block's work, the
+// barriers, then one branch per warpgroup with its loop over tiles (tile-balanced: and over
+// segments). Each role is a force-inlined function above it, in the order of the outline:
+// set-up, producer, scores, softmax, P's hand-over, PV, epilogue. Every array (accumulators,
+// fragments, page-table words, row sources) is declared in the kernel and passed by reference,
+// and where a role was a lambda, what the lambda captured is passed by const reference:
+// otherwise nvcc numbers the kernel's values in another order and ptxas lays the tile-balanced
+// instance out differently (kernels/NOTES.md, code layout). scripts/kernel_text_digest.sh
+// shows whether a rearrangement keeps every instance's machine code.
 #pragma once
 #include <cuda.h>  // CUtensorMap
 #include <cuda_bf16.h>
@@ -55,16 +62,16 @@ using namespace wgmma_cfg;
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 // Registers per thread after setmaxnreg: 88 + 240 + 176 = 3 x 168, the launch budget of 384
-// threads. The producer spilled at 56; the softmax warpgroup (O half, S, P, row state,
-// visibility words) spilled at 216; the second PV warpgroup holds O half and P only.
+// threads. The producer spills at 56; the softmax warpgroup (O half, S, P, row state,
+// visibility words) spills at 216; the second PV warpgroup holds O half and P only.
 constexpr int kProducerRegs = 88;
 constexpr int kSoftmaxRegs = 240;
 constexpr int kSecondPvRegs = 176;
 static_assert(kProducerRegs + kSoftmaxRegs + kSecondPvRegs == 3 * 168, "the block's register budget");
 // The tile-balanced instance's producer also walks its segments and reloads Q for each
-// request: at 88 it spilled (40-92 bytes); 96 / 232 / 176 do not. (It has no TMA boxes: with
-// them its producer spilled 28 bytes at 96, and at 104 / 224 / 176 the balanced plans, which
-// are memory-bound, ran 2-3.5 % slower: reports/h200/2026-11-30-tma-boxes, call 1.)
+// request: at 88 it spills; 96 / 232 / 176 do not. (It has no TMA boxes: with them its
+// producer spills at 96, and at 104 / 224 / 176 the balanced plans, which are memory-bound,
+// run 2-3.5 % slower.)
 constexpr int kBalancedProducerRegs = 96;
 constexpr int kBalancedSoftmaxRegs = 232;
 static_assert(kBalancedProducerRegs + kBalancedSoftmaxRegs + kSecondPvRegs == 3 * 168, "the block's register budget");
@@ -75,9 +82,9 @@ constexpr int kBarStaged = 4;       // + warpgroup - 1: a consumer warpgroup's b
 constexpr int kConsumerThreads = 256;
 
 // Debug builds only (-DVB_WGMMA_HANDOFF_SYNC=1): both sides of the P hand-over use bar.sync
-// instead of an arrive on one side, so compute-sanitizer racecheck sees plain barriers
-// (it reports the arrive/sync hand-over as a race: reports/h200/2026-11-29-wgmma/README.md).
-// Slower (each warpgroup waits for the other), same results.
+// instead of an arrive on one side, so compute-sanitizer racecheck sees plain barriers (it
+// reports the arrive/sync hand-over as a race). Slower (each warpgroup waits for the other),
+// same results.
 #ifndef VB_WGMMA_HANDOFF_SYNC
 #define VB_WGMMA_HANDOFF_SYNC 0
 #endif
@@ -143,50 +150,24 @@ constexpr int kWalkBytes = sizeof(tile_balance::Walk) * (kThreads / 32);
 static_assert(kWalkBytes <= 1024 && kSmemBytes + 1024 <= kHopperSmemLimit,
               "the walk states (static shared memory, rounded up to the dynamic base's 1024-byte alignment) must fit");
 
+// ---- set-up ----
 
-
-// ---- PV (both consumer warpgroups) ----
-// Accumulator layout of a wgmma m64nN tile: warp w of the warpgroup owns rows 16w..16w+15;
-// lane (g = lane/4, q = lane%4) holds, for each 8-column chunk j, columns 8j+2q, 8j+2q+1
-// of rows 16w+g (registers 4j, 4j+1) and 16w+g+8 (4j+2, 4j+3).
-
-__device__ __forceinline__ void zero_o(float (&o_acc)[kORegs]) {
+// The block's mbarriers (thread 0): each stage's "full" parts count one cp.async completion
+// per producer thread, its "empty" one arrival per consumer warp; Q's "full" counts the producer
+// threads' completions (tile-balanced: and producer thread 0's arrive once it has published the
+// segment in s_next), Q's "empty" one arrival per softmax warp.
+__device__ __forceinline__ void init_barriers(std::uint64_t* s_full, std::uint64_t* s_empty, std::uint64_t* s_q_full,
+                                              std::uint64_t* s_q_empty, bool balanced) {
 #pragma unroll
-  for (int i = 0; i < kORegs; ++i) o_acc[i] = 0.f;
-}
-
-// V of stage `stage` for k16 step kk: MN-major, channel blocks 8192 B apart, 8-token groups
-// 1024 B.
-__device__ __forceinline__ std::uint64_t v_desc(std::uint32_t kv_base, int stage, int half, int kk) {
-  return wg::smem_desc_sw128(kv_base + stage * kTileBytes + half * 4 * kBlockBytes + kk * 16 * 128, kBlockBytes,
-                             1024);
-}
-
-// O[:, half*256 ..] += P V of stage `stage`.
-__device__ __forceinline__ void issue_pv(float (&o_acc)[kORegs], std::uint32_t (&p_frag)[kPvSteps][4],
-                                         const std::uint32_t& kv_base, int stage, const int& half) {
-  wg::fence();
+  for (int s = 0; s < kStages; ++s) {
 #pragma unroll
-  for (int kk = 0; kk < kPvSteps; ++kk) wg::wgmma_m64n256k16_rs(o_acc, p_frag[kk], v_desc(kv_base, stage, half, kk), 1);
-  wg::commit_group();
-}
-
-// O's rows scaled by the softmax's factors; nothing to do when neither row's max moved.
-__device__ __forceinline__ void rescale_o(float (&o_acc)[kORegs], float a_lo, float a_hi) {
-  if (a_lo == 1.f && a_hi == 1.f) return;
-#pragma unroll
-  for (int j = 0; j < kORegs / 4; ++j) {
-    o_acc[4 * j] *= a_lo; o_acc[4 * j + 1] *= a_lo;
-    o_acc[4 * j + 2] *= a_hi; o_acc[4 * j + 3] *= a_hi;
+    for (int part = 0; part < kLoadParts; ++part) warp::mbarrier_init(&s_full[s * kLoadParts + part], 128);
+    warp::mbarrier_init(&s_empty[s], 8);
   }
+  warp::mbarrier_init(s_q_full, balanced ? 129 : 128);
+  warp::mbarrier_init(s_q_empty, 4);
+  warp::fence_mbarrier_init();
 }
-
-// This warp's wgmma reads of the stage have completed: one arrival on its "empty" mbarrier.
-__device__ __forceinline__ void release_stage(std::uint64_t* s_empty, int stage, int lane) {
-  __syncwarp();
-  if (lane == 0) warp::mbarrier_arrive(&s_empty[stage]);
-}
-
 
 // Tile-balanced (warp 0): the block's range of the batch's tiles and its first segment; every
 // warp's walk state to s_walks, the segment (request -1: none) to s_first.
@@ -207,28 +188,11 @@ __device__ __forceinline__ void first_balanced_segment(const Params& p, const de
   if (threadIdx.x == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_wgmma, static_cast<int>(w.range_end - w.range_begin));
 }
 
-// ---- set-up ----
-// The block's mbarriers (thread 0): each stage's "full" parts count one cp.async completion
-// per producer thread, its "empty" one arrival per consumer warp; Q's "full" counts the producer
-// threads' completions (tile-balanced: and producer thread 0's arrive once it has published the
-// segment in s_next), Q's "empty" one arrival per softmax warp.
-__device__ __forceinline__ void init_barriers(std::uint64_t* s_full, std::uint64_t* s_empty, std::uint64_t* s_q_full,
-                                              std::uint64_t* s_q_empty, bool balanced) {
-#pragma unroll
-  for (int s = 0; s < kStages; ++s) {
-#pragma unroll
-    for (int part = 0; part < kLoadParts; ++part) warp::mbarrier_init(&s_full[s * kLoadParts + part], 128);
-    warp::mbarrier_init(&s_empty[s], 8);
-  }
-  warp::mbarrier_init(s_q_full, balanced ? 129 : 128);
-  warp::mbarrier_init(s_q_empty, 4);
-  warp::fence_mbarrier_init();
-}
+// ---- producer (warpgroup 0) ----
 
-// ---- producer ----
 // Q rows of this tile (zeros past the request's rows) into the Q buffer, completion counted on
 // s_q_full. Lane l copies 16-byte chunk (l % 8) of each 128-byte column block of 4 rows per
-// pass. Tile-balanced: a pass at a time (unrolled, the reload between segments spilled).
+// pass. Tile-balanced: a pass at a time (unrolled, the reload between segments spills).
 template <bool kBalanced, class Params>
 __device__ __forceinline__ void load_q_rows(const Params& p, unsigned char* const& smem, std::uint64_t* const& s_q_full,
                                             const int& row0, const int& rows_per_request,
@@ -246,6 +210,14 @@ __device__ __forceinline__ void load_q_rows(const Params& p, unsigned char* cons
     }
   }
   wg::cp_async_mbarrier_arrive_noinc(s_q_full);
+}
+
+// The pool addresses of the tile's rows, one per pass, from their page-table words.
+template <class TokenOf>
+__device__ __forceinline__ void row_sources(const bf16_bits* (&src)[4], const detail::RequestKvRows& rows,
+                                            const std::int64_t (&entry)[4], int tile, const TokenOf& token_of) {
+#pragma unroll
+  for (int pass = 0; pass < 4; ++pass) src[pass] = rows.row_ptr(token_of(tile, pass), entry[pass]);
 }
 
 // Whether the warp's 16 rows of the tile are 16 consecutive rows of the pool (a TMA box) and,
@@ -302,6 +274,7 @@ __device__ __forceinline__ void copy_tile_parts(std::uint64_t* s_full, int stage
 }
 
 // ---- scores (softmax warpgroup) ----
+
 // S = Q K^T of one stage into s_acc: k step ks reads column block ks/4 at byte 32*(ks%4) of
 // its 128-byte rows, and each load part's k steps are issued once that part has landed.
 __device__ __forceinline__ void issue_scores(float (&s_acc)[kSRegs], std::uint64_t q_desc, std::uint64_t k_desc,
@@ -324,6 +297,26 @@ __device__ __forceinline__ void issue_scores(float (&s_acc)[kSRegs], std::uint64
 }
 
 // ---- softmax (softmax warpgroup, log2 domain) ----
+
+// The visibility of the tile's 64 tokens for each of the thread's rows as one 64-bit word,
+// shifted so bit 8j + e&1 is this thread's column (all visible on prefix-only tiles). Over a
+// mask writer the first tree tile waits for that kernel here.
+template <bool kWaitBeforeTreeMask>
+__device__ __forceinline__ void row_visibility(const std::uint64_t* mask_lo, const std::uint64_t* mask_hi,
+                                               bool valid_lo, bool valid_hi, bool tree_tile, int tile, int prefix,
+                                               int kv_len, int quad_col, std::uint64_t& vis_lo,
+                                               std::uint64_t& vis_hi) {
+  vis_lo = ~0ull;
+  vis_hi = ~0ull;
+  if (tree_tile) {
+    if (kWaitBeforeTreeMask) warp::wait_for_prerequisite_grid();
+    vis_lo = valid_lo ? tile_visibility(mask_lo, tile, prefix, kv_len) : ~0ull;
+    vis_hi = valid_hi ? tile_visibility(mask_hi, tile, prefix, kv_len) : ~0ull;
+  }
+  vis_lo >>= 2 * quad_col;
+  vis_hi >>= 2 * quad_col;
+}
+
 // The row maxima of the tile, scaled, for the thread's two rows (quad-uniform). On tree tiles
 // the invisible scores become -inf first: vis_lo / vis_hi hold the visibility of the thread's
 // columns (bit 8j + e&1), so the test is a shift and a select, with no branch. The scores stay
@@ -407,6 +400,8 @@ __device__ __forceinline__ void p_fragments(std::uint32_t (&p_frag)[kPvSteps][4]
   }
 }
 
+// ---- P's hand-over (softmax warpgroup -> second PV warpgroup) ----
+
 // P and the rescale factors to the second PV warpgroup (same thread index, same rows), in
 // one 16-byte store per k16 step, once it has read the previous tile's (tile-balanced: and the
 // previous segment's final sums).
@@ -435,6 +430,50 @@ __device__ __forceinline__ void take_over_p(std::uint32_t (&p_frag)[kPvSteps][4]
     p_frag[kk][0] = v.x; p_frag[kk][1] = v.y; p_frag[kk][2] = v.z; p_frag[kk][3] = v.w;
   }
 }
+
+// ---- PV (both consumer warpgroups) ----
+// Accumulator layout of a wgmma m64nN tile: warp w of the warpgroup owns rows 16w..16w+15;
+// lane (g = lane/4, q = lane%4) holds, for each 8-column chunk j, columns 8j+2q, 8j+2q+1
+// of rows 16w+g (registers 4j, 4j+1) and 16w+g+8 (4j+2, 4j+3).
+
+__device__ __forceinline__ void zero_o(float (&o_acc)[kORegs]) {
+#pragma unroll
+  for (int i = 0; i < kORegs; ++i) o_acc[i] = 0.f;
+}
+
+// V of stage `stage` for k16 step kk: MN-major, channel blocks 8192 B apart, 8-token groups
+// 1024 B.
+__device__ __forceinline__ std::uint64_t v_desc(std::uint32_t kv_base, int stage, int half, int kk) {
+  return wg::smem_desc_sw128(kv_base + stage * kTileBytes + half * 4 * kBlockBytes + kk * 16 * 128, kBlockBytes,
+                             1024);
+}
+
+// O[:, half*256 ..] += P V of stage `stage`.
+__device__ __forceinline__ void issue_pv(float (&o_acc)[kORegs], std::uint32_t (&p_frag)[kPvSteps][4],
+                                         const std::uint32_t& kv_base, int stage, const int& half) {
+  wg::fence();
+#pragma unroll
+  for (int kk = 0; kk < kPvSteps; ++kk) wg::wgmma_m64n256k16_rs(o_acc, p_frag[kk], v_desc(kv_base, stage, half, kk), 1);
+  wg::commit_group();
+}
+
+// O's rows scaled by the softmax's factors; nothing to do when neither row's max moved.
+__device__ __forceinline__ void rescale_o(float (&o_acc)[kORegs], float a_lo, float a_hi) {
+  if (a_lo == 1.f && a_hi == 1.f) return;
+#pragma unroll
+  for (int j = 0; j < kORegs / 4; ++j) {
+    o_acc[4 * j] *= a_lo; o_acc[4 * j + 1] *= a_lo;
+    o_acc[4 * j + 2] *= a_hi; o_acc[4 * j + 3] *= a_hi;
+  }
+}
+
+// This warp's wgmma reads of the stage have completed: one arrival on its "empty" mbarrier.
+__device__ __forceinline__ void release_stage(std::uint64_t* s_empty, int stage, int lane) {
+  __syncwarp();
+  if (lane == 0) warp::mbarrier_arrive(&s_empty[stage]);
+}
+
+// ---- epilogue (both consumer warpgroups) ----
 
 // The rows' final sums (the quad's partial sums added) to shared memory for the second PV
 // warpgroup, and their LSE (natural log): final, or the split's partial.
@@ -468,7 +507,6 @@ __device__ __forceinline__ void store_row_stats(const Params& p, const detail::S
   }
 }
 
-// ---- epilogue ----
 // This warpgroup's 256 channels of the 64 rows, normalised, as the bf16 partial
 // (detail::bf16_partials, flash_verify_split.h): staged in the Q buffer (rows padded by 16
 // bytes, so a warp's eight rows fall in distinct banks), then out in 16-byte chunks, a warp per
@@ -534,7 +572,7 @@ __device__ __forceinline__ void store_o_rows(const Params& p, const detail::Spli
 // Params: VerifyParams, or IndptrLengthParams for a launch over a kernel that is still
 // writing the mask and the lengths (FlashVerifyLaunchOptions): then the lengths come from
 // kv_indptr and the softmax warpgroup waits for that kernel at its first tree tile.
-// kBoxes: kNoBoxes, the gather-only code as it was; kRunBoxes, the instance whose producer
+// kBoxes: kNoBoxes, every KV row through cp.async gathers; kRunBoxes, the instance whose producer
 // checks each tile for runs of 16 consecutive pool rows and loads those as TMA boxes (token
 // table); kPageBoxes, the block table's instance, whose producer loads every tile inside kv_len
 // as boxes without a check (pages of >= 16 rows, a power of two, hold 16-row groups whole).
@@ -543,7 +581,7 @@ constexpr int kNoBoxes = 0, kRunBoxes = 1, kPageBoxes = 2;
 // The producer of fixed-split and even plans waits for a tile's stage only after computing
 // its row pointers and the next tile's table words in the gather-only and page-box instances,
 // so the copies go out as soon as the stage frees; the run-box and tile-balanced instances
-// wait first (there the early wait measured faster: kernels/NOTES.md).
+// wait first (there the early wait is faster: kernels/NOTES.md).
 template <bool kBalanced, class Params = VerifyParams, int kBoxes = kNoBoxes>
 __global__ void __launch_bounds__(kThreads, 1)
     flash_verify_wgmma_kernel(const Params p, const int num_splits, const int split_tiles,
@@ -583,20 +621,22 @@ __global__ void __launch_bounds__(kThreads, 1)
   tile_balance::Walk* walk = nullptr;
   // Tile-balanced: the producer's walk hands each next segment (request -1: none) to the
   // softmax warpgroup through s_next, published with the segment's Q (a walk loop in the
-  // softmax warpgroup's own code made ptxas serialise every wgmma: C7520).
+  // softmax warpgroup's own code makes ptxas serialise every wgmma: C7520).
   int* s_next = nullptr;
   const int boundary = detail::balanced_boundary_units(split_tiles);
   if constexpr (kBalanced) {
     // Warp 0 finds the block's range and first segment and hands them to every warp through
     // shared memory: with each warp walking here itself (loops of ballots ahead of the
-    // warpgroup branches), ptxas serialised every wgmma of the kernel (C7520: the balanced
-    // instance ran 1.5x slower per tile).
+    // warpgroup branches), ptxas serialises every wgmma of the kernel (C7520).
     __shared__ __align__(alignof(tile_balance::Walk)) unsigned char s_walks[kWalkBytes];
     __shared__ int s_first[3];         // request (-1: none), tile_begin, tile_end
     __shared__ int s_next_segment[3];  // the same, for the softmax warpgroup's next segment
     s_next = s_next_segment;
     walk = reinterpret_cast<tile_balance::Walk*>(s_walks) + tid / 32;
-    if (tid < 32) first_balanced_segment(p, ws, boundary, num_splits, lane, reinterpret_cast<tile_balance::Walk*>(s_walks), s_first);
+    if (tid < 32) {
+      first_balanced_segment(p, ws, boundary, num_splits, lane, reinterpret_cast<tile_balance::Walk*>(s_walks),
+                             s_first);
+    }
     __syncthreads();
     if (s_first[0] < 0) return;  // the same for every thread
     b = s_first[0];
@@ -607,8 +647,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     work.kv_len = p.kv_len(b);
     work.tile_begin = s_first[1];
     work.tile_end = s_first[2];
-    whole =
-            tile_balance::holds_whole_request(work.tile_begin, work.tile_end, kTokensPerTile, work.kv_len);
+    whole = tile_balance::holds_whole_request(work.tile_begin, work.tile_end, kTokensPerTile, work.kv_len);
   } else {
     token_base = detail::RequestKvRows::token_rows_base(p, b);  // in flight beside the length
     work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
@@ -635,8 +674,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     request_row0 = static_cast<std::int64_t>(b) * rows_per_request;
     tile_begin = seg.tile_begin;
     tile_end = seg.tile_end;
-    // tile_balance::holds_whole_request, written out: through the helper ptxas laid this
-    // instance out differently, and this kernel's speed moves with its layout (NOTES v10).
+    // tile_balance::holds_whole_request, written out: through the helper ptxas lays this
+    // instance out differently, and this kernel's speed moves with its layout (kernels/NOTES.md).
     whole = seg.tile_begin == 0 && seg.tile_end * kTokensPerTile >= kv_len;
   };
   // Made before the barrier set-up so its page-table base load overlaps it (see the mma.sync
@@ -703,7 +742,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int tile = tile_begin; tile < tile_end; ++tile) {
         const int iter = iter0 + tile - tile_begin;
         const int stage = iter % kStages;
-        // The wait for the stage last (see above) where it measured faster.
+        // The wait for the stage comes last where that is faster (see the kernel's comment).
         constexpr bool kWaitLast = !kBalanced && kBoxes != kRunBoxes;
         if (!kWaitLast && iter >= kStages) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
         unsigned char* stage_base = smem + kOffKv + stage * kTileBytes;
@@ -716,16 +755,14 @@ __global__ void __launch_bounds__(kThreads, 1)
             box_row = static_cast<int>((entry[0] << rows.page_shift) +
                                        (warp_first_token(tile) & ((1 << rows.page_shift) - 1)));  // < 2^31: the launcher checks
           } else {
-#pragma unroll
-            for (int pass = 0; pass < 4; ++pass) src[pass] = rows.row_ptr(token_of(tile, pass), entry[pass]);
+            row_sources(src, rows, entry, tile, token_of);
           }
           if (VB_DEBUG_TIMELINE && tid == 0 && tile == tile_begin && iter0 == 0) {
             asm volatile("" ::"l"(entry[0]));  // the (first) page-table word is in
             VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineTableIn);
           }
         } else {
-#pragma unroll
-          for (int pass = 0; pass < 4; ++pass) src[pass] = rows.row_ptr(token_of(tile, pass), entry[pass]);
+          row_sources(src, rows, entry, tile, token_of);
           if (VB_DEBUG_TIMELINE && tid == 0 && tile == tile_begin && iter0 == 0) {
             asm volatile("" ::"l"(src[0]), "l"(src[3]));  // the page-table words are in
             VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineTableIn);
@@ -781,10 +818,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // ---------------- consumers ----------------
   // Each warpgroup raises its register budget at the top of its own branch below: code
-  // that both run after a shared setmaxnreg would be held to the smaller budget.
-  // Accumulator layout of a wgmma m64nN tile: warp w of the warpgroup owns rows 16w..16w+15;
-  // lane (g = lane/4, q = lane%4) holds, for each 8-column chunk j, columns 8j+2q, 8j+2q+1
-  // of rows 16w+g (registers 4j, 4j+1) and 16w+g+8 (4j+2, 4j+3).
+  // that both run after a shared setmaxnreg would be held to the smaller budget. The
+  // accumulator layout (which rows a thread owns) is at the PV roles above.
   const int quad_row = lane / 4;
   const int quad_col = lane % 4;
   const int row_lo = wg_warp * 16 + quad_row;  // block-local rows this thread owns
@@ -802,7 +837,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // Epilogue: this warpgroup's 256 channels of the 64 rows, normalised: the final O when the
   // block holds the request whole, else its partial. Called at the end of each warpgroup's
-  // branch, so no code is shared between the two register budgets (a shared tail made ptxas
+  // branch, so no code is shared between the two register budgets (a shared tail makes ptxas
   // fit both in the smaller one).
   auto store_o = [&](float sum_lo, float sum_hi) {
     if constexpr (detail::bf16_partials(true, kBalanced)) {
@@ -868,19 +903,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
 
         // ---- masked online softmax on the accumulators (log2 domain) ----
-        // Visibility of the tile's 64 tokens for each of the thread's rows as one 64-bit word,
-        // shifted so bit 8j + e&1 is this thread's column: the per-element test is a shift and
-        // a select, with no branch (per-element branches cost ~11 % of all stall samples in
-        // the first version, on unmasked tiles too). Prefix-only tiles skip the test.
-        std::uint64_t vis_lo = ~0ull, vis_hi = ~0ull;
-        const bool tree_tile = (tile + 1) * kTokensPerTile > prefix;  // block-uniform
-        if (tree_tile) {
-          if (kWaitBeforeTreeMask) warp::wait_for_prerequisite_grid();
-          vis_lo = valid_lo ? tile_visibility(mask_lo, tile, prefix, kv_len) : ~0ull;
-          vis_hi = valid_hi ? tile_visibility(mask_hi, tile, prefix, kv_len) : ~0ull;
-        }
-        vis_lo >>= 2 * quad_col;
-        vis_hi >>= 2 * quad_col;
+        const bool tree_tile = (tile + 1) * kTokensPerTile > prefix;  // block-uniform: prefix-only tiles skip the mask
+        std::uint64_t vis_lo, vis_hi;
+        row_visibility<kWaitBeforeTreeMask>(mask_lo, mask_hi, valid_lo, valid_hi, tree_tile, tile, prefix, kv_len,
+                                            quad_col, vis_lo, vis_hi);
         float max_lo, max_hi;
         masked_tile_max(s_acc, vis_lo, vis_hi, tree_tile, scale_log2, max_lo, max_hi);
         float a_lo, a_hi;  // the factors of O and the sums: 1 where the row's max stayed
