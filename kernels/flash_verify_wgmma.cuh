@@ -273,6 +273,32 @@ __device__ __forceinline__ void copy_tile_parts(std::uint64_t* s_full, int stage
   }
 }
 
+// Tile-balanced: the walk's next segment for the softmax warpgroup (s_next, read once s_q_full
+// completes with the segment's Q) and the request's slots for the combine.
+__device__ __forceinline__ void publish_segment(const detail::SplitWorkspace& ws, int* s_next,
+                                                const tile_balance::Segment& seg) {
+  detail::record_request_slots(ws, seg, blockIdx.y);
+  s_next[0] = seg.request;
+  s_next[1] = seg.tile_begin;
+  s_next[2] = seg.tile_end;
+}
+
+// Tile-balanced: no more segments; s_q_full completes without a Q so the softmax warpgroup
+// reads the "none".
+__device__ __forceinline__ void publish_no_segment(int* s_next, std::uint64_t* s_q_full, int wg_tid) {
+  if (wg_tid == 0) {
+    s_next[0] = -1;
+    warp::mbarrier_arrive(s_q_full);
+  }
+  warp::mbarrier_arrive(s_q_full);
+}
+
+// A page box's first pool row: its page's first row plus the warp's offset in the page
+// (< 2^31: the launcher checks).
+__device__ __forceinline__ int page_box_row(std::int64_t entry, int page_shift, int first_token) {
+  return static_cast<int>((entry << page_shift) + (first_token & ((1 << page_shift) - 1)));
+}
+
 // ---- scores (softmax warpgroup) ----
 
 // S = Q K^T of one stage into s_acc: k step ks reads column block ks/4 at byte 32*(ks%4) of
@@ -751,9 +777,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         int box_row = 0;
         if constexpr (kPageInstance) {
           tma_box = page_box_tile(tile);
-          if (tma_box) {  // the warp's first row: its page's first row plus the offset in the page
-            box_row = static_cast<int>((entry[0] << rows.page_shift) +
-                                       (warp_first_token(tile) & ((1 << rows.page_shift) - 1)));  // < 2^31: the launcher checks
+          if (tma_box) {
+            box_row = page_box_row(entry[0], rows.page_shift, warp_first_token(tile));
           } else {
             row_sources(src, rows, entry, tile, token_of);
           }
@@ -794,21 +819,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       // segment from s_next): the next segment and its Q, or "none".
       warp::mbarrier_wait_parity(s_q_empty, (segment - 1) & 1);
       if (!more) {
-        if (wg_tid == 0) {
-          s_next[0] = -1;
-          warp::mbarrier_arrive(s_q_full);
-        }
-        warp::mbarrier_arrive(s_q_full);
+        publish_no_segment(s_next, s_q_full, wg_tid);
         break;
       }
       iter0 += tile_end - tile_begin;
       enter_segment(seg);
-      if (wg_tid == 0) {
-        detail::record_request_slots(ws, seg, blockIdx.y);
-        s_next[0] = seg.request;
-        s_next[1] = seg.tile_begin;
-        s_next[2] = seg.tile_end;
-      }
+      if (wg_tid == 0) publish_segment(ws, s_next, seg);
       load_q_rows<kBalanced>(p, smem, s_q_full, row0, rows_per_request, request_row0, row_in_pass, chunk_in_block);
       if (wg_tid == 0) warp::mbarrier_arrive(s_q_full);  // releases the s_next stores
       rows = detail::RequestKvRows(p, b, prefix);
