@@ -106,7 +106,7 @@ inline constexpr int kTokenSplitMinTiles = 16;
 
 }  // namespace vb::flash_cfg
 
-// ---- the Hopper wgmma path (kernels/flash_verify_wgmma_sm90a.cu, sm_90a only) ----
+// ---- the Hopper wgmma path (kernels/flash_verify_wgmma.cuh and its instance files, sm_90a only) ----
 // Chosen by the planner on sm_90 devices where the mma.sync path is bound by its issue rate
 // (PlannerConfig::wgmma_min_rows and the rest). One block = 64 query rows (one wgmma M) x one
 // split; three warpgroups: a producer (cp.async gathers or TMA boxes of KV rows into the

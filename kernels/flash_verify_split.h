@@ -1,5 +1,5 @@
 // What the production kernels share: the mma.sync path (flash_verify_mma.cuh), the sm_90a
-// wgmma path (flash_verify_wgmma_sm90a.cu), the split combine (flash_verify_combine.cu) and
+// wgmma path (flash_verify_wgmma.cuh), the split combine (flash_verify_combine.cu) and
 // the launcher (flash_verify_launch.cu): what a block owns, the split ranges, the split-KV
 // workspace layout and the LSE combine that merges it. Internal to kernels/.
 #pragma once
@@ -308,7 +308,7 @@ __device__ __forceinline__ bool empty_split_handled(const BlockWork& w, const Sp
 cudaError_t launch_split_combine(const VerifyParams& params, const LaunchPlan& plan, const SplitWorkspace& ws,
                                  cudaStream_t stream);
 
-// The wgmma path's main kernel (flash_verify_wgmma_sm90a.cu), in the plan's instance. The
+// The wgmma path's main kernel (flash_verify_wgmma_launch_sm90a.cu), in the plan's instance. The
 // launcher has checked the parameters and the plan; this raises the kernel's shared-memory
 // limit once per device. overlap_previous_kernel: FlashVerifyLaunchOptions's; over_mask_writer:
 // its previous_kernel_writes_only_mask_and_lengths (the IndptrLengthParams instance).

@@ -1,0 +1,9 @@
+// The tile-balanced instance: the walk over segments of several requests, gathers only.
+// Ordinary launches and over a mask writer (flash_verify_wgmma.cuh).
+#include "flash_verify_wgmma.cuh"
+
+namespace vb::detail {
+
+WgmmaKernelFamily wgmma_balanced_family() { return wgmma_kernel_family</*kBalanced=*/true, kNoBoxes>(); }
+
+}  // namespace vb::detail
