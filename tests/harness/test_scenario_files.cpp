@@ -156,11 +156,8 @@ struct PlannedCase {
   vb::FlashVerifyPlan plan;
   vb::LaunchPlan block_table_launch;  // the planner's launch of it over the block table
 };
-PlannedCase planned_correctness_case(const std::string& name) {
-  const ScenarioFile f = load("correctness.yaml");
-  const auto it = std::find_if(f.cases.begin(), f.cases.end(), [&](const CaseSpec& c) { return c.name == name; });
-  REQUIRE(it != f.cases.end());
-  PlannedCase pc{*it, case_prefix_lengths(*it), {}, {}};
+PlannedCase planned_case(const CaseSpec& spec) {
+  PlannedCase pc{spec, case_prefix_lengths(spec), {}, {}};
   const int t = tree_size(pc.spec.tree);
   for (std::int32_t p : pc.prefix) pc.kv_lens.push_back(p + t);
   const int max_kv = *std::max_element(pc.kv_lens.begin(), pc.kv_lens.end());
@@ -176,6 +173,12 @@ PlannedCase planned_correctness_case(const std::string& name) {
   pc.block_table_launch = vb::plan_launch(shape, vb::device_target(*vb::find_device_model("h200")), pc.spec.planner);
   pc.plan = pc.block_table_launch.schedule;
   return pc;
+}
+PlannedCase planned_correctness_case(const std::string& name) {
+  const ScenarioFile f = load("correctness.yaml");
+  const auto it = std::find_if(f.cases.begin(), f.cases.end(), [&](const CaseSpec& c) { return c.name == name; });
+  REQUIRE(it != f.cases.end());
+  return planned_case(*it);
 }
 
 TEST_CASE("correctness.yaml's tma_runs_mixed_tile mixes TMA boxes and the gather in one tile", "[scenario]") {
@@ -243,11 +246,11 @@ TEST_CASE("correctness.yaml runs every data distribution on every plan form", "[
   for (const CaseSpec& c : f.cases) {
     if (c.data.poison != PoisonValue::kNone) poisons.insert({c.data.poison, c.data.poison_in});
     if (c.data.poison != PoisonValue::kNone && c.data.poison_in == PoisonIn::kKv) {
-      const PlannedCase pc = planned_correctness_case(c.name);
+      const PlannedCase pc = planned_case(c);
       kv_poison_forms.insert({c.data.poison, pc.plan.path, form_of(pc.plan)});
     }
     if (std::find(c.tags.begin(), c.tags.end(), "data") == c.tags.end()) continue;
-    const PlannedCase pc = planned_correctness_case(c.name);
+    const PlannedCase pc = planned_case(c);
     const int form = form_of(pc.plan);
     seen.insert({c.data.dist, pc.plan.path, form});
     paged.insert({c.data.dist, c.pages.size > 1});
@@ -289,7 +292,7 @@ TEST_CASE("correctness.yaml's rising cases rise past fp32's exp2 range inside ev
   for (const CaseSpec& c : f.cases) {
     if (c.data.dist != DataDist::kRising || c.data.rise_nats < 0.1) continue;
     INFO(c.name);
-    const PlannedCase pc = planned_correctness_case(c.name);
+    const PlannedCase pc = planned_case(c);
     const int tile = pc.plan.path == vb::FlashVerifyPath::kWgmma ? 64 : 32;
     const int longest = *std::max_element(pc.kv_lens.begin(), pc.kv_lens.end());
     const int tiles = (longest + tile - 1) / tile;
