@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include <fmt/format.h>
@@ -257,7 +258,10 @@ TimedRun timed_run_from_json(const json& doc, const std::string& path) {
     run.device.driver_version = scalar_text(d, "driver_version");
     run.device.runtime_version = scalar_text(d, "runtime_version");
     if (d.contains("sm_count") && d.at("sm_count").is_number_integer()) {
-      run.device.sm_count = d.at("sm_count").get<int>();
+      const auto sm_count = d.at("sm_count").get<json::number_integer_t>();
+      if (sm_count > 0 && sm_count <= std::numeric_limits<int>::max()) {
+        run.device.sm_count = static_cast<int>(sm_count);
+      }
     }
   }
   if (prov.is_object() && prov.contains("build") && prov.at("build").is_object()) {

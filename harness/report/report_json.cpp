@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -47,6 +48,26 @@ double read_number(const json& j) {
 
 json optional_number(const std::optional<double>& v) { return json_optional_number(v); }
 
+// An integer field of T's range. nlohmann's get<T>() casts a float like 3.8e46 to T, which is
+// undefined behaviour; a result file gets a ReportError instead.
+template <typename T>
+T read_integer(const json& j, const char* key) {
+  const json& v = j.at(key);
+  const auto out_of_range = [&] {
+    return ReportError(fmt::format("\"{}\": {} is not an integer in [{}, {}]", key, v.dump(),
+                                   std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+  };
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<json::number_unsigned_t>();
+    if (u > static_cast<json::number_unsigned_t>(std::numeric_limits<T>::max())) throw out_of_range();
+    return static_cast<T>(u);
+  }
+  if (!v.is_number_integer()) throw out_of_range();
+  const auto i = v.get<json::number_integer_t>();
+  if (i < std::numeric_limits<T>::min() || i > std::numeric_limits<T>::max()) throw out_of_range();
+  return static_cast<T>(i);
+}
+
 std::optional<double> read_optional_number(const json& j, const char* key) {
   if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
   return read_number(j.at(key));
@@ -58,10 +79,10 @@ json to_json(const ElementIndex& e) {
 
 ElementIndex element_from_json(const json& j) {
   ElementIndex e;
-  e.request = j.at("request").get<int>();
-  e.node = j.at("node").get<int>();
-  e.head = j.at("head").get<int>();
-  e.channel = j.at("channel").get<int>();
+  e.request = read_integer<int>(j, "request");
+  e.node = read_integer<int>(j, "node");
+  e.head = read_integer<int>(j, "head");
+  e.channel = read_integer<int>(j, "channel");
   return e;
 }
 
@@ -79,9 +100,9 @@ json to_json(const ErrorStats& s) {
 
 ErrorStats stats_from_json(const json& j) {
   ErrorStats s;
-  s.elements_checked = j.at("elements_checked").get<std::int64_t>();
-  s.elements_failed = j.at("elements_failed").get<std::int64_t>();
-  s.nonfinite_mismatch = j.at("nonfinite_mismatch").get<std::int64_t>();
+  s.elements_checked = read_integer<std::int64_t>(j, "elements_checked");
+  s.elements_failed = read_integer<std::int64_t>(j, "elements_failed");
+  s.nonfinite_mismatch = read_integer<std::int64_t>(j, "nonfinite_mismatch");
   s.max_abs_error = read_number(j.at("max_abs_error"));
   s.max_rel_error = read_number(j.at("max_rel_error"));
   s.mean_abs_error = read_number(j.at("mean_abs_error"));
@@ -161,7 +182,7 @@ ExecutorResult executor_result_from_json(const nlohmann::ordered_json& j) {
   }
   r.detail = j.at("detail").get<std::string>();
   r.checked_against = j.at("checked_against").get<std::string>();
-  r.rows_checked = j.at("rows_checked").get<std::int64_t>();
+  r.rows_checked = read_integer<std::int64_t>(j, "rows_checked");
   if (j.contains("o")) r.o = stats_from_json(j.at("o"));
   if (j.contains("lse")) r.lse = stats_from_json(j.at("lse"));
   if (j.contains("wall_ms") && !j.at("wall_ms").is_null()) r.wall_ms = read_number(j.at("wall_ms"));
@@ -205,11 +226,11 @@ CaseResult case_result_from_json(const nlohmann::ordered_json& j) {
   c.case_name = j.at("case").get<std::string>();
   c.scenario = j.at("scenario").get<std::string>();
   c.source = j.at("source").get<std::string>();
-  c.batch = j.at("batch").get<int>();
-  c.tree_size = j.at("tree_size").get<int>();
-  c.heads = j.at("heads").get<int>();
-  c.page_size = j.at("page_size").get<int>();
-  c.total_kv_tokens = j.at("total_kv_tokens").get<std::int64_t>();
+  c.batch = read_integer<int>(j, "batch");
+  c.tree_size = read_integer<int>(j, "tree_size");
+  c.heads = read_integer<int>(j, "heads");
+  c.page_size = read_integer<int>(j, "page_size");
+  c.total_kv_tokens = read_integer<std::int64_t>(j, "total_kv_tokens");
   c.reproducer = j.at("reproducer").get<std::string>();
   if (j.contains("tags")) c.tags = j.at("tags").get<std::vector<std::string>>();
   if (j.contains("traffic") && !j.at("traffic").is_null()) c.traffic = traffic_from_json(j.at("traffic"));
@@ -314,10 +335,10 @@ nlohmann::ordered_json to_json(const TrafficModel& t) {
 
 TrafficModel traffic_from_json(const nlohmann::ordered_json& j) {
   TrafficModel t;
-  t.algorithmic_bytes = j.at("algorithmic_bytes").get<std::int64_t>();
-  t.page_bytes = j.at("page_bytes").get<std::int64_t>();
+  t.algorithmic_bytes = read_integer<std::int64_t>(j, "algorithmic_bytes");
+  t.page_bytes = read_integer<std::int64_t>(j, "page_bytes");
   t.flops = read_number(j.at("flops"));
-  t.kv_unique_bytes = j.at("kv_unique_bytes").get<std::int64_t>();
+  t.kv_unique_bytes = read_integer<std::int64_t>(j, "kv_unique_bytes");
   return t;
 }
 

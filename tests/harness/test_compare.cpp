@@ -398,6 +398,15 @@ TEST_CASE("bad input is a CompareInputError naming the file", "[compare]") {
   json bad_outcome = doc({a_case("a", {executor("production", {0.1})})});
   bad_outcome["cases"][0]["executors"][1]["outcome"] = 7;
   CHECK_THROWS_WITH(timed_run_from_json(bad_outcome, "x.json"), Contains("x.json: cases[0]: malformed result JSON"));
+  for (const json& not_an_int : {json(3.7759e46), json(1.5), json(std::uint64_t{1} << 40), json(-1e300)}) {
+    json bad_batch = doc({a_case("a", {})});
+    bad_batch["cases"][0]["batch"] = not_an_int;
+    CHECK_THROWS_WITH(timed_run_from_json(bad_batch, "x.json"),
+                      Contains("x.json: cases[0]: \"batch\": ") && Contains("is not an integer in"));
+  }
+  json huge_count = doc({a_case("a", {executor("production", {0.1})})});
+  huge_count["cases"][0]["executors"][1]["rows_checked"] = 3.7759e46;
+  CHECK_THROWS_WITH(timed_run_from_json(huge_count, "x.json"), Contains("\"rows_checked\""));
   CHECK_THROWS_WITH(load_timed_run("/nonexistent/result.json"), Contains("cannot read"));
 }
 
