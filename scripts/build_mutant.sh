@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Builds a deliberately wrong kernel as a bundle, to show that correctness.yaml catches it:
-# the committed tree (HEAD) is exported to a scratch folder, the patch is applied there (the
+# Builds a patched kernel as a bundle: a deliberately wrong one (patches/mutant-*.patch), to
+# show that correctness.yaml catches it, or a variant kept for an A/B (patches/variant-*.patch).
+# The committed tree (HEAD) is exported to a scratch folder, the patch is applied there (the
 # working tree is never touched), and scripts/bundle.sh packs the result.
 # Usage: scripts/build_mutant.sh PATCH OUT_BUNDLE
 #   e.g. scripts/build_mutant.sh patches/mutant-frozen-max-wgmma.patch bundle-mutant-wgmma
-# Then on the GPU: OUT_BUNDLE/run.sh run scenarios/correctness.yaml --case '<name>' ... must
-# exit 1 (some executor incorrect). The patches are not part of any default build.
+# Then on the GPU: a mutant's OUT_BUNDLE/run.sh run scenarios/correctness.yaml --case '<name>'
+# ... must exit 1 (some executor incorrect); a variant goes to scripts/ab_bundles.sh beside
+# the plain bundle. The patches are not part of any default build.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 [[ $# -eq 2 ]] || { echo "usage: $0 PATCH OUT_BUNDLE" >&2; exit 2; }
