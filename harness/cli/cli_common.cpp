@@ -94,6 +94,11 @@ void add_planner_option(CLI::App* cmd, ScenarioOptions* options) {
       CLI::MultiOptionPolicy::TakeAll);
 }
 
+void add_one_case_options(CLI::App* cmd, std::string* file, std::string* case_name) {
+  cmd->add_option("FILE", *file, "scenario YAML file")->required();
+  cmd->add_option("--case", *case_name, "the case (exact name as `list` prints it)")->required();
+}
+
 std::vector<ScenarioFile> load_all(const std::vector<std::string>& files, const ScenarioOptions& options) {
   std::vector<ScenarioFile> loaded;
   for (const std::string& f : files) {

@@ -56,6 +56,8 @@ struct Selected {
 // a name no file has, with the close names.
 std::vector<Selected> select_cases(const std::vector<ScenarioFile>& loaded, const std::vector<std::string>& paths,
                                    const std::vector<std::string>& wanted);
+// The FILE and --case options of a command that takes one case (profile, export).
+void add_one_case_options(CLI::App* cmd, std::string* file, std::string* case_name);
 // The one case `name` of `file` (profile, export).
 const CaseSpec& select_one_case(const std::vector<ScenarioFile>& loaded, const std::string& file,
                                 const std::string& name);

@@ -45,8 +45,7 @@ CLI::App* add_export_command(CLI::App& app, const Invocation& invocation, int* e
       "export", "Write one case's inputs and outputs (CPU reference, and every GPU executor "
                 "when a device is present) as safetensors in SGLang's tensor names and dtypes, "
                 "plus case.json describing them.");
-  cmd->add_option("FILE", args->file, "scenario YAML file")->required();
-  cmd->add_option("--case", args->case_name, "the case (exact name as `list` prints it)")->required();
+  add_one_case_options(cmd, &args->file, &args->case_name);
   add_planner_option(cmd, &args->scenario);
   cmd->add_option("DIR", args->dir, "output folder (created; replaced files are written atomically)")->required();
   cmd->add_option("--threads", args->threads, "CPU reference threads, 0..4096 (0: all hardware threads)")

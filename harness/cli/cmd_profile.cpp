@@ -169,8 +169,7 @@ CLI::App* add_profile_command(CLI::App& app, const Invocation& invocation, int* 
   CLI::App* cmd = app.add_subcommand(
       "profile", "Warm up one GPU executor (default: the production kernel) on one case, run it once "
                  "inside the case's NVTX range, and print the ncu command that profiles exactly that launch.");
-  cmd->add_option("FILE", args->file, "scenario YAML file")->required();
-  cmd->add_option("--case", args->case_name, "the case (exact name as `list` prints it)")->required();
+  add_one_case_options(cmd, &args->file, &args->case_name);
   add_planner_option(cmd, &args->scenario);
   cmd->add_option("--executor", args->executor,
                   "GPU executor to run (production, production/block-table, production/mma.sync, production/wgmma, naive, "
