@@ -150,7 +150,7 @@ inline constexpr int kTmaBoxBytes = kTmaBoxRows * 128;
 // full[2][parts], empty[2], q_full, q_empty (tile-balanced: the softmax warpgroup's last S of a
 // request has read Q, so the producer may load the next request's)
 inline constexpr int kOffBarriers = kOffFinalSum + kRowsPerTile * 4;
-inline constexpr int kBarrierCount = kStages * kLoadParts + kStages + 2 + kStages;  // + empty_hi[kStages]
+inline constexpr int kBarrierCount = kStages * kLoadParts + kStages + 2;
 // +1024: the dynamic shared-memory base is aligned up to 1024 B (128-byte swizzle atoms).
 inline constexpr int kSmemBytes = kOffBarriers + kBarrierCount * 8 + 1024;
 inline constexpr int kHopperSmemLimit = 227 * 1024;

@@ -282,8 +282,7 @@ bool plan_matches(const VerifyParams& params, const LaunchPlan& plan) {
   const bool wgmma_instance = plan.instance == KernelInstance::kWgmmaGather ||
                               plan.instance == KernelInstance::kWgmmaRunBoxes ||
                               plan.instance == KernelInstance::kWgmmaPageBoxes ||
-                              plan.instance == KernelInstance::kWgmmaBalanced ||
-                              plan.instance == KernelInstance::kWgmmaGatherSplit;
+                              plan.instance == KernelInstance::kWgmmaBalanced;
   const int rows = params.tree_size * params.num_heads;
   if (!plan.valid || wgmma != wgmma_instance || (s.path != FlashVerifyPath::kMmaSync && !wgmma)) return false;
   if (s.num_splits < 1 || s.num_splits > 65535 || params.batch > 65535 || s.tiles_per_split < 0) return false;

@@ -75,11 +75,6 @@ static_assert(kProducerRegs + kSoftmaxRegs + kSecondPvRegs == 3 * 168, "the bloc
 constexpr int kBalancedProducerRegs = 96;
 constexpr int kBalancedSoftmaxRegs = 232;
 static_assert(kBalancedProducerRegs + kBalancedSoftmaxRegs + kSecondPvRegs == 3 * 168, "the block's register budget");
-// The split-release gather instance (kSplitRelease, below): its producer holds a tile's row
-// sources across the stage's two waits and spills at 88.
-constexpr int kSplitProducerRegs = 96;
-constexpr int kSplitSoftmaxRegs = 232;
-static_assert(kSplitProducerRegs + kSplitSoftmaxRegs + kSecondPvRegs == 3 * 168, "the block's register budget");
 constexpr int kBarPFull = 1;        // softmax warpgroup -> second PV warpgroup: P(i) is in smem
 constexpr int kBarPEmpty = 2;       // second PV warpgroup -> softmax warpgroup: P(i) was read
 constexpr int kBarEpilogue = 3;     // final row sums are in smem
@@ -116,21 +111,6 @@ static_assert(kLazyRescale >= 0.f && kLazyRescale <= 16.f, "P <= 2^k must stay w
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define VB_WGMMA_DEVICE_CODE 1
 #endif
-
-// The split-release schedule (kSplitRelease: the gather instance for plans of >= 2 row tiles):
-// the second PV warpgroup issues PV(i) only once S(i+1) is complete, so the softmax of tile i+1
-// overlaps it on the tensor pipe; to keep the producer's slack, a stage frees in two halves
-// (blocks 0-3 and 8 after S and PV low, blocks 4-7 after PV high) and lands as blocks 0-3, 8,
-// 4-7, the order S reads them. On plans of one row tile, which are bound by memory, the longer
-// busy stage costs more than the overlap gains (kernels/NOTES.md).
-constexpr int kBarSDone = 6;  // softmax warpgroup -> second PV warpgroup: S(i+1) is complete
-// The column blocks of load part `part`: evenly (3 x 3), or, with the split release, 0-3, 8, 4-7.
-__host__ __device__ constexpr int part_first_block(int part, bool split) {
-  return split ? (part == 0 ? 0 : part == 1 ? 8 : 4) : part * kBlocksPerPart;
-}
-__host__ __device__ constexpr int part_block_count(int part, bool split) {
-  return split ? (part == 1 ? 1 : 4) : kBlocksPerPart;
-}
 
 // Byte offset of 16-byte chunk `chunk` (0..71) of row `row` in a [9][rows][128 B] block
 // set with the 128-byte swizzle (chunk index within its 128-byte row XOR row mod 8).
@@ -177,14 +157,12 @@ static_assert(kWalkBytes <= 1024 && kSmemBytes + 1024 <= kHopperSmemLimit,
 // threads' completions (tile-balanced: and producer thread 0's arrive once it has published the
 // segment in s_next), Q's "empty" one arrival per softmax warp.
 __device__ __forceinline__ void init_barriers(std::uint64_t* s_full, std::uint64_t* s_empty, std::uint64_t* s_q_full,
-                                              std::uint64_t* s_q_empty, bool balanced, bool split,
-                                              std::uint64_t* s_empty_hi) {
+                                              std::uint64_t* s_q_empty, bool balanced) {
 #pragma unroll
   for (int s = 0; s < kStages; ++s) {
 #pragma unroll
     for (int part = 0; part < kLoadParts; ++part) warp::mbarrier_init(&s_full[s * kLoadParts + part], 128);
-    warp::mbarrier_init(&s_empty[s], split ? 4 : 8);
-    if (split) warp::mbarrier_init(&s_empty_hi[s], 4);
+    warp::mbarrier_init(&s_empty[s], 8);
   }
   warp::mbarrier_init(s_q_full, balanced ? 129 : 128);
   warp::mbarrier_init(s_q_empty, 4);
@@ -260,22 +238,20 @@ __device__ __forceinline__ bool rows_form_run(const bf16_bits* (&src)[4], const 
 
 // One tile's KV rows into its stage, in column-block parts in the order S reads them. Each
 // part's arrival on its "full" mbarrier fires once all of this thread's copies so far (that
-// part and the earlier ones) have landed, or (TMA box) once its boxes' bytes have. Parts
-// [kPartBegin, kPartEnd) of the even split or (kSplit) of the split release's 0-3, 8, 4-7.
-template <bool kSplit, int kPartBegin, int kPartEnd, class KvRow>
+// part and the earlier ones) have landed, or (TMA box) once its boxes' bytes have.
+template <class KvRow>
 __device__ __forceinline__ void copy_tile_parts(std::uint64_t* s_full, int stage, unsigned char* stage_base,
                                                 bool tma_box, int box_row, const bf16_bits* (&src)[4],
                                                 const CUtensorMap& kv_map, const KvRow& kv_row, int lane, int wg_warp,
                                                 int chunk_in_block) {
 #pragma unroll
-  for (int part = kPartBegin; part < kPartEnd; ++part) {
+  for (int part = 0; part < kLoadParts; ++part) {
     std::uint64_t* full = &s_full[stage * kLoadParts + part];
-    const int blk0 = part_first_block(part, kSplit), blk1 = blk0 + part_block_count(part, kSplit);
     if (tma_box) {
       if (lane == 0) {
-        warp::mbarrier_arrive_expect_tx(full, part_block_count(part, kSplit) * kTmaBoxBytes);
+        warp::mbarrier_arrive_expect_tx(full, kBlocksPerPart * kTmaBoxBytes);
 #pragma unroll
-        for (int blk = blk0; blk < blk1; ++blk) {
+        for (int blk = part * kBlocksPerPart; blk < (part + 1) * kBlocksPerPart; ++blk) {
           wg::tma_load_2d(warp::smem_addr(stage_base + blk * kBlockBytes + wg_warp * kTmaBoxBytes), &kv_map, blk * 64,
                           box_row, warp::smem_addr(full));
         }
@@ -288,7 +264,7 @@ __device__ __forceinline__ void copy_tile_parts(std::uint64_t* s_full, int stage
     for (int pass = 0; pass < 4; ++pass) {
       const int r = kv_row(pass);
 #pragma unroll
-      for (int blk = blk0; blk < blk1; ++blk) {
+      for (int blk = part * kBlocksPerPart; blk < (part + 1) * kBlocksPerPart; ++blk) {
         const int chunk = blk * 8 + chunk_in_block;
         warp::cp_async_16(stage_base + swizzled_offset(r, chunk, kBlockBytes), src[pass] + chunk * 8, true);
       }
@@ -327,9 +303,9 @@ __device__ __forceinline__ int page_box_row(std::int64_t entry, int page_shift, 
 
 // S = Q K^T of one stage into s_acc: k step ks reads column block ks/4 at byte 32*(ks%4) of
 // its 128-byte rows, and each load part's k steps are issued once that part has landed.
-template <bool kSplit>
 __device__ __forceinline__ void issue_scores(float (&s_acc)[kSRegs], std::uint64_t q_desc, std::uint64_t k_desc,
                                              std::uint64_t* s_full, int stage, int iter, bool timeline_thread) {
+  constexpr int kStepsPerPart = kKSteps / kLoadParts;
 #pragma unroll
   for (int part = 0; part < kLoadParts; ++part) {
     warp::mbarrier_wait_parity(&s_full[stage * kLoadParts + part], (iter / kStages) & 1);
@@ -337,7 +313,7 @@ __device__ __forceinline__ void issue_scores(float (&s_acc)[kSRegs], std::uint64
     warp::fence_proxy_async_shared();  // cp.async (generic proxy) bytes read by wgmma (async proxy)
     if (part == 0) wg::fence();
 #pragma unroll
-    for (int ks = 4 * part_first_block(part, kSplit); ks < 4 * (part_first_block(part, kSplit) + part_block_count(part, kSplit)); ++ks) {
+    for (int ks = part * kStepsPerPart; ks < (part + 1) * kStepsPerPart; ++ks) {
       const std::uint32_t step = ((ks / 4) * kRowsPerTile * 128 + (ks % 4) * 32) >> 4;
       const std::uint32_t kstep = ((ks / 4) * kBlockBytes + (ks % 4) * 32) >> 4;
       wg::wgmma_m64n64k16_ss(s_acc, q_desc + step, k_desc + kstep, ks > 0 ? 1 : 0);
@@ -628,11 +604,13 @@ __device__ __forceinline__ void store_o_rows(const Params& p, const detail::Spli
 // as boxes without a check (pages of >= 16 rows, a power of two, hold 16-row groups whole).
 // The launcher's rule: flash_verify_wgmma_tma_boxes.
 constexpr int kNoBoxes = 0, kRunBoxes = 1, kPageBoxes = 2;
-// The producer of fixed-split and even plans waits for a tile's stage only after computing
-// its row pointers and the next tile's table words in the gather-only and page-box instances,
-// so the copies go out as soon as the stage frees; the run-box and tile-balanced instances
-// wait first (there the early wait is faster: kernels/NOTES.md).
-template <bool kBalanced, class Params = VerifyParams, int kBoxes = kNoBoxes, bool kSplitRelease = false>
+// The producer waits for a tile's stage only after computing its row pointers and the next
+// tile's table words, so the copies go out as soon as the stage frees; the run-box instance
+// waits first (there the early wait is faster: kernels/NOTES.md). Likewise the softmax
+// warpgroup releases the previous tile's stage before its S waits for this tile's copies, so
+// the next tile's copies can go out while this tile's still land, except in the run-box
+// instance, where that release ran slower (kernels/NOTES.md).
+template <bool kBalanced, class Params = VerifyParams, int kBoxes = kNoBoxes>
 __global__ void __launch_bounds__(kThreads, 1)
     flash_verify_wgmma_kernel(const Params p, const int num_splits, const int split_tiles,
                               const detail::SplitWorkspace ws, const __grid_constant__ CUtensorMap kv_map,
@@ -648,12 +626,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   std::uint64_t* s_empty = s_full + kStages * kLoadParts;                // [kStages]
   std::uint64_t* s_q_full = s_empty + kStages;
   std::uint64_t* s_q_empty = s_q_full + 1;  // tile-balanced only
-  std::uint64_t* s_empty_hi = s_q_empty + 1;  // [kStages]: blocks 4-7 (split release only)
-  static_assert(!kSplitRelease || (!kBalanced && kBoxes == kNoBoxes), "the split release is a gather schedule");
-  constexpr bool kSplit = kSplitRelease;  // a stage frees in halves, loaded 0-3, 8, 4-7
-  constexpr bool kBehind = kSplitRelease;  // PV high(i) waits for S(i+1)
-  constexpr int producer_regs = kBalanced ? kBalancedProducerRegs : kSplit ? kSplitProducerRegs : kProducerRegs;
-  constexpr int softmax_regs = kBalanced ? kBalancedSoftmaxRegs : kSplit ? kSplitSoftmaxRegs : kSoftmaxRegs;
 
   const int tid = threadIdx.x;
   const int warpgroup = tid / 128;
@@ -665,6 +637,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // or written before it has finished (or, over a mask writer, no mask word: the softmax
   // warpgroup's tree tiles). Returns at once in an ordinary launch.
   constexpr bool kWaitBeforeTreeMask = detail::waits_before_tree_mask<Params>;
+  constexpr bool kEarlyRelease = kBoxes != kRunBoxes;  // the softmax warpgroup's stage release: see above
   if (!kWaitBeforeTreeMask) warp::wait_for_prerequisite_grid();
 
   // The current request and its tiles: the block's own, or (tile-balanced) the segment of the
@@ -739,13 +712,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   detail::RequestKvRows rows(p, b, prefix,
                              kBalanced ? detail::RequestKvRows::token_rows_base(p, b) : token_base);
 
-  if (tid == 0) init_barriers(s_full, s_empty, s_q_full, s_q_empty, kBalanced, kSplit, s_empty_hi);
+  if (tid == 0) init_barriers(s_full, s_empty, s_q_full, s_q_empty, kBalanced);
   __syncthreads();
   warp::launch_dependents();  // the combine may be scheduled; it waits for this grid
 
   if (warpgroup == 0) {
     // ---------------- producer ----------------
-    wg::setmaxnreg_dec<producer_regs>();
+    wg::setmaxnreg_dec<kBalanced ? kBalancedProducerRegs : kProducerRegs>();
     // Lane l copies 16-byte chunk (l % 8) of each 128-byte column block of 4 rows per
     // pass; a warp covers 4 rows per pass, the warpgroup 16, four passes a 64-row tile.
     // Eight lanes read 128 contiguous bytes of one row per instruction.
@@ -837,16 +810,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
         }
         if (kWaitLast && iter >= kStages) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
-        if constexpr (kSplit) {
-          copy_tile_parts<true, 0, 2>(s_full, stage, stage_base, tma_box, box_row, src, kv_map, kv_row, lane, wg_warp,
-                                      chunk_in_block);
-          if (iter >= kStages) warp::mbarrier_wait_parity(&s_empty_hi[stage], ((iter / kStages) - 1) & 1);
-          copy_tile_parts<true, 2, 3>(s_full, stage, stage_base, tma_box, box_row, src, kv_map, kv_row, lane, wg_warp,
-                                      chunk_in_block);
-        } else {
-          copy_tile_parts<false, 0, kLoadParts>(s_full, stage, stage_base, tma_box, box_row, src, kv_map, kv_row, lane,
-                                                wg_warp, chunk_in_block);
-        }
+        copy_tile_parts(s_full, stage, stage_base, tma_box, box_row, src, kv_map, kv_row, lane, wg_warp, chunk_in_block);
         if (VB_DEBUG_TIMELINE && tid == 0 && tile == tile_begin && iter0 == 0) {
           VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineFirstIssue);
         }
@@ -911,7 +875,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   if (warpgroup == 1) {
     // ---------------- softmax warpgroup ----------------
-    wg::setmaxnreg_inc<softmax_regs>();
+    wg::setmaxnreg_inc<kBalanced ? kBalancedSoftmaxRegs : kSoftmaxRegs>();
     zero_o(o_acc);
     const bool valid_lo = row0 + row_lo < rows_per_request;
     const bool valid_hi = row0 + row_hi < rows_per_request;
@@ -942,16 +906,20 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int tile = tile_begin + it;
         const int iter = iter0 + it;
         const int stage = iter % kStages;
-        issue_scores<kSplit>(s_acc, q_desc, wg::smem_desc_sw128(kv_base + stage * kTileBytes, 16, 1024), s_full, stage, iter,
+        if constexpr (kEarlyRelease) {
+          wg::wait_group<0>();  // PV of the previous tile is done: its stage is free
+          wg::fence_operands(o_acc);
+          if (it > 0) release_stage(s_empty, (iter - 1) % kStages, lane);
+        }
+        issue_scores(s_acc, q_desc, wg::smem_desc_sw128(kv_base + stage * kTileBytes, 16, 1024), s_full, stage, iter,
                      timeline_thread);
-        if (it > 0) {
+        if (!kEarlyRelease && it > 0) {
           wg::wait_group<1>();  // PV of the previous tile is done: its stage is free
           wg::fence_operands(o_acc);
           release_stage(s_empty, (iter - 1) % kStages, lane);
         }
         wg::wait_group<0>();
         wg::fence_operands(s_acc);
-        if (kBehind && it > 0) wg::named_barrier_arrive(kBarSDone, kConsumerThreads);  // PV high of tile it-1 may go
         // Tile-balanced: the segment's last S has read Q; the producer may load the next request's.
         if (kBalanced && it == n_iters - 1) {
           __syncwarp();
@@ -1011,13 +979,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         const float a_lo = s_rescale[row_lo];
         const float a_hi = s_rescale[row_hi];
         if (it + 1 < n_iters) handoff_signal(kBarPEmpty);
-        // Behind S(it+1), so the softmax of tile it+1 overlaps this PV.
-        if (kBehind && it + 1 < n_iters) warp::named_barrier_sync(kBarSDone, kConsumerThreads);
         rescale_o(o_acc, a_lo, a_hi);
         issue_pv(o_acc, p_frag, kv_base, stage, half);
         wg::wait_group<0>();
         wg::fence_operands(o_acc);
-        release_stage(kSplit ? s_empty_hi : s_empty, stage, lane);
+        release_stage(s_empty, stage, lane);
       }
       warp::named_barrier_sync(kBarEpilogue, kConsumerThreads);
       store_o(s_final_sum[row_lo], s_final_sum[row_hi]);
@@ -1058,10 +1024,10 @@ cudaError_t wgmma_timeline_read_slots(std::vector<FlashVerifyTimelineBlock>* out
 
 // An instance file's family: its two kernels (ordinary launches and over a mask writer) and its
 // timeline slots.
-template <bool kBalanced, int kBoxes, bool kSplitRelease = false>
+template <bool kBalanced, int kBoxes>
 detail::WgmmaKernelFamily wgmma_kernel_family() {
-  return {flash_verify_wgmma_kernel<kBalanced, VerifyParams, kBoxes, kSplitRelease>,
-          flash_verify_wgmma_kernel<kBalanced, IndptrLengthParams, kBoxes, kSplitRelease>, wgmma_timeline_clear_slots,
+  return {flash_verify_wgmma_kernel<kBalanced, VerifyParams, kBoxes>,
+          flash_verify_wgmma_kernel<kBalanced, IndptrLengthParams, kBoxes>, wgmma_timeline_clear_slots,
           wgmma_timeline_read_slots};
 }
 

@@ -3,7 +3,6 @@
 // unit of its own, so the files build in parallel, and hands out its host stubs and its
 // phase-timeline slots here:
 //   flash_verify_wgmma_gather_sm90a.cu      fixed-split and even plans, cp.async gathers only
-//   flash_verify_wgmma_gather_split_sm90a.cu  the same for >= 2 row tiles, split stage release
 //   flash_verify_wgmma_run_boxes_sm90a.cu   the token table's run boxes (kRunBoxes)
 //   flash_verify_wgmma_page_boxes_sm90a.cu  the block table's page boxes (kPageBoxes)
 //   flash_verify_wgmma_balanced_sm90a.cu    the tile-balanced schedule
@@ -36,6 +35,5 @@ WgmmaKernelFamily wgmma_gather_family();
 WgmmaKernelFamily wgmma_run_boxes_family();
 WgmmaKernelFamily wgmma_page_boxes_family();
 WgmmaKernelFamily wgmma_balanced_family();
-WgmmaKernelFamily wgmma_gather_split_family();
 
 }  // namespace vb::detail

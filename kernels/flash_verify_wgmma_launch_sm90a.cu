@@ -22,15 +22,13 @@ namespace {
 using namespace wgmma_cfg;
 
 // The instance files' families, in KernelInstance order of the wgmma path.
-constexpr int kFamilies = 5;
+constexpr int kFamilies = 4;
 using FamilyOf = detail::WgmmaKernelFamily (*)();
 constexpr FamilyOf kFamilyOf[kFamilies] = {detail::wgmma_gather_family, detail::wgmma_run_boxes_family,
-                                           detail::wgmma_page_boxes_family, detail::wgmma_balanced_family,
-                                           detail::wgmma_gather_split_family};
+                                           detail::wgmma_page_boxes_family, detail::wgmma_balanced_family};
 
 int family_index(const LaunchPlan& plan) {
-  return plan.instance == KernelInstance::kWgmmaGatherSplit ? 4
-         : plan.instance == KernelInstance::kWgmmaBalanced  ? 3
+  return plan.instance == KernelInstance::kWgmmaBalanced    ? 3
          : plan.instance == KernelInstance::kWgmmaPageBoxes ? 2
          : plan.instance == KernelInstance::kWgmmaRunBoxes  ? 1
                                                             : 0;

@@ -66,10 +66,6 @@ const std::vector<OptionField>& option_fields() {
             "block table, pages >= 16 rows: TMA page boxes on fixed-split wgmma plans of at least this many row "
             "tiles (0: never)",
             &PlannerConfig::wgmma_page_boxes_min_row_tiles, 0, 1 << 20),
-      field("wgmma_split_release_min_row_tiles",
-            "gather-only fixed-split wgmma plans: PV high behind the next S and a stage freed in halves from this "
-            "many row tiles (0: never)",
-            &PlannerConfig::wgmma_split_release_min_row_tiles, 0, 1 << 20),
       field("split_overhead_tiles", "split model: a block's fixed cost (Q load, pipeline fill, epilogue), in tiles",
             &PlannerConfig::split_overhead_tiles, 0, 1e6),
       field("combine_tiles_per_split", "split model: the combine's cost per split, in tiles",
@@ -126,7 +122,6 @@ const char* to_string(KernelInstance instance) {
     case KernelInstance::kWgmmaRunBoxes: return "wgmma/run-boxes";
     case KernelInstance::kWgmmaPageBoxes: return "wgmma/page-boxes";
     case KernelInstance::kWgmmaBalanced: return "wgmma/balanced";
-    case KernelInstance::kWgmmaGatherSplit: return "wgmma/split-release";
   }
   return "unknown";
 }
@@ -364,21 +359,17 @@ namespace {
 // The wgmma instance: TMA boxes on fixed-split plans where the rule's thresholds say so and the
 // pool is addressable by a tensor map (< 2^31 rows); the block table's page boxes need pages
 // of >= 16 rows, a power of two, so that each producer warp's 16-row group lies in one page.
-// Plans that gather every row take the split-release schedule from its row-tile threshold.
 KernelInstance wgmma_instance_for(const FlashVerifyPlan& s, const PlanShape& shape, const PlannerConfig& config) {
   if (s.tile_balanced) return KernelInstance::kWgmmaBalanced;
-  const bool split_release =
-      config.wgmma_split_release_min_row_tiles > 0 && s.m_tiles >= config.wgmma_split_release_min_row_tiles;
-  const KernelInstance gather = split_release ? KernelInstance::kWgmmaGatherSplit : KernelInstance::kWgmmaGather;
   const bool addressable = shape.pool_rows >= wgmma_cfg::kTmaBoxRows && shape.pool_rows <= INT32_MAX;
-  if (!addressable) return gather;
+  if (!addressable) return KernelInstance::kWgmmaGather;
   if (shape.page_kind == PageTableKind::kTokenIndices) {
     const bool runs = config.wgmma_run_boxes_min_row_tiles > 0 && s.m_tiles >= config.wgmma_run_boxes_min_row_tiles;
-    return runs ? KernelInstance::kWgmmaRunBoxes : gather;
+    return runs ? KernelInstance::kWgmmaRunBoxes : KernelInstance::kWgmmaGather;
   }
   const bool pages = config.wgmma_page_boxes_min_row_tiles > 0 && shape.page_size >= wgmma_cfg::kTmaBoxRows &&
                      is_power_of_two(shape.page_size) && s.m_tiles >= config.wgmma_page_boxes_min_row_tiles;
-  return pages ? KernelInstance::kWgmmaPageBoxes : gather;
+  return pages ? KernelInstance::kWgmmaPageBoxes : KernelInstance::kWgmmaGather;
 }
 
 LaunchPlan invalid(LaunchPlan plan, std::string why) {

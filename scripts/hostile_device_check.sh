@@ -14,8 +14,8 @@ dest=$(realpath -m "${2:-${OUT:?set OUT or pass it}}")
 out="$dest/hostile-check"
 mkdir -p "$out"
 rising=(data_wgmma_single_split data_mma_single_split data_mma_split data_wgmma_split
-        data_mma_tile_balanced data_wgmma_tile_balanced data_wgmma_split_release_single_split
-        data_wgmma_split_release_split)
+        data_mma_tile_balanced data_wgmma_tile_balanced data_wgmma_two_row_tiles_single_split
+        data_wgmma_two_row_tiles_split)
 declare -A rc
 run() {  # NAME BUNDLE ARGS...
   local name=$1 bundle=$2; shift 2

@@ -150,7 +150,7 @@ bool takes_boxes(const vb::FlashVerifyPlan& schedule, vb::PageTableKind kind, in
 }
 }  // namespace
 
-TEST_CASE("the wgmma path's TMA boxes: fixed splits, the token table from 4 row tiles, pages of 16+ rows from 1", "[plan]") {
+TEST_CASE("the wgmma path's TMA boxes: fixed splits, the token table from 4 row tiles, pages of 16+ rows from 2", "[plan]") {
   using vb::FlashVerifyPath;
   using vb::PageTableKind;
   // DDTree-64 B8, 8 heads: 512 rows, 8 row tiles of 64 (PlannerConfig::wgmma_run_boxes_min_row_tiles = 4).
@@ -168,12 +168,12 @@ TEST_CASE("the wgmma path's TMA boxes: fixed splits, the token table from 4 row 
   REQUIRE(four.m_tiles == 4);
   CHECK(takes_boxes(four, PageTableKind::kTokenIndices, 64));
   CHECK(takes_boxes(four, PageTableKind::kBlockTable, 64));
-  // The block table's page boxes go on every fixed-split plan (wgmma_page_boxes_min_row_tiles = 1): one
-  // row tile (128k x 8, 32 rows) has them with pages of 64, not with the token table.
+  // The block table's page boxes go on fixed-split plans of 2 or more row tiles
+  // (wgmma_page_boxes_min_row_tiles = 2): one row tile (128k x 8, 32 rows) gathers with either table.
   const vb::FlashVerifyPlan one = vb::flash_verify_plan(8, 4, 8, 131076, 132, 1, true, nullptr, 64);
   REQUIRE(one.path == FlashVerifyPath::kWgmma);
   REQUIRE(one.m_tiles == 1);
-  CHECK(takes_boxes(one, PageTableKind::kBlockTable, 64));
+  CHECK_FALSE(takes_boxes(one, PageTableKind::kBlockTable, 64));
   CHECK_FALSE(takes_boxes(one, PageTableKind::kTokenIndices, 64));
   for (int heads : {96, 64}) {
     const vb::FlashVerifyPlan fewer = vb::flash_verify_plan(8, 2, heads, 16384, 132, 1, true);
@@ -370,45 +370,4 @@ TEST_CASE("plan_launch: the token split where the H200 A/B found it faster, and 
   const vb::PlannedLaunch wide = vb::plan_launch(fixed_chain_case(8, 8192, 4, 128), h200);
   CHECK(wide.launch.schedule.path == vb::FlashVerifyPath::kWgmma);
   CHECK_FALSE(wide.launch.schedule.token_split);
-}
-
-namespace {
-vb::KernelInstance token_table_instance(const vb::FlashVerifyPlan& schedule, const vb::PlannerConfig& config = {}) {
-  vb::PlanShape shape;
-  shape.batch = 8;
-  shape.tree_size = 16;
-  shape.num_heads = 8;
-  shape.page_kind = vb::PageTableKind::kTokenIndices;
-  shape.page_size = 64;
-  shape.pool_rows = 1 << 20;
-  return vb::complete_launch_plan(schedule, shape, vb::device_target(*vb::find_device_model("h200")), config).instance;
-}
-}  // namespace
-
-TEST_CASE("the wgmma gather plans of 2-3 row tiles take the split-release schedule, one row tile the plain one",
-          "[plan]") {
-  // DFlash-16 B8 (128 rows: 2 row tiles), one 128k request x 8 (32 rows: 1), a 3-row-tile and a
-  // 4-row-tile plan (the token table's run boxes from 4, PlannerConfig::wgmma_run_boxes_min_row_tiles).
-  const vb::FlashVerifyPlan two = vb::flash_verify_plan(8, 16, 8, 32784, 132, 1, true);
-  REQUIRE(two.path == vb::FlashVerifyPath::kWgmma);
-  REQUIRE(two.m_tiles == 2);
-  CHECK(token_table_instance(two) == vb::KernelInstance::kWgmmaGatherSplit);
-  const vb::FlashVerifyPlan one = vb::flash_verify_plan(8, 4, 8, 131076, 132, 1, true, nullptr, 64);
-  REQUIRE(one.path == vb::FlashVerifyPath::kWgmma);
-  REQUIRE(one.m_tiles == 1);
-  CHECK(token_table_instance(one) == vb::KernelInstance::kWgmmaGather);
-  const vb::FlashVerifyPlan three = vb::flash_verify_plan(8, 2, 96, 16384, 132, 1, true);
-  REQUIRE(three.m_tiles == 3);
-  CHECK(token_table_instance(three) == vb::KernelInstance::kWgmmaGatherSplit);
-  const vb::FlashVerifyPlan four = vb::flash_verify_plan(1, 2, 128, 16384, 132, 1, true);
-  REQUIRE(four.m_tiles == 4);
-  CHECK(token_table_instance(four) == vb::KernelInstance::kWgmmaRunBoxes);
-  // The threshold is a run-time setting: 0 turns the schedule off, 1 takes it on one row tile too.
-  vb::PlannerConfig off;
-  off.wgmma_split_release_min_row_tiles = 0;
-  CHECK(token_table_instance(two, off) == vb::KernelInstance::kWgmmaGather);
-  vb::PlannerConfig always;
-  always.wgmma_split_release_min_row_tiles = 1;
-  CHECK(token_table_instance(one, always) == vb::KernelInstance::kWgmmaGatherSplit);
-  CHECK(std::string(vb::to_string(vb::KernelInstance::kWgmmaGatherSplit)) == "wgmma/split-release");
 }

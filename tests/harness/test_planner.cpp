@@ -197,7 +197,7 @@ TEST_CASE("each instance and depth a plan names is a kernel of its own", "[plann
   }
   add({2, 1, 0, FlashVerifyPath::kWgmma}, PageTableKind::kTokenIndices, 8, 4);   // gather (1 row tile)
   add({2, 4, 0, FlashVerifyPath::kWgmma}, PageTableKind::kTokenIndices, 64, 4);  // run boxes (4 row tiles)
-  add({2, 1, 0, FlashVerifyPath::kWgmma}, PageTableKind::kBlockTable, 8, 4);     // page boxes (pages of 64)
+  add({2, 2, 0, FlashVerifyPath::kWgmma}, PageTableKind::kBlockTable, 32, 4);    // page boxes (pages of 64, 2 row tiles)
   vb::FlashVerifyPlan wgmma_balanced{2, 1, 0, FlashVerifyPath::kWgmma};
   wgmma_balanced.tile_balanced = true;
   wgmma_balanced.balanced_slots = 2;

@@ -158,7 +158,7 @@ struct PlannedCase {
   vb::LaunchPlan token_table_launch;  // ... and over the token table (production)
 };
 PlannedCase planned_case(const CaseSpec& spec) {
-  PlannedCase pc{spec, case_prefix_lengths(spec), {}, {}, {}};
+  PlannedCase pc{spec, case_prefix_lengths(spec), {}, {}, {}, {}};
   const int t = tree_size(pc.spec.tree);
   for (std::int32_t p : pc.prefix) pc.kv_lens.push_back(p + t);
   const int max_kv = *std::max_element(pc.kv_lens.begin(), pc.kv_lens.end());
@@ -231,8 +231,8 @@ TEST_CASE("correctness.yaml's page_boxes_block_table takes page boxes and the ga
 }
 
 // Issue 29: every data distribution on every plan form the H200 planner picks: one split,
-// split KV and tile-balanced, on the mma.sync and the wgmma path (and the wgmma split-release
-// instance), and on both page-table
+// split KV and tile-balanced, on the mma.sync and the wgmma path (and the wgmma gather on 2
+// row tiles), and on both page-table
 // forms (every GPU executor runs every case, so each case covers the token table, the block
 // table, both forced paths and the SGLang adapter; page size > 1 makes the block table real).
 TEST_CASE("correctness.yaml runs every data distribution on every plan form", "[scenario][data]") {
@@ -247,24 +247,27 @@ TEST_CASE("correctness.yaml runs every data distribution on every plan form", "[
   bool slow_rise = false;
   std::set<std::pair<PoisonValue, PoisonIn>> poisons;
   std::set<std::tuple<PoisonValue, vb::FlashVerifyPath, int>> kv_poison_forms;
-  // The split-release gather instance (production's token table), by form.
-  std::set<std::pair<DataDist, int>> split_release_forms;
-  std::set<PoisonValue> split_release_poisons;
+  // The wgmma gather on 2 or more row tiles (production's token table), by form.
+  std::set<std::pair<DataDist, int>> two_row_tile_forms;
+  std::set<PoisonValue> two_row_tile_poisons;
+  auto gathers_two_row_tiles = [](const PlannedCase& pc) {
+    return pc.token_table_launch.instance == vb::KernelInstance::kWgmmaGather && pc.plan.m_tiles >= 2;
+  };
   for (const CaseSpec& c : f.cases) {
     if (c.data.poison != PoisonValue::kNone) poisons.insert({c.data.poison, c.data.poison_in});
     if (c.data.poison != PoisonValue::kNone && c.data.poison_in == PoisonIn::kKv) {
       const PlannedCase pc = planned_case(c);
       kv_poison_forms.insert({c.data.poison, pc.plan.path, form_of(pc.plan)});
-      if (pc.token_table_launch.instance == vb::KernelInstance::kWgmmaGatherSplit) {
-        split_release_poisons.insert(c.data.poison);
+      if (gathers_two_row_tiles(pc)) {
+        two_row_tile_poisons.insert(c.data.poison);
       }
     }
     if (std::find(c.tags.begin(), c.tags.end(), "data") == c.tags.end()) continue;
     const PlannedCase pc = planned_case(c);
     const int form = form_of(pc.plan);
     seen.insert({c.data.dist, pc.plan.path, form});
-    if (pc.token_table_launch.instance == vb::KernelInstance::kWgmmaGatherSplit) {
-      split_release_forms.insert({c.data.dist, form});
+    if (gathers_two_row_tiles(pc)) {
+      two_row_tile_forms.insert({c.data.dist, form});
     }
     paged.insert({c.data.dist, c.pages.size > 1});
     if (c.data.dist == DataDist::kSink) sink_places.insert(c.data.sink_at);
@@ -278,7 +281,7 @@ TEST_CASE("correctness.yaml runs every data distribution on every plan form", "[
       for (const int form : {kSingle, kSplit}) CHECK(seen.count({d, path, form}));
     }
     CHECK(seen.count({d, vb::FlashVerifyPath::kMmaSync, kBalanced}));
-    for (const int form : {kSingle, kSplit}) CHECK(split_release_forms.count({d, form}));
+    for (const int form : {kSingle, kSplit}) CHECK(two_row_tile_forms.count({d, form}));
     CHECK(paged.count({d, true}));
     CHECK(paged.count({d, false}));
   }
@@ -294,7 +297,7 @@ TEST_CASE("correctness.yaml runs every data distribution on every plan form", "[
     for (const auto path : {vb::FlashVerifyPath::kMmaSync, vb::FlashVerifyPath::kWgmma}) {
       for (const int form : {kSingle, kSplit, kBalanced}) CHECK(kv_poison_forms.count({v, path, form}));
     }
-    CHECK(split_release_poisons.count(v));
+    CHECK(two_row_tile_poisons.count(v));
   }
 }
 

@@ -61,7 +61,6 @@ enum class KernelInstance : int {
   kWgmmaRunBoxes = 4,  // wgmma, token table: runs of 16 pool rows as TMA boxes, checked per tile
   kWgmmaPageBoxes = 5, // wgmma, block table of pages >= 16 rows: every tile inside kv_len as boxes
   kWgmmaBalanced = 6,  // wgmma, tile-balanced schedule (gather)
-  kWgmmaGatherSplit = 7,  // wgmma gather, >= 2 row tiles: PV high behind the next S, a stage freed in halves
 };
 const char* to_string(KernelInstance instance);
 
@@ -107,12 +106,11 @@ struct PlannerConfig {
   int wgmma_few_rows_min_page_size = 16;
   double wgmma_few_rows_min_tiles_per_sm = 6;
   // wgmma TMA boxes on fixed-split plans: the token table's checked run boxes from this many
-  // row tiles, the block table's page boxes from this many (0 turns either off).
+  // row tiles, the block table's page boxes from this many (0 turns either off). On one row
+  // tile, bound by memory, the page-box instance with its early stage release ran 1.08x slower,
+  // so there the block table gathers (kernels/NOTES.md).
   int wgmma_run_boxes_min_row_tiles = 4;
-  int wgmma_page_boxes_min_row_tiles = 1;
-  // Fixed-split wgmma plans that gather every row: the split-release schedule from this many
-  // row tiles (0: never). On one row tile, bound by memory, it ran 1.01-1.04x slower.
-  int wgmma_split_release_min_row_tiles = 2;
+  int wgmma_page_boxes_min_row_tiles = 2;
   // Split model (in the path's KV tiles): fixed cost per block, combine cost per split, the
   // fewest tiles per split and the most splits per request.
   double split_overhead_tiles = 2;
