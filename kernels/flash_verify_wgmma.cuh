@@ -604,12 +604,10 @@ __device__ __forceinline__ void store_o_rows(const Params& p, const detail::Spli
 // as boxes without a check (pages of >= 16 rows, a power of two, hold 16-row groups whole).
 // The launcher's rule: flash_verify_wgmma_tma_boxes.
 constexpr int kNoBoxes = 0, kRunBoxes = 1, kPageBoxes = 2;
-// The producer waits for a tile's stage only after computing its row pointers and the next
-// tile's table words, so the copies go out as soon as the stage frees; the run-box instance
-// waits first (there the early wait is faster: kernels/NOTES.md). Likewise the softmax
+// The producer waits for a tile's stage only after computing its row pointers, its run check
+// and the next tile's table words, so the copies go out as soon as the stage frees. The softmax
 // warpgroup releases the previous tile's stage before its S waits for this tile's copies, so
-// the next tile's copies can go out while this tile's still land, except in the run-box
-// instance, where that release ran slower (kernels/NOTES.md).
+// the next tile's copies can go out while this tile's still land (kernels/NOTES.md).
 template <bool kBalanced, class Params = VerifyParams, int kBoxes = kNoBoxes>
 __global__ void __launch_bounds__(kThreads, 1)
     flash_verify_wgmma_kernel(const Params p, const int num_splits, const int split_tiles,
@@ -637,7 +635,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   // or written before it has finished (or, over a mask writer, no mask word: the softmax
   // warpgroup's tree tiles). Returns at once in an ordinary launch.
   constexpr bool kWaitBeforeTreeMask = detail::waits_before_tree_mask<Params>;
-  constexpr bool kEarlyRelease = kBoxes != kRunBoxes;  // the softmax warpgroup's stage release: see above
   if (!kWaitBeforeTreeMask) warp::wait_for_prerequisite_grid();
 
   // The current request and its tiles: the block's own, or (tile-balanced) the segment of the
@@ -771,9 +768,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int tile = tile_begin; tile < tile_end; ++tile) {
         const int iter = iter0 + tile - tile_begin;
         const int stage = iter % kStages;
-        // The wait for the stage comes last where that is faster (see the kernel's comment).
-        constexpr bool kWaitLast = kBoxes != kRunBoxes;
-        if (!kWaitLast && iter >= kStages) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
         unsigned char* stage_base = smem + kOffKv + stage * kTileBytes;
         const bf16_bits* src[4];
         bool tma_box = false;
@@ -809,7 +803,8 @@ __global__ void __launch_bounds__(kThreads, 1)
             for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile + 1, pass));
           }
         }
-        if (kWaitLast && iter >= kStages) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
+        // The stage's wait comes last (see the kernel's comment).
+        if (iter >= kStages) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
         copy_tile_parts(s_full, stage, stage_base, tma_box, box_row, src, kv_map, kv_row, lane, wg_warp, chunk_in_block);
         if (VB_DEBUG_TIMELINE && tid == 0 && tile == tile_begin && iter0 == 0) {
           VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineFirstIssue);
@@ -906,18 +901,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int tile = tile_begin + it;
         const int iter = iter0 + it;
         const int stage = iter % kStages;
-        if constexpr (kEarlyRelease) {
-          wg::wait_group<0>();  // PV of the previous tile is done: its stage is free
-          wg::fence_operands(o_acc);
-          if (it > 0) release_stage(s_empty, (iter - 1) % kStages, lane);
-        }
+        wg::wait_group<0>();  // PV of the previous tile is done: its stage is free
+        wg::fence_operands(o_acc);
+        if (it > 0) release_stage(s_empty, (iter - 1) % kStages, lane);
         issue_scores(s_acc, q_desc, wg::smem_desc_sw128(kv_base + stage * kTileBytes, 16, 1024), s_full, stage, iter,
                      timeline_thread);
-        if (!kEarlyRelease && it > 0) {
-          wg::wait_group<1>();  // PV of the previous tile is done: its stage is free
-          wg::fence_operands(o_acc);
-          release_stage(s_empty, (iter - 1) % kStages, lane);
-        }
         wg::wait_group<0>();
         wg::fence_operands(s_acc);
         // Tile-balanced: the segment's last S has read Q; the producer may load the next request's.
