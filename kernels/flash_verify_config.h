@@ -147,20 +147,10 @@ static_assert(kBlocksPerPart * kLoadParts == kDimBlocks, "load parts split the 9
 inline constexpr int kTmaL2Promotion = 3;
 inline constexpr int kTmaBoxRows = 16;  // one producer warp's rows of a tile
 inline constexpr int kTmaBoxBytes = kTmaBoxRows * 128;
-// Row pairs (kRowPairs, fixed-split plans of an even number of row tiles): the two blocks of
-// a 2-block cluster hold a request's row tiles 2k and 2k+1 over the same tokens, so they read
-// the same KV tiles. Each gathers half of every tile's rows (cluster rank r: rows 32r..32r+31)
-// and forwards that half, once landed, into the same bytes of its peer's stage (a bulk copy
-// per column block, counted on the peer's "full" part). A stage is free once both blocks'
-// consumers have released it. PlannerConfig::wgmma_row_pairs says which plans pair.
-inline constexpr int kPairRows = kTokensPerTile / 2;  // rows of a tile each block of a pair gathers
-inline constexpr int kPairForwardBytes = kPairRows * 128;  // one column block of a half tile
-inline constexpr int kPairPartBytes = kBlocksPerPart * kPairForwardBytes;  // the peer's bytes per part
 // full[2][parts], empty[2], q_full, q_empty (tile-balanced: the softmax warpgroup's last S of a
-// request has read Q, so the producer may load the next request's), own_full[2][parts] (row
-// pairs: this block's own half of the part has landed, so it may be forwarded)
+// request has read Q, so the producer may load the next request's)
 inline constexpr int kOffBarriers = kOffFinalSum + kRowsPerTile * 4;
-inline constexpr int kBarrierCount = kStages * kLoadParts + kStages + 2 + kStages * kLoadParts;
+inline constexpr int kBarrierCount = kStages * kLoadParts + kStages + 2;
 // +1024: the dynamic shared-memory base is aligned up to 1024 B (128-byte swizzle atoms).
 inline constexpr int kSmemBytes = kOffBarriers + kBarrierCount * 8 + 1024;
 inline constexpr int kHopperSmemLimit = 227 * 1024;

@@ -155,20 +155,14 @@ static_assert(kWalkBytes <= 1024 && kSmemBytes + 1024 <= kHopperSmemLimit,
 // The block's mbarriers (thread 0): each stage's "full" parts count one cp.async completion
 // per producer thread, its "empty" one arrival per consumer warp; Q's "full" counts the producer
 // threads' completions (tile-balanced: and producer thread 0's arrive once it has published the
-// segment in s_next), Q's "empty" one arrival per softmax warp. Row pairs: a "full" part also
-// counts the arrival that expects the peer's forwarded bytes, "empty" the peer's consumer warps
-// too, and "own full" this block's own cp.async completions.
-template <bool kPairs>
+// segment in s_next), Q's "empty" one arrival per softmax warp.
 __device__ __forceinline__ void init_barriers(std::uint64_t* s_full, std::uint64_t* s_empty, std::uint64_t* s_q_full,
-                                              std::uint64_t* s_q_empty, std::uint64_t* s_own_full, bool balanced) {
+                                              std::uint64_t* s_q_empty, bool balanced) {
 #pragma unroll
   for (int s = 0; s < kStages; ++s) {
 #pragma unroll
-    for (int part = 0; part < kLoadParts; ++part) {
-      warp::mbarrier_init(&s_full[s * kLoadParts + part], kPairs ? 129 : 128);
-      if (kPairs) warp::mbarrier_init(&s_own_full[s * kLoadParts + part], 128);
-    }
-    warp::mbarrier_init(&s_empty[s], kPairs ? 16 : 8);
+    for (int part = 0; part < kLoadParts; ++part) warp::mbarrier_init(&s_full[s * kLoadParts + part], 128);
+    warp::mbarrier_init(&s_empty[s], 8);
   }
   warp::mbarrier_init(s_q_full, balanced ? 129 : 128);
   warp::mbarrier_init(s_q_empty, 4);
@@ -219,11 +213,11 @@ __device__ __forceinline__ void load_q_rows(const Params& p, unsigned char* cons
 }
 
 // The pool addresses of the tile's rows, one per pass, from their page-table words.
-template <int kPasses, class TokenOf>
+template <class TokenOf>
 __device__ __forceinline__ void row_sources(const bf16_bits* (&src)[4], const detail::RequestKvRows& rows,
                                             const std::int64_t (&entry)[4], int tile, const TokenOf& token_of) {
 #pragma unroll
-  for (int pass = 0; pass < kPasses; ++pass) src[pass] = rows.row_ptr(token_of(tile, pass), entry[pass]);
+  for (int pass = 0; pass < 4; ++pass) src[pass] = rows.row_ptr(token_of(tile, pass), entry[pass]);
 }
 
 // Whether the warp's 16 rows of the tile are 16 consecutive rows of the pool (a TMA box) and,
@@ -244,18 +238,15 @@ __device__ __forceinline__ bool rows_form_run(const bf16_bits* (&src)[4], const 
 
 // One tile's KV rows into its stage, in column-block parts in the order S reads them. Each
 // part's arrival on its "full" mbarrier fires once all of this thread's copies so far (that
-// part and the earlier ones) have landed, or (TMA box) once its boxes' bytes have. Row pairs
-// (kPasses = 2, this block's half of the rows): the same arrival on the part's "own full"
-// barrier, and producer thread 0 announces the peer's half on "full".
-template <int kPasses, bool kPairs, class KvRow>
+// part and the earlier ones) have landed, or (TMA box) once its boxes' bytes have.
+template <class KvRow>
 __device__ __forceinline__ void copy_tile_parts(std::uint64_t* s_full, int stage, unsigned char* stage_base,
                                                 bool tma_box, int box_row, const bf16_bits* (&src)[4],
                                                 const CUtensorMap& kv_map, const KvRow& kv_row, int lane, int wg_warp,
-                                                int chunk_in_block, std::uint64_t* s_own_full) {
+                                                int chunk_in_block) {
 #pragma unroll
   for (int part = 0; part < kLoadParts; ++part) {
     std::uint64_t* full = &s_full[stage * kLoadParts + part];
-    if (kPairs && wg_warp == 0 && lane == 0) warp::mbarrier_arrive_expect_tx(full, kPairPartBytes);
     if (tma_box) {
       if (lane == 0) {
         warp::mbarrier_arrive_expect_tx(full, kBlocksPerPart * kTmaBoxBytes);
@@ -270,7 +261,7 @@ __device__ __forceinline__ void copy_tile_parts(std::uint64_t* s_full, int stage
       continue;
     }
 #pragma unroll
-    for (int pass = 0; pass < kPasses; ++pass) {
+    for (int pass = 0; pass < 4; ++pass) {
       const int r = kv_row(pass);
 #pragma unroll
       for (int blk = part * kBlocksPerPart; blk < (part + 1) * kBlocksPerPart; ++blk) {
@@ -279,60 +270,6 @@ __device__ __forceinline__ void copy_tile_parts(std::uint64_t* s_full, int stage
       }
     }
     wg::cp_async_mbarrier_arrive_noinc(full);
-    if (kPairs) wg::cp_async_mbarrier_arrive_noinc(&s_own_full[stage * kLoadParts + part]);
-  }
-}
-
-// Row pairs (producer warp 0, lane 0 issues): this block's half of one part of a stage, landed
-// (the caller waited on its "own full" barrier), to the same bytes of the peer's stage, one bulk
-// copy per column block, counted on the peer's "full" barrier of that part.
-__device__ __forceinline__ void forward_part(std::uint64_t* s_full, int stage, int part, std::uint32_t stage_addr,
-                                             std::uint32_t pair_rank, int lane) {
-  if (lane == 0) {
-    warp::fence_proxy_async_shared();  // the cp.async bytes (generic proxy) read by the bulk copy
-    const std::uint32_t peer = pair_rank ^ 1u;
-    const std::uint32_t bar = wg::peer_smem_addr(warp::smem_addr(&s_full[stage * kLoadParts + part]), peer);
-#pragma unroll
-    for (int blk = part * kBlocksPerPart; blk < (part + 1) * kBlocksPerPart; ++blk) {
-      const std::uint32_t src = stage_addr + blk * kBlockBytes + pair_rank * kPairForwardBytes;
-      wg::bulk_copy_to_peer(wg::peer_smem_addr(src, peer), src, kPairForwardBytes, bar);
-    }
-  }
-  __syncwarp();
-}
-
-// Row pairs (producer warp 0): until the stage of tile `iter` is free, forwards the parts of
-// tile iter - 1 that have landed (lane 0's view decides for the warp).
-__device__ __forceinline__ void forward_until_stage_free(std::uint64_t* s_full, std::uint64_t* s_own_full,
-                                                         std::uint64_t* s_empty, int iter, int& fwd_part,
-                                                         std::uint32_t kv_base_addr, std::uint32_t pair_rank,
-                                                         int lane) {
-  const int prev_stage = (iter - 1) % kStages;
-  const std::uint32_t prev_parity = ((iter - 1) / kStages) & 1;
-  const int stage = iter % kStages;
-  const std::uint32_t empty_parity = ((iter / kStages) - 1) & 1;
-  for (;;) {
-    if (fwd_part < kLoadParts) {
-      const bool landed = wg::mbarrier_test_parity(&s_own_full[prev_stage * kLoadParts + fwd_part], prev_parity);
-      if (__shfl_sync(0xffffffffu, landed, 0)) {
-        forward_part(s_full, prev_stage, fwd_part, kv_base_addr + prev_stage * kTileBytes, pair_rank, lane);
-        ++fwd_part;
-        continue;
-      }
-    }
-    if (__shfl_sync(0xffffffffu, wg::mbarrier_test_parity(&s_empty[stage], empty_parity), 0)) return;
-  }
-}
-
-// Row pairs (producer warp 0): the rest of tile fwd_iter's parts, each once it has landed.
-__device__ __forceinline__ void finish_forward(std::uint64_t* s_full, std::uint64_t* s_own_full, int fwd_iter,
-                                               int& fwd_part, std::uint32_t kv_base_addr, std::uint32_t pair_rank,
-                                               int lane) {
-  const int stage = fwd_iter % kStages;
-  const std::uint32_t parity = (fwd_iter / kStages) & 1;
-  for (; fwd_part < kLoadParts; ++fwd_part) {
-    warp::mbarrier_wait_parity(&s_own_full[stage * kLoadParts + fwd_part], parity);
-    forward_part(s_full, stage, fwd_part, kv_base_addr + stage * kTileBytes, pair_rank, lane);
   }
 }
 
@@ -556,14 +493,10 @@ __device__ __forceinline__ void rescale_o(float (&o_acc)[kORegs], float a_lo, fl
   }
 }
 
-// This warp's wgmma reads of the stage have completed: one arrival on its "empty" mbarrier
-// (row pairs: on the peer's too, whose producer forwards into this stage).
-template <bool kPairs = false>
-__device__ __forceinline__ void release_stage(std::uint64_t* s_empty, int stage, int lane,
-                                              std::uint32_t pair_rank = 0) {
+// This warp's wgmma reads of the stage have completed: one arrival on its "empty" mbarrier.
+__device__ __forceinline__ void release_stage(std::uint64_t* s_empty, int stage, int lane) {
   __syncwarp();
   if (lane == 0) warp::mbarrier_arrive(&s_empty[stage]);
-  if (kPairs && lane == 1) wg::mbarrier_arrive_cluster(wg::peer_smem_addr(warp::smem_addr(&s_empty[stage]), pair_rank ^ 1u));
 }
 
 // ---- epilogue (both consumer warpgroups) ----
@@ -669,10 +602,8 @@ __device__ __forceinline__ void store_o_rows(const Params& p, const detail::Spli
 // checks each tile for runs of 16 consecutive pool rows and loads those as TMA boxes (token
 // table); kPageBoxes, the block table's instance, whose producer loads every tile inside kv_len
 // as boxes without a check (pages of >= 16 rows, a power of two, hold 16-row groups whole).
-// The launcher's rule: flash_verify_wgmma_tma_boxes. kRowPairs: the gather in a 2-block cluster
-// of row tiles 2k and 2k+1, each block gathering half of every tile and forwarding it to the
-// other (flash_verify_config.h; launched with cluster dimensions 2 x 1 x 1).
-constexpr int kNoBoxes = 0, kRunBoxes = 1, kPageBoxes = 2, kRowPairs = 3;
+// The launcher's rule: flash_verify_wgmma_tma_boxes.
+constexpr int kNoBoxes = 0, kRunBoxes = 1, kPageBoxes = 2;
 // The producer waits for a tile's stage only after computing its row pointers, its run check
 // and the next tile's table words, so the copies go out as soon as the stage frees. The softmax
 // warpgroup releases the previous tile's stage before its S waits for this tile's copies, so
@@ -693,10 +624,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   std::uint64_t* s_empty = s_full + kStages * kLoadParts;                // [kStages]
   std::uint64_t* s_q_full = s_empty + kStages;
   std::uint64_t* s_q_empty = s_q_full + 1;  // tile-balanced only
-  std::uint64_t* s_own_full = s_q_empty + 1;  // [kStages][kLoadParts], row pairs only
-  constexpr bool kPairs = kBoxes == kRowPairs;
-  static_assert(!(kBalanced && kPairs), "the tile-balanced instance has no row pairs");
-  const std::uint32_t pair_rank = kPairs ? wg::cluster_ctarank() : 0u;
 
   const int tid = threadIdx.x;
   const int warpgroup = tid / 128;
@@ -782,12 +709,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   detail::RequestKvRows rows(p, b, prefix,
                              kBalanced ? detail::RequestKvRows::token_rows_base(p, b) : token_base);
 
-  if (tid == 0) init_barriers<kPairs>(s_full, s_empty, s_q_full, s_q_empty, s_own_full, kBalanced);
-  if constexpr (kPairs) {
-    wg::cluster_sync();  // the peer's barriers are initialised before any arrival or forward
-  } else {
-    __syncthreads();
-  }
+  if (tid == 0) init_barriers(s_full, s_empty, s_q_full, s_q_empty, kBalanced);
+  __syncthreads();
   warp::launch_dependents();  // the combine may be scheduled; it waits for this grid
 
   if (warpgroup == 0) {
@@ -800,14 +723,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int row_in_pass = wg_warp * 4 + (lane >> 3);
     // KV rows (Q keeps the order above): in the TMA instance each warp owns 16 consecutive rows
     // of a tile (one box), four per pass.
-    // Row pairs: each warp owns 8 consecutive rows of the block's half (two passes), so a column
-    // block's half lands as one contiguous 4 KB run to forward.
     static_assert(!(kBalanced && kBoxes != kNoBoxes), "the tile-balanced instance has no TMA boxes");
-    constexpr bool kTmaInstance = kBoxes == kRunBoxes || kBoxes == kPageBoxes;
+    constexpr bool kTmaInstance = kBoxes != kNoBoxes;
     constexpr bool kPageInstance = kBoxes == kPageBoxes;
-    constexpr int kPasses = kPairs ? 2 : 4;  // 4-row passes per warp and tile
     auto kv_row = [&](int pass) {
-      if constexpr (kPairs) return static_cast<int>(pair_rank) * kPairRows + wg_warp * 8 + pass * 4 + (lane >> 3);
       return kTmaInstance ? wg_warp * kTmaBoxRows + pass * 4 + (lane >> 3) : pass * 16 + row_in_pass;
     };
     const bool tma_runs = kTmaInstance && kv_map_ok;
@@ -831,13 +750,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         e[0] = rows.table_entry(warp_first_token(tile));
       } else {
 #pragma unroll
-        for (int pass = 0; pass < kPasses; ++pass) e[pass] = rows.table_entry(token_of(tile, pass));
+        for (int pass = 0; pass < 4; ++pass) e[pass] = rows.table_entry(token_of(tile, pass));
       }
     };
     // Tile-balanced: the ring position (iter) runs on across segments, and the producer goes
     // on into the next segment's Q and tiles as soon as the ring and Q allow.
-    [[maybe_unused]] int fwd_part = kLoadParts;  // row pairs: parts of the previous tile forwarded
-    [[maybe_unused]] const std::uint32_t kv_base_addr = smem_base + kOffKv;
     int segment = 1;
     int iter0 = 0;  // tiles of earlier segments
     for (;; ++segment) {
@@ -846,7 +763,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         load_page_entries(entry, tile_begin);
       } else {
 #pragma unroll
-        for (int pass = 0; pass < kPasses; ++pass) entry[pass] = rows.table_entry(token_of(tile_begin, pass));
+        for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile_begin, pass));
       }
       for (int tile = tile_begin; tile < tile_end; ++tile) {
         const int iter = iter0 + tile - tile_begin;
@@ -860,14 +777,14 @@ __global__ void __launch_bounds__(kThreads, 1)
           if (tma_box) {
             box_row = page_box_row(entry[0], rows.page_shift, warp_first_token(tile));
           } else {
-            row_sources<kPasses>(src, rows, entry, tile, token_of);
+            row_sources(src, rows, entry, tile, token_of);
           }
           if (VB_DEBUG_TIMELINE && tid == 0 && tile == tile_begin && iter0 == 0) {
             asm volatile("" ::"l"(entry[0]));  // the (first) page-table word is in
             VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineTableIn);
           }
         } else {
-          row_sources<kPasses>(src, rows, entry, tile, token_of);
+          row_sources(src, rows, entry, tile, token_of);
           if (VB_DEBUG_TIMELINE && tid == 0 && tile == tile_begin && iter0 == 0) {
             asm volatile("" ::"l"(src[0]), "l"(src[3]));  // the page-table words are in
             VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineTableIn);
@@ -883,35 +800,15 @@ __global__ void __launch_bounds__(kThreads, 1)
             load_page_entries(entry, tile + 1);
           } else {
 #pragma unroll
-            for (int pass = 0; pass < kPasses; ++pass) entry[pass] = rows.table_entry(token_of(tile + 1, pass));
+            for (int pass = 0; pass < 4; ++pass) entry[pass] = rows.table_entry(token_of(tile + 1, pass));
           }
         }
-        // The stage's wait comes last (see the kernel's comment). Row pairs: warp 0 forwards the
-        // previous tile's parts as they land while it waits, and the rest once this tile's copies
-        // are out (this stage's next use waits for the peer's consumers, who need them).
-        if constexpr (kPairs) {
-          if (wg_warp == 0 && iter >= kStages) {
-            forward_until_stage_free(s_full, s_own_full, s_empty, iter, fwd_part, kv_base_addr, pair_rank, lane);
-          }
-        }
+        // The stage's wait comes last (see the kernel's comment).
         if (iter >= kStages) warp::mbarrier_wait_parity(&s_empty[stage], ((iter / kStages) - 1) & 1);
-        copy_tile_parts<kPasses, kPairs>(s_full, stage, stage_base, tma_box, box_row, src, kv_map, kv_row, lane,
-                                         wg_warp, chunk_in_block, s_own_full);
-        if constexpr (kPairs) {
-          if (wg_warp == 0) {
-            if (iter > 0) finish_forward(s_full, s_own_full, iter - 1, fwd_part, kv_base_addr, pair_rank, lane);
-            fwd_part = 0;  // this tile's parts are next
-          }
-        }
+        copy_tile_parts(s_full, stage, stage_base, tma_box, box_row, src, kv_map, kv_row, lane, wg_warp, chunk_in_block);
         if (VB_DEBUG_TIMELINE && tid == 0 && tile == tile_begin && iter0 == 0) {
           VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineFirstIssue);
         }
-      }
-      if constexpr (kPairs) {
-        if (wg_warp == 0 && tile_end > tile_begin) {
-          finish_forward(s_full, s_own_full, tile_end - tile_begin - 1, fwd_part, kv_base_addr, pair_rank, lane);
-        }
-        wg::cluster_sync();  // the peer has consumed what this block forwarded, and arrived for the last time
       }
       if constexpr (!kBalanced) break;
       tile_balance::Segment seg;
@@ -1006,7 +903,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int stage = iter % kStages;
         wg::wait_group<0>();  // PV of the previous tile is done: its stage is free
         wg::fence_operands(o_acc);
-        if (it > 0) release_stage<kPairs>(s_empty, (iter - 1) % kStages, lane, pair_rank);
+        if (it > 0) release_stage(s_empty, (iter - 1) % kStages, lane);
         issue_scores(s_acc, q_desc, wg::smem_desc_sw128(kv_base + stage * kTileBytes, 16, 1024), s_full, stage, iter,
                      timeline_thread);
         wg::wait_group<0>();
@@ -1052,7 +949,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       row_max_lo = row_max_hi = -INFINITY;
     }
     if (timeline_thread) VB_TIMELINE_STAMP(g_timeline_wgmma, kTimelineEnd);
-    if constexpr (kPairs) wg::cluster_sync();  // the producer's: no block leaves while its peer may reach it
   } else {
     // ---------------- second PV warpgroup ----------------
     wg::setmaxnreg_inc<kSecondPvRegs>();
@@ -1064,14 +960,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int iter = iter0 + it;
         const int stage = iter % kStages;
         warp::named_barrier_sync(kBarPFull, kConsumerThreads);
-        // Landed (already observed by warpgroup 1); the last part's arrival covers all parts of
-        // this block's copies, but not the peer's forwards of the earlier parts (row pairs).
-        if constexpr (kPairs) {
-#pragma unroll
-          for (int part = 0; part < kLoadParts - 1; ++part) {
-            warp::mbarrier_wait_parity(&s_full[stage * kLoadParts + part], (iter / kStages) & 1);
-          }
-        }
+        // Landed (already observed by warpgroup 1); the last part's arrival covers all parts.
         warp::mbarrier_wait_parity(&s_full[stage * kLoadParts + kLoadParts - 1], (iter / kStages) & 1);
         warp::fence_proxy_async_shared();
         take_over_p(p_frag, s_pexchange, wg_tid);
@@ -1082,7 +971,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         issue_pv(o_acc, p_frag, kv_base, stage, half);
         wg::wait_group<0>();
         wg::fence_operands(o_acc);
-        release_stage<kPairs>(s_empty, stage, lane, pair_rank);
+        release_stage(s_empty, stage, lane);
       }
       warp::named_barrier_sync(kBarEpilogue, kConsumerThreads);
       store_o(s_final_sum[row_lo], s_final_sum[row_hi]);
@@ -1097,7 +986,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       enter_segment(seg);
       zero_o(o_acc);
     }
-    if constexpr (kPairs) wg::cluster_sync();  // the producer's: no block leaves while its peer may reach it
   }
 
 #else

@@ -6,7 +6,6 @@
 //   flash_verify_wgmma_run_boxes_sm90a.cu   the token table's run boxes (kRunBoxes)
 //   flash_verify_wgmma_page_boxes_sm90a.cu  the block table's page boxes (kPageBoxes)
 //   flash_verify_wgmma_balanced_sm90a.cu    the tile-balanced schedule
-//   flash_verify_wgmma_row_pairs_sm90a.cu   row tiles paired in 2-block clusters (kRowPairs)
 // Internal to kernels/.
 #pragma once
 #include <vector>
@@ -36,6 +35,5 @@ WgmmaKernelFamily wgmma_gather_family();
 WgmmaKernelFamily wgmma_run_boxes_family();
 WgmmaKernelFamily wgmma_page_boxes_family();
 WgmmaKernelFamily wgmma_balanced_family();
-WgmmaKernelFamily wgmma_row_pairs_family();
 
 }  // namespace vb::detail

@@ -22,15 +22,13 @@ namespace {
 using namespace wgmma_cfg;
 
 // The instance files' families, in KernelInstance order of the wgmma path.
-constexpr int kFamilies = 5;
+constexpr int kFamilies = 4;
 using FamilyOf = detail::WgmmaKernelFamily (*)();
 constexpr FamilyOf kFamilyOf[kFamilies] = {detail::wgmma_gather_family, detail::wgmma_run_boxes_family,
-                                           detail::wgmma_page_boxes_family, detail::wgmma_balanced_family,
-                                           detail::wgmma_row_pairs_family};
+                                           detail::wgmma_page_boxes_family, detail::wgmma_balanced_family};
 
 int family_index(const LaunchPlan& plan) {
-  return plan.instance == KernelInstance::kWgmmaRowPairs    ? 4
-         : plan.instance == KernelInstance::kWgmmaBalanced  ? 3
+  return plan.instance == KernelInstance::kWgmmaBalanced    ? 3
          : plan.instance == KernelInstance::kWgmmaPageBoxes ? 2
          : plan.instance == KernelInstance::kWgmmaRunBoxes  ? 1
                                                             : 0;
@@ -128,18 +126,9 @@ cudaError_t launch_wgmma_main(const VerifyParams& params, const LaunchPlan& plan
     if (cacheable) raised.store(true, std::memory_order_release);
   }
   const dim3 grid(plan.main_grid.x, plan.main_grid.y, plan.main_grid.z);
-  cudaLaunchAttribute attributes[2]{};
-  cudaLaunchConfig_t config =
-      launch_config(grid, dim3(plan.main_threads), plan.smem_bytes, stream, overlap_previous_kernel, &attributes[0]);
-  if (plan.instance == KernelInstance::kWgmmaRowPairs) {  // row tiles 2k and 2k+1 in one cluster
-    cudaLaunchAttribute& cluster = attributes[config.numAttrs];
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = 2;
-    cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = 1;
-    config.attrs = attributes;
-    config.numAttrs += 1;
-  }
+  cudaLaunchAttribute attribute{};
+  const cudaLaunchConfig_t config =
+      launch_config(grid, dim3(plan.main_threads), plan.smem_bytes, stream, overlap_previous_kernel, &attribute);
   const int splits = plan.schedule.num_splits;
   if (over_mask_writer) {
     return cudaLaunchKernelEx(&config, family.over_mask_writer, IndptrLengthParams(params), splits,

@@ -66,10 +66,6 @@ const std::vector<OptionField>& option_fields() {
             "block table, pages >= 16 rows: TMA page boxes on fixed-split wgmma plans of at least this many row "
             "tiles (0: never)",
             &PlannerConfig::wgmma_page_boxes_min_row_tiles, 0, 1 << 20),
-      field("wgmma_row_pairs",
-            "fixed-split wgmma gather plans of an even number of row tiles: pair them in 2-block clusters that "
-            "gather each KV tile once (1 on, 0 off)",
-            &PlannerConfig::wgmma_row_pairs, 0, 1),
       field("split_overhead_tiles", "split model: a block's fixed cost (Q load, pipeline fill, epilogue), in tiles",
             &PlannerConfig::split_overhead_tiles, 0, 1e6),
       field("combine_tiles_per_split", "split model: the combine's cost per split, in tiles",
@@ -126,7 +122,6 @@ const char* to_string(KernelInstance instance) {
     case KernelInstance::kWgmmaRunBoxes: return "wgmma/run-boxes";
     case KernelInstance::kWgmmaPageBoxes: return "wgmma/page-boxes";
     case KernelInstance::kWgmmaBalanced: return "wgmma/balanced";
-    case KernelInstance::kWgmmaRowPairs: return "wgmma/row-pairs";
   }
   return "unknown";
 }
@@ -366,17 +361,15 @@ namespace {
 // of >= 16 rows, a power of two, so that each producer warp's 16-row group lies in one page.
 KernelInstance wgmma_instance_for(const FlashVerifyPlan& s, const PlanShape& shape, const PlannerConfig& config) {
   if (s.tile_balanced) return KernelInstance::kWgmmaBalanced;
-  const KernelInstance gather = config.wgmma_row_pairs && s.m_tiles % 2 == 0 ? KernelInstance::kWgmmaRowPairs
-                                                                             : KernelInstance::kWgmmaGather;
   const bool addressable = shape.pool_rows >= wgmma_cfg::kTmaBoxRows && shape.pool_rows <= INT32_MAX;
-  if (!addressable) return gather;
+  if (!addressable) return KernelInstance::kWgmmaGather;
   if (shape.page_kind == PageTableKind::kTokenIndices) {
     const bool runs = config.wgmma_run_boxes_min_row_tiles > 0 && s.m_tiles >= config.wgmma_run_boxes_min_row_tiles;
-    return runs ? KernelInstance::kWgmmaRunBoxes : gather;
+    return runs ? KernelInstance::kWgmmaRunBoxes : KernelInstance::kWgmmaGather;
   }
   const bool pages = config.wgmma_page_boxes_min_row_tiles > 0 && shape.page_size >= wgmma_cfg::kTmaBoxRows &&
                      is_power_of_two(shape.page_size) && s.m_tiles >= config.wgmma_page_boxes_min_row_tiles;
-  return pages ? KernelInstance::kWgmmaPageBoxes : gather;
+  return pages ? KernelInstance::kWgmmaPageBoxes : KernelInstance::kWgmmaGather;
 }
 
 LaunchPlan invalid(LaunchPlan plan, std::string why) {

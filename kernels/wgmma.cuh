@@ -1,7 +1,7 @@
 // Hopper-only (sm_90a) warpgroup instructions for the wgmma path of the verify kernel
 // (kernels/flash_verify_wgmma.cuh): wgmma.mma_async with shared-memory descriptors,
-// its fence/commit/wait, setmaxnreg, the cp.async completion hook for mbarriers, TMA
-// tensor-tile copies and the 2-block cluster's shared-memory operations.
+// its fence/commit/wait, setmaxnreg, the cp.async completion hook for mbarriers and TMA
+// tensor-tile copies.
 // Include only from translation units compiled for sm_90a.
 #pragma once
 #include <cstdint>
@@ -79,48 +79,6 @@ __device__ __forceinline__ void tma_load_2d(std::uint32_t smem_dst, const void* 
 // Fetches the tensor map's descriptor ahead of the first copy that uses it.
 __device__ __forceinline__ void prefetch_tensormap(const void* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(map) : "memory");
-}
-
-// ---- 2-block clusters (the row-pair instance) ----
-// This block's rank in its cluster.
-__device__ __forceinline__ std::uint32_t cluster_ctarank() {
-  std::uint32_t rank;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
-  return rank;
-}
-// The shared::cluster address of the same shared-memory byte in block `rank` of the cluster.
-__device__ __forceinline__ std::uint32_t peer_smem_addr(std::uint32_t smem_addr, std::uint32_t rank) {
-  std::uint32_t out;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(out) : "r"(smem_addr), "r"(rank));
-  return out;
-}
-// One arrival on a barrier of another block of the cluster (a peer_smem_addr).
-__device__ __forceinline__ void mbarrier_arrive_cluster(std::uint32_t cluster_bar) {
-  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(cluster_bar) : "memory");
-}
-// Shared -> another block's shared memory copy of `bytes` (multiple of 16, both 16-byte
-// aligned) by the bulk copy engine, counted on that block's barrier `cluster_bar` (complete_tx).
-__device__ __forceinline__ void bulk_copy_to_peer(std::uint32_t cluster_dst, std::uint32_t smem_src, std::uint32_t bytes,
-                                                  std::uint32_t cluster_bar) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-          cluster_dst),
-      "r"(smem_src), "r"(bytes), "r"(cluster_bar)
-      : "memory");
-}
-// Every thread of the cluster arrives, then waits for all the others (release / acquire).
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-}
-// Whether the barrier's phase with the given parity has completed (no wait).
-__device__ __forceinline__ bool mbarrier_test_parity(std::uint64_t* bar, std::uint32_t parity) {
-  std::uint32_t done;
-  asm volatile(
-      "{\n .reg .pred p;\n mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
-      : "=r"(done)
-      : "r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(bar))), "r"(parity)
-      : "memory");
-  return done != 0;
 }
 
 // ---- named barriers split into arrive / sync (producer-consumer between warpgroups) ----

@@ -247,13 +247,11 @@ TEST_CASE("correctness.yaml runs every data distribution on every plan form", "[
   bool slow_rise = false;
   std::set<std::pair<PoisonValue, PoisonIn>> poisons;
   std::set<std::tuple<PoisonValue, vb::FlashVerifyPath, int>> kv_poison_forms;
-  // The wgmma gather on 2 or more row tiles (production's token table: row pairs), by form.
+  // The wgmma gather on 2 or more row tiles (production's token table), by form.
   std::set<std::pair<DataDist, int>> two_row_tile_forms;
   std::set<PoisonValue> two_row_tile_poisons;
   auto gathers_two_row_tiles = [](const PlannedCase& pc) {
-    const vb::KernelInstance instance = pc.token_table_launch.instance;
-    return (instance == vb::KernelInstance::kWgmmaGather || instance == vb::KernelInstance::kWgmmaRowPairs) &&
-           pc.plan.m_tiles >= 2;
+    return pc.token_table_launch.instance == vb::KernelInstance::kWgmmaGather && pc.plan.m_tiles >= 2;
   };
   for (const CaseSpec& c : f.cases) {
     if (c.data.poison != PoisonValue::kNone) poisons.insert({c.data.poison, c.data.poison_in});

@@ -87,8 +87,7 @@ bool has_device() {
 // The planner's completion of a schedule for these parameters on the current device: the
 // launcher takes only LaunchPlans, and a test that forces a schedule gets the rest decided
 // exactly as production would.
-vb::LaunchPlan complete_for(const vb::VerifyParams& p, const vb::FlashVerifyPlan& schedule,
-                            const vb::PlannerConfig& config = vb::PlannerConfig{}) {
+vb::LaunchPlan complete_for(const vb::VerifyParams& p, const vb::FlashVerifyPlan& schedule) {
   vb::PlanShape shape;
   shape.batch = p.batch;
   shape.tree_size = p.tree_size;
@@ -99,7 +98,7 @@ vb::LaunchPlan complete_for(const vb::VerifyParams& p, const vb::FlashVerifyPlan
   cudaError_t error = cudaSuccess;
   const vb::DeviceTarget target = vb::current_device_target(&error);
   REQUIRE(error == cudaSuccess);
-  return vb::complete_launch_plan(schedule, shape, target, config);
+  return vb::complete_launch_plan(schedule, shape, target);
 }
 
 }  // namespace
@@ -361,8 +360,7 @@ void check_ran_plan(const vb::FlashVerifyLaunchRecord& record, const vb::LaunchP
 // Runs one plan on poisoned outputs and a NaN-filled workspace and checks every element
 // against the reference; returns the launch error without checking when it was refused.
 cudaError_t run_plan_and_check(const vb::Problem& problem, const vb::ReferenceOutput& ref, const CaseSpec& spec,
-                               DeviceTokenProblem& d, const vb::FlashVerifyPlan& plan,
-                               const vb::PlannerConfig& config = vb::PlannerConfig{}) {
+                               DeviceTokenProblem& d, const vb::FlashVerifyPlan& plan) {
   const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, problem.batch, problem.tree_size, problem.num_heads);
   void* ws = nullptr;
   if (ws_bytes) {
@@ -370,7 +368,7 @@ cudaError_t run_plan_and_check(const vb::Problem& problem, const vb::ReferenceOu
     REQUIRE(cudaMemset(ws, 0xFF, ws_bytes) == cudaSuccess);  // splits nobody writes stay NaN
   }
   poison(d.p);
-  const vb::LaunchPlan launch = complete_for(d.p, plan, config);
+  const vb::LaunchPlan launch = complete_for(d.p, plan);
   vb::FlashVerifyLaunchRecord record;
   vb::FlashVerifyLaunchOptions options;
   options.record = &record;
@@ -491,22 +489,10 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
     vb::FlashVerifyPlan plan{1, wgmma_tiles, 0, vb::FlashVerifyPath::kWgmma};
     CHECK(vb::flash_verify_launch(d.p, complete_for(d.p, plan), nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
   }
-  // The same plans without the run boxes: the row-pair instance (six row tiles: three clusters
-  // of two), and with row pairs off the plain gather.
-  vb::PlannerConfig row_pairs;
-  row_pairs.wgmma_run_boxes_min_row_tiles = 0;
-  vb::PlannerConfig gather = row_pairs;
-  gather.wgmma_row_pairs = false;
-  REQUIRE(wgmma_tiles % 2 == 0);
   for (int splits : split_counts) {
     if (!wgmma) break;
     INFO("wgmma path, splits " << splits);
-    const vb::FlashVerifyPlan plan{splits, wgmma_tiles, 0, vb::FlashVerifyPath::kWgmma};
-    REQUIRE(run_plan(plan) == cudaSuccess);
-    CHECK(complete_for(d.p, plan, row_pairs).instance == vb::KernelInstance::kWgmmaRowPairs);
-    REQUIRE(run_plan_and_check(problem, ref, spec, d, plan, row_pairs) == cudaSuccess);
-    CHECK(complete_for(d.p, plan, gather).instance == vb::KernelInstance::kWgmmaGather);
-    REQUIRE(run_plan_and_check(problem, ref, spec, d, plan, gather) == cudaSuccess);
+    REQUIRE(run_plan(vb::FlashVerifyPlan{splits, wgmma_tiles, 0, vb::FlashVerifyPath::kWgmma}) == cudaSuccess);
   }
   if (wgmma) {
     const vb::FlashVerifyConfigInfo wg_cfg = vb::flash_verify_path_config(vb::FlashVerifyPath::kWgmma);

@@ -61,7 +61,6 @@ enum class KernelInstance : int {
   kWgmmaRunBoxes = 4,  // wgmma, token table: runs of 16 pool rows as TMA boxes, checked per tile
   kWgmmaPageBoxes = 5, // wgmma, block table of pages >= 16 rows: every tile inside kv_len as boxes
   kWgmmaBalanced = 6,  // wgmma, tile-balanced schedule (gather)
-  kWgmmaRowPairs = 7,  // wgmma gather, row tiles 2k and 2k+1 in a 2-block cluster that gathers each tile once
 };
 const char* to_string(KernelInstance instance);
 
@@ -112,10 +111,6 @@ struct PlannerConfig {
   // so there the block table gathers (kernels/NOTES.md).
   int wgmma_run_boxes_min_row_tiles = 4;
   int wgmma_page_boxes_min_row_tiles = 2;
-  // Fixed-split wgmma plans that would gather, with an even number of row tiles: pair the row
-  // tiles in 2-block clusters, each block gathering half of every tile and forwarding it to the
-  // other (kWgmmaRowPairs; false: never).
-  bool wgmma_row_pairs = true;
   // Split model (in the path's KV tiles): fixed cost per block, combine cost per split, the
   // fewest tiles per split and the most splits per request.
   double split_overhead_tiles = 2;
