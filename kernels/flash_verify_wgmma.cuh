@@ -533,17 +533,21 @@ __device__ __forceinline__ void store_row_stats(const Params& p, const detail::S
   }
 }
 
-// This warpgroup's 256 channels of the 64 rows, normalised, as the bf16 partial
-// (detail::bf16_partials, flash_verify_split.h): staged in the Q buffer (rows padded by 16
-// bytes, so a warp's eight rows fall in distinct banks), then out in 16-byte chunks, a warp per
-// 512-byte half row.
-template <class PartialRow>
-__device__ __forceinline__ void store_bf16_partial(const detail::SplitWorkspace& ws, const float (&o_acc)[kORegs],
-                                                   unsigned char* smem, float sum_lo, float sum_hi, int row_lo,
-                                                   int row_hi, int quad_col, int half, int wg_tid, int row0,
-                                                   int rows_per_request, const PartialRow& partial_row) {
+// This warpgroup's 256 channels of the 64 rows, normalised, in bf16: the final O of a request
+// the block holds whole, or its bf16 split partial (detail::bf16_partials, flash_verify_split.h).
+// Staged in the Q buffer (rows padded by 16 bytes, so a warp's eight rows fall in distinct
+// banks), then out in 16-byte chunks, a warp per 512-byte half row: straight from the
+// accumulators each store fills half of eight 32-byte sectors, and a whole request's final O
+// took 5.5-5.7 us of epilogue there against 2.1 us for staged partials of the same size
+// (reports/h200/2026-12-03-fixed-cost).
+// row_out(r): where row r of the tile goes.
+template <class RowOut>
+__device__ __forceinline__ void store_bf16_rows_staged(const float (&o_acc)[kORegs], unsigned char* smem, float sum_lo,
+                                                       float sum_hi, int row_lo, int row_hi, int quad_col, int half,
+                                                       int wg_tid, int row0, int rows_per_request,
+                                                       const RowOut& row_out) {
   constexpr int kRowWords = mla::kHeadDimV / 2 + 4;
-  static_assert(kRowsPerTile * kRowWords * 4 <= kQBytes, "the staged partial fits the Q buffer");
+  static_assert(kRowsPerTile * kRowWords * 4 <= kQBytes, "the staged rows fit the Q buffer");
   auto* staged = reinterpret_cast<std::uint32_t*>(smem + kOffQ);
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
@@ -557,18 +561,18 @@ __device__ __forceinline__ void store_bf16_partial(const detail::SplitWorkspace&
     }
   }
   warp::named_barrier_sync(kBarStaged + half, 128);
-  auto* out = reinterpret_cast<__nv_bfloat16*>(ws.o_partial);
 #pragma unroll 4
   for (int i = wg_tid; i < kRowsPerTile * 32; i += 128) {
     const int r = i / 32, chunk = i % 32;  // 8 channels each
     if (row0 + r >= rows_per_request) break;  // rows in order: the rest lie past the request too
     const uint4 v = *reinterpret_cast<const uint4*>(staged + r * kRowWords + half * 128 + chunk * 4);
-    *reinterpret_cast<uint4*>(out + partial_row(row0 + r) * mla::kHeadDimV + half * 256 + chunk * 8) = v;
+    *reinterpret_cast<uint4*>(row_out(r) + half * 256 + chunk * 8) = v;
   }
 }
 
 // This warpgroup's 256 channels of the thread's two rows, normalised, straight from the
-// accumulators: the final O (bf16) when the block holds the request whole, else the fp32 partial.
+// accumulators (the tile-balanced instance, whose Q buffer may already hold the next segment's
+// Q): the final O (bf16) when the block holds the request whole, else the fp32 partial.
 template <class Params, class PartialRow>
 __device__ __forceinline__ void store_o_rows(const Params& p, const detail::SplitWorkspace& ws,
                                              const float (&o_acc)[kORegs], float sum_lo, float sum_hi, int row_lo,
@@ -854,12 +858,14 @@ __global__ void __launch_bounds__(kThreads, 1)
   // branch, so no code is shared between the two register budgets (a shared tail makes ptxas
   // fit both in the smaller one).
   auto store_o = [&](float sum_lo, float sum_hi) {
-    if constexpr (detail::bf16_partials(true, kBalanced)) {
-      if (!whole) {
-        store_bf16_partial(ws, o_acc, smem, sum_lo, sum_hi, row_lo, row_hi, quad_col, half, wg_tid, row0,
-                           rows_per_request, partial_row);
-        return;
-      }
+    if constexpr (detail::bf16_partials(true, kBalanced)) {  // the Q buffer is free: no next segment
+      const auto row_out = [&](int r) -> __nv_bfloat16* {
+        if (whole) return reinterpret_cast<__nv_bfloat16*>(p.o) + (request_row0 + row0 + r) * mla::kHeadDimV;
+        return reinterpret_cast<__nv_bfloat16*>(ws.o_partial) + partial_row(row0 + r) * mla::kHeadDimV;
+      };
+      store_bf16_rows_staged(o_acc, smem, sum_lo, sum_hi, row_lo, row_hi, quad_col, half, wg_tid, row0,
+                             rows_per_request, row_out);
+      return;
     }
     store_o_rows(p, ws, o_acc, sum_lo, sum_hi, row_lo, row_hi, quad_col, half, row0, rows_per_request, request_row0,
                  whole, partial_row);
