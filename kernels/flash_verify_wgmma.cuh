@@ -859,12 +859,19 @@ __global__ void __launch_bounds__(kThreads, 1)
   // fit both in the smaller one).
   auto store_o = [&](float sum_lo, float sum_hi) {
     if constexpr (detail::bf16_partials(true, kBalanced)) {  // the Q buffer is free: no next segment
-      const auto row_out = [&](int r) -> __nv_bfloat16* {
-        if (whole) return reinterpret_cast<__nv_bfloat16*>(p.o) + (request_row0 + row0 + r) * mla::kHeadDimV;
-        return reinterpret_cast<__nv_bfloat16*>(ws.o_partial) + partial_row(row0 + r) * mla::kHeadDimV;
+      if (!whole) {
+        const auto partial_row_out = [&](int r) {
+          return reinterpret_cast<__nv_bfloat16*>(ws.o_partial) + partial_row(row0 + r) * mla::kHeadDimV;
+        };
+        store_bf16_rows_staged(o_acc, smem, sum_lo, sum_hi, row_lo, row_hi, quad_col, half, wg_tid, row0,
+                               rows_per_request, partial_row_out);
+        return;
+      }
+      const auto final_row = [&](int r) {
+        return reinterpret_cast<__nv_bfloat16*>(p.o) + (request_row0 + row0 + r) * mla::kHeadDimV;
       };
       store_bf16_rows_staged(o_acc, smem, sum_lo, sum_hi, row_lo, row_hi, quad_col, half, wg_tid, row0,
-                             rows_per_request, row_out);
+                             rows_per_request, final_row);
       return;
     }
     store_o_rows(p, ws, o_acc, sum_lo, sum_hi, row_lo, row_hi, quad_col, half, row0, rows_per_request, request_row0,
