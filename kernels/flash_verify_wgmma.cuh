@@ -867,12 +867,17 @@ __global__ void __launch_bounds__(kThreads, 1)
                                rows_per_request, partial_row_out);
         return;
       }
-      const auto final_row = [&](int r) {
-        return reinterpret_cast<__nv_bfloat16*>(p.o) + (request_row0 + row0 + r) * mla::kHeadDimV;
-      };
-      store_bf16_rows_staged(o_acc, smem, sum_lo, sum_hi, row_lo, row_hi, quad_col, half, wg_tid, row0,
-                             rows_per_request, final_row);
-      return;
+      // The page-box instance keeps the direct store: staged, its tile loop was laid out anew
+      // and ran 0.6-1.8 % slower on split plans and long whole plans, more than the epilogue
+      // saves there (reports/h200/2026-12-03-fixed-cost, call 3).
+      if constexpr (kBoxes != kPageBoxes) {
+        const auto final_row = [&](int r) {
+          return reinterpret_cast<__nv_bfloat16*>(p.o) + (request_row0 + row0 + r) * mla::kHeadDimV;
+        };
+        store_bf16_rows_staged(o_acc, smem, sum_lo, sum_hi, row_lo, row_hi, quad_col, half, wg_tid, row0,
+                               rows_per_request, final_row);
+        return;
+      }
     }
     store_o_rows(p, ws, o_acc, sum_lo, sum_hi, row_lo, row_hi, quad_col, half, row0, rows_per_request, request_row0,
                  whole, partial_row);
