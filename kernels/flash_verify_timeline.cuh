@@ -3,8 +3,10 @@
 // points listed by FlashVerifyTimelineStamp (verifybench/kernels.h): where a launch's fixed
 // cost goes (block dispatch, the prologue's dependent loads, the first tile, the epilogue,
 // the combine's wait) is then read off one cold launch instead of inferred from fits over
-// whole-launch times. One 64-bit store per stamp, by one thread; default builds compile
-// every stamp away (their PTX does not change). Internal to kernels/.
+// whole-launch times. One 64-bit store per stamp, by one thread; the entry and end stamps
+// also store the SM's cycle counter, so that the clock a block ran at is measured inside
+// the launch. Default builds compile every stamp away (their PTX does not change). Internal
+// to kernels/.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -41,11 +43,14 @@ __device__ __forceinline__ void timeline_begin(FlashVerifyTimelineBlock (&slots)
   slots[blk].block = blk;
   slots[blk].sm = static_cast<std::int32_t>(sm);
   slots[blk].t_ns[kTimelineEntry] = globaltimer_ns();
+  slots[blk].clock_entry = clock64();
 }
 template <int kSlots>
 __device__ __forceinline__ void timeline_stamp(FlashVerifyTimelineBlock (&slots)[kSlots], int stamp) {
   const int blk = linear_block_index();
-  if (blk < kSlots) slots[blk].t_ns[stamp] = globaltimer_ns();
+  if (blk >= kSlots) return;
+  slots[blk].t_ns[stamp] = globaltimer_ns();
+  if (stamp == kTimelineEnd) slots[blk].clock_end = clock64();
 }
 // The block's split range is known (its request length loaded): its tile count and the stamp.
 template <int kSlots>

@@ -58,6 +58,29 @@ std::uint64_t main_end(const FlashVerifyTimelineBlock& b) {
   return reached(b, kTimelineEnd) ? b.t_ns[kTimelineEnd] : b.t_ns[kTimelineEntry];
 }
 
+// The SM clock over a main block's lifetime in MHz (cycles per µs), 0 where it did not reach
+// its end or its stamps are not ordered.
+double block_clock_mhz(const FlashVerifyTimelineBlock& b) {
+  if (!reached(b, kTimelineEnd) || b.clock_end <= b.clock_entry || b.t_ns[kTimelineEnd] <= b.t_ns[kTimelineEntry]) {
+    return 0.0;
+  }
+  return static_cast<double>(b.clock_end - b.clock_entry) * kNsPerUs /
+         static_cast<double>(b.t_ns[kTimelineEnd] - b.t_ns[kTimelineEntry]);
+}
+
+TimelineClock clock_figure(const std::vector<FlashVerifyTimelineBlock>& blocks) {
+  std::vector<double> mhz;
+  for (const FlashVerifyTimelineBlock& b : blocks) {
+    if (const double f = block_clock_mhz(b); f > 0) mhz.push_back(f);
+  }
+  TimelineClock c;
+  c.count = static_cast<int>(mhz.size());
+  if (mhz.empty()) return c;
+  c.median_mhz = median_of(mhz);
+  c.min_mhz = *std::min_element(mhz.begin(), mhz.end());
+  return c;
+}
+
 double us_between(std::uint64_t from, std::uint64_t to) {
   return to > from ? static_cast<double>(to - from) / kNsPerUs : 0.0;
 }
@@ -90,6 +113,7 @@ TimelineSummary summarize_timeline(const FlashVerifyTimeline& t) {
   s.lifetime = figure(t.main, kTimelineEntry, kTimelineEnd);
   s.per_tile = figure(t.main, kTimelineFirstTile, kTimelineTilesDone, /*per_tile=*/true);
   s.epilogue = figure(t.main, kTimelineTilesDone, kTimelineEnd);
+  s.sm_clock = clock_figure(t.main);
   s.main_span_us = us_between(first_entry, last_end);
   for (const FlashVerifyTimelineBlock& b : t.main) ends.push_back(us_between(first_entry, main_end(b)));
   s.slowest_end_minus_median_end_us = s.main_span_us - median_of(ends);
@@ -138,6 +162,9 @@ TimelineSummary median_timeline_summary(const std::vector<TimelineSummary>& laun
     (m.*f).median_us = med([f](const TimelineSummary& s) { return (s.*f).median_us; });
     (m.*f).max_us = med([f](const TimelineSummary& s) { return (s.*f).max_us; });
   }
+  m.sm_clock.count = static_cast<int>(med([](const TimelineSummary& s) { return s.sm_clock.count; }));
+  m.sm_clock.median_mhz = med([](const TimelineSummary& s) { return s.sm_clock.median_mhz; });
+  m.sm_clock.min_mhz = med([](const TimelineSummary& s) { return s.sm_clock.min_mhz; });
   return m;
 }
 
@@ -163,6 +190,10 @@ std::string format_timeline_summary(const TimelineSummary& s, double event_us) {
   line("per tile (first landed -> loop done) / tiles", fig(s.per_tile));
   line("loop done -> last store issued (epilogue)", fig(s.epilogue));
   line("block lifetime (entry -> last store)", fig(s.lifetime));
+  line("SM clock over a block's lifetime (cycles / ns)",
+       s.sm_clock.count == 0 ? std::string("not reached")
+                             : fmt::format("median {:7.0f}  min {:7.0f} MHz  ({} blocks)", s.sm_clock.median_mhz,
+                                           s.sm_clock.min_mhz, s.sm_clock.count));
   line("first entry -> last block end", fmt::format("{:.2f} us", s.main_span_us));
   line("last block end - median block end (imbalance)", fmt::format("{:.2f} us", s.slowest_end_minus_median_end_us));
   if (s.combine_blocks == 0) {
@@ -182,7 +213,7 @@ std::string format_timeline_summary(const TimelineSummary& s, double event_us) {
 std::string timeline_csv(const std::vector<FlashVerifyTimeline>& launches) {
   std::string out = "launch,kernel,block,sm,tiles";
   for (int i = 0; i < kTimelineStamps; ++i) out += fmt::format(",t{}_us", i);
-  out += "\n";
+  out += ",sm_clock_mhz\n";
   for (std::size_t l = 0; l < launches.size(); ++l) {
     const std::uint64_t t0 = earliest(launches[l].main, kTimelineEntry);
     auto rows = [&](const std::vector<FlashVerifyTimelineBlock>& blocks, const char* kernel) {
@@ -192,7 +223,8 @@ std::string timeline_csv(const std::vector<FlashVerifyTimeline>& launches) {
           out += b.t_ns[i] == 0 ? std::string(",")
                                 : fmt::format(",{:.3f}", (static_cast<double>(b.t_ns[i]) - static_cast<double>(t0)) / kNsPerUs);
         }
-        out += "\n";
+        const double mhz = block_clock_mhz(b);
+        out += mhz > 0 ? fmt::format(",{:.1f}\n", mhz) : std::string(",\n");
       }
     };
     rows(launches[l].main, "main");

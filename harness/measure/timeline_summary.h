@@ -15,6 +15,13 @@ struct TimelineFigure {
   double median_us = 0, max_us = 0;
 };
 
+// The SM clock of the main blocks that reached their end: cycles / ns over each block's
+// lifetime (entry -> last store), in MHz; count 0 when none did.
+struct TimelineClock {
+  int count = 0;
+  double median_mhz = 0, min_mhz = 0;
+};
+
 struct TimelineSummary {
   int main_blocks = 0, main_sms = 0, combine_blocks = 0;
   int median_tiles = 0, max_tiles = 0;
@@ -24,6 +31,7 @@ struct TimelineSummary {
   TimelineFigure to_table_in;  // entry -> a producer holds its first tile's page-table words
   TimelineFigure per_tile;  // (loop done - first tile landed) / tiles
   TimelineFigure epilogue;  // loop done -> last store issued
+  TimelineClock sm_clock;   // the clock the blocks ran at
   double main_span_us = 0;  // first main entry -> last main end
   double slowest_end_minus_median_end_us = 0;  // imbalance: the last block's end after the median block's
   // Combine (0 when there is none), relative to the main grid.
@@ -46,7 +54,8 @@ TimelineSummary median_timeline_summary(const std::vector<TimelineSummary>& laun
 std::string format_timeline_summary(const TimelineSummary& s, double event_us);
 
 // CSV of every recorded block of every launch: launch, kernel, block, sm, tiles, then the
-// stamps in µs after that launch's first main-block entry (empty where not reached).
+// stamps in µs after that launch's first main-block entry (empty where not reached), then the
+// block's SM clock in MHz over its lifetime (main blocks that reached their end; else empty).
 std::string timeline_csv(const std::vector<FlashVerifyTimeline>& launches);
 
 }  // namespace vb

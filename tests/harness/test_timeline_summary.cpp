@@ -15,8 +15,9 @@ namespace {
 using vb::FlashVerifyTimeline;
 using vb::FlashVerifyTimelineBlock;
 
-// A main block entering at `entry` ns whose phases take fixed times; `tiles` of 1 µs each.
-FlashVerifyTimelineBlock main_block(int block, int sm, std::uint64_t entry, int tiles) {
+// A main block entering at `entry` ns whose phases take fixed times; `tiles` of 1 µs each; its
+// SM counting `mhz` cycles a µs from an arbitrary start.
+FlashVerifyTimelineBlock main_block(int block, int sm, std::uint64_t entry, int tiles, double mhz = 1980.0) {
   FlashVerifyTimelineBlock b{};
   b.block = block;
   b.sm = sm;
@@ -29,6 +30,8 @@ FlashVerifyTimelineBlock main_block(int block, int sm, std::uint64_t entry, int 
   b.t_ns[vb::kTimelineFirstTile] = entry + 2600;
   b.t_ns[vb::kTimelineTilesDone] = entry + 2600 + 1000ull * tiles;
   b.t_ns[vb::kTimelineEnd] = b.t_ns[vb::kTimelineTilesDone] + 700;
+  b.clock_entry = 123456789;
+  b.clock_end = b.clock_entry + static_cast<std::uint64_t>((b.t_ns[vb::kTimelineEnd] - entry) * mhz / 1000.0);
   return b;
 }
 
@@ -45,11 +48,12 @@ FlashVerifyTimelineBlock combine_block(int block, std::uint64_t entry, std::uint
   return b;
 }
 
-// Three working blocks (entries 1.0, 1.5, 2.0 µs; 4, 4, 8 tiles) and one empty split that
-// returned at its entry (3.0 µs). Ends: 1.0+2.6+4+0.7 = 8.3, 8.8, 13.3 µs.
+// Three working blocks (entries 1.0, 1.5, 2.0 µs; 4, 4, 8 tiles; the third at 1620 MHz, the
+// others at 1980) and one empty split that returned at its entry (3.0 µs). Ends:
+// 1.0+2.6+4+0.7 = 8.3, 8.8, 13.3 µs.
 FlashVerifyTimeline sample_timeline() {
   FlashVerifyTimeline t;
-  t.main = {main_block(0, 10, 1000, 4), main_block(1, 11, 1500, 4), main_block(2, 12, 2000, 8)};
+  t.main = {main_block(0, 10, 1000, 4), main_block(1, 11, 1500, 4), main_block(2, 12, 2000, 8, 1620.0)};
   FlashVerifyTimelineBlock empty{};
   empty.block = 3;
   empty.sm = 10;
@@ -81,6 +85,10 @@ TEST_CASE("timeline summary: per-block phases, grid spans, imbalance and the com
   CHECK(s.epilogue.median_us == Approx(0.7));
   CHECK(s.lifetime.median_us == Approx(7.3));
   CHECK(s.lifetime.max_us == Approx(11.3));
+  // The clock: the three blocks that reached their end, not the empty split.
+  CHECK(s.sm_clock.count == 3);
+  CHECK(s.sm_clock.median_mhz == Approx(1980.0).epsilon(1e-3));
+  CHECK(s.sm_clock.min_mhz == Approx(1620.0).epsilon(1e-3));
   CHECK(s.main_span_us == Approx(12.3));  // 1.0 -> 13.3
   // Ends after the first entry: 7.3, 7.8, 12.3 and the empty split's 2.0: median 7.55.
   CHECK(s.slowest_end_minus_median_end_us == Approx(12.3 - 7.55));
@@ -116,13 +124,25 @@ TEST_CASE("timeline summary: medians over launches, field by field", "[timeline]
   CHECK(m.to_work_known.median_us == Approx(1.8));
   CHECK(m.per_tile.median_us == Approx(1.0));
   CHECK(m.main_blocks == 4);
+  CHECK(m.sm_clock.min_mhz == Approx(1620.0).epsilon(1e-3));
+}
+
+TEST_CASE("timeline summary: no clock where no block reached its end or the counter did not move", "[timeline]") {
+  FlashVerifyTimeline t = sample_timeline();
+  for (FlashVerifyTimelineBlock& b : t.main) b.clock_end = b.clock_entry;  // a counter that did not move
+  const vb::TimelineSummary s = vb::summarize_timeline(t);
+  CHECK(s.sm_clock.count == 0);
+  const std::string text = vb::format_timeline_summary(s, 20.0);
+  const std::size_t at = text.find("SM clock over a block's lifetime");
+  REQUIRE(at != std::string::npos);
+  CHECK(text.substr(at, text.find('\n', at) - at).find("not reached") != std::string::npos);
 }
 
 TEST_CASE("timeline CSV: one row per recorded block, stamps after the launch's first entry", "[timeline]") {
   const std::string csv = vb::timeline_csv({sample_timeline()});
-  CHECK(csv.rfind("launch,kernel,block,sm,tiles,t0_us,t1_us,t2_us,t3_us,t4_us,t5_us,t6_us,t7_us\n", 0) == 0);
-  CHECK(csv.find("\n0,main,0,10,4,0.000,0.800,1.600,1.200,2.600,6.600,7.300,1.400\n") != std::string::npos);
+  CHECK(csv.rfind("launch,kernel,block,sm,tiles,t0_us,t1_us,t2_us,t3_us,t4_us,t5_us,t6_us,t7_us,sm_clock_mhz\n", 0) == 0);
+  CHECK(csv.find("\n0,main,0,10,4,0.000,0.800,1.600,1.200,2.600,6.600,7.300,1.400,1980.0\n") != std::string::npos);
   // The empty split: only its entry; stamps it never reached stay empty.
-  CHECK(csv.find("\n0,main,3,10,0,2.000,,,,,,,\n") != std::string::npos);
-  CHECK(csv.find("\n0,combine,1,0,0,4.000,13.500,15.500,13.700,14.100,,,\n") != std::string::npos);
+  CHECK(csv.find("\n0,main,3,10,0,2.000,,,,,,,,\n") != std::string::npos);
+  CHECK(csv.find("\n0,combine,1,0,0,4.000,13.500,15.500,13.700,14.100,,,,\n") != std::string::npos);
 }

@@ -730,6 +730,12 @@ TEST_CASE("the phase timeline records every block in timeline builds and nothing
       CHECK(t[vb::kTimelineTableIn] <= t[vb::kTimelineFirstIssue]);  // the same producer thread
       CHECK(t[vb::kTimelineFirstTile] <= t[vb::kTimelineTilesDone]);
       CHECK(t[vb::kTimelineTilesDone] <= t[vb::kTimelineEnd]);
+      // The SM's cycle counter moved over the block's lifetime at a clock an SM can run at.
+      REQUIRE(b.clock_end > b.clock_entry);
+      const double mhz = static_cast<double>(b.clock_end - b.clock_entry) * 1000.0 /
+                         static_cast<double>(t[vb::kTimelineEnd] - t[vb::kTimelineEntry]);
+      CHECK(mhz > 100.0);
+      CHECK(mhz < 4000.0);
       last_main_end = std::max(last_main_end, t[vb::kTimelineEnd]);
     }
     REQUIRE_FALSE(timeline.combine.empty());

@@ -158,6 +158,11 @@ struct FlashVerifyTimelineBlock {
   std::int32_t sm;     // %smid
   std::int32_t tiles;  // main kernels: KV tiles of its split; combine: 0
   std::int32_t unused;
+  // Main kernels: the SM's cycle counter (clock64) at entry and at kTimelineEnd, 0 where not
+  // reached. Cycles over nanoseconds is the SM clock the block ran at, measured inside the
+  // launch (NVML's clock is read between samples and misses short dips).
+  std::uint64_t clock_entry;
+  std::uint64_t clock_end;
 };
 struct FlashVerifyTimeline {
   std::vector<FlashVerifyTimelineBlock> main;     // blocks of the main kernel that ran
