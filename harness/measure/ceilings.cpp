@@ -66,6 +66,24 @@ double median_ms(Check& check, cudaStream_t stream, int reps, Pass pass) {
   return times[times.size() / 2];
 }
 
+// A tensor-core probe's clock from the span its block 0 wrote in the last pass
+// (ceiling_kernels::kClockSpanWords): cycles per µs, 0 when the span is not ordered.
+double probe_clock_mhz(Check& check, const Buffer& span) {
+  std::uint64_t w[ck::kClockSpanWords] = {};
+  check(cudaMemcpy(w, span.ptr, sizeof w, cudaMemcpyDeviceToHost), "download probe clock span");
+  if (!check.error.empty() || w[2] <= w[0] || w[3] <= w[1]) return 0;
+  return static_cast<double>(w[2] - w[0]) * 1e3 / static_cast<double>(w[3] - w[1]);
+}
+
+// The method text's clock clause: the clock inside the pass and what the rate is per clock
+// and SM (NVML's clock, read between passes, can differ from the one the probe ran at).
+std::string probe_clock_text(double mhz, double tflops, int sm_count) {
+  if (mhz <= 0 || sm_count <= 0) return "; the SM clock inside the pass was not read";
+  return fmt::format("; SM clock inside the last pass {:.0f} MHz (block 0's cycle counter over the global "
+                     "timer): {:.0f} FLOP per clock and SM",
+                     mhz, tflops * 1e12 / (static_cast<double>(sm_count) * mhz * 1e6));
+}
+
 // The wgmma ceiling into c->wgmma_bf16_tflops and its method entry. A probe whose
 // accumulator check fails leaves the ceiling at 0 and says so in the method: the other
 // ceilings of the run stay valid.
@@ -75,13 +93,17 @@ void measure_wgmma(Check& check, const GpuInfo& gpu, const CeilingOptions& optio
   int blocks_per_sm = 0;
   check(ck::wgmma_blocks_per_sm(&blocks_per_sm), "wgmma occupancy");
   const int blocks = gpu.sm_count * std::max(1, blocks_per_sm);
-  Buffer sink;
+  Buffer sink, clock_span;
   check(cudaMalloc(&sink.ptr, ck::kWgmmaSinkFloats * sizeof(float)), "cudaMalloc wgmma sink");
+  check(cudaMalloc(&clock_span.ptr, ck::kClockSpanWords * sizeof(std::uint64_t)), "cudaMalloc wgmma clock span");
   double ms = 0;
   if (check.error.empty()) {
-    ms = median_ms(check, stream, options.repetitions,
-                   [&] { return ck::launch_wgmma_bf16(iterations, static_cast<float*>(sink.ptr), blocks, stream); });
+    ms = median_ms(check, stream, options.repetitions, [&] {
+      return ck::launch_wgmma_bf16(iterations, static_cast<float*>(sink.ptr),
+                                   static_cast<std::uint64_t*>(clock_span.ptr), blocks, stream);
+    });
   }
+  const double clock_mhz = check.error.empty() ? probe_clock_mhz(check, clock_span) : 0;
   float d00 = 0;
   check(cudaMemcpy(&d00, sink.ptr, sizeof d00, cudaMemcpyDeviceToHost), "download wgmma check value");
   if (!check.error.empty()) return;
@@ -104,7 +126,7 @@ void measure_wgmma(Check& check, const GpuInfo& gpu, const CeilingOptions& optio
     return;
   }
   c->wgmma_bf16_tflops = ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0;
-  c->method.emplace_back("wgmma_bf16", how);
+  c->method.emplace_back("wgmma_bf16", how + probe_clock_text(clock_mhz, c->wgmma_bf16_tflops, gpu.sm_count));
 }
 
 }  // namespace
@@ -194,16 +216,22 @@ CeilingsRun measure_ceilings(const GpuInfo& gpu, const CeilingOptions& options) 
 
   // ---- mma.sync bf16 issue rate
   const int mma_blocks = std::max(1, gpu.sm_count * std::max(1, mma_blocks_sm));
+  double mma_clock_mhz = 0;
   {
-    Buffer sink;
+    Buffer sink, clock_span;
     if (check.error.empty()) check(cudaMalloc(&sink.ptr, ck::kMmaThreads * sizeof(float)), "cudaMalloc mma sink");
     if (check.error.empty()) {
+      check(cudaMalloc(&clock_span.ptr, ck::kClockSpanWords * sizeof(std::uint64_t)), "cudaMalloc mma clock span");
+    }
+    if (check.error.empty()) {
       const double ms = median_ms(check, stream, options.repetitions, [&] {
-        return ck::launch_mma_bf16(options.mma_iterations, static_cast<float*>(sink.ptr), mma_blocks, stream);
+        return ck::launch_mma_bf16(options.mma_iterations, static_cast<float*>(sink.ptr),
+                                   static_cast<std::uint64_t*>(clock_span.ptr), mma_blocks, stream);
       });
       const double warps = static_cast<double>(mma_blocks) * (ck::kMmaThreads / 32);
       const double flops = warps * options.mma_iterations * ck::kMmaChains * ck::kFlopsPerMma;
       c.mma_bf16_tflops = ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0;
+      if (check.error.empty()) mma_clock_mhz = probe_clock_mhz(check, clock_span);
     }
   }
   c.method.emplace_back(
@@ -211,7 +239,8 @@ CeilingsRun measure_ceilings(const GpuInfo& gpu, const CeilingOptions& options) 
                               "accumulator chains per warp x {} iterations, {} blocks x {} "
                               "threads ({} per SM); 4096 FLOP per mma; median of {} passes",
                               ck::kMmaChains, options.mma_iterations, mma_blocks,
-                              ck::kMmaThreads, std::max(1, mma_blocks_sm), options.repetitions));
+                              ck::kMmaThreads, std::max(1, mma_blocks_sm), options.repetitions) +
+                      probe_clock_text(mma_clock_mhz, c.mma_bf16_tflops, gpu.sm_count));
 
   // ---- wgmma bf16 rate (sm_90a machine code: compute capability 9.0 only)
   if (gpu.cc_major == 9 && gpu.cc_minor == 0 && check.error.empty()) measure_wgmma(check, gpu, options, stream, &c);

@@ -35,11 +35,17 @@ cudaError_t launch_hold(std::uint64_t nanoseconds, cudaStream_t stream);
 // One block of one warp that does nothing: the launch floor (harness/measure/ceilings.cpp).
 cudaError_t launch_empty(cudaStream_t stream);
 
+// The tensor-core probes' clock: with `clock_span` non-null, thread 0 of block 0 writes its
+// SM's cycle counter and the global timer (ns) before its loop and after it:
+// {cycles, ns, cycles, ns}. Cycles over nanoseconds is the clock the probe ran at, measured
+// inside the pass (NVML reads its clock between passes).
+inline constexpr int kClockSpanWords = 4;
+
 inline constexpr int kMmaThreads = 256;
 inline constexpr int kMmaChains = 8;  // independent accumulator chains per warp
 inline constexpr double kFlopsPerMma = 2.0 * 16 * 8 * 16;  // m16n8k16
 // Each warp issues `iterations` x kMmaChains mma.sync.m16n8k16 bf16 -> fp32.
-cudaError_t launch_mma_bf16(int iterations, float* sink, int blocks, cudaStream_t stream);
+cudaError_t launch_mma_bf16(int iterations, float* sink, std::uint64_t* clock_span, int blocks, cudaStream_t stream);
 cudaError_t mma_blocks_per_sm(int* blocks);
 
 // wgmma ceiling (harness/measure/ceilings_wgmma_sm90a.cu, sm_90a machine code only: launch on
@@ -73,7 +79,8 @@ inline constexpr double kWgmmaCheckRelTolerance = 2e-2;
 // What sink[0] holds after `iterations`: row 0 of both tiles lies unswizzled at positions
 // 0..kWgmmaK-1 (the 128-byte swizzle XORs chunk indices with the row index mod 8).
 double wgmma_probe_expected_d00(int iterations);
-cudaError_t launch_wgmma_bf16(int iterations, float* sink, int blocks, cudaStream_t stream);
+cudaError_t launch_wgmma_bf16(int iterations, float* sink, std::uint64_t* clock_span, int blocks,
+                             cudaStream_t stream);
 cudaError_t wgmma_blocks_per_sm(int* blocks);
 
 // PDL floor: one empty one-warp kernel launched over the stream's previous kernel
