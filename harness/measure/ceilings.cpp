@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "harness/measure/ceilings_kernels.h"
+#include "harness/measure/clock_rate.h"
 #include "harness/measure/nvtx.h"
 #include "harness/measure/timing.h"
 
@@ -71,8 +72,7 @@ double median_ms(Check& check, cudaStream_t stream, int reps, Pass pass) {
 double probe_clock_mhz(Check& check, const Buffer& span) {
   std::uint64_t w[ck::kClockSpanWords] = {};
   check(cudaMemcpy(w, span.ptr, sizeof w, cudaMemcpyDeviceToHost), "download probe clock span");
-  if (!check.error.empty() || w[2] <= w[0] || w[3] <= w[1]) return 0;
-  return static_cast<double>(w[2] - w[0]) * 1e3 / static_cast<double>(w[3] - w[1]);
+  return check.error.empty() ? clock_mhz(w[0], w[2], w[1], w[3]) : 0.0;
 }
 
 // The method text's clock clause: the clock inside the pass and what the rate is per clock

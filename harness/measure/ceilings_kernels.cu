@@ -2,6 +2,8 @@
 // array, and how fast it issues mma.sync bf16. Harness code: kernels/ never includes it.
 #include "harness/measure/ceilings_kernels.h"
 
+#include "harness/measure/ceilings_device.cuh"
+
 #include <cstring>
 
 namespace vb::ceiling_kernels {
@@ -51,12 +53,6 @@ __global__ void __launch_bounds__(kStreamReadThreads)
   if (acc == 0x9E3779B9u) sink[threadIdx.x] = acc;  // practically never; keeps loads live
 }
 
-__device__ __forceinline__ std::uint64_t global_timer_ns() {
-  std::uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
 __global__ void hold_kernel(std::uint64_t nanoseconds) {
   const std::uint64_t start = global_timer_ns();
   while (global_timer_ns() - start < nanoseconds) __nanosleep(500);
@@ -88,12 +84,7 @@ __global__ void __launch_bounds__(kMmaThreads) mma_bf16_kernel(int iterations, f
   float c[kMmaChains][4];
 #pragma unroll
   for (int k = 0; k < kMmaChains; ++k) c[k][0] = c[k][1] = c[k][2] = c[k][3] = 0.f;
-  const bool stamps_clock = clock_span != nullptr && blockIdx.x == 0 && threadIdx.x == 0;
-  std::uint64_t cycles_before = 0, ns_before = 0;
-  if (stamps_clock) {
-    cycles_before = clock64();
-    ns_before = global_timer_ns();
-  }
+  const ProbeClockSpan clock(clock_span);
   for (int i = 0; i < iterations; ++i) {
 #pragma unroll
     for (int k = 0; k < kMmaChains; ++k) {
@@ -108,15 +99,10 @@ __global__ void __launch_bounds__(kMmaThreads) mma_bf16_kernel(int iterations, f
 #pragma unroll
   for (int k = 0; k < kMmaChains; ++k) s += c[k][0] + c[k][1] + c[k][2] + c[k][3];
   if (s == -1.f) sink[threadIdx.x] = s;  // never (all terms are >= 0); keeps chains live
-  if (stamps_clock) {
-    clock_span[0] = cycles_before;
-    clock_span[1] = ns_before;
-    clock_span[2] = clock64();
-    clock_span[3] = global_timer_ns();
-  }
+  clock.finish();
 #else
   if (iterations < 0) sink[0] = 0.f;
-  if (clock_span != nullptr && iterations < 0) clock_span[0] = 0;
+  (void)clock_span;
 #endif
 }
 

@@ -11,6 +11,8 @@
 // every instruction ran.
 #include "harness/measure/ceilings_kernels.h"
 
+#include "harness/measure/ceilings_device.cuh"
+
 #include "kernels/wgmma.cuh"
 
 #include <cstdint>
@@ -23,12 +25,6 @@ constexpr int kATileBytes = kWgmmaM * kKRowBytes;    // 8 KB
 constexpr int kBTileBytes = kWgmmaN * kKRowBytes;    // 32 KB
 constexpr int kSwizzleAtomBytes = 1024;              // 8 rows of 128 B: the K-major stride
 constexpr int kUnusedLeadingOffset = 16;             // K-major operands do not use it (encodes 1)
-
-__device__ __forceinline__ std::uint64_t global_timer_ns() {
-  std::uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 
 __global__ void __launch_bounds__(kWgmmaThreads) wgmma_bf16_kernel(int iterations, float* sink, std::uint64_t* clock_span) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900
@@ -44,12 +40,7 @@ __global__ void __launch_bounds__(kWgmmaThreads) wgmma_bf16_kernel(int iteration
   float d[128];
 #pragma unroll
   for (int i = 0; i < 128; ++i) d[i] = 0.f;
-  const bool stamps_clock = clock_span != nullptr && blockIdx.x == 0 && threadIdx.x == 0;
-  std::uint64_t cycles_before = 0, ns_before = 0;
-  if (stamps_clock) {
-    cycles_before = clock64();
-    ns_before = global_timer_ns();
-  }
+  const ProbeClockSpan clock(clock_span);
   for (int it = 0; it < iterations; ++it) {
     // Orders the accumulators' last register accesses before the group that reads them (as
     // every wgmma main loop does per k-block).
@@ -65,12 +56,7 @@ __global__ void __launch_bounds__(kWgmmaThreads) wgmma_bf16_kernel(int iteration
     wg::wait_group<1>();
   }
   wg::wait_group<0>();
-  if (stamps_clock) {
-    clock_span[0] = cycles_before;
-    clock_span[1] = ns_before;
-    clock_span[2] = clock64();
-    clock_span[3] = global_timer_ns();
-  }
+  clock.finish();
   // Thread 0 of each warpgroup holds D[0][0] in d[0]; the other values keep every
   // accumulator live.
   float s = 0.f;
@@ -80,7 +66,7 @@ __global__ void __launch_bounds__(kWgmmaThreads) wgmma_bf16_kernel(int iteration
   if (s == 1e30f) sink[1 + threadIdx.x % 128] = s;  // never (|D| stays far below); keeps them live
 #else
   if (iterations < 0) sink[0] = 0.f;
-  if (clock_span != nullptr && iterations < 0) clock_span[0] = 0;
+  (void)clock_span;
 #endif
 }
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "harness/compare/compare.h"
+#include "harness/measure/clock_rate.h"
 
 namespace vb {
 namespace {
@@ -61,11 +62,8 @@ std::uint64_t main_end(const FlashVerifyTimelineBlock& b) {
 // The SM clock over a main block's lifetime in MHz (cycles per µs), 0 where it did not reach
 // its end or its stamps are not ordered.
 double block_clock_mhz(const FlashVerifyTimelineBlock& b) {
-  if (!reached(b, kTimelineEnd) || b.clock_end <= b.clock_entry || b.t_ns[kTimelineEnd] <= b.t_ns[kTimelineEntry]) {
-    return 0.0;
-  }
-  return static_cast<double>(b.clock_end - b.clock_entry) * kNsPerUs /
-         static_cast<double>(b.t_ns[kTimelineEnd] - b.t_ns[kTimelineEntry]);
+  return reached(b, kTimelineEnd) ? clock_mhz(b.clock_entry, b.clock_end, b.t_ns[kTimelineEntry], b.t_ns[kTimelineEnd])
+                                  : 0.0;
 }
 
 TimelineClock clock_figure(const std::vector<FlashVerifyTimelineBlock>& blocks) {

@@ -12,6 +12,7 @@
 #include <limits>
 #include <vector>
 
+#include "harness/measure/clock_rate.h"
 #include "harness/run/gpu_executor.h"
 #include "harness/problem/problem.h"
 #include "harness/run/result.h"
@@ -732,8 +733,7 @@ TEST_CASE("the phase timeline records every block in timeline builds and nothing
       CHECK(t[vb::kTimelineTilesDone] <= t[vb::kTimelineEnd]);
       // The SM's cycle counter moved over the block's lifetime at a clock an SM can run at.
       REQUIRE(b.clock_end > b.clock_entry);
-      const double mhz = static_cast<double>(b.clock_end - b.clock_entry) * 1000.0 /
-                         static_cast<double>(t[vb::kTimelineEnd] - t[vb::kTimelineEntry]);
+      const double mhz = vb::clock_mhz(b.clock_entry, b.clock_end, t[vb::kTimelineEntry], t[vb::kTimelineEnd]);
       CHECK(mhz > 100.0);
       CHECK(mhz < 4000.0);
       last_main_end = std::max(last_main_end, t[vb::kTimelineEnd]);
