@@ -95,12 +95,11 @@ int profile_timeline(DeviceProblem& device, const GpuExecutorRun& run, const Gpu
 
 // The executor --executor names; throws UsageError with the allowed names.
 const GpuExecutorRun& executor_named(const std::string& name) {
-  const auto run = std::find_if(gpu_executor_runs().begin(), gpu_executor_runs().end(),
-                                [&](const GpuExecutorRun& r) { return r.name == name; });
-  if (run != gpu_executor_runs().end()) return *run;
-  std::string allowed;
-  for (const GpuExecutorRun& r : gpu_executor_runs()) allowed += (allowed.empty() ? "" : ", ") + r.name;
-  throw UsageError(fmt::format("--executor {}: unknown executor (allowed: {})", name, allowed));
+  try {
+    return gpu_executor_named(name);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("--executor {}: {}", name, e.what()));
+  }
 }
 
 void print_ncu_command(const ProfileArgs& args, const std::string& case_name, const std::string& range,

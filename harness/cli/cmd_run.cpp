@@ -128,6 +128,7 @@ struct TimeArgs {
   double noise = 0.01;
   int min_samples = 10, max_samples = 1000;
   double budget_s = 1.0;
+  std::vector<std::string> executors;  // --time-executor: empty times every executor that ran
 };
 
 struct RunArgs {
@@ -177,6 +178,18 @@ std::optional<PeerRows> read_peers(const std::string& path) {
   } catch (const std::runtime_error& e) {
     throw UsageError(std::string("--peers ") + e.what());
   }
+}
+
+// The executors --time-executor names, each checked against the known ones; throws UsageError.
+std::vector<std::string> timed_executors(const TimeArgs& time_args) {
+  for (const std::string& name : time_args.executors) {
+    try {
+      gpu_executor_named(name);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(fmt::format("--time-executor {}: {}", name, e.what()));
+    }
+  }
+  return time_args.executors;
 }
 
 // The timing options of --modes, --l2-flush, --noise and the sample bounds; throws UsageError.
@@ -324,6 +337,7 @@ int run_cases(const RunArgs& args, const std::string& command_line) {
   options.threads = args.threads;
   options.time = args.time.time;
   options.timing = timing_options(args.time, &l2_flush);
+  options.timed_executors = timed_executors(args.time);
   bool timing_failed = false;
   const std::unique_ptr<GpuTimer> timer = set_up_timing(args.time.time, l2_flush, progress, &ctx, &timing_failed);
   options.timer = timer.get();
@@ -369,6 +383,11 @@ void add_timing_options(CLI::App* cmd, TimeArgs* time_args) {
   cmd->add_option("--budget-s", time_args->budget_s,
                   "time budget per measurement in seconds (never cuts below --min-samples)")
       ->capture_default_str()->check(CLI::Range(0.0, 3600.0));
+  cmd->add_option("--time-executor", time_args->executors,
+                  "time only this executor (record name: production, production/sm120-proxy, ...); repeatable. "
+                  "Every executor still runs and is checked; default: time every one that ran")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <memory>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 
 #include <fmt/format.h>
@@ -30,6 +31,15 @@ const std::vector<GpuExecutorRun>& gpu_executor_runs() {
       {"production/sm120-proxy", GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kTokenIndices},
   };
   return runs;
+}
+
+const GpuExecutorRun& gpu_executor_named(const std::string& name) {
+  const auto& runs = gpu_executor_runs();
+  const auto run = std::find_if(runs.begin(), runs.end(), [&](const GpuExecutorRun& r) { return r.name == name; });
+  if (run != runs.end()) return *run;
+  std::string allowed;
+  for (const GpuExecutorRun& r : runs) allowed += (allowed.empty() ? "" : ", ") + r.name;
+  throw std::invalid_argument(fmt::format("unknown executor (allowed: {})", allowed));
 }
 
 std::string reproducer_for(const std::string& scenario_path, const std::string& case_name) {
@@ -212,8 +222,13 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
       for (TimingMode mode : options.timing.modes) {
         (mode == TimingMode::kChain || mode == TimingMode::kChainPdl ? chain_modes : single_modes).push_back(mode);
       }
+      const auto timed = [&](const GpuExecutorRun& run) {
+        const auto& only = options.timed_executors;
+        return only.empty() || std::find(only.begin(), only.end(), run.name) != only.end();
+      };
       for (const bool chain_phase : {false, true}) {
         for (const GpuExecutorRun& run : runs) {
+          if (!timed(run)) continue;
           ExecutorResult* record = nullptr;
           for (ExecutorResult& e : result.executors) {
             if (e.executor == run.name) {

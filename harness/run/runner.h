@@ -27,6 +27,9 @@ struct RunOptions {
   bool time = false;
   TimingOptions timing;
   GpuTimer* timer = nullptr;   // required when time && gpu.available
+  // Executors to time, by record name (`run --time-executor`); empty: every one that ran.
+  // Every executor still runs and is checked: the filter saves device time, not checks.
+  std::vector<std::string> timed_executors;
 };
 
 // One GPU executor run of the plan: which kernel and which page-table form.
@@ -41,6 +44,8 @@ struct GpuExecutorRun {
 // sglang-adapter (SGLang's token-form inputs), production/sm120-proxy (the mma.sync path as
 // sm_120 runs it, on a Hopper only).
 const std::vector<GpuExecutorRun>& gpu_executor_runs();
+// The executor of that record name; throws std::invalid_argument listing the allowed names.
+const GpuExecutorRun& gpu_executor_named(const std::string& name);
 
 // Runs every phase of one case: materialize -> reference -> verify (every GPU executor)
 // -> [timing] -> one production launch inside the case's NVTX range (nvtx.h), and the
