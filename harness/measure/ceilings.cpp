@@ -241,6 +241,8 @@ CeilingsRun measure_ceilings(const GpuInfo& gpu, const CeilingOptions& options) 
                               ck::kMmaChains, options.mma_iterations, mma_blocks,
                               ck::kMmaThreads, std::max(1, mma_blocks_sm), options.repetitions) +
                       probe_clock_text(mma_clock_mhz, c.mma_bf16_tflops, gpu.sm_count));
+  c.mma_clock_mhz = mma_clock_mhz;
+  c.sm_count = gpu.sm_count;
 
   // ---- wgmma bf16 rate (sm_90a machine code: compute capability 9.0 only)
   if (gpu.cc_major == 9 && gpu.cc_minor == 0 && check.error.empty()) measure_wgmma(check, gpu, options, stream, &c);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -154,7 +155,7 @@ std::optional<PdlGoal> pdl_goal_for(const CaseResult& c, const Ceilings& ceiling
 
 std::optional<DevicePrediction> predict_on_device(const TrafficModel& traffic, double median_us,
                                                   const Ceilings& ceilings, int page_size,
-                                                  const DeviceModel& target) {
+                                                  const DeviceModel& target, std::int64_t launch_blocks) {
   const double here = roof_us(traffic, memory_ceiling_gbps(ceilings, page_size), ceilings.mma_bf16_tflops);
   const double there = roof_us(traffic, target.memory_gbps, target.mma_tflops);
   if (here <= 0 || there <= 0 || median_us <= 0) return std::nullopt;
@@ -163,24 +164,34 @@ std::optional<DevicePrediction> predict_on_device(const TrafficModel& traffic, d
   p.fraction_of_roof = here / median_us;
   p.roof_us = there;
   p.time_us = there / p.fraction_of_roof;
-  p.bound = static_cast<double>(traffic.algorithmic_bytes) / (target.memory_gbps * 1e3) >=
-                    traffic.flops / (target.mma_tflops * 1e6)
-                ? "memory"
-                : "compute";
+  const double memory_us = static_cast<double>(traffic.algorithmic_bytes) / (target.memory_gbps * 1e3);
+  p.bound = memory_us >= traffic.flops / (target.mma_tflops * 1e6) ? "memory" : "compute";
+  if (ceilings.mma_clock_mhz > 0 && target.sm_clock_mhz > 0 && ceilings.sm_count > 0 && target.num_sms > 0) {
+    // The launch's SM-busy cycles here, spread evenly over the target's SMs.
+    const std::int64_t busy_sms = launch_blocks > 0 ? std::min<std::int64_t>(launch_blocks, ceilings.sm_count)
+                                                    : ceilings.sm_count;
+    const double sm_scaling = static_cast<double>(busy_sms) / target.num_sms;
+    p.sm_cycles_us = median_us * (ceilings.mma_clock_mhz / target.sm_clock_mhz) * sm_scaling;
+    p.overlap_bound_us = std::max(there, *p.sm_cycles_us);
+    p.overlap_bound = *p.sm_cycles_us > there ? "SM cycles" : p.bound;
+  }
   return p;
 }
 
 std::string prediction_method(const DeviceModel& target) {
   return fmt::format(
-      "a prediction, not a measurement: f = the proxy's roof time on this device (max(bytes / the "
-      "memory ceiling of the page size, FLOPs / the mma.sync ceiling), both measured in this run) / "
-      "its measured median; predicted time = {}'s roof time (max(bytes / {:.0f} GB/s, FLOPs / "
-      "{:.1f} TFLOP/s); {}) / f. The fraction of the binding roof carries over, not the fraction "
-      "of each roof: the fraction of the roof that does not bind is low for reasons that have "
-      "nothing to do with it. Assumes sm_120's mma.sync issue reaches the datasheet figure and "
-      "ignores what the proxy cannot show (sm_120's clock, its 128 MB L2, GDDR7 latency, 188 "
-      "SMs instead of the planner's 132)",
-      target.name, target.memory_gbps, target.mma_tflops, target.source);
+      "a prediction, not a measurement, made two ways. Roof-fraction estimate: f = the proxy's roof time on this device "
+      "(max(bytes / the memory ceiling of the page size, FLOPs / the mma.sync ceiling), both measured in "
+      "this run) / its measured median; estimate = {0}'s roof time (max(bytes / {1:.0f} GB/s, FLOPs / "
+      "{2:.1f} TFLOP/s); {3}) / f: the fraction of the binding roof carries over. Overlap bound: the larger "
+      "of {0}'s roof time and the proxy's SM cycles carried over (its median x the mma.sync probe's SM "
+      "clock in this run / {4:.0f} MHz, x the SMs its blocks kept busy here / {5}): a lower bound if the "
+      "SM-side work (issue, shared memory, barriers, latencies) takes as many cycles there as here, spreads "
+      "evenly over {0}'s {5} SMs and overlaps its slower tensor cores and memory perfectly (an SM here "
+      "issues mma.sync at up to about 2,730 FLOP per clock, one there at 1,024). The estimate assumes "
+      "instead that the proxy's shortfall from its roof here carries over to the roof there. Neither shows "
+      "sm_120's 128 MB L2, GDDR7's latency or the fixed costs of a small launch",
+      target.name, target.memory_gbps, target.mma_tflops, target.source, target.sm_clock_mhz, target.num_sms);
 }
 
 namespace {
@@ -190,6 +201,15 @@ const ExecutorResult* find_executor(const CaseResult& c, const std::string& name
     if (e.executor == name && !e.timings.empty()) return &e;
   }
   return nullptr;
+}
+
+// The blocks of a launch plan's text ("... grid=16x35x1 ..."); 0 when it names no grid.
+std::int64_t plan_blocks(const std::string& plan) {
+  const std::size_t at = plan.find("grid=");
+  if (at == std::string::npos) return 0;
+  long long x = 0, y = 0, z = 0;
+  if (std::sscanf(plan.c_str() + at, "grid=%lldx%lldx%lld", &x, &y, &z) != 3 || x <= 0 || y <= 0 || z <= 0) return 0;
+  return static_cast<std::int64_t>(x) * y * z;
 }
 
 std::optional<double> cold_median(const CaseResult& c, const std::string& executor) {
@@ -212,7 +232,8 @@ void annotate_roofline(std::vector<CaseResult>* cases, const std::optional<Ceili
       const bool proxy = e.executor == kSm120ProxyExecutor;
       e.achieved = achieved_for(*c.traffic, *t, ceilings, c.page_size, proxy ? "mma.sync" : executor_engine(e));
       if (proxy && ceilings && rtx != nullptr) {
-        e.prediction = predict_on_device(*c.traffic, t->median_ms * 1e3, *ceilings, c.page_size, *rtx);
+        e.prediction =
+            predict_on_device(*c.traffic, t->median_ms * 1e3, *ceilings, c.page_size, *rtx, plan_blocks(e.detail));
       }
     }
     if (ceilings) c.pdl_goal = pdl_goal_for(c, *ceilings);

@@ -83,14 +83,23 @@ std::optional<PdlGoal> pdl_goal_for(const CaseResult& c, const Ceilings& ceiling
 // The executor that runs the sm_120 configuration on this device (issue 26, item 1).
 inline constexpr const char* kSm120ProxyExecutor = "production/sm120-proxy";
 struct DeviceModel;
-// The time a case would take on `target`, predicted from the proxy's median `median_us` here:
-// the fraction f of its roof the proxy reaches in this run (roof = max(bytes / memory
-// ceiling, FLOPs / mma.sync ceiling): mma.sync is the proxy's engine and sm_120's only one)
-// applied to the target's roof (max(bytes / target.memory_gbps, FLOPs / target.mma_tflops)):
-// time = target roof / f. None when a ceiling is missing or median_us <= 0.
+// The time a case would take on `target`, predicted from the proxy's median `median_us` here,
+// two ways:
+// - the roof-fraction estimate (time_us): the fraction f of its roof the proxy reaches in this
+//   run (roof = max(bytes / memory ceiling, FLOPs / mma.sync ceiling): mma.sync is the proxy's
+//   engine and sm_120's only one) applied to the target's roof (max(bytes / target.memory_gbps,
+//   FLOPs / target.mma_tflops)): time = target roof / f;
+// - the overlap bound (overlap_bound_us): the target's roof, or the proxy's SM cycles carried
+//   over if longer: median_us x (the mma.sync probe's clock here / target.sm_clock_mhz) x
+//   (the SMs the launch kept busy here, min(launch_blocks, SMs here; one proxy block per SM) /
+//   target.num_sms), the SM-busy cycles spread evenly over the target's SMs. A lower bound if
+//   the SM-side work takes as many cycles there and overlaps the target's tensor cores and
+//   memory perfectly. None without the probe's clock, the target's clock or the SM counts;
+//   launch_blocks 0 (unknown) counts every SM here busy.
+// None when a ceiling is missing or median_us <= 0.
 std::optional<DevicePrediction> predict_on_device(const TrafficModel& traffic, double median_us,
                                                   const Ceilings& ceilings, int page_size,
-                                                  const DeviceModel& target);
+                                                  const DeviceModel& target, std::int64_t launch_blocks = 0);
 // The method of predict_on_device in words, for the reports.
 std::string prediction_method(const DeviceModel& target);
 

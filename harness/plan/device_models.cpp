@@ -16,12 +16,12 @@ namespace vb {
 // combine's lane rule counts): 2048 on sm_90, 1536 on sm_120.
 const std::vector<DeviceModel>& device_models() {
   static const std::vector<DeviceModel> models = {
-      {"h200", "NVIDIA H200", 90, 132, 2048, 227 * 1024, 1, 4435.0, 634.0, true,
+      {"h200", "NVIDIA H200", 90, 132, 2048, 227 * 1024, 1, 4435.0, 634.0, 0.0, true,
        "measured by verifybench on the lab H200, 2026-11-29 (reports/h200/2026-11-29-v2/perf: "
        "page-1 shuffled 1152-byte row reads, mma.sync bf16 issue rate)"},
-      {"rtx-pro-6000", "NVIDIA RTX PRO 6000 Blackwell", 120, 188, 1536, 99 * 1024, 1, 1792.0, 503.8, false,
-       "datasheet (GDDR7 bandwidth, dense bf16 with fp32 accumulate); not measured: no sm_120 "
-       "device has run verifybench"},
+      {"rtx-pro-6000", "NVIDIA RTX PRO 6000 Blackwell", 120, 188, 1536, 99 * 1024, 1, 1792.0, 503.8, 2617.0, false,
+       "datasheet (GDDR7 bandwidth, dense bf16 with fp32 accumulate at the 2617 MHz boost clock: 1024 FLOP "
+       "per clock and SM); not measured: no sm_120 device has run verifybench"},
   };
   return models;
 }

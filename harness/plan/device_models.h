@@ -23,6 +23,7 @@ struct DeviceModel {
   int blocks_per_sm = 0;     // resident production blocks per SM (see device_models.cpp)
   double memory_gbps = 0;    // memory roof for the floors: 1152-byte row reads where measured
   double mma_tflops = 0;     // mma.sync bf16 -> fp32 roof
+  double sm_clock_mhz = 0;   // the SM clock mma_tflops is quoted at (0: not modelled)
   bool wgmma = false;        // the production planner may pick the sm_90a wgmma path here
   std::string source;        // where the figures come from: measured (which run) or datasheet
 };

@@ -120,6 +120,9 @@ nlohmann::ordered_json to_json(const DevicePrediction& p) {
               {"roof_us", number(p.roof_us)},
               {"bound", p.bound},
               {"fraction_of_roof", number(p.fraction_of_roof)},
+              {"sm_cycles_us", p.sm_cycles_us ? number(*p.sm_cycles_us) : json(nullptr)},
+              {"overlap_bound_us", p.overlap_bound_us ? number(*p.overlap_bound_us) : json(nullptr)},
+              {"overlap_bound", p.overlap_bound},
               {"kind", "prediction"}};
 }
 
@@ -130,6 +133,10 @@ DevicePrediction prediction_from_json(const nlohmann::ordered_json& j) {
   p.roof_us = read_number(j.at("roof_us"));
   p.bound = j.at("bound").get<std::string>();
   p.fraction_of_roof = read_number(j.at("fraction_of_roof"));
+  // Absent from result files before 2026-12-05; null where the clocks were not known.
+  p.sm_cycles_us = read_optional_number(j, "sm_cycles_us");
+  p.overlap_bound_us = read_optional_number(j, "overlap_bound_us");
+  if (j.contains("overlap_bound")) p.overlap_bound = j.at("overlap_bound").get<std::string>();
   return p;
 }
 
@@ -349,6 +356,8 @@ nlohmann::ordered_json to_json(const Ceilings& c) {
               {"row_read_shuffled_gbps", number(c.row_read_shuffled_gbps)},
               {"d2d_copy_gbps", number(c.d2d_copy_gbps)},
               {"mma_bf16_tflops", number(c.mma_bf16_tflops)},
+              {"mma_clock_mhz", c.mma_clock_mhz > 0 ? number(c.mma_clock_mhz) : json(nullptr)},
+              {"sm_count", c.sm_count > 0 ? json(c.sm_count) : json(nullptr)},
               {"wgmma_bf16_tflops", c.wgmma_bf16_tflops > 0 ? number(c.wgmma_bf16_tflops) : json(nullptr)},
               {"launch_floor_us", c.launch_floor_us > 0 ? number(c.launch_floor_us) : json(nullptr)},
               {"pdl_floor_us", c.pdl_floor_us > 0 ? number(c.pdl_floor_us) : json(nullptr)},
@@ -368,6 +377,9 @@ Ceilings ceilings_from_json(const nlohmann::ordered_json& j) {
   // Absent from result files before issue 27; null when not measured on that device.
   c.wgmma_bf16_tflops = read_optional_number(j, "wgmma_bf16_tflops").value_or(0);
   c.pdl_floor_us = read_optional_number(j, "pdl_floor_us").value_or(0);
+  // Absent from result files before 2026-12-05.
+  c.mma_clock_mhz = read_optional_number(j, "mma_clock_mhz").value_or(0);
+  if (j.contains("sm_count") && !j.at("sm_count").is_null()) c.sm_count = read_integer<int>(j, "sm_count");
   if (j.contains("method")) {
     for (const auto& [name, text] : j.at("method").items()) {
       c.method.emplace_back(name, text.get<std::string>());

@@ -76,21 +76,23 @@ std::string format_sm120_proxy_section(const std::vector<CaseResult>& cases) {
       if (p != nullptr && method.empty()) {
         if (const DeviceModel* target = find_device_model(p->device)) method = prediction_method(*target);
       }
-      rows += fmt::format("| {} | {} | {:.2f} | {} | {:.0f} | {} | {} | {} |\n", md(c.case_name),
+      rows += fmt::format("| {} | {} | {:.2f} | {} | {:.0f} | {} | {} | {} | {} |\n", md(c.case_name),
                           t ? us(t->median_ms) : "-", a.tflops, opt_pct(a.pct_of_engine_ceiling), a.gbps,
                           opt_pct(a.pct_of_memory_ceiling),
                           p ? fmt::format("{:.0f}%", 100 * p->fraction_of_roof) : "-",
-                          p ? fmt::format("{:.1f} ({})", p->time_us, p->bound) : "-");
+                          p ? fmt::format("{:.1f} ({})", p->time_us, p->bound) : "-",
+                          p && p->overlap_bound_us ? fmt::format("{:.1f} ({})", *p->overlap_bound_us, p->overlap_bound)
+                                                   : "-");
     }
   }
   if (rows.empty()) return "";
   return fmt::format("\n## sm_120 proxy and the predicted RTX PRO 6000 time\n\n"
                      "`{}`: the mma.sync path in sm_120's configuration on this device. The % columns are of this "
                      "run's mma.sync and row ceilings; \"of roof\" is the fraction f of its roof (mma.sync and "
-                     "memory) it reaches. **Predicted** RTX PRO 6000 µs: {}.\n\n"
+                     "memory) it reaches. **Predicted** RTX PRO 6000 µs, two ways: {}.\n\n"
                      "| case | proxy µs | TFLOP/s | % of mma.sync ceiling | GB/s | % of row ceiling | of roof | "
-                     "predicted RTX PRO 6000 µs (bound there) |\n"
-                     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+                     "predicted RTX PRO 6000 µs: roof-fraction estimate (bound there) | overlap bound (set by) |\n"
+                     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
                      kSm120ProxyExecutor, md(method.empty() ? "not predicted (no ceilings)" : method)) +
          rows;
 }

@@ -93,6 +93,10 @@ struct Ceilings {
   double row_read_shuffled_gbps = 0;    // 1152-byte rows, page size 1, shuffled
   double d2d_copy_gbps = 0;             // cudaMemcpyAsync D2D, read + write bytes
   double mma_bf16_tflops = 0;           // mma.sync m16n8k16 bf16 -> fp32 issue rate
+  // The SM clock inside the mma.sync probe's last pass (its block 0's cycle counter over the
+  // global timer). 0 when not read (result files before 2026-12-05 do not have it).
+  double mma_clock_mhz = 0;
+  int sm_count = 0;  // the device's SMs; 0 in result files before 2026-12-05
   // wgmma.mma_async m64n256k16 bf16 -> fp32 from shared memory (sm_90a only). 0 when not
   // measured: a device other than compute capability 9.0, or an older result file.
   double wgmma_bf16_tflops = 0;
@@ -114,6 +118,12 @@ struct DevicePrediction {
   double roof_us = 0;          // max(bytes / its memory roof, FLOPs / its tensor roof)
   std::string bound;           // the roof that binds there: "memory" | "compute"
   double fraction_of_roof = 0; // this run's roof time (the executor's engine) / its median
+  // The overlap bound: the executor's SM cycles here carried to that device (its clock, and
+  // its SM count where the launch fills more than a wave), against that device's roof. None
+  // without the mma.sync probe's clock or the device's clock.
+  std::optional<double> sm_cycles_us;    // median x (clock here / clock there) x SM scaling
+  std::optional<double> overlap_bound_us;  // max(roof_us, sm_cycles_us)
+  std::string overlap_bound;             // what sets it: "memory" | "compute" | "SM cycles"
 };
 
 struct ExecutorResult {

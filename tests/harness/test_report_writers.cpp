@@ -294,6 +294,8 @@ TEST_CASE("the wgmma ceiling and the PDL floor are reported when measured, and o
   CHECK(old.at("ceilings").at("pdl_floor_us").is_null());
   old.at("ceilings").erase("wgmma_bf16_tflops");
   old.at("ceilings").erase("pdl_floor_us");
+  old.at("ceilings").erase("mma_clock_mhz");  // result files before 2026-12-05
+  old.at("ceilings").erase("sm_count");
   for (auto& cs : old.at("cases")) {
     cs.erase("pdl_goal");
     for (auto& e : cs.at("executors")) {
@@ -306,6 +308,8 @@ TEST_CASE("the wgmma ceiling and the PDL floor are reported when measured, and o
   const vb::ResultDocument legacy = vb::result_document_from_json(old);
   CHECK(legacy.ceilings->wgmma_bf16_tflops == 0);
   CHECK(legacy.ceilings->pdl_floor_us == 0);
+  CHECK(legacy.ceilings->mma_clock_mhz == 0);
+  CHECK(legacy.ceilings->sm_count == 0);
   CHECK_FALSE(legacy.cases[0].pdl_goal);
   CHECK(legacy.cases[0].executors[2].achieved->engine.empty());
   CHECK_FALSE(legacy.cases[0].executors[2].achieved->pct_of_engine_ceiling);
@@ -316,6 +320,8 @@ TEST_CASE("engine, PDL-goal and sm_120-proxy sections: written when their record
   vb::Ceilings c = sample_ceilings();
   c.wgmma_bf16_tflops = 790;
   c.pdl_floor_us = 2.0;
+  c.mma_clock_mhz = 1800;
+  c.sm_count = 132;
   // Without engines, goals or a proxy, none of the three sections appears (golden unchanged).
   const std::string plain = vb::format_markdown(sample_provenance(), sample_ceilings(), cases);
   CHECK(plain.find("## Tensor-core engines") == std::string::npos);
@@ -342,6 +348,9 @@ TEST_CASE("engine, PDL-goal and sm_120-proxy sections: written when their record
   CHECK(md.find("## sm_120 proxy and the predicted RTX PRO 6000 time") != std::string::npos);
   CHECK(md.find("a prediction, not a measurement") != std::string::npos);
   CHECK(md.find("503.8 TFLOP/s") != std::string::npos);
+  REQUIRE(cases[0].executors.back().prediction->overlap_bound_us);
+  CHECK(md.find(fmt::format("{:.1f} ({})", *cases[0].executors.back().prediction->overlap_bound_us,
+                            cases[0].executors.back().prediction->overlap_bound)) != std::string::npos);
 
   const auto doc = vb::result_document(sample_provenance(), cases, c);
   CHECK(doc.at("predictions").at("rtx-pro-6000").at("method").get<std::string>().rfind("a prediction, not a", 0) == 0);
@@ -353,6 +362,13 @@ TEST_CASE("engine, PDL-goal and sm_120-proxy sections: written when their record
   CHECK(back.cases[0].pdl_goal->met == cases[0].pdl_goal->met);
   REQUIRE(back.cases[0].executors.back().prediction);
   CHECK(back.cases[0].executors.back().prediction->time_us == Approx(cases[0].executors.back().prediction->time_us));
+  const vb::DevicePrediction& written = *cases[0].executors.back().prediction;
+  const vb::DevicePrediction& read = *back.cases[0].executors.back().prediction;
+  CHECK(read.overlap_bound_us.has_value() == written.overlap_bound_us.has_value());
+  if (written.overlap_bound_us) CHECK(*read.overlap_bound_us == Approx(*written.overlap_bound_us));
+  CHECK(read.overlap_bound == written.overlap_bound);
+  CHECK(back.ceilings->mma_clock_mhz == Approx(c.mma_clock_mhz));
+  CHECK(back.ceilings->sm_count == c.sm_count);
   CHECK(back.cases[0].executors[2].achieved->engine == "wgmma");
   CHECK(*back.cases[0].executors[2].achieved->pct_of_engine_ceiling ==
         Approx(*cases[0].executors[2].achieved->pct_of_engine_ceiling));

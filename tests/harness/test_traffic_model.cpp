@@ -276,6 +276,58 @@ TEST_CASE("sm_120 prediction: the proxy's fraction of its binding roof on the RT
   CHECK_FALSE(vb::predict_on_device(t, 625.0, c, 64, *rtx));
 }
 
+TEST_CASE("sm_120 prediction: the overlap bound carries the proxy's SM cycles to sm_120's clock and SMs", "[traffic]") {
+  const vb::DeviceModel* rtx = vb::find_device_model("rtx-pro-6000");
+  REQUIRE(rtx != nullptr);
+  REQUIRE(rtx->sm_clock_mhz == 2617.0);
+  REQUIRE(rtx->num_sms == 188);
+  vb::Ceilings c;
+  c.row_read_contiguous_gbps = 4000;
+  c.row_read_shuffled_gbps = 4000;
+  c.mma_bf16_tflops = 640;
+  vb::TrafficModel t;
+  t.algorithmic_bytes = 1'000'000'000;
+  t.flops = 1e12;  // roof there: 1984.91 us (compute)
+
+  // Without the probe's clock or the SM count: the estimate only.
+  auto p = vb::predict_on_device(t, 3125.0, c, 64, *rtx, 1320);
+  REQUIRE(p);
+  CHECK_FALSE(p->overlap_bound_us);
+  CHECK_FALSE(p->sm_cycles_us);
+  c.mma_clock_mhz = 1800;
+  p = vb::predict_on_device(t, 3125.0, c, 64, *rtx, 1320);
+  REQUIRE(p);
+  CHECK_FALSE(p->overlap_bound_us);
+  c.sm_count = 132;
+
+  // 3125 us x 1800 / 2617 = 2149.41 us at sm_120's clock; every SM here busy (unknown blocks, or
+  // ten waves), spread over 188 SMs: x 132 / 188 = 1509.16 us, below the roof there (compute).
+  p = vb::predict_on_device(t, 3125.0, c, 64, *rtx);
+  REQUIRE(p);
+  REQUIRE(p->sm_cycles_us);
+  CHECK(*p->sm_cycles_us == Approx(1509.1586));
+  CHECK(*p->overlap_bound_us == Approx(1984.9146));
+  CHECK(p->overlap_bound == "compute");
+  CHECK(p->time_us == Approx(3969.8293));  // the estimate does not change
+  p = vb::predict_on_device(t, 3125.0, c, 64, *rtx, 1320);
+  CHECK(*p->sm_cycles_us == Approx(1509.1586));
+  // Half a wave (66 blocks) kept 66 SMs busy: x 66 / 188 = 754.58 us.
+  p = vb::predict_on_device(t, 3125.0, c, 64, *rtx, 66);
+  CHECK(*p->sm_cycles_us == Approx(754.5793));
+  // SM cycles above the roof there set the bound: at 9000 us, 9000 x 1800 / 2617 x 132 / 188.
+  p = vb::predict_on_device(t, 9000.0, c, 64, *rtx, 1320);
+  CHECK(*p->sm_cycles_us == Approx(9000.0 * 1800 / 2617 * 132 / 188));
+  CHECK(*p->overlap_bound_us == Approx(*p->sm_cycles_us));
+  CHECK(p->overlap_bound == "SM cycles");
+
+  // Memory-bound there: bytes / 1792 GB/s = 558.04 us binds when the SM cycles are shorter.
+  t.flops = 1e10;
+  p = vb::predict_on_device(t, 500.0, c, 64, *rtx, 1320);
+  CHECK(*p->sm_cycles_us == Approx(500.0 * 1800 / 2617 * 132 / 188));
+  CHECK(*p->overlap_bound_us == Approx(558.0357));
+  CHECK(p->overlap_bound == "memory");
+}
+
 TEST_CASE("annotate_roofline: the sm_120 proxy gets mma.sync and row % and a prediction, the others do not", "[traffic]") {
   vb::CaseResult c;
   c.case_name = "ddtree";
@@ -286,7 +338,7 @@ TEST_CASE("annotate_roofline: the sm_120 proxy gets mma.sync and row % and a pre
   prod.detail = "wgmma stages=2 smem=224256 m_tiles=8 splits=2 grid=8x2x1 combine=2x1";
   prod.timings = {timing("cold-l2", 2.0)};
   proxy.executor = vb::kSm120ProxyExecutor;
-  proxy.detail = "sm_120 configuration";  // no path= text: the proxy is mma.sync regardless
+  proxy.detail = "sm_120 configuration grid=10x66x2";  // no path= text: the proxy is mma.sync regardless
   proxy.timings = {timing("cold-l2", 3.125)};
   c.executors = {prod, proxy};
   std::vector<vb::CaseResult> cases = {c};
@@ -295,6 +347,8 @@ TEST_CASE("annotate_roofline: the sm_120 proxy gets mma.sync and row % and a pre
   ceil.row_read_shuffled_gbps = 4000;
   ceil.mma_bf16_tflops = 640;
   ceil.wgmma_bf16_tflops = 800;
+  ceil.mma_clock_mhz = 1800;
+  ceil.sm_count = 132;
   vb::annotate_roofline(&cases, ceil);
   const vb::ExecutorResult& p = cases[0].executors[1];
   REQUIRE(p.achieved);
@@ -303,6 +357,7 @@ TEST_CASE("annotate_roofline: the sm_120 proxy gets mma.sync and row % and a pre
   CHECK(*p.achieved->pct_of_memory_ceiling == Approx(320.0 / 4000 * 100));
   REQUIRE(p.prediction);
   CHECK(p.prediction->time_us == Approx(3969.8293));
+  CHECK(*p.prediction->sm_cycles_us == Approx(1509.1586));  // the plan's 1320 blocks: every SM busy
   const vb::ExecutorResult& w = cases[0].executors[0];
   CHECK(w.achieved->engine == "wgmma");
   CHECK(*w.achieved->pct_of_engine_ceiling == Approx(500.0 / 800 * 100));
