@@ -231,15 +231,23 @@ TEST_CASE("PDL goal: chain-pdl median against 1.5 x roof + PDL floor + 3 us, han
   CHECK_FALSE(vb::pdl_goal_for(c, ceil));
 }
 
+namespace {
+// The proxy's ceilings here for the prediction tests: rows at 4000 GB/s, mma.sync at 640 TFLOP/s.
+vb::Ceilings proxy_ceilings() {
+  vb::Ceilings c;
+  c.row_read_contiguous_gbps = 4000;
+  c.row_read_shuffled_gbps = 4000;
+  c.mma_bf16_tflops = 640;
+  return c;
+}
+}  // namespace
+
 TEST_CASE("sm_120 prediction: the proxy's fraction of its binding roof on the RTX PRO 6000's roofs", "[traffic]") {
   const vb::DeviceModel* rtx = vb::find_device_model("rtx-pro-6000");
   REQUIRE(rtx != nullptr);
   REQUIRE(rtx->memory_gbps == 1792.0);
   REQUIRE(rtx->mma_tflops == 503.8);
-  vb::Ceilings c;
-  c.row_read_contiguous_gbps = 4000;
-  c.row_read_shuffled_gbps = 4000;
-  c.mma_bf16_tflops = 640;
+  vb::Ceilings c = proxy_ceilings();
   c.wgmma_bf16_tflops = 800;  // not the proxy's engine: ignored
   vb::TrafficModel t;
   t.algorithmic_bytes = 1'000'000'000;
@@ -281,10 +289,7 @@ TEST_CASE("sm_120 prediction: the overlap bound carries the proxy's SM cycles to
   REQUIRE(rtx != nullptr);
   REQUIRE(rtx->sm_clock_mhz == 2617.0);
   REQUIRE(rtx->num_sms == 188);
-  vb::Ceilings c;
-  c.row_read_contiguous_gbps = 4000;
-  c.row_read_shuffled_gbps = 4000;
-  c.mma_bf16_tflops = 640;
+  vb::Ceilings c = proxy_ceilings();
   vb::TrafficModel t;
   t.algorithmic_bytes = 1'000'000'000;
   t.flops = 1e12;  // roof there: 1984.91 us (compute)
