@@ -89,7 +89,7 @@ std::string format_sm120_proxy_section(const std::vector<CaseResult>& cases) {
   return fmt::format("\n## sm_120 proxy and the predicted RTX PRO 6000 time\n\n"
                      "`{}`: the mma.sync path in sm_120's configuration on this device. The % columns are of this "
                      "run's mma.sync and row ceilings; \"of roof\" is the fraction f of its roof (mma.sync and "
-                     "memory) it reaches. **Predicted** RTX PRO 6000 µs, two ways: {}.\n\n"
+                     "memory) it reaches. **Predicted** RTX PRO 6000 µs: {}.\n\n"
                      "| case | proxy µs | TFLOP/s | % of mma.sync ceiling | GB/s | % of row ceiling | of roof | "
                      "predicted RTX PRO 6000 µs: roof-fraction estimate (bound there) | overlap bound (set by) |\n"
                      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
