@@ -42,6 +42,11 @@ const GpuExecutorRun& gpu_executor_named(const std::string& name) {
   throw std::invalid_argument(fmt::format("unknown executor (allowed: {})", allowed));
 }
 
+bool times_executor(const RunOptions& options, const std::string& name) {
+  const auto& only = options.timed_executors;
+  return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
+}
+
 std::string reproducer_for(const std::string& scenario_path, const std::string& case_name) {
   // The path is quoted only when it needs it, so the common case reads naturally.
   const bool plain = !scenario_path.empty() &&
@@ -222,13 +227,9 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
       for (TimingMode mode : options.timing.modes) {
         (mode == TimingMode::kChain || mode == TimingMode::kChainPdl ? chain_modes : single_modes).push_back(mode);
       }
-      const auto timed = [&](const GpuExecutorRun& run) {
-        const auto& only = options.timed_executors;
-        return only.empty() || std::find(only.begin(), only.end(), run.name) != only.end();
-      };
       for (const bool chain_phase : {false, true}) {
         for (const GpuExecutorRun& run : runs) {
-          if (!timed(run)) continue;
+          if (!times_executor(options, run.name)) continue;
           ExecutorResult* record = nullptr;
           for (ExecutorResult& e : result.executors) {
             if (e.executor == run.name) {

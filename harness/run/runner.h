@@ -46,6 +46,8 @@ struct GpuExecutorRun {
 const std::vector<GpuExecutorRun>& gpu_executor_runs();
 // The executor of that record name; throws std::invalid_argument listing the allowed names.
 const GpuExecutorRun& gpu_executor_named(const std::string& name);
+// Whether run_case times the executor of that record name (RunOptions::timed_executors).
+bool times_executor(const RunOptions& options, const std::string& name);
 
 // Runs every phase of one case: materialize -> reference -> verify (every GPU executor)
 // -> [timing] -> one production launch inside the case's NVTX range (nvtx.h), and the

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "harness/run/result.h"
@@ -296,6 +297,18 @@ TEST_CASE("reproducers quote the case name for a POSIX shell", "[result]") {
   CHECK(vb::reproducer_for("scenarios/smoke.yaml", "chain/pages.size=16") ==
         "verifybench run scenarios/smoke.yaml --case 'chain/pages.size=16'");
   CHECK(vb::reproducer_for("my dir/a.yaml", "x") == "verifybench run 'my dir/a.yaml' --case 'x'");
+}
+
+TEST_CASE("run with --time-executor times only the named executors, every one when none is named", "[result]") {
+  vb::RunOptions options;
+  for (const vb::GpuExecutorRun& run : vb::gpu_executor_runs()) CHECK(vb::times_executor(options, run.name));
+  options.timed_executors = {"production/sm120-proxy", "naive"};
+  CHECK(vb::times_executor(options, "production/sm120-proxy"));
+  CHECK(vb::times_executor(options, "naive"));
+  CHECK_FALSE(vb::times_executor(options, "production"));
+  CHECK_FALSE(vb::times_executor(options, "production/sm120"));  // whole names only
+  CHECK(vb::gpu_executor_named("production/wgmma").name == "production/wgmma");
+  CHECK_THROWS_AS(vb::gpu_executor_named("bogus"), std::invalid_argument);
 }
 
 TEST_CASE("run_case without a device: reference record plus every GPU executor not run",
