@@ -1,5 +1,5 @@
 // In-run ceilings: row reads (contiguous, page-1 shuffled), D2D copy, mma.sync and wgmma bf16
-// rates, launch floors.
+// rates, the MLA tile's wgmma mix, launch floors.
 #include "harness/measure/ceilings.h"
 
 #include <cuda_runtime_api.h>
@@ -129,6 +129,87 @@ void measure_wgmma(Check& check, const GpuInfo& gpu, const CeilingOptions& optio
   c->method.emplace_back("wgmma_bf16", how + probe_clock_text(clock_mhz, c->wgmma_bf16_tflops, gpu.sm_count));
 }
 
+// One MLA tile pass set (copies or none): median ms and the clock inside the last pass;
+// false when block 0's accumulators do not hold their exact values.
+struct MlaTilePasses {
+  double ms = 0;
+  double clock_mhz = 0;
+  std::string failed;  // "" or why the check failed
+};
+
+MlaTilePasses time_mla_tile(Check& check, const GpuInfo& gpu, const CeilingOptions& options, cudaStream_t stream,
+                            const void* copy_src) {
+  Buffer sink, clock_span;
+  check(cudaMalloc(&sink.ptr, (ck::kWgmmaMlaTileSinkSlots + 128) * sizeof(float)), "cudaMalloc MLA tile sink");
+  check(cudaMalloc(&clock_span.ptr, ck::kClockSpanWords * sizeof(std::uint64_t)), "cudaMalloc MLA tile clock span");
+  MlaTilePasses r;
+  if (!check.error.empty()) return r;
+  r.ms = median_ms(check, stream, options.repetitions, [&] {
+    return ck::launch_wgmma_mla_tile(options.mla_tiles, copy_src, CeilingOptions::kMlaTileCopyTiles,
+                                     static_cast<float*>(sink.ptr), static_cast<std::uint64_t*>(clock_span.ptr),
+                                     gpu.sm_count, stream);
+  });
+  if (check.error.empty()) r.clock_mhz = probe_clock_mhz(check, clock_span);
+  float got[ck::kWgmmaMlaTileSinkSlots] = {};
+  check(cudaMemcpy(got, sink.ptr, sizeof got, cudaMemcpyDeviceToHost), "download MLA tile check values");
+  if (!check.error.empty()) return r;
+  const ck::MlaTileCheck want = ck::wgmma_mla_tile_expected(options.mla_tiles);
+  auto off = [](double v, double expected) {
+    return !(std::abs(v - expected) <= ck::kWgmmaCheckRelTolerance * std::abs(expected));
+  };
+  if (off(got[0], want.o00) || off(got[1], want.s00) || off(got[2], want.o00)) {
+    r.failed = fmt::format("block 0's O[0][0] {} / {} (warpgroups 1 / 2) and S[0][0] {} where {} and {} were expected",
+                           got[0], got[2], got[1], want.o00, want.s00);
+  }
+  return r;
+}
+
+// The MLA tile ceilings into c->wgmma_mla_tile_tflops (no copies) and
+// c->wgmma_mla_tile_copies_tflops, one method entry each.
+void measure_wgmma_mla_tile(Check& check, const GpuInfo& gpu, const CeilingOptions& options, cudaStream_t stream,
+                            Ceilings* c) {
+  Buffer copy_src;
+  const std::size_t copy_bytes = static_cast<std::size_t>(CeilingOptions::kMlaTileCopyTiles) * ck::kWgmmaMlaTileTileBytes;
+  check(cudaMalloc(&copy_src.ptr, copy_bytes), "cudaMalloc MLA tile copy source");
+  check(cudaMemset(copy_src.ptr, 0x3c, copy_bytes), "cudaMemset MLA tile copy source");
+  const std::string how = fmt::format(
+      "the production wgmma kernel's 64 x 64 tile with no data dependency: its three warpgroups "
+      "(88 / 240 / 176 registers), shared-memory layouts and descriptors, per tile S = Q K^T (36 "
+      "m64n64k16, Q and K from shared memory) and P V for both 256-channel halves (2 x 4 m64n256k16, "
+      "P from registers), one tile in flight per warpgroup, the three warpgroups meeting at a named "
+      "barrier once a tile; {} tiles x {} blocks (one per SM); {:.0f} FLOP per tile; median of {} "
+      "passes after a warm-up; block 0's O[0][0] and S[0][0] checked against their exact values",
+      options.mla_tiles, gpu.sm_count, ck::kFlopsPerMlaTile, options.repetitions);
+  struct Variant {
+    const char* name;
+    const void* src;
+    double* tflops;
+    const char* what;
+  };
+  const Variant variants[] = {
+      {"wgmma_mla_tile", nullptr, &c->wgmma_mla_tile_tflops, "; no copies"},
+      {"wgmma_mla_tile_copies", copy_src.ptr, &c->wgmma_mla_tile_copies_tflops,
+       "; the producer warpgroup also lands 72 KB a tile (36 16-byte cp.async a thread, at most two tiles in "
+       "flight) from a 2.3 MB L2-resident source into a buffer nobody reads, as the gather writes a stage"},
+  };
+  for (const Variant& v : variants) {
+    if (!check.error.empty()) return;
+    const MlaTilePasses r = time_mla_tile(check, gpu, options, stream, v.src);
+    if (!check.error.empty()) return;
+    if (!r.failed.empty()) {
+      c->method.emplace_back(v.name, fmt::format("not measured: {} ({}{})", r.failed, how, v.what));
+      continue;
+    }
+    const double flops = static_cast<double>(gpu.sm_count) * options.mla_tiles * ck::kFlopsPerMlaTile;
+    *v.tflops = r.ms > 0 ? flops / (r.ms * 1e-3) / 1e12 : 0;
+    std::string cycles;
+    if (r.clock_mhz > 0) {
+      cycles = fmt::format("; {:.0f} SM cycles a tile", r.ms * 1e3 * r.clock_mhz / options.mla_tiles);
+    }
+    c->method.emplace_back(v.name, how + v.what + probe_clock_text(r.clock_mhz, *v.tflops, gpu.sm_count) + cycles);
+  }
+}
+
 }  // namespace
 
 CeilingsRun measure_ceilings(const GpuInfo& gpu, const CeilingOptions& options) {
@@ -245,7 +326,10 @@ CeilingsRun measure_ceilings(const GpuInfo& gpu, const CeilingOptions& options) 
   c.sm_count = gpu.sm_count;
 
   // ---- wgmma bf16 rate (sm_90a machine code: compute capability 9.0 only)
-  if (gpu.cc_major == 9 && gpu.cc_minor == 0 && check.error.empty()) measure_wgmma(check, gpu, options, stream, &c);
+  if (gpu.cc_major == 9 && gpu.cc_minor == 0 && check.error.empty()) {
+    measure_wgmma(check, gpu, options, stream, &c);
+    measure_wgmma_mla_tile(check, gpu, options, stream, &c);
+  }
   if (stream) cudaStreamDestroy(stream);
   if (!check.error.empty()) {
     run.error = "ceilings: " + check.error;

@@ -15,6 +15,8 @@ struct CeilingOptions {
   int repetitions = 5;                        // timed passes after one warm-up; median kept
   int mma_iterations = 8192;                  // per warp, x kMmaChains mma each
   int wgmma_iterations = 8192;                // per warpgroup, x kWgmmaPerGroup wgmma each
+  int mla_tiles = 4096;                       // MLA tile probe: tiles per block and pass
+  static constexpr int kMlaTileCopyTiles = 32;  // its copy source: 32 x 72 KB, L2-resident
 };
 
 struct CeilingsRun {

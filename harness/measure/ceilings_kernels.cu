@@ -158,16 +158,38 @@ cudaError_t launch_empty_pdl(cudaStream_t stream) {
   return cudaLaunchKernelEx(&config, empty_pdl_kernel);
 }
 
+namespace {
+double bf16_value(std::uint16_t bits) {
+  const std::uint32_t word = static_cast<std::uint32_t>(bits) << 16;
+  float f;
+  std::memcpy(&f, &word, sizeof f);
+  return static_cast<double>(f);
+}
+}  // namespace
+
 double wgmma_probe_expected_d00(int iterations) {
-  auto value = [](std::uint16_t bits) {
-    const std::uint32_t word = static_cast<std::uint32_t>(bits) << 16;
-    float f;
-    std::memcpy(&f, &word, sizeof f);
-    return static_cast<double>(f);
-  };
   double row = 0;
-  for (int k = 0; k < kWgmmaK; ++k) row += value(wgmma_probe_value(k, 0)) * value(wgmma_probe_value(k, 1));
+  for (int k = 0; k < kWgmmaK; ++k) row += bf16_value(wgmma_probe_value(k, 0)) * bf16_value(wgmma_probe_value(k, 1));
   return row * iterations;
+}
+
+// Q and the KV stage are filled with wgmma_probe_value(halfword index, 0 / 1), P with
+// (row x 64 + column, 2). Row 0 of a 128-byte-swizzled block is unswizzled, so Q[0][d] and
+// K[0][d] sit at halfword (d / 64) x 4096 + d % 64; V[t][0] (token t, channel 0) at t x 64 +
+// (t % 8) x 8.
+MlaTileCheck wgmma_mla_tile_expected(int tiles) {
+  constexpr int kTokens = 64, kDims = 576, kBlockHalves = 64 * 64;
+  MlaTileCheck e;
+  for (int d = 0; d < kDims; ++d) {
+    const int at = (d / 64) * kBlockHalves + d % 64;
+    e.s00 += bf16_value(wgmma_probe_value(at, 0)) * bf16_value(wgmma_probe_value(at, 1));
+  }
+  double pv = 0;
+  for (int t = 0; t < kTokens; ++t) {
+    pv += bf16_value(wgmma_probe_value(t, 2)) * bf16_value(wgmma_probe_value(t * 64 + (t % 8) * 8, 1));
+  }
+  e.o00 = pv * tiles;
+  return e;
 }
 
 }  // namespace vb::ceiling_kernels

@@ -359,6 +359,9 @@ nlohmann::ordered_json to_json(const Ceilings& c) {
               {"mma_clock_mhz", c.mma_clock_mhz > 0 ? number(c.mma_clock_mhz) : json(nullptr)},
               {"sm_count", c.sm_count > 0 ? json(c.sm_count) : json(nullptr)},
               {"wgmma_bf16_tflops", c.wgmma_bf16_tflops > 0 ? number(c.wgmma_bf16_tflops) : json(nullptr)},
+              {"wgmma_mla_tile_tflops", c.wgmma_mla_tile_tflops > 0 ? number(c.wgmma_mla_tile_tflops) : json(nullptr)},
+              {"wgmma_mla_tile_copies_tflops",
+               c.wgmma_mla_tile_copies_tflops > 0 ? number(c.wgmma_mla_tile_copies_tflops) : json(nullptr)},
               {"launch_floor_us", c.launch_floor_us > 0 ? number(c.launch_floor_us) : json(nullptr)},
               {"pdl_floor_us", c.pdl_floor_us > 0 ? number(c.pdl_floor_us) : json(nullptr)},
               {"method", method}};
@@ -377,6 +380,9 @@ Ceilings ceilings_from_json(const nlohmann::ordered_json& j) {
   // Absent from result files before issue 27; null when not measured on that device.
   c.wgmma_bf16_tflops = read_optional_number(j, "wgmma_bf16_tflops").value_or(0);
   c.pdl_floor_us = read_optional_number(j, "pdl_floor_us").value_or(0);
+  // Absent from result files before the MLA tile probe (2026-12-05).
+  c.wgmma_mla_tile_tflops = read_optional_number(j, "wgmma_mla_tile_tflops").value_or(0);
+  c.wgmma_mla_tile_copies_tflops = read_optional_number(j, "wgmma_mla_tile_copies_tflops").value_or(0);
   // Absent from result files before 2026-12-05.
   c.mma_clock_mhz = read_optional_number(j, "mma_clock_mhz").value_or(0);
   if (j.contains("sm_count") && !j.at("sm_count").is_null()) c.sm_count = read_integer<int>(j, "sm_count");

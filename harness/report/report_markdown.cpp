@@ -147,6 +147,15 @@ std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& 
                                                        : std::string("-"),
                        method("wgmma_bf16"));
     }
+    auto design_ceiling = [&](const char* label, double tflops, const std::string& name) {
+      if (tflops > 0 || method(name) != "-") {
+        s += fmt::format("| {} | {} | {} |\n", label, tflops > 0 ? fmt::format("{:.0f} TFLOP/s", tflops) : std::string("-"),
+                         method(name));
+      }
+    };
+    design_ceiling("wgmma MLA tile (kernel design)", ceilings->wgmma_mla_tile_tflops, "wgmma_mla_tile");
+    design_ceiling("wgmma MLA tile + copies (kernel design)", ceilings->wgmma_mla_tile_copies_tflops,
+                   "wgmma_mla_tile_copies");
     if (ceilings->launch_floor_us > 0) {
       s += fmt::format("| launch floor | {:.1f} µs | {} |\n", ceilings->launch_floor_us, method("launch_floor"));
     }
@@ -160,6 +169,10 @@ std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& 
                        "ceiling (Tensor-core engines below).",
                        ceilings->wgmma_bf16_tflops > ceilings->mma_bf16_tflops ? "wgmma" : "mma.sync",
                        tensor_ceiling_tflops(*ceilings));
+    }
+    if (ceilings->wgmma_mla_tile_tflops > 0) {
+      s += " The MLA tile rows measure the wgmma kernel's own tile with nothing waiting: a ceiling of its design, "
+           "never a case's roof.";
     }
     if (ceilings->launch_floor_us > 0) {
       s += " No launch is timed below the launch floor, so a case whose roof time is a small multiple of it "

@@ -315,6 +315,40 @@ TEST_CASE("the wgmma ceiling and the PDL floor are reported when measured, and o
   CHECK_FALSE(legacy.cases[0].executors[2].achieved->pct_of_engine_ceiling);
 }
 
+TEST_CASE("the MLA tile ceilings are reported as the kernel design's, never as a roof, and older files read as unmeasured",
+          "[report]") {
+  vb::Ceilings c = sample_ceilings();
+  c.wgmma_bf16_tflops = 977.0;
+  c.wgmma_mla_tile_tflops = 901.5;
+  c.wgmma_mla_tile_copies_tflops = 812.25;
+  c.method.emplace_back("wgmma_mla_tile", "the kernel's tile, nothing waiting");
+  c.method.emplace_back("wgmma_mla_tile_copies", "not measured: block 0's O[0][0] 1 where 2 was expected");
+  const std::string md = vb::format_markdown(sample_provenance(), c, sample_cases());
+  CHECK(md.find("| wgmma MLA tile (kernel design) | 902 TFLOP/s | the kernel's tile, nothing waiting |") !=
+        std::string::npos);
+  CHECK(md.find("| wgmma MLA tile + copies (kernel design) | 812 TFLOP/s | not measured: block 0's O[0][0] 1") !=
+        std::string::npos);
+  CHECK(md.find("never a case's roof") != std::string::npos);
+  CHECK(md.find("best tensor-core ceiling (wgmma 977 TFLOP/s)") != std::string::npos);  // the roof stays the device's
+
+  auto doc = vb::result_document(sample_provenance(), sample_cases(), c);
+  CHECK(doc.at("ceilings").at("wgmma_mla_tile_tflops") == 901.5);
+  CHECK(doc.at("ceilings").at("wgmma_mla_tile_copies_tflops") == 812.25);
+  const vb::ResultDocument back = vb::result_document_from_json(nlohmann::ordered_json::parse(doc.dump()));
+  CHECK(back.ceilings->wgmma_mla_tile_tflops == 901.5);
+  CHECK(back.ceilings->wgmma_mla_tile_copies_tflops == 812.25);
+
+  auto old = vb::result_document(sample_provenance(), sample_cases(), sample_ceilings());
+  CHECK(old.at("ceilings").at("wgmma_mla_tile_tflops").is_null());
+  old.at("ceilings").erase("wgmma_mla_tile_tflops");
+  old.at("ceilings").erase("wgmma_mla_tile_copies_tflops");
+  const vb::ResultDocument legacy = vb::result_document_from_json(old);
+  CHECK(legacy.ceilings->wgmma_mla_tile_tflops == 0);
+  CHECK(legacy.ceilings->wgmma_mla_tile_copies_tflops == 0);
+  CHECK(vb::format_markdown(sample_provenance(), *legacy.ceilings, sample_cases()).find("MLA tile") ==
+        std::string::npos);
+}
+
 TEST_CASE("engine, PDL-goal and sm_120-proxy sections: written when their records exist, read back", "[report]") {
   std::vector<vb::CaseResult> cases = sample_cases();
   vb::Ceilings c = sample_ceilings();
