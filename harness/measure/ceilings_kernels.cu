@@ -176,7 +176,7 @@ double wgmma_probe_expected_d00(int iterations) {
 // Q and the KV stage are filled with wgmma_probe_value(halfword index, 0 / 1), P with
 // (row x 64 + column, 2). Row 0 of a 128-byte-swizzled block is unswizzled, so Q[0][d] and
 // K[0][d] sit at halfword (d / 64) x 4096 + d % 64; V[t][0] (token t, channel 0) at t x 64 +
-// (t % 8) x 8.
+// (t % 8) x 8, and V[t][256] four 64-channel blocks further.
 MlaTileCheck wgmma_mla_tile_expected(int tiles) {
   constexpr int kTokens = 64, kDims = 576, kBlockHalves = 64 * 64;
   MlaTileCheck e;
@@ -184,11 +184,14 @@ MlaTileCheck wgmma_mla_tile_expected(int tiles) {
     const int at = (d / 64) * kBlockHalves + d % 64;
     e.s00 += bf16_value(wgmma_probe_value(at, 0)) * bf16_value(wgmma_probe_value(at, 1));
   }
-  double pv = 0;
+  double pv_low = 0, pv_high = 0;
   for (int t = 0; t < kTokens; ++t) {
-    pv += bf16_value(wgmma_probe_value(t, 2)) * bf16_value(wgmma_probe_value(t * 64 + (t % 8) * 8, 1));
+    const int v_at = t * 64 + (t % 8) * 8;
+    pv_low += bf16_value(wgmma_probe_value(t, 2)) * bf16_value(wgmma_probe_value(v_at, 1));
+    pv_high += bf16_value(wgmma_probe_value(t, 2)) * bf16_value(wgmma_probe_value(4 * kBlockHalves + v_at, 1));
   }
-  e.o00 = pv * tiles;
+  e.o00 = pv_low * tiles;
+  e.o0_256 = pv_high * tiles;
   return e;
 }
 

@@ -88,17 +88,18 @@ cudaError_t wgmma_blocks_per_sm(int* blocks);
 // its instructions with no data dependency (S: 36 m64n64k16 from shared memory; PV: 2 x 4
 // m64n256k16 with P from registers). With `copy_src` (copy_tiles x kWgmmaMlaTileTileBytes,
 // L2-resident) the producer also lands a tile's bytes a tile with 16-byte cp.async into a
-// buffer nobody reads; null: no copies. sink[0] receives block 0's O[0][0] (P V summed over
-// the tiles), sink[1] its last S[0][0]: see wgmma_mla_tile_expected. `sink` holds
-// kWgmmaMlaTileSinkSlots + 128 floats.
+// buffer nobody reads; null: no copies. Block 0 writes sink[0] = O[0][0] (warpgroup 1's P V
+// summed over the tiles), sink[1] = its last S[0][0], sink[2] = O[0][256] (warpgroup 2's):
+// see wgmma_mla_tile_expected. `sink` holds kWgmmaMlaTileSinkSlots + 128 floats.
 inline constexpr int kWgmmaMlaTileThreads = 384;
 inline constexpr int kWgmmaMlaTileTileBytes = 64 * 576 * 2;           // one KV tile: 72 KB
 inline constexpr int kWgmmaMlaTileSmemBytes = 64 * 576 * 2 * 3 + 1024;  // Q, a stage, the copies' target
 inline constexpr double kFlopsPerMlaTile = 2.0 * 64 * 64 * 576 + 2.0 * 64 * 64 * 512;  // S + PV
 inline constexpr int kWgmmaMlaTileSinkSlots = 3;
 struct MlaTileCheck {
-  double o00 = 0;  // sum over the tiles of P[0][:] V[:][0]
-  double s00 = 0;  // Q[0][:] K[0][:]
+  double o00 = 0;     // sum over the tiles of P[0][:] V[:][0]
+  double o0_256 = 0;  // the same for channel 256 (the second PV warpgroup's first)
+  double s00 = 0;     // Q[0][:] K[0][:]
 };
 MlaTileCheck wgmma_mla_tile_expected(int tiles);
 cudaError_t launch_wgmma_mla_tile(int tiles, const void* copy_src, int copy_tiles, float* sink,
