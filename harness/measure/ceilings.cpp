@@ -173,12 +173,14 @@ void measure_wgmma_mla_tile(Check& check, const GpuInfo& gpu, const CeilingOptio
   check(cudaMalloc(&copy_src.ptr, copy_bytes), "cudaMalloc MLA tile copy source");
   check(cudaMemset(copy_src.ptr, 0x3c, copy_bytes), "cudaMemset MLA tile copy source");
   const std::string how = fmt::format(
-      "the production wgmma kernel's 64 x 64 tile with no data dependency: its three warpgroups "
-      "(88 / 240 / 176 registers), shared-memory layouts and descriptors, per tile S = Q K^T (36 "
-      "m64n64k16, Q and K from shared memory) and P V for both 256-channel halves (2 x 4 m64n256k16, "
-      "P from registers), one tile in flight per warpgroup, the three warpgroups meeting at a named "
-      "barrier once a tile; {} tiles x {} blocks (one per SM); {:.0f} FLOP per tile; median of {} "
-      "passes after a warm-up; block 0's O[0][0], O[0][256] and S[0][0] checked against their exact values",
+      "the production wgmma kernel's 64 x 64 tile with only its tensor work: its three warpgroups "
+      "(88 / 240 / 176 registers), shared-memory layouts and descriptors; per tile warpgroup 1 issues "
+      "S = Q K^T (36 m64n64k16, Q and K from shared memory), waits, packs P = bf16(S) (no softmax) and "
+      "issues P V for channels 0-255 (4 m64n256k16, P from registers), which completes before its next S "
+      "(the kernel's register budget); warpgroup 2 issues P V for channels 256-511 with a fixed P, one "
+      "tile in flight; the three warpgroups meet at a named barrier once a tile; {} tiles x {} blocks "
+      "(one per SM); {:.0f} FLOP per tile; median of {} passes after a warm-up; block 0's O[0][0], "
+      "O[0][256] and S[0][0] checked against their exact values",
       options.mla_tiles, gpu.sm_count, ck::kFlopsPerMlaTile, options.repetitions);
   struct Variant {
     const char* name;

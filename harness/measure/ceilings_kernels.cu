@@ -173,25 +173,35 @@ double wgmma_probe_expected_d00(int iterations) {
   return row * iterations;
 }
 
-// Q and the KV stage are filled with wgmma_probe_value(halfword index, 0 / 1), P with
-// (row x 64 + column, 2). Row 0 of a 128-byte-swizzled block is unswizzled, so Q[0][d] and
-// K[0][d] sit at halfword (d / 64) x 4096 + d % 64; V[t][0] (token t, channel 0) at t x 64 +
-// (t % 8) x 8, and V[t][256] four 64-channel blocks further.
+// Q and the KV stage are filled with wgmma_probe_value(halfword index, 0 / 1), warpgroup 2's
+// P with (row x 64 + column, 2); warpgroup 1's P is bf16(S), rounded to nearest even. In a
+// 128-byte-swizzled block of 64-value rows, value j of row r sits at halfword r x 64 +
+// ((j / 8) ^ (r % 8)) x 8 + j % 8; Q and K hold 9 such blocks of 64 rows (4096 halfwords),
+// channel c of V (a K row read MN-major) is value c % 64 of block c / 64.
 MlaTileCheck wgmma_mla_tile_expected(int tiles) {
   constexpr int kTokens = 64, kDims = 576, kBlockHalves = 64 * 64;
+  auto at = [](int row, int value) {  // halfword of a 576-value row's value in Q or the stage
+    const int j = value % 64;
+    return (value / 64) * kBlockHalves + row * 64 + (((j / 8) ^ (row % 8)) * 8) + j % 8;
+  };
+  auto bf16_round = [](double v) {  // fp32, then bf16 round-to-nearest-even
+    const float f = static_cast<float>(v);
+    std::uint32_t w;
+    std::memcpy(&w, &f, sizeof w);
+    w += 0x7FFFu + ((w >> 16) & 1u);
+    return bf16_value(static_cast<std::uint16_t>(w >> 16));
+  };
   MlaTileCheck e;
-  for (int d = 0; d < kDims; ++d) {
-    const int at = (d / 64) * kBlockHalves + d % 64;
-    e.s00 += bf16_value(wgmma_probe_value(at, 0)) * bf16_value(wgmma_probe_value(at, 1));
-  }
-  double pv_low = 0, pv_high = 0;
+  double pv_low = 0, pv_fixed_high = 0;
   for (int t = 0; t < kTokens; ++t) {
-    const int v_at = t * 64 + (t % 8) * 8;
-    pv_low += bf16_value(wgmma_probe_value(t, 2)) * bf16_value(wgmma_probe_value(v_at, 1));
-    pv_high += bf16_value(wgmma_probe_value(t, 2)) * bf16_value(wgmma_probe_value(4 * kBlockHalves + v_at, 1));
+    double s = 0;
+    for (int d = 0; d < kDims; ++d) s += bf16_value(wgmma_probe_value(at(0, d), 0)) * bf16_value(wgmma_probe_value(at(t, d), 1));
+    if (t == 0) e.s00 = s;
+    pv_low += bf16_round(s) * bf16_value(wgmma_probe_value(at(t, 0), 1));
+    pv_fixed_high += bf16_value(wgmma_probe_value(t, 2)) * bf16_value(wgmma_probe_value(at(t, 256), 1));
   }
   e.o00 = pv_low * tiles;
-  e.o0_256 = pv_high * tiles;
+  e.o0_256 = pv_fixed_high * tiles;
   return e;
 }
 

@@ -85,21 +85,22 @@ cudaError_t wgmma_blocks_per_sm(int* blocks);
 
 // The MLA tile's wgmma mix (harness/measure/ceilings_wgmma_sm90a.cu, sm_90a only): one block
 // per SM of the production wgmma kernel's three warpgroups issuing `tiles` 64 x 64 tiles of
-// its instructions with no data dependency (S: 36 m64n64k16 from shared memory; PV: 2 x 4
-// m64n256k16 with P from registers). With `copy_src` (copy_tiles x kWgmmaMlaTileTileBytes,
-// L2-resident) the producer also lands a tile's bytes a tile with 16-byte cp.async into a
-// buffer nobody reads; null: no copies. Block 0 writes sink[0] = O[0][0] (warpgroup 1's P V
-// summed over the tiles), sink[1] = its last S[0][0], sink[2] = O[0][256] (warpgroup 2's):
-// see wgmma_mla_tile_expected. `sink` holds kWgmmaMlaTileSinkSlots + 128 floats.
+// its tensor work with no softmax and no loads to wait for (S: 36 m64n64k16 from shared
+// memory; PV: 2 x 4 m64n256k16 with P from registers). With `copy_src` (copy_tiles x
+// kWgmmaMlaTileTileBytes, L2-resident) the producer also lands a tile's bytes a tile with
+// 16-byte cp.async into a buffer nobody reads; null: no copies. Block 0 writes sink[0] =
+// O[0][0] (warpgroup 1: P = bf16(S), summed over the tiles), sink[1] = S[0][0] (one tile),
+// sink[2] = O[0][256] (warpgroup 2: a fixed P, summed over the tiles): see
+// wgmma_mla_tile_expected. `sink` holds kWgmmaMlaTileSinkSlots + 128 floats.
 inline constexpr int kWgmmaMlaTileThreads = 384;
 inline constexpr int kWgmmaMlaTileTileBytes = 64 * 576 * 2;           // one KV tile: 72 KB
 inline constexpr int kWgmmaMlaTileSmemBytes = 64 * 576 * 2 * 3 + 1024;  // Q, a stage, the copies' target
 inline constexpr double kFlopsPerMlaTile = 2.0 * 64 * 64 * 576 + 2.0 * 64 * 64 * 512;  // S + PV
 inline constexpr int kWgmmaMlaTileSinkSlots = 3;
 struct MlaTileCheck {
-  double o00 = 0;     // sum over the tiles of P[0][:] V[:][0]
-  double o0_256 = 0;  // the same for channel 256 (the second PV warpgroup's first)
-  double s00 = 0;     // Q[0][:] K[0][:]
+  double o00 = 0;     // the tiles x bf16(S[0][:]) V[:][0]
+  double o0_256 = 0;  // the tiles x P_fixed[0][:] V[:][256]
+  double s00 = 0;     // S[0][0] = Q[0][:] K[0][:]
 };
 MlaTileCheck wgmma_mla_tile_expected(int tiles);
 cudaError_t launch_wgmma_mla_tile(int tiles, const void* copy_src, int copy_tiles, float* sink,

@@ -73,28 +73,30 @@ __global__ void __launch_bounds__(kWgmmaThreads) wgmma_bf16_kernel(int iteration
 }
 
 // ---- the MLA tile's wgmma mix (wgmma_mla_tile_*) ----
-// The production wgmma path's tile (kernels/flash_verify_wgmma.cuh) without its data
-// dependencies: the same three warpgroups, register budgets, shared-memory layouts and
-// descriptors, and per 64 x 64 tile the same instructions: warpgroup 1 issues S = Q K^T
-// (36 m64n64k16, both operands from shared memory) and O[:, 0:256] += P V (4 m64n256k16, P
-// from registers), warpgroup 2 O[:, 256:512] += P V; with a copy source the producer
-// warpgroup lands one tile's 72 KB a tile with 16-byte cp.async, as the gather does, into a
-// buffer nobody reads. P is fixed and S is never read, so nothing waits for a softmax: every
-// warpgroup issues its tile, keeps it in flight, and all three meet once a tile at a named
-// barrier. What it can issue is the fastest any schedule of this tile runs.
+// The production wgmma path's tile (kernels/flash_verify_wgmma.cuh) with nothing in it but
+// its tensor work: the same three warpgroups, register budgets, shared-memory layouts and
+// descriptors, and per 64 x 64 tile the same instructions. Warpgroup 1 issues S = Q K^T (36
+// m64n64k16, both operands from shared memory), waits for it, packs P from S (no softmax:
+// P = bf16(S)) and issues O[:, 0:256] += P V (4 m64n256k16, P from registers); it waits for
+// that PV before the next S, as the kernel must (O, S and P together exceed its registers).
+// Warpgroup 2 issues O[:, 256:512] += P V with a fixed P, one tile in flight: it waits for no
+// softmax, so its PV fills warpgroup 1's gaps as well as any schedule could. With a copy
+// source the producer warpgroup lands 72 KB a tile with 16-byte cp.async, as the gather lands
+// a stage, into a buffer nobody reads. The three meet at a named barrier once a tile.
 namespace mla_tile {
 using namespace wgmma_cfg;
 constexpr int kProducerRegs = 88, kSoftmaxRegs = 240, kSecondPvRegs = 176;  // the kernel's split
 static_assert(kProducerRegs + kSoftmaxRegs + kSecondPvRegs == 3 * 168, "the block's register budget");
 constexpr int kSSteps = mla::kHeadDimQK / 16;  // 36
+constexpr int kSRegs = kTokensPerTile / 2;     // 32
 constexpr int kPvSteps = kTokensPerTile / 16;  // 4
 constexpr int kCopyChunksPerThread = kTileBytes / 16 / 128;  // 36
 constexpr int kTileBarrier = 1;
 static_assert(kWgmmaMlaTileThreads == kThreads && kWgmmaMlaTileTileBytes == kTileBytes, "ceilings_kernels.h");
 static_assert(kWgmmaMlaTileSmemBytes == kQBytes + 2 * kTileBytes + 1024, "Q, one stage, the copies' target, alignment");
 
-// Warp w's lane (g, q) holds P rows 16w+g and 16w+g+8, columns 16kk+2q(+1) and +8(+9) of k16
-// step kk: the wgmma register-A layout (kernels/flash_verify_wgmma.cuh, p_fragments).
+// Warpgroup 2's fixed P: warp w's lane (g, q) holds rows 16w+g and 16w+g+8, columns
+// 16kk+2q(+1) and +8(+9) of k16 step kk (the wgmma register-A layout).
 __device__ __forceinline__ void fixed_p(std::uint32_t (&p)[kPvSteps][4], int wg_tid) {
   const int row = 16 * (wg_tid / 32) + (wg_tid % 32) / 4;
   const int col = 2 * (wg_tid % 4);
@@ -111,6 +113,16 @@ __device__ __forceinline__ void fixed_p(std::uint32_t (&p)[kPvSteps][4], int wg_
   }
 }
 
+// P = bf16(S) as A fragments (the kernel's p_fragments: the accumulator layout of S is the
+// A layout of P).
+__device__ __forceinline__ void p_from_s(std::uint32_t (&p)[kPvSteps][4], const float (&s)[kSRegs]) {
+#pragma unroll
+  for (int kk = 0; kk < kPvSteps; ++kk) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) p[kk][i] = warp::pack_bf16x2(s[8 * kk + 2 * i], s[8 * kk + 2 * i + 1]);
+  }
+}
+
 // V for k16 step kk of channel half `half`: MN-major, 64-channel blocks kBlockBytes apart.
 __device__ __forceinline__ std::uint64_t v_desc(std::uint32_t kv_base, int half, int kk) {
   return wg::smem_desc_sw128(kv_base + half * 4 * kBlockBytes + kk * 16 * 128, kBlockBytes, 1024);
@@ -118,8 +130,10 @@ __device__ __forceinline__ std::uint64_t v_desc(std::uint32_t kv_base, int half,
 
 __device__ __forceinline__ void issue_pv(float (&o)[128], const std::uint32_t (&p)[kPvSteps][4], std::uint32_t kv_base,
                                          int half) {
+  wg::fence();
 #pragma unroll
   for (int kk = 0; kk < kPvSteps; ++kk) wg::wgmma_m64n256k16_rs(o, p[kk], v_desc(kv_base, half, kk), 1);
+  wg::commit_group();
 }
 
 // Keeps every accumulator live; thread 0 of the warpgroup holds row 0, column 0 in acc[0].
@@ -169,11 +183,10 @@ __global__ void __launch_bounds__(kWgmmaMlaTileThreads, 1)
     warp::cp_async_wait<0>();
   } else if (warpgroup == 1) {
     wg::setmaxnreg_inc<kSoftmaxRegs>();
+    float s_acc[kSRegs], o_acc[128];
     std::uint32_t p[kPvSteps][4];
-    fixed_p(p, wg_tid);
-    float s_acc[kTokensPerTile / 2], o_acc[128];
 #pragma unroll
-    for (int i = 0; i < kTokensPerTile / 2; ++i) s_acc[i] = 0.f;
+    for (int i = 0; i < kSRegs; ++i) s_acc[i] = 0.f;  // overwritten by each tile's first k step (scale-d 0)
 #pragma unroll
     for (int i = 0; i < 128; ++i) o_acc[i] = 0.f;
     const std::uint64_t q_desc = wg::smem_desc_sw128(q_base, 16, 1024);
@@ -186,14 +199,15 @@ __global__ void __launch_bounds__(kWgmmaMlaTileThreads, 1)
         const std::uint32_t kstep = ((ks / 4) * kBlockBytes + (ks % 4) * 32) >> 4;
         wg::wgmma_m64n64k16_ss(s_acc, q_desc + step, k_desc + kstep, ks > 0 ? 1 : 0);
       }
-      issue_pv(o_acc, p, kv_base, 0);
       wg::commit_group();
-      wg::wait_group<1>();
+      wg::wait_group<0>();
+      wg::fence_operands(s_acc);
+      p_from_s(p, s_acc);
+      issue_pv(o_acc, p, kv_base, 0);
       warp::named_barrier_sync(kTileBarrier, kThreads);
+      wg::wait_group<0>();  // P's registers are free for the next S
+      wg::fence_operands(o_acc);
     }
-    wg::wait_group<0>();
-    wg::fence_operands(s_acc);
-    wg::fence_operands(o_acc);
     sink_accumulators(o_acc, sink, 0, wg_tid);
     sink_accumulators(s_acc, sink, 1, wg_tid);
   } else {
@@ -204,9 +218,7 @@ __global__ void __launch_bounds__(kWgmmaMlaTileThreads, 1)
 #pragma unroll
     for (int i = 0; i < 128; ++i) o_acc[i] = 0.f;
     for (int t = 0; t < tiles; ++t) {
-      wg::fence();
       issue_pv(o_acc, p, kv_base, 1);
-      wg::commit_group();
       wg::wait_group<1>();
       warp::named_barrier_sync(kTileBarrier, kThreads);
     }

@@ -100,10 +100,11 @@ struct Ceilings {
   // wgmma.mma_async m64n256k16 bf16 -> fp32 from shared memory (sm_90a only). 0 when not
   // measured: a device other than compute capability 9.0, or an older result file.
   double wgmma_bf16_tflops = 0;
-  // The production wgmma kernel's 64 x 64 tile issued with no data dependency (sm_90a only):
-  // the fastest any schedule of that tile can run, without and with the stage's 72 KB of
-  // cp.async copies a tile. A ceiling of the kernel's design, not of the device: never a
-  // case's roof. 0 when not measured (as wgmma_bf16_tflops; result files before 2026-12-05 'tile').
+  // The production wgmma kernel's 64 x 64 tile with only its tensor work (sm_90a only): no
+  // softmax and no loads to wait for, its register budget kept (S, then PV, per warpgroup 1),
+  // without and with the stage's 72 KB of cp.async copies a tile. A ceiling of the kernel's
+  // design, not of the device: never a case's roof. 0 when not measured (as
+  // wgmma_bf16_tflops; result files before 2026-12-05 do not have them).
   double wgmma_mla_tile_tflops = 0;
   double wgmma_mla_tile_copies_tflops = 0;
   // One empty kernel timed as a cold-L2 case sample is: no launch measures less. 0 when not
