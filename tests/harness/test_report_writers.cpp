@@ -377,6 +377,19 @@ TEST_CASE("engine, PDL-goal and sm_120-proxy sections: written when their record
   const std::string md = vb::format_markdown(sample_provenance(), c, cases);
   CHECK(md.find("## Tensor-core engines") != std::string::npos);
   CHECK(md.find("| production | wgmma | compute |") != std::string::npos);
+  CHECK(md.find("% of MLA tile + copies") == std::string::npos);  // not measured in this run
+  // With the design ceiling measured, wgmma rows carry their share of it; other engines do not.
+  vb::Ceilings with_design = c;
+  with_design.wgmma_mla_tile_copies_tflops = 2.0 * prod.achieved->tflops;
+  const std::string design_md = vb::format_markdown(sample_provenance(), with_design, cases);
+  CHECK(design_md.find("| % of MLA tile + copies |") != std::string::npos);
+  const std::string prod_row = fmt::format("| {} | production | wgmma |", cases[0].case_name);
+  const std::size_t at = design_md.find(prod_row);
+  REQUIRE(at != std::string::npos);
+  const std::string row = design_md.substr(at, design_md.find('\n', at) - at);
+  const std::string last_cell = " | 50.0% |";
+  REQUIRE(row.size() > last_cell.size());
+  CHECK(row.substr(row.size() - last_cell.size()) == last_cell);
   CHECK(md.find("## Small launches as serving runs them") != std::string::npos);
   CHECK(md.find(fmt::format("| {} | 15.1 |", cases[0].case_name)) != std::string::npos);
   CHECK(md.find("## sm_120 proxy and the predicted RTX PRO 6000 time") != std::string::npos);
