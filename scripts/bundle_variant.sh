@@ -34,6 +34,13 @@ cmake --build "$build_dir" -j "$(nproc)" --target verifybench vb_test_kernels
 cp -r "$base" "$out"
 cp "$build_dir/verifybench" "$out/bin/verifybench"
 cp "$build_dir/tests/vb_test_kernels" "$out/bin/vb_test_kernels"
+dirty=$([[ -n $(git status --porcelain --untracked-files=no) ]] && echo yes || true)
 printf 'variant of the commit above: CUDA flags %s (%s, tree %s%s)\n' "$flags" "$build_dir" "$head_commit" \
-  "$([[ -n $(git status --porcelain --untracked-files=no) ]] && echo ', dirty')" >> "$out/BUILD_INFO.txt"
+  "${dirty:+, dirty}" >> "$out/BUILD_INFO.txt"
+# run.sh names the commit and state its binaries were built from (provenance.cpp): the base
+# bundle's, unless this build had uncommitted changes (a patched source, not only flags).
+if [[ -n $dirty ]]; then
+  sed -i 's/^export VB_GIT_STATE="\${VB_GIT_STATE:-[a-z]*}"$/export VB_GIT_STATE="${VB_GIT_STATE:-dirty}"/' "$out/run.sh"
+  grep -q 'VB_GIT_STATE:-dirty' "$out/run.sh" || { echo "$0: could not mark $out/run.sh dirty" >&2; exit 1; }
+fi
 echo "bundle_variant.sh: $out = $base with $flags"
