@@ -186,13 +186,15 @@ void measure_wgmma_mla_tile(Check& check, const GpuInfo& gpu, const CeilingOptio
     const char* name;
     const void* src;
     double* tflops;
-    const char* what;
+    std::string what;
   };
   const Variant variants[] = {
       {"wgmma_mla_tile", nullptr, &c->wgmma_mla_tile_tflops, "; no copies"},
       {"wgmma_mla_tile_copies", copy_src.ptr, &c->wgmma_mla_tile_copies_tflops,
-       "; the producer warpgroup also lands 72 KB a tile (36 16-byte cp.async a thread, at most two tiles in "
-       "flight) from a 2.3 MB L2-resident source into a buffer nobody reads, as the gather writes a stage"},
+       fmt::format("; the producer warpgroup also lands {} KB a tile ({} 16-byte cp.async a thread, at most two "
+                   "tiles in flight) from a {:.1f} MB L2-resident source into a buffer nobody reads, as the gather "
+                   "lands a stage",
+                   ck::kWgmmaMlaTileTileBytes / 1024, ck::kWgmmaMlaTileTileBytes / 16 / 128, copy_bytes / 1e6)},
   };
   for (const Variant& v : variants) {
     if (!check.error.empty()) return;

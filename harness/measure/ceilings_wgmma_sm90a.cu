@@ -1,8 +1,10 @@
-// The wgmma ceiling's probe kernel (harness/measure/ceilings.cpp): Hopper-only wgmma.mma_async,
-// so this file is built for sm_90a alone (CMakeLists.txt) and launched only on compute
-// capability 9.0 devices. Harness code: kernels/ never includes it.
+// The wgmma ceilings' probe kernels (harness/measure/ceilings.cpp): Hopper-only
+// wgmma.mma_async, so this file is built for sm_90a alone (CMakeLists.txt) and launched only
+// on compute capability 9.0 devices. Harness code: kernels/ never includes it. Two probes:
+// the instruction's issue rate (wgmma_bf16_kernel) and the production kernel's tile with only
+// its tensor work (wgmma_mla_tile_kernel, below).
 //
-// Each warpgroup keeps one 64 x 256 fp32 accumulator (128 registers a thread) and issues
+// wgmma_bf16_kernel: each warpgroup keeps one 64 x 256 fp32 accumulator (128 registers a thread) and issues
 // kWgmmaPerGroup m64n256k16 instructions per commit group, both operands read from shared
 // memory through 128-byte-swizzle K-major descriptors (the layout of the production wgmma
 // path), one group left in flight behind the next. A (64 x 64) and B (256 x 64) hold random
