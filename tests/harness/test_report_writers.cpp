@@ -380,7 +380,11 @@ TEST_CASE("engine, PDL-goal and sm_120-proxy sections: written when their record
   CHECK(md.find("% of MLA tile + copies") == std::string::npos);  // not measured in this run
   // With the design ceiling measured, wgmma rows carry their share of it; other engines do not.
   vb::Ceilings with_design = c;
-  with_design.wgmma_mla_tile_copies_tflops = 2.0 * prod.achieved->tflops;
+  // The push_back above may have moved the executors: the record is looked up again.
+  const vb::ExecutorResult& production = cases[0].executors[2];
+  REQUIRE(production.executor == "production");
+  REQUIRE(production.achieved);
+  with_design.wgmma_mla_tile_copies_tflops = 2.0 * production.achieved->tflops;
   const std::string design_md = vb::format_markdown(sample_provenance(), with_design, cases);
   CHECK(design_md.find("| % of MLA tile + copies |") != std::string::npos);
   const std::string prod_row = fmt::format("| {} | production | wgmma |", cases[0].case_name);
