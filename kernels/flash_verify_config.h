@@ -129,6 +129,14 @@ inline constexpr int kOffKv = kOffQ + kQBytes;
 inline constexpr int kOffPExchange = kOffKv + kStages * kTileBytes;
 inline constexpr int kOffRescale = kOffPExchange + kPExchangeBytes;  // [64] floats
 inline constexpr int kOffFinalSum = kOffRescale + kRowsPerTile * 4;  // [64] floats
+// Registers per thread after setmaxnreg: 88 + 240 + 176 = 3 x 168, the launch budget of 384
+// threads. The producer spills at 56; the softmax warpgroup (O half, S, P, row state,
+// visibility words) spills at 216; the second PV warpgroup holds O half and P only. (The
+// harness's MLA tile probe runs with the same split.)
+inline constexpr int kProducerRegs = 88;
+inline constexpr int kSoftmaxRegs = 240;
+inline constexpr int kSecondPvRegs = 176;
+static_assert(kProducerRegs + kSoftmaxRegs + kSecondPvRegs == 3 * 168, "the block's register budget");
 // A stage lands in kLoadParts parts of column blocks (dims 0-191, 192-383, 384-575 with 3),
 // each with its own "full" mbarrier, so S starts on the first 192 dims while the rest lands.
 inline constexpr int kLoadParts = 3;

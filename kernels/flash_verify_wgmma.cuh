@@ -61,17 +61,11 @@ using namespace wgmma_cfg;
 
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
-// Registers per thread after setmaxnreg: 88 + 240 + 176 = 3 x 168, the launch budget of 384
-// threads. The producer spills at 56; the softmax warpgroup (O half, S, P, row state,
-// visibility words) spills at 216; the second PV warpgroup holds O half and P only.
-constexpr int kProducerRegs = 88;
-constexpr int kSoftmaxRegs = 240;
-constexpr int kSecondPvRegs = 176;
-static_assert(kProducerRegs + kSoftmaxRegs + kSecondPvRegs == 3 * 168, "the block's register budget");
-// The tile-balanced instance's producer also walks its segments and reloads Q for each
-// request: at 88 it spills; 96 / 232 / 176 do not. (It has no TMA boxes: with them its
-// producer spills at 96, and at 104 / 224 / 176 the balanced plans, which are memory-bound,
-// run 2-3.5 % slower.)
+// Registers per thread after setmaxnreg: kProducerRegs / kSoftmaxRegs / kSecondPvRegs
+// (flash_verify_config.h). The tile-balanced instance's producer also walks its segments and
+// reloads Q for each request: at 88 it spills; 96 / 232 / 176 do not. (It has no TMA boxes:
+// with them its producer spills at 96, and at 104 / 224 / 176 the balanced plans, which are
+// memory-bound, run 2-3.5 % slower.)
 constexpr int kBalancedProducerRegs = 96;
 constexpr int kBalancedSoftmaxRegs = 232;
 static_assert(kBalancedProducerRegs + kBalancedSoftmaxRegs + kSecondPvRegs == 3 * 168, "the block's register budget");

@@ -13,6 +13,7 @@
 #include "harness/report/report_json.h"
 #include "harness/run/result.h"
 #include "harness/run/runner.h"
+#include "harness/run/runner.h"
 
 namespace vb {
 
@@ -171,6 +172,14 @@ std::vector<Selected> select_cases(const std::vector<ScenarioFile>& loaded, cons
 const CaseSpec& select_one_case(const std::vector<ScenarioFile>& loaded, const std::string& file,
                                 const std::string& name) {
   return *select_cases(loaded, {file}, {name}).front().cases.front();
+}
+
+const GpuExecutorRun& executor_for_option(const std::string& option, const std::string& name) {
+  try {
+    return gpu_executor_named(name);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("{} {}: {}", option, name, e.what()));
+  }
 }
 
 }  // namespace vb

@@ -93,15 +93,6 @@ int profile_timeline(DeviceProblem& device, const GpuExecutorRun& run, const Gpu
   return kExitOk;
 }
 
-// The executor --executor names; throws UsageError with the allowed names.
-const GpuExecutorRun& executor_named(const std::string& name) {
-  try {
-    return gpu_executor_named(name);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(fmt::format("--executor {}: {}", name, e.what()));
-  }
-}
-
 void print_ncu_command(const ProfileArgs& args, const std::string& case_name, const std::string& range,
                        const std::string& program) {
   std::printf("ncu command for this case:\n  ncu --clock-control none --nvtx --nvtx-include %s "
@@ -114,7 +105,7 @@ void print_ncu_command(const ProfileArgs& args, const std::string& case_name, co
 // Warms the executor up outside any range, then runs it once inside the case's NVTX range,
 // or hands it to the timeline.
 int profile_case(const ProfileArgs& args, const std::string& program) {
-  const GpuExecutorRun& run = executor_named(args.executor);
+  const GpuExecutorRun& run = executor_for_option("--executor", args.executor);
   const std::vector<ScenarioFile> loaded = load_all({args.file}, args.scenario);
   const CaseSpec& spec = select_one_case(loaded, args.file, args.case_name);
   const bool timeline = !args.timeline_csv_path.empty();

@@ -182,13 +182,7 @@ std::optional<PeerRows> read_peers(const std::string& path) {
 
 // The executors --time-executor names, each checked against the known ones; throws UsageError.
 std::vector<std::string> timed_executors(const TimeArgs& time_args) {
-  for (const std::string& name : time_args.executors) {
-    try {
-      gpu_executor_named(name);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(fmt::format("--time-executor {}: {}", name, e.what()));
-    }
-  }
+  for (const std::string& name : time_args.executors) executor_for_option("--time-executor", name);
   return time_args.executors;
 }
 

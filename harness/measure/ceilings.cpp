@@ -67,6 +67,12 @@ double median_ms(Check& check, cudaStream_t stream, int reps, Pass pass) {
   return times[times.size() / 2];
 }
 
+// Whether a wgmma probe's accumulator `got` holds `expected` within the probes' check
+// tolerance (ceiling_kernels::kWgmmaCheckRelTolerance).
+bool probe_value_holds(double got, double expected) {
+  return std::abs(got - expected) <= ck::kWgmmaCheckRelTolerance * std::abs(expected);
+}
+
 // A tensor-core probe's clock from the span its block 0 wrote in the last pass
 // (ceiling_kernels::kClockSpanWords): cycles per µs, 0 when the span is not ordered.
 double probe_clock_mhz(Check& check, const Buffer& span) {
@@ -120,7 +126,7 @@ void measure_wgmma(Check& check, const GpuInfo& gpu, const CeilingOptions& optio
       ck::kWgmmaK, ck::kWgmmaK, ck::kWgmmaPerGroup, iterations, blocks, ck::kWgmmaThreads,
       std::max(1, blocks_per_sm), ck::kWgmmaThreads / 128, ck::kFlopsPerWgmma, options.repetitions,
       ck::kWgmmaCheckRelTolerance);
-  if (!(std::abs(static_cast<double>(d00) - expected) <= ck::kWgmmaCheckRelTolerance * std::abs(expected))) {
+  if (!probe_value_holds(d00, expected)) {
     c->method.emplace_back("wgmma_bf16", fmt::format("not measured: the probe's D[0][0] is {} where {} "
                                                      "was expected ({})", d00, expected, how));
     return;
@@ -154,10 +160,8 @@ MlaTilePasses time_mla_tile(Check& check, const GpuInfo& gpu, const CeilingOptio
   check(cudaMemcpy(got, sink.ptr, sizeof got, cudaMemcpyDeviceToHost), "download MLA tile check values");
   if (!check.error.empty()) return r;
   const ck::MlaTileCheck want = ck::wgmma_mla_tile_expected(options.mla_tiles);
-  auto off = [](double v, double expected) {
-    return !(std::abs(v - expected) <= ck::kWgmmaCheckRelTolerance * std::abs(expected));
-  };
-  if (off(got[0], want.o00) || off(got[1], want.s00) || off(got[2], want.o0_256)) {
+  if (!probe_value_holds(got[0], want.o00) || !probe_value_holds(got[1], want.s00) ||
+      !probe_value_holds(got[2], want.o0_256)) {
     r.failed = fmt::format("block 0's O[0][0], S[0][0] and O[0][256] are {}, {} and {} where {}, {} and {} were "
                            "expected", got[0], got[1], got[2], want.o00, want.s00, want.o0_256);
   }

@@ -87,8 +87,6 @@ __global__ void __launch_bounds__(kWgmmaThreads) wgmma_bf16_kernel(int iteration
 // a stage, into a buffer nobody reads. The three meet at a named barrier once a tile.
 namespace mla_tile {
 using namespace wgmma_cfg;
-constexpr int kProducerRegs = 88, kSoftmaxRegs = 240, kSecondPvRegs = 176;  // the kernel's split
-static_assert(kProducerRegs + kSoftmaxRegs + kSecondPvRegs == 3 * 168, "the block's register budget");
 constexpr int kSSteps = mla::kHeadDimQK / 16;  // 36
 constexpr int kSRegs = kTokensPerTile / 2;     // 32
 constexpr int kPvSteps = kTokensPerTile / 16;  // 4
