@@ -8,7 +8,7 @@
 // Each iteration is one full reference_verify call. "Time" is the wall clock; "CPU" is the
 // CPU time of the whole process (all threads), so on a shared machine CPU / threads tells
 // what the wall time would be with the cores to itself. Counters: GFLOP/s over the
-// upper-bound FLOP count of SPEC.md §4 (per wall second), threads used, query rows.
+// upper-bound FLOP count of docs/background.md §4 (per wall second), threads used, query rows.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -34,7 +34,7 @@ vb::CaseSpec make_spec(const BenchCase& c) {
   spec.name = c.name;
   spec.scenario = "reference_bench";
   spec.heads = c.heads;
-  spec.sm_scale = 0.130861;  // Kimi K2, YaRN factor 32 (SPEC.md §1)
+  spec.sm_scale = 0.130861;  // Kimi K2, YaRN factor 32 (docs/background.md §1)
   spec.seed = 1;
   spec.batch.dist = vb::PrefixDist::kList;
   spec.batch.prefix_lens = {c.prefix};

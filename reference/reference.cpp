@@ -1,4 +1,4 @@
-// CPU oracle for MLA tree-verify attention (SPEC.md §1), double precision from bf16 inputs.
+// CPU oracle for MLA tree-verify attention (docs/background.md §1), double precision from bf16 inputs.
 //
 // Work split: the requested query rows are grouped by request and cut into row blocks;
 // one block is one work item. Threads take items in request order from an atomic counter.

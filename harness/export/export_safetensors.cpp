@@ -387,7 +387,7 @@ ExportResult export_case_impl(const Problem& problem, const ReferenceOutput& ref
     }
   }
 
-  // ---- inputs.safetensors: SGLang's names and dtypes (SPEC.md §2), then verifybench's own
+  // ---- inputs.safetensors: SGLang's names and dtypes (docs/background.md §2), then verifybench's own
   const SglangInputsHost sg = sglang_inputs_host(problem);
   DocumentedFile inputs;
   inputs.add("q_extend", StDtype::kBF16, {BT, H, mla::kHeadDimQK}, problem.q,

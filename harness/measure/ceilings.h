@@ -1,4 +1,4 @@
-// In-run ceilings (SPEC.md §4): measured once at the start of a GPU run, stored in the
+// In-run ceilings (docs/background.md §4): measured once at the start of a GPU run, stored in the
 // result file, and used as the roofline of every case of that run.
 #pragma once
 #include <optional>

@@ -1,4 +1,4 @@
-// Bytes and FLOPs of one case (SPEC.md §4) and where a measured time puts an executor on the
+// Bytes and FLOPs of one case (docs/background.md §4) and where a measured time puts an executor on the
 // roofline. Pure functions over plain values: tested on hand-computed cases on the CPU.
 //
 // Definitions (all bytes are what the op must move at least once, not what a kernel moves):

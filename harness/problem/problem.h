@@ -60,7 +60,7 @@ struct Problem {
   std::vector<bf16_bits> q;              // [B*T, H, 576], random, no zeros pattern
   PageLayout pages;
   std::vector<bf16_bits> kv_pool;        // [pool_rows, 576]; rows nobody may read are NaN
-  // SGLang flat custom mask (SPEC.md §2) derived from the same trees.
+  // SGLang flat custom mask (docs/background.md §2) derived from the same trees.
   std::vector<std::uint8_t> sglang_custom_mask;
   std::vector<std::int64_t> sglang_mask_indptr;  // [B+1]
 
@@ -113,7 +113,7 @@ void build_sglang_mask(const std::vector<std::int32_t>& prefix_len, const std::v
                        std::vector<std::int64_t>* mask_indptr);
 
 // ---- SGLang's Triton extend-attention inputs (harness/problem/problem_sglang.cpp) ----
-// The verify call's tree-token K/V and index tensors, derived from a Problem (SPEC.md §2).
+// The verify call's tree-token K/V and index tensors, derived from a Problem (docs/background.md §2).
 // The flat custom mask and its indptr are already Problem::sglang_custom_mask /
 // sglang_mask_indptr; q_extend is Problem::q and k_buffer is Problem::kv_pool as they are.
 struct SglangInputsHost {

@@ -1,5 +1,5 @@
 // SGLang-form inputs of one problem: what SGLang's Triton extend-attention kernel reads in
-// a tree verify (SPEC.md §2). Shared by the GPU upload (sglang-adapter executor) and the
+// a tree verify (docs/background.md §2). Shared by the GPU upload (sglang-adapter executor) and the
 // safetensors export, so both hand SGLang's names exactly the same bytes.
 #include <algorithm>
 #include <cstddef>

@@ -76,7 +76,7 @@ struct Achieved {
   std::optional<double> pct_of_memory_ceiling;  // gbps / the memory roof of the page size
 };
 
-// Bytes and FLOPs of one case (SPEC.md §4), computed from the materialized problem.
+// Bytes and FLOPs of one case (docs/background.md §4), computed from the materialized problem.
 struct TrafficModel {
   std::int64_t algorithmic_bytes = 0;  // unique KV rows + q + o + lse + page table + mask
   std::int64_t page_bytes = 0;         // whole pages touched x page_size x 1152

@@ -61,7 +61,7 @@ constexpr double kMaxLogNormalSigma = 10.0;
 constexpr double kReferenceFlopPerRowToken = 2.0 * (mla::kHeadDimQK + mla::kHeadDimV);
 constexpr std::int64_t kReferenceBytesPerToken = mla::kHeadDimQK * 8;
 
-// ---- sm_scale presets: 192^-0.5 * (0.1 * ln(yarn_factor) + 1)^2 (SPEC.md §1) ----
+// ---- sm_scale presets: 192^-0.5 * (0.1 * ln(yarn_factor) + 1)^2 (docs/background.md §1) ----
 struct Preset {
   const char* name;
   double yarn_factor;

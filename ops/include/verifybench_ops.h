@@ -1,7 +1,7 @@
 /* verifybench_ops.h: the C ABI of libverifybench_ops.so, the production MLA tree-verify
  * attention kernel for callers outside C++ (the Python package, serving engines).
  *
- * The operation (shared/SPEC.md section 1): for every request b, tree node i and head h,
+ * The operation (docs/background.md section 1): for every request b, tree node i and head h,
  * attention of q[b*T+i, h, 0:576] over the request's prefix rows and the tree nodes that are
  * i or its ancestors; V is the first 512 values of each 576-wide K row; o is bf16
  * [B*T, H, 512], lse fp32 [B*T, H] (natural log).

@@ -13,7 +13,7 @@ namespace vb {
 namespace {
 
 constexpr double kKvRowBytes = 1152;
-constexpr double kRidgeHT = 79;          // H200 ridge in H*T (SPEC.md §4)
+constexpr double kRidgeHT = 79;          // H200 ridge in H*T (docs/background.md §4)
 constexpr double kMaxPoolBytes = 256e6;  // keeps materialization + timing to seconds per case
 
 TEST_CASE("nightly.yaml is a small representative, consistently tagged set", "[compare]") {

@@ -21,9 +21,9 @@
 namespace vb {
 namespace {
 
-constexpr double kFlopsPerRowToken = 2.0 * (576 + 512);  // SPEC.md §4
+constexpr double kFlopsPerRowToken = 2.0 * (576 + 512);  // docs/background.md §4
 constexpr double kKvRowBytes = 1152;
-constexpr double kRidgeHT = 79;  // H200 ridge in H*T (SPEC.md §4)
+constexpr double kRidgeHT = 79;  // H200 ridge in H*T (docs/background.md §4)
 
 ScenarioFile load(const char* name) {
   return load_scenario_file(std::string(VB_SOURCE_DIR) + "/scenarios/" + name);

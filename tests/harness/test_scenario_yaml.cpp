@@ -124,7 +124,7 @@ TEST_CASE("every optional field is read", "[scenario]") {
   CHECK(c.pages.shared_prefix.length == 0);
 }
 
-TEST_CASE("sm_scale presets give the SPEC numbers", "[scenario]") {
+TEST_CASE("sm_scale presets give the YaRN scales of docs/background.md §1", "[scenario]") {
   const std::vector<std::pair<std::string, double>> presets = {
       {"kimi-k2", 0.130861}, {"kimi-k2-f64", 0.144680}, {"deepseek-v3", 0.135234}};
   for (const auto& [name, value] : presets) {

@@ -43,7 +43,7 @@ void require_visible_sets(const vb::Problem& pr, const std::vector<std::set<int>
 }
 
 // The flat SGLang mask agrees with the compact one at every (b, i, j), and its layout
-// follows SPEC §2: request b at sum_{c<b} T*(P_c+T), rows of P_b+T bytes.
+// follows docs/background.md §2: request b at sum_{c<b} T*(P_c+T), rows of P_b+T bytes.
 void require_sglang_matches(const vb::Problem& pr) {
   const vb::VerifyParams p = vb::host_params(pr, vb::PageTableKind::kTokenIndices, nullptr, nullptr);
   const int T = p.tree_size;

@@ -53,7 +53,7 @@ const bf16_bits* q_row(const HostCase& c, int b, int node, int head) {
   return c.q.data() + row_index(c, b, node, head) * kQK;
 }
 
-// SPEC §1 by hand: prefix, then the node and its ancestors found by walking parents.
+// docs/background.md §1 by hand: prefix, then the node and its ancestors found by walking parents.
 ScalarRow scalar_verify_row(const HostCase& c, int b, int node, int head) {
   std::vector<const bf16_bits*> keys;
   const int P = c.prefix_len[b];
