@@ -11,9 +11,9 @@ packages=(
   # unversioned names follow Debian's default clang.
   clang libclang-rt-dev
   # python/verifybench's tests (ctest "python: ..."): the system Python 3 with NumPy (the
-  # peers runner reads exported cases into NumPy arrays), and pip + setuptools so that
-  # `pip install ./python` works offline (docs/python.md).
-  python3 python3-numpy python3-pip python3-setuptools
+  # peers runner reads exported cases into NumPy arrays), and pip, setuptools and venv so
+  # that docs/python.md's install (a venv with the system packages) works offline.
+  python3 python3-numpy python3-pip python3-setuptools python3-venv
 )
 missing=()
 for p in "${packages[@]}"; do

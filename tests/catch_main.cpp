@@ -4,6 +4,7 @@
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
+#ifdef VB_GPU_TEST_BINARY
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
@@ -17,6 +18,7 @@ bool is_listing(int argc, char** argv) {
   return false;
 }
 }  // namespace
+#endif
 
 int main(int argc, char** argv) {
   Catch::Session session;
