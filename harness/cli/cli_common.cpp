@@ -11,7 +11,7 @@
 
 #include "harness/export/export_safetensors.h"
 #include "harness/report/report_json.h"
-#include "harness/run/result.h"
+#include "harness/record/result.h"
 #include "harness/run/runner.h"
 #include "harness/run/runner.h"
 

@@ -19,7 +19,7 @@
 #include "harness/report/report_json.h"
 #include "harness/run/case_session.h"
 #include "harness/run/gpu_executor.h"
-#include "harness/run/result.h"
+#include "harness/record/result.h"
 #include "harness/run/runner.h"
 
 namespace vb {

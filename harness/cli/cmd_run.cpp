@@ -29,8 +29,8 @@
 #include "harness/report/report_svg.h"
 #include "harness/report/report_table.h"
 #include "harness/run/gpu_executor.h"
-#include "harness/run/peers_merge.h"
-#include "harness/run/result.h"
+#include "harness/report/peers_merge.h"
+#include "harness/record/result.h"
 #include "harness/run/runner.h"
 
 namespace vb {

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/measure/statistics.h"
 #include "harness/report/report_json.h"
 #include "harness/report/report_table.h"
 
@@ -121,14 +122,6 @@ struct SplitMix64 {
     return static_cast<std::size_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
   }
 };
-
-// Linear interpolation between order statistics (R's type 7) of sorted values.
-double quantile_sorted(const std::vector<double>& sorted, double q) {
-  const double pos = q * static_cast<double>(sorted.size() - 1);
-  const std::size_t i = static_cast<std::size_t>(std::floor(pos));
-  const std::size_t j = std::min(i + 1, sorted.size() - 1);
-  return sorted[i] + (pos - static_cast<double>(i)) * (sorted[j] - sorted[i]);
-}
 
 bool is_correctness_failure(const std::string& outcome) {
   return outcome == "incorrect" || outcome == "launch failed";
@@ -344,16 +337,6 @@ std::vector<std::string> device_mismatches(const TimedRun& b, const TimedRun& c)
 }
 
 // ---------------------------------------------------------------- statistics
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  const double upper = v[mid];
-  if (v.size() % 2 == 1) return upper;
-  const double lower_v = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
-  return 0.5 * (lower_v + upper);
-}
-
 // At most kMaxBootstrapSamples evenly spaced order statistics of `samples`: the bootstrap
 // costs resamples x samples per side, and a side of 200k samples took > 20 s per record.
 // Thinning keeps the distribution's shape; the interval it gives is as wide as that of
@@ -387,8 +370,8 @@ RatioInterval bootstrap_median_ratio(const std::vector<double>& all_base,
   }
   std::sort(ratios.begin(), ratios.end());
   const double alpha = 1.0 - confidence;
-  out.lo = quantile_sorted(ratios, alpha / 2);
-  out.hi = quantile_sorted(ratios, 1.0 - alpha / 2);
+  out.lo = percentile_sorted(ratios, alpha / 2);
+  out.hi = percentile_sorted(ratios, 1.0 - alpha / 2);
   return out;
 }
 

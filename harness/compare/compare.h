@@ -184,9 +184,6 @@ CompareReport compare_runs(const TimedRun& baseline, const TimedRun& current,
 // kCompareExitRefused, else kCompareExitIncorrect, else kCompareExitRegression, else Ok.
 int compare_exit_code(const CompareReport& report);
 
-// The median of `samples` (mean of the two middle values for an even count); 0 if empty.
-double median_of(std::vector<double> samples);
-
 struct RatioInterval {
   double ratio = 0, lo = 0, hi = 0;
 };

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/compare/compare.h"
+#include "harness/measure/statistics.h"
 #include "harness/measure/clock_rate.h"
 
 namespace vb {

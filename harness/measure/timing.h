@@ -2,20 +2,13 @@
 // with warm-up outside the measurement, cold-L2 / hot-L2 / CUDA-graph modes, noise-driven
 // stopping and NVML clock / temperature / throttle tracking.
 //
-// Statistics (pure, tested on the CPU):
-//   percentiles  linear interpolation between order statistics (p = q*(n-1), "type 7")
-//   rel_noise    relative standard error of the median:
-//                  sigma_hat = (p90 - p10) / 2.5631    (robust sigma: p90-p10 = 2.5631 sigma
-//                                                       for a normal distribution)
-//                  se_median = 1.2533 * sigma_hat / sqrt(n)   (asymptotic SE of a median)
-//                  rel_noise = se_median / median
-//                It shrinks as samples accumulate, so a target is reachable for any stable
-//                kernel; it is +inf for fewer than 3 samples.
-//   stopping     after each sample, in this order:
-//                  n >= max_samples                               -> "max samples"
-//                  n >= min_samples and rel_noise <= target_noise -> "noise target"
-//                  n >= min_samples and elapsed >= budget_s       -> "time budget"
-//                (the budget never cuts a measurement below min_samples)
+// The samples' statistics (percentiles, relative noise) are in harness/measure/statistics.h.
+//
+// Stopping (stop_reason), after each sample, in this order:
+//   n >= max_samples                               -> "max samples"
+//   n >= min_samples and rel_noise <= target_noise -> "noise target"
+//   n >= min_samples and elapsed >= budget_s       -> "time budget"
+// (the budget never cuts a measurement below min_samples)
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -25,23 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "harness/run/gpu_executor.h"
-#include "harness/run/result.h"
+#include "harness/measure/statistics.h"
+#include "harness/record/gpu_info.h"
+#include "harness/record/result.h"
 
 namespace vb {
-
-// ---------------------------------------------------------------- pure statistics
-struct SampleStats {
-  int n = 0;
-  double median = 0, min = 0, max = 0, p10 = 0, p90 = 0;
-  double rel_noise = 0;
-};
-// q in [0, 1]; `sorted` ascending and non-empty.
-double percentile_sorted(const std::vector<double>& sorted, double q);
-double relative_noise(double p10, double p90, double median, int n);
-SampleStats summarize(const std::vector<double>& samples);
-// Fills a record's median, min, max, p10, p90 and relative noise from its samples_ms.
-void fill_sample_stats(TimingRecord* rec);
 
 struct StopRule {
   double target_noise = 0.01;
@@ -52,7 +33,7 @@ struct StopRule {
 // "" to keep sampling, else the stop reason.
 std::string stop_reason(const StopRule& rule, const std::vector<double>& samples, double elapsed_s);
 
-// kChain and kChainPdl: kChainLaunches (harness/run/result.h) launches back to back on the stream between the two
+// kChain and kChainPdl: kChainLaunches (harness/record/result.h) launches back to back on the stream between the two
 // events (after a hold), the sample being their time divided by kChainLaunches: what a launch
 // costs in a serving loop, where kernels follow each other with nothing between them. The L2
 // holds what the previous launch left. kChainPdl launches each one over the previous

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/run/result.h"
+#include "harness/record/result.h"
 
 namespace vb {
 

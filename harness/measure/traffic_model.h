@@ -19,17 +19,11 @@
 #include <string>
 #include <vector>
 
-#include "harness/run/result.h"
+#include "harness/record/result.h"
 
 namespace vb {
 
 struct Problem;
-
-inline constexpr std::int64_t kKvRowBytes = 576 * 2;  // one latent+rope row, bf16
-inline constexpr std::int64_t kQRowBytes = 576 * 2;   // per (node, head)
-inline constexpr std::int64_t kORowBytes = 512 * 2;
-inline constexpr std::int64_t kLseBytes = 4;
-inline constexpr double kFlopsPerVisiblePair = 2.0 * (576 + 512);  // QK^T + PV per (row, token)
 
 // What the model needs from a problem.
 struct TrafficInput {

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "harness/problem/problem.h"
-#include "harness/measure/traffic_model.h"
 #include "verifybench/kernels.h"
 #include "verifybench/tile_balance.h"
 

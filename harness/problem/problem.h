@@ -24,9 +24,6 @@ Tree build_tree(const TreeSpec& spec, int request);
 int tree_size(const TreeSpec& spec);
 std::vector<int> tree_depths(const Tree& tree);
 int mask_words_for(int tree_size);
-// Nodes of a full k-ary tree of `depth` levels below the root, (k^(d+1)-1)/(k-1), or -1
-// once it exceeds `cap` (no overflow for any int input). Shared with the YAML validation.
-std::int64_t full_tree_nodes(int k, int depth, std::int64_t cap);
 // [T, mask_words]: bit j of node i set iff j == i or j is an ancestor of i.
 std::vector<std::uint64_t> ancestor_masks(const Tree& tree);
 
@@ -75,11 +72,6 @@ struct Problem {
 void fill_problem_data(Problem* problem);
 // Whether logical token t of a request with this prefix is a sink row under `data`.
 bool is_sink_position(const DataSpec& data, int prefix_len, int tree_size, int t);
-// Bound on |V| entries the distribution writes (1 for the [-1, 1) distributions): the
-// scale O errors and O tolerances are measured against.
-double data_value_magnitude(const DataSpec& data);
-// The O / LSE tolerances a case gets when its file does not state them.
-ToleranceSpec default_tolerance(const DataSpec& data);
 
 // Builds the problem a spec describes. Throws ScenarioError on impossible specs (e.g. a
 // shared prefix longer than a request's prefix).

@@ -166,25 +166,6 @@ bool is_sink_position(const DataSpec& d, int prefix_len, int tree_size, int t) {
   return false;
 }
 
-double data_value_magnitude(const DataSpec& d) {
-  switch (d.dist) {
-    case DataDist::kNormal: return 4.0 * d.scale;
-    default: return 1.0;  // outlier channels: their own tolerance scale (default_tolerance)
-  }
-}
-
-ToleranceSpec default_tolerance(const DataSpec& d) {
-  ToleranceSpec t;
-  t.o_atol *= data_value_magnitude(d);
-  if (d.dist == DataDist::kOutlierChannels) {
-    for (const int c : d.outlier_channels) {
-      if (c < mla::kHeadDimV) t.o_wide_channels.push_back(c);
-    }
-    t.o_wide_channel_scale = d.outlier_factor;
-  }
-  return t;
-}
-
 void fill_problem_data(Problem* pr) {
   const DataSpec& d = pr->spec.data;
   const std::uint64_t seed = pr->spec.seed;

@@ -253,17 +253,6 @@ Tree ddtree_tree(const TreeSpec& spec) {
 
 }  // namespace
 
-// (k^(d+1) - 1) / (k - 1), or -1 once it exceeds `cap` (no overflow for any int input).
-std::int64_t full_tree_nodes(int k, int depth, std::int64_t cap) {
-  std::int64_t total = 1, level = 1;
-  for (int d = 1; d <= depth; ++d) {
-    level *= k;
-    total += level;
-    if (level > cap || total > cap) return -1;
-  }
-  return total;
-}
-
 int tree_size(const TreeSpec& spec) { return validated_size(spec); }
 
 Tree build_tree(const TreeSpec& spec, int request) {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/run/result.h"
+#include "harness/record/result.h"
 
 namespace vb {
 

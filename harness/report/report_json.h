@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/report/provenance.h"
-#include "harness/run/result.h"
+#include "harness/record/provenance.h"
+#include "harness/record/result.h"
 
 #include "harness/measure/timing_json.h"  // to_json(const TimingRecord&)
 

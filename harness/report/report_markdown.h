@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "harness/report/report_json.h"
-#include "harness/run/result.h"
+#include "harness/record/result.h"
 
 namespace vb {
 

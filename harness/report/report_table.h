@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/run/gpu_info.h"
-#include "harness/run/result.h"
+#include "harness/record/gpu_info.h"
+#include "harness/record/result.h"
 
 namespace vb {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "harness/problem/problem.h"
-#include "harness/run/gpu_info.h"
+#include "harness/record/gpu_info.h"
 #include "verifybench/kernels.h"
 
 namespace vb {

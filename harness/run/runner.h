@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "harness/run/gpu_executor.h"
-#include "harness/run/result.h"
+#include "harness/record/result.h"
 #include "harness/scenario/scenario.h"
 #include "harness/measure/timing.h"
 

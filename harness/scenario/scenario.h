@@ -151,6 +151,26 @@ ScenarioFile load_scenario_file(const std::string& path, const ScenarioLimits& l
 ScenarioFile parse_scenario_text(const std::string& text, const std::string& path,
                                  const ScenarioLimits& limits = {});
 
+// What one row of each tensor moves and what one (query row, visible token) pair costs: the
+// scenario limits (scenario_yaml.cpp), the traffic model (harness/measure/traffic_model.h)
+// and the plan's floors (harness/plan/device_models.cpp) count with these.
+inline constexpr std::int64_t kKvRowBytes = 576 * 2;  // one latent+rope row, bf16
+inline constexpr std::int64_t kQRowBytes = 576 * 2;   // per (node, head)
+inline constexpr std::int64_t kORowBytes = 512 * 2;
+inline constexpr std::int64_t kLseBytes = 4;
+inline constexpr double kFlopsPerVisiblePair = 2.0 * (576 + 512);  // QK^T + PV per (row, token)
+
+// ---- what a spec implies before anything is built (harness/scenario/spec_rules.cpp): the
+// YAML validation and the problem builder read the same rules.
+// Nodes of a full k-ary tree of `depth` levels below the root, (k^(d+1)-1)/(k-1), or -1
+// once it exceeds `cap` (no overflow for any int input).
+std::int64_t full_tree_nodes(int k, int depth, std::int64_t cap);
+// Bound on |V| entries the distribution writes (1 for the [-1, 1) distributions): the
+// scale O errors and O tolerances are measured against.
+double data_value_magnitude(const DataSpec& data);
+// The O / LSE tolerances a case gets when its file does not state them.
+ToleranceSpec default_tolerance(const DataSpec& data);
+
 const char* to_string(TreeKind);
 const char* to_string(PagePlacement);
 const char* to_string(PrefixDist);

@@ -34,7 +34,6 @@
 #include <utility>
 #include <vector>
 
-#include "harness/problem/problem.h"
 #include "harness/scenario/scenario.h"
 #include "verifybench/verify_params.h"
 
@@ -47,7 +46,6 @@ constexpr int kMaxBatch = 1024;
 constexpr int kMaxPrefix = 1 << 20;  // 1048576 tokens: beyond that a value is a typo
 constexpr int kMaxSampledRows = 1 << 20;
 constexpr int kMaxTreeNodes = mla::kMaxTreeNodes;
-constexpr std::int64_t kKvRowBytes = mla::kHeadDimQK * 2;  // one bf16 576-wide row: 1152
 constexpr std::int64_t kMaxPoolBytes = std::int64_t{8} << 30;  // host memory for one case
 constexpr std::int64_t kMaxSweepPoints = 4096;
 constexpr std::size_t kMaxShownChars = 80;

@@ -249,7 +249,7 @@ def availability(peer):
 
 # ---------------------------------------------------------------- checking
 def error_stats(expected, got, atol, rtol, heads, tree_size, channels):
-    """result.json's error statistics of `got` against `expected` (harness/run/result.cpp):
+    """result.json's error statistics of `got` against `expected` (harness/record/result.cpp):
     NaN/Inf positions first, then |got - expected| <= atol + rtol * |expected|; `atol` is a
     number or one value per channel."""
     expected = np.asarray(expected, dtype=np.float64).ravel()

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "harness/run/peers_merge.h"
+#include "harness/report/peers_merge.h"
 
 namespace {
 

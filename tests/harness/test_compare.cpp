@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/compare/compare.h"
+#include "harness/measure/statistics.h"
 #include "harness/cli/commands.h"
 #include "harness/report/report_json.h"
 

@@ -15,7 +15,7 @@
 
 #include "harness/report/report_json.h"
 #include "harness/report/report_table.h"
-#include "harness/run/result.h"
+#include "harness/record/result.h"
 
 namespace fs = std::filesystem;
 

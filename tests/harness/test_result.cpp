@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "harness/run/result.h"
+#include "harness/record/result.h"
 #include "harness/run/runner.h"
 #include "verifybench/verify_params.h"
 

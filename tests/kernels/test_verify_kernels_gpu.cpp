@@ -15,7 +15,7 @@
 #include "harness/measure/clock_rate.h"
 #include "harness/run/gpu_executor.h"
 #include "harness/problem/problem.h"
-#include "harness/run/result.h"
+#include "harness/record/result.h"
 #include "verifybench/kernels.h"
 #include "verifybench/reference.h"
 #include "overlap_probe.h"

@@ -1,5 +1,5 @@
 // query_gpu(): device 0's properties from the CUDA runtime, or why there is none.
-#include "harness/run/gpu_info.h"
+#include "harness/record/gpu_info.h"
 
 #include <cuda_runtime_api.h>
 

@@ -1,6 +1,6 @@
 // Provenance collection: the date, host, git commit and state, build, device and the
 // scenario files' hashes every report carries.
-#include "harness/report/provenance.h"
+#include "harness/record/provenance.h"
 
 #include <unistd.h>
 
@@ -17,7 +17,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/run/result.h"
+#include "harness/record/result.h"
 #include "vb_build_info.h"
 
 namespace vb {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/run/gpu_info.h"
+#include "harness/record/gpu_info.h"
 
 namespace vb {
 

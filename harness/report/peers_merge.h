@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/run/result.h"
+#include "harness/record/result.h"
 
 namespace vb {
 

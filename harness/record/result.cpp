@@ -1,5 +1,5 @@
 // Result records and the element-wise check of an executor's output against the reference.
-#include "harness/run/result.h"
+#include "harness/record/result.h"
 
 #include <cmath>
 #include <cstddef>

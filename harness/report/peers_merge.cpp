@@ -1,4 +1,4 @@
-#include "harness/run/peers_merge.h"
+#include "harness/report/peers_merge.h"
 
 #include <fstream>
 #include <optional>
