@@ -16,7 +16,7 @@ form; `verifybench run FILE --peers PEERS.json` puts them into summary.md, the C
 and result.json beside production.
 
 Exit codes: 0 every peer that ran passed, 1 one was incorrect, 2 bad input (a case folder
-that is not an export), 3 a peer failed to launch or time."""
+that is not an export), 3 a peer failed to launch or time, or NumPy is not installed."""
 import argparse
 import ctypes
 import importlib
@@ -25,13 +25,21 @@ import json
 import math
 import os
 import sys
+import textwrap
 import time
 
-import numpy as np
+EXIT_OK, EXIT_INCORRECT, EXIT_BAD_INPUT, EXIT_RUNTIME = 0, 1, 2, 3
+
+try:
+    import numpy as np
+except ModuleNotFoundError:
+    if __name__ != "__main__":
+        raise
+    print("verifybench.peers: error: NumPy is not installed; the peers runner reads exported cases "
+          "into NumPy arrays (Debian: apt-get install python3-numpy; pip: pip install numpy)", file=sys.stderr)
+    sys.exit(EXIT_RUNTIME)
 
 from .casefile import Case
-
-EXIT_OK, EXIT_INCORRECT, EXIT_BAD_INPUT, EXIT_RUNTIME = 0, 1, 2, 3
 BF16_INPUTS = ("q_extend", "k_extend", "v_extend", "k_buffer")
 
 
@@ -442,16 +450,35 @@ def run(case_dirs, options, backend=None, timer=None, peers=PEERS, out=sys.stdou
                 "peers": [{"executor": p.executor, "package": p.package, "available": m is not None,
                            "reason": r} for p, m, r in found],
                 "cases": []}
+    table = ConsoleTable(max((len(c.name) for c in cases), default=0), out)
     for case in cases:
         dev = DeviceCase(case, backend)
         rows = [run_peer(peer, module, reason, case, dev, timer, options) for peer, module, reason in found]
         document["cases"].append({"case": case.name, "dir": case.dir, "executors": rows})
         for r in rows:
-            cold = next((t for t in r["timings"] if t["mode"] == "cold-l2"), None)
-            timing = f"{cold['median_ms'] * 1e3:10.1f} us" if cold else f"{'-':>13}"
-            print(f"{case.name[:48]:48} {r['executor']:20} {r['outcome']:14} {timing}  {r['detail'][:90]}",
-                  file=out)
+            table.row(case.name, r)
     return document
+
+
+class ConsoleTable:
+    """One line per case and peer as it finishes, under a header; names in full, and a detail
+    longer than its column wrapped at word boundaries onto lines of its own column."""
+    DETAIL_WIDTH = 72
+
+    def __init__(self, case_width, out):
+        self.case_width, self.out = max(case_width, len("case")), out
+        self._line("case", "executor", "outcome", "cold-L2 median", "detail")
+
+    def _line(self, case, executor, outcome, timing, detail):
+        print(f"{case:{self.case_width}}  {executor:20} {outcome:14} {timing:>14}  {detail}".rstrip(), file=self.out)
+
+    def row(self, case_name, record):
+        cold = next((t for t in record["timings"] if t["mode"] == "cold-l2"), None)
+        timing = f"{cold['median_ms'] * 1e3:.1f} us" if cold else "-"
+        lines = textwrap.wrap(record["detail"], self.DETAIL_WIDTH, break_long_words=False) or [""]
+        self._line(case_name, record["executor"], record["outcome"], timing, lines[0])
+        for more in lines[1:]:
+            self._line("", "", "", "", more)
 
 
 def exit_code(document):

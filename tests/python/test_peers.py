@@ -7,6 +7,7 @@ import importlib
 import io
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -98,6 +99,35 @@ class PeersTest(unittest.TestCase):
         in_plain[1, 4] = err
         self.assertEqual(peers.error_stats(expected, in_wide, atol, 0.0, 1, 2, 512)["elements_failed"], 0)
         self.assertEqual(peers.error_stats(expected, in_plain, atol, 0.0, 1, 2, 512)["elements_failed"], 1)
+
+    def test_console_table_has_a_header_and_cuts_no_word(self):
+        with_standins("good")
+        opts = options()
+        opts.not_timed_reason = "no CUDA device"
+        out = io.StringIO()
+        document = peers.run([CASE_DIR], opts, out=out)
+        lines = out.getvalue().splitlines()
+        self.assertEqual(lines[0].split(), ["case", "executor", "outcome", "cold-L2", "median", "detail"])
+        detail_column = lines[0].index("detail")
+        printed = " ".join(line[detail_column:].strip() for line in lines[1:])
+        for r in document["cases"][0]["executors"]:
+            self.assertIn(" ".join(r["detail"].split()), printed)  # each detail whole, words unbroken
+        self.assertTrue(any(len(r["detail"]) > peers.ConsoleTable.DETAIL_WIDTH
+                            for r in document["cases"][0]["executors"]), "no detail long enough to wrap")
+        self.assertTrue(all(len(line) <= detail_column + peers.ConsoleTable.DETAIL_WIDTH for line in lines))
+
+    def test_without_numpy_the_command_says_so_in_one_line(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            os.mkdir(os.path.join(tmp, "numpy"))
+            with open(os.path.join(tmp, "numpy", "__init__.py"), "w") as f:
+                f.write("raise ModuleNotFoundError(\"No module named 'numpy'\", name='numpy')\n")
+            env = dict(os.environ, PYTHONPATH=os.pathsep.join([tmp, os.path.join(HERE, "..", "..", "python")]))
+            result = subprocess.run([sys.executable, "-m", "verifybench.peers", CASE_DIR, "--no-time"],
+                                    env=env, capture_output=True, text=True)
+        self.assertEqual(result.returncode, peers.EXIT_RUNTIME, result.stderr)
+        self.assertEqual(result.stdout, "")
+        self.assertEqual(len(result.stderr.splitlines()), 1, result.stderr)
+        self.assertRegex(result.stderr, r"^verifybench\.peers: error: NumPy is not installed; .*python3-numpy")
 
     def test_bad_input(self):
         with tempfile.TemporaryDirectory() as tmp:
