@@ -109,9 +109,7 @@ std::vector<ScenarioFile> load_all(const std::vector<std::string>& files, const 
   return loaded;
 }
 
-// ---------------------------------------------------------------- selecting cases
-namespace {
-
+// ---------------------------------------------------------------- close names
 std::size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
@@ -124,6 +122,21 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   }
   return prev[b.size()];
 }
+
+std::string closest_name(const std::string& wanted, const std::vector<std::string>& names) {
+  std::string best;
+  std::size_t best_distance = std::max<std::size_t>(2, wanted.size() / 4) + 1;
+  for (const std::string& n : names) {
+    if (const std::size_t d = edit_distance(wanted, n); d < best_distance) {
+      best_distance = d;
+      best = n;
+    }
+  }
+  return best;
+}
+
+// ---------------------------------------------------------------- selecting cases
+namespace {
 
 std::string close_names(const std::string& wanted, const std::vector<std::string>& names) {
   std::vector<std::pair<std::size_t, std::string>> scored;

@@ -2,6 +2,7 @@
 // (--max-* limits, --planner settings), case selection by name, and the mapping of the
 // commands' exceptions onto exit codes.
 #pragma once
+#include <cstddef>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -45,6 +46,12 @@ void add_limit_options(CLI::App* cmd, ScenarioOptions* options);
 void add_planner_option(CLI::App* cmd, ScenarioOptions* options);
 // Throws ScenarioError for a bad file, UsageError for a bad --planner setting.
 std::vector<ScenarioFile> load_all(const std::vector<std::string>& files, const ScenarioOptions& options);
+
+// Levenshtein distance: insertions, deletions and substitutions of one character.
+std::size_t edit_distance(const std::string& a, const std::string& b);
+// The name of `names` nearest `wanted` when it is a typo away (a quarter of its length, at
+// least 2 edits), else "".
+std::string closest_name(const std::string& wanted, const std::vector<std::string>& names);
 
 // The cases a command runs, per file, as the user named the file.
 struct Selected {

@@ -1,11 +1,13 @@
 // `verifybench profile FILE --case NAME`: one GPU executor on one case, for Nsight Compute
 // (one launch inside the case's NVTX range) or, in a timeline build, for the phase timeline.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -93,13 +95,23 @@ int profile_timeline(DeviceProblem& device, const GpuExecutorRun& run, const Gpu
   return kExitOk;
 }
 
+// reports/local/ncu-<file stem>-<case>, the case name's characters other than letters, digits
+// and "_.=-" as '_': the report scripts/profile.sh writes.
+std::string ncu_report_path(const std::string& scenario_file, const std::string& case_name) {
+  std::string safe_case = case_name;
+  for (char& c : safe_case) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_.=-").find(c) == std::string_view::npos) c = '_';
+  }
+  return "reports/local/ncu-" + std::filesystem::path(scenario_file).stem().string() + "-" + safe_case;
+}
+
 void print_ncu_command(const ProfileArgs& args, const std::string& case_name, const std::string& range,
                        const std::string& program) {
   std::printf("ncu command for this case:\n  ncu --clock-control none --nvtx --nvtx-include %s "
               "--set full -o %s %s profile %s --case %s --executor %s\n",
-              shell_quote(nvtx_case_filter(range)).c_str(),
-              shell_quote("reports/local/ncu-" + std::filesystem::path(args.file).stem().string()).c_str(),
-              program.c_str(), args.file.c_str(), shell_quote(case_name).c_str(), shell_quote(args.executor).c_str());
+              shell_quote(nvtx_case_filter(range)).c_str(), shell_quote(ncu_report_path(args.file, case_name)).c_str(),
+              program.c_str(), shell_quote(args.file).c_str(), shell_quote(case_name).c_str(),
+              shell_quote(args.executor).c_str());
 }
 
 // Warms the executor up outside any range, then runs it once inside the case's NVTX range,

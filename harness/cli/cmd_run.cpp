@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <numeric>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -20,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/interrupt.h"
 #include "harness/measure/ceilings.h"
 #include "harness/measure/timing.h"
 #include "harness/measure/traffic_model.h"
@@ -88,23 +90,33 @@ struct RunContext {
   std::optional<double> sm_clock_at_start, mem_clock_at_start;
   std::string nvml_status;
   std::string l2_flush;  // cold-L2 flush method of this run's timer ("" when not timed)
+  std::vector<std::size_t> cases_selected;  // per scenario file, in the order given
+  int stopped_by_signal = 0;  // SIGINT / SIGTERM that stopped the run before its last case, else 0
 };
 
-Provenance provenance_for(const std::vector<std::string>& scenario_paths, const RunContext& ctx) {
+// The report set of `scenario_paths` holds `cases_completed` of its `cases_selected` cases.
+Provenance provenance_for(const std::vector<std::string>& scenario_paths, const RunContext& ctx,
+                          std::size_t cases_completed, std::size_t cases_selected) {
   Provenance prov = collect_provenance(scenario_paths, ctx.cmdline, ctx.gpu, kToolVersion);
   prov.sm_clock_mhz_at_start = ctx.sm_clock_at_start;
   prov.mem_clock_mhz_at_start = ctx.mem_clock_at_start;
   prov.nvml_status = ctx.nvml_status;
   prov.l2_flush = ctx.l2_flush;
+  if (ctx.stopped_by_signal != 0) {
+    prov.interrupted_by = signal_name(ctx.stopped_by_signal);
+    prov.cases_completed = cases_completed;
+    prov.cases_selected = cases_selected;
+  }
   return prov;
 }
 
 // result.json, summary.md, results.csv, roofline.svg into `dir` (each written atomically);
-// the JSON goes to `json_path` instead when one is given.
+// the JSON goes to `json_path` instead when one is given. `results` are those completed of
+// the `cases_selected` cases of `scenario_paths`.
 void write_reports(const std::string& dir, const std::string& json_path,
-                   const std::vector<std::string>& scenario_paths,
-                   const std::vector<CaseResult>& results, const RunContext& ctx) {
-  const Provenance prov = provenance_for(scenario_paths, ctx);
+                   const std::vector<std::string>& scenario_paths, const std::vector<CaseResult>& results,
+                   std::size_t cases_selected, const RunContext& ctx) {
+  const Provenance prov = provenance_for(scenario_paths, ctx, results.size(), cases_selected);
   const std::filesystem::path out(dir);
   make_dirs(out);
   const std::string json = json_path.empty() ? (out / "result.json").string() : json_path;
@@ -249,7 +261,8 @@ std::unique_ptr<GpuTimer> set_up_timing(bool time, L2Flush l2_flush, bool progre
 }
 
 // Runs every selected case, one file after another, with a progress line per case on a
-// terminal. Returns each file's results, roofline-annotated within the file.
+// terminal, until SIGINT or SIGTERM (the case in progress finishes). Returns each file's
+// results, roofline-annotated within the file (none for a file the run did not reach).
 std::vector<std::vector<CaseResult>> run_selected(const std::vector<Selected>& selected, const RunOptions& base,
                                                   bool timing_failed, const RunContext& ctx, bool progress) {
   std::size_t total = 0;
@@ -265,6 +278,7 @@ std::vector<std::vector<CaseResult>> run_selected(const std::vector<Selected>& s
     options.scenario_path = s.path_as_given;
     std::vector<CaseResult> results;
     for (const CaseSpec* spec : s.cases) {
+      if (interrupt_signal() != 0) break;
       ++index;
       const auto case_start = std::chrono::steady_clock::now();
       if (progress) {
@@ -277,6 +291,7 @@ std::vector<std::vector<CaseResult>> run_selected(const std::vector<Selected>& s
         std::fprintf(stderr, " %.1f s (elapsed %.1f s, %zu left)\n", seconds(case_start), seconds(start),
                      total - index);
       }
+      raise_test_signal_after(index);
     }
     annotate_roofline(&results, ctx.ceilings);
     per_file.push_back(std::move(results));
@@ -300,15 +315,19 @@ void print_run(const std::vector<CaseResult>& all_results, bool time, const GpuI
 void write_run_reports(const RunArgs& args, const std::vector<std::string>& paths,
                        const std::vector<std::string>& report_dirs, const std::vector<CaseResult>& all_results,
                        const std::vector<std::vector<CaseResult>>& per_file, const RunContext& ctx) {
+  const std::size_t total_selected = std::accumulate(ctx.cases_selected.begin(), ctx.cases_selected.end(), std::size_t{0});
   if (!args.out_dir.empty() || paths.size() == 1) {
     write_reports(args.out_dir.empty() ? report_dirs.front() : args.out_dir, args.json_path, paths, all_results,
-                  ctx);
+                  total_selected, ctx);
     return;
   }
-  for (std::size_t i = 0; i < paths.size(); ++i) write_reports(report_dirs[i], "", {paths[i]}, per_file[i], ctx);
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    write_reports(report_dirs[i], "", {paths[i]}, per_file[i], ctx.cases_selected[i], ctx);
+  }
   if (!args.json_path.empty()) {
     make_dirs(std::filesystem::path(args.json_path).parent_path());
-    write_result_json(args.json_path, provenance_for(paths, ctx), all_results, ctx.ceilings);
+    write_result_json(args.json_path, provenance_for(paths, ctx, all_results.size(), total_selected), all_results,
+                      ctx.ceilings);
     std::printf("wrote %s\n", args.json_path.c_str());
   }
 }
@@ -316,12 +335,15 @@ void write_run_reports(const RunArgs& args, const std::vector<std::string>& path
 int run_cases(const RunArgs& args, const std::string& command_line) {
   const std::vector<ScenarioFile> loaded = load_all(args.files, args.scenario);
   const std::vector<Selected> selected = select_cases(loaded, args.files, args.cases);
+  RunContext ctx;
   std::vector<std::string> paths;
-  for (const Selected& s : selected) paths.push_back(s.path_as_given);
+  for (const Selected& s : selected) {
+    paths.push_back(s.path_as_given);
+    ctx.cases_selected.push_back(s.cases.size());
+  }
   const std::vector<std::string> report_dirs = default_out_dirs(paths);
   check_report_paths(args, report_dirs);
   const std::optional<PeerRows> peer_rows = read_peers(args.peers_path);
-  RunContext ctx;
   ctx.cmdline = command_line;
   ctx.gpu = query_gpu();
   const bool progress = ::isatty(STDERR_FILENO) != 0;
@@ -336,7 +358,9 @@ int run_cases(const RunArgs& args, const std::string& command_line) {
   const std::unique_ptr<GpuTimer> timer = set_up_timing(args.time.time, l2_flush, progress, &ctx, &timing_failed);
   options.timer = timer.get();
 
+  install_interrupt_handlers();
   std::vector<std::vector<CaseResult>> per_file = run_selected(selected, options, timing_failed, ctx, progress);
+  ctx.stopped_by_signal = interrupt_signal();
   std::vector<CaseResult> all_results;
   for (const std::vector<CaseResult>& results : per_file) {
     all_results.insert(all_results.end(), results.begin(), results.end());
@@ -349,39 +373,54 @@ int run_cases(const RunArgs& args, const std::string& command_line) {
   annotate_roofline(&all_results, ctx.ceilings);
   print_run(all_results, args.time.time, ctx.gpu);
   write_run_reports(args, paths, report_dirs, all_results, per_file, ctx);
+  if (ctx.stopped_by_signal != 0) {
+    std::fprintf(stderr, "verifybench: stopped by %s after %zu of %zu cases: the reports hold those, marked partial\n",
+                 signal_name(ctx.stopped_by_signal), all_results.size(),
+                 std::accumulate(ctx.cases_selected.begin(), ctx.cases_selected.end(), std::size_t{0}));
+    return exit_code_for_signal(ctx.stopped_by_signal);
+  }
   return exit_code_for(all_results);
 }
 
+// Every timing option needs --time: without it nothing is timed, and an option that would be
+// ignored is refused instead (exit 2, "--modes requires --time").
 void add_timing_options(CLI::App* cmd, TimeArgs* time_args) {
-  cmd->add_flag("--time", time_args->time,
+  CLI::Option* time = cmd->add_flag("--time", time_args->time,
                 "time every executor that ran (after the checks; incorrect ones too, flagged) "
                 "and measure the device ceilings first");
   cmd->add_option("--modes", time_args->modes,
                   "timing modes, comma-separated: cold (L2 flushed before each sample), hot, "
                   "graph (CUDA-graph replay), chain (8 launches back to back, per launch), chain-pdl "
                   "(the same, each production launch over the previous: programmatic dependent launch)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->needs(time);
   cmd->add_option("--l2-flush", time_args->l2_flush,
                   "how a cold sample empties the L2 first: read (a read pass over 2x the L2: clean "
                   "lines) or write (a memset, as reports before 2026-11-29 'wgmma' did: its dirty "
                   "lines are written back inside the timed launch)")
-      ->capture_default_str()->check(CLI::IsMember({"read", "write"}));
+      ->capture_default_str()->check(CLI::IsMember({"read", "write"}))
+      ->needs(time);
   cmd->add_option("--noise", time_args->noise,
                   "target relative noise: stop when the relative standard error of the median "
                   "is at or below it")
-      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+      ->capture_default_str()->check(CLI::Range(0.0, 1.0))
+      ->needs(time);
   cmd->add_option("--min-samples", time_args->min_samples, "minimum samples per measurement (>= 3)")
-      ->capture_default_str()->check(CLI::Range(3, 1000000));
+      ->capture_default_str()->check(CLI::Range(3, 1000000))
+      ->needs(time);
   cmd->add_option("--max-samples", time_args->max_samples, "maximum samples per measurement")
-      ->capture_default_str()->check(CLI::Range(3, 1000000));
+      ->capture_default_str()->check(CLI::Range(3, 1000000))
+      ->needs(time);
   cmd->add_option("--budget-s", time_args->budget_s,
                   "time budget per measurement in seconds (never cuts below --min-samples)")
-      ->capture_default_str()->check(CLI::Range(0.0, 3600.0));
+      ->capture_default_str()->check(CLI::Range(0.0, 3600.0))
+      ->needs(time);
   cmd->add_option("--time-executor", time_args->executors,
                   "time only this executor (record name: production, production/sm120-proxy, ...); repeatable. "
                   "Every executor still runs and is checked; default: time every one that ran")
       ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->needs(time);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Provenance: what a report records about how its results came to be (tool, date, host,
 // git commit and state, command line, scenario files, device, build, clocks at the start).
 #pragma once
+#include <cstddef>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -44,6 +45,10 @@ struct Provenance {
   std::optional<double> sm_clock_mhz_at_start, mem_clock_mhz_at_start;
   std::string nvml_status;   // "ok" or why not ("nvml unavailable: ...")
   std::string l2_flush;      // cold-L2 flush method when timed ("read", "write"), else ""
+  // A run a signal stopped: "SIGINT" or "SIGTERM", and how many of the cases selected for
+  // this report set completed before it (the only ones the reports hold). "" for a whole run.
+  std::string interrupted_by;
+  std::size_t cases_completed = 0, cases_selected = 0;
 };
 
 // Fills date, host, git commit/state (the environment variables VB_GIT_COMMIT /

@@ -283,6 +283,11 @@ nlohmann::ordered_json to_json(const Provenance& p) {
            {"flags", p.build.flags}}}};
   if (!p.gpu.available) j["device_unavailable_reason"] = p.gpu.reason;
   if (!p.l2_flush.empty()) j["l2_flush"] = p.l2_flush;
+  if (!p.interrupted_by.empty()) {
+    j["partial"] = {{"interrupted_by", p.interrupted_by},
+                    {"cases_completed", p.cases_completed},
+                    {"cases_selected", p.cases_selected}};
+  }
   return j;
 }
 

@@ -117,6 +117,11 @@ std::string format_sm120_proxy_section(const std::vector<CaseResult>& cases) {
 std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& ceilings,
                             const std::vector<CaseResult>& cases) {
   std::string s = "# verifybench results\n\n";
+  if (!p.interrupted_by.empty()) {
+    s += fmt::format("**Partial run**: stopped by {} after {} of {} selected cases; the tables below hold only "
+                     "the cases completed.\n\n",
+                     p.interrupted_by, p.cases_completed, p.cases_selected);
+  }
   s += fmt::format("- command: `{}`\n", p.command_line);
   s += fmt::format("- date (UTC): {}; host: {}; {}\n", p.date_utc, p.host, p.tool_version);
   s += fmt::format("- git: {} ({})\n", p.git_commit, p.git_state);
