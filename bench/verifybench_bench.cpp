@@ -67,7 +67,7 @@ bool prepare(CaseState& c, Shared& shared) {
 
 void run_benchmark(benchmark::State& state, Shared* shared, CaseState* c, vb::GpuExecutorRun run) {
   if (!shared->gpu.available) {
-    state.SkipWithError(("no CUDA device: " + shared->gpu.reason).c_str());
+    state.SkipWithError(shared->gpu.reason.c_str());  // "no CUDA device (...)"
     return;
   }
   if (!shared->timer) {
@@ -109,18 +109,37 @@ void run_benchmark(benchmark::State& state, Shared* shared, CaseState* c, vb::Gp
                              shared->flush ? "cold-l2" : "hot-l2"));
 }
 
-void usage() {
+void usage(std::FILE* out) {
   std::fputs(
       "usage: verifybench_bench --scenarios FILE [--case NAME]... [--hot] [--benchmark_*]\n"
-      "  one benchmark per case x executor; manual time from CUDA events around one launch;\n"
-      "  the L2 is flushed before every launch (outside the timed range) unless --hot.\n",
-      stderr);
+      "\n"
+      "Google Benchmark over verifybench's GPU executors: one benchmark <case>/<executor> per case\n"
+      "and executor, each iteration one launch timed by CUDA events (manual time), with the counters\n"
+      "bytes_per_second (algorithmic bytes) and FLOPs. Without a CUDA device every benchmark is\n"
+      "skipped with the reason; an executor that does not apply to a case is skipped with why.\n"
+      "\n"
+      "verifybench_bench options:\n"
+      "  --scenarios FILE  the scenario YAML file to run (required)\n"
+      "  --case NAME       only this case (its exact name, as `verifybench list` prints it); repeatable\n"
+      "  --hot             keep the L2 warm (a short hold kernel in front of each launch instead of the\n"
+      "                    L2 flush, so the host's submission is not timed); default: the L2 flushed\n"
+      "                    before every launch, outside the timed range\n"
+      "  -h, --help        this help, then Google Benchmark's own flags\n"
+      "Exit codes: 0 ran (skips included), 2 bad input (usage, scenario file, unknown case).\n",
+      out);
+}
+
+// --help: verifybench_bench's own options first, then Google Benchmark's.
+void print_help() {
+  usage(stdout);
+  std::fputs("\nGoogle Benchmark's flags:\n", stdout);
+  benchmark::PrintDefaultHelp();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);  // consumes --benchmark_* flags
+  benchmark::Initialize(&argc, argv, print_help);  // consumes --benchmark_* flags; --help ends here
   std::string file;
   std::vector<std::string> wanted;
   Shared shared;
@@ -130,17 +149,18 @@ int main(int argc, char** argv) {
       (arg == "--scenarios" ? file : (wanted.emplace_back(), wanted.back())) = argv[++i];
     } else if (arg == "--hot") {
       shared.flush = false;
-    } else if (arg == "--help" || arg == "-h") {
-      usage();
+    } else if (arg == "-h") {  // Google Benchmark takes --help only
+      print_help();
       return 0;
     } else {
       std::fprintf(stderr, "verifybench_bench: error: unknown argument '%s'\n", arg.c_str());
-      usage();
+      usage(stderr);
       return 2;
     }
   }
   if (file.empty()) {
-    usage();
+    std::fputs("verifybench_bench: error: --scenarios FILE is required\n", stderr);
+    usage(stderr);
     return 2;
   }
   vb::ScenarioFile loaded;
