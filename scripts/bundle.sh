@@ -39,7 +39,7 @@ if [ "${VB_BUNDLE_HANDOFF_SYNC:-0}" = 1 ]; then
   debug_build handoff-sync "-DVB_WGMMA_HANDOFF_SYNC=ON"
 fi
 # VB_BUNDLE_STAGE_DEBUG=1: also the mma.sync path's stage-protocol builds (lab_run.sh
-# racecheck-stages; kernels/flash_verify_mma.cuh says what each changes):
+# racecheck-stages; kernels/mma_sync/mma_kernel.cuh says what each changes):
 #   bin/verifybench-sync-copy                 producers copy with plain loads/stores
 #   bin/verifybench-lane-arrivals             every consumer lane arrives on "empty"
 #   bin/verifybench-sync-copy-lane-arrivals   both, and every producer lane arrives on "full"

@@ -12,7 +12,7 @@ Register spills and local memory already fail the build itself (ptxas -Werror).
 
 Usage:
   check_sm120_kernels.py --requests BIN --nvcc NVCC --src DIR [--work DIR]
-      compiles kernels/*.cu (not *_sm90a.cu) for sm_120 with ptxas -v, keeping the PTX;
+      compiles kernels/*/*.cu (not *_sm90a.cu) for sm_120 with ptxas -v, keeping the PTX;
   check_sm120_kernels.py --requests BIN --ptxas-log LOG --ptx PTX [--ptx PTX ...]
       checks a given ptxas log and PTX (the tests feed it broken ones);
   --expect-failure-naming KERNEL: exit 0 only if the check fails with a failure line naming
@@ -71,8 +71,8 @@ def read_requests(binary):
 
 
 def compile_sm120(nvcc, src, work):
-    """ptxas log and PTX texts of kernels/*.cu (not *_sm90a.cu) built for sm_120 alone."""
-    sources = sorted(s for s in glob.glob(os.path.join(src, "kernels", "*.cu")) if not s.endswith("_sm90a.cu"))
+    """ptxas log and PTX texts of kernels/*/*.cu (not *_sm90a.cu) built for sm_120 alone."""
+    sources = sorted(s for s in glob.glob(os.path.join(src, "kernels", "*", "*.cu")) if not s.endswith("_sm90a.cu"))
     log, ptx = "", []
     for source in sources:
         keep = os.path.join(work, os.path.basename(source) + ".keep")

@@ -2,19 +2,20 @@
 # Fails when ptxas serialises the wgmma path's tensor-core instructions. ptxas reports that
 # only as an info line ("(C7520) Potential Performance Loss: wgmma.mma_async instructions
 # are serialized ..."), which the build's -Werror does not catch; the tile-balanced wgmma
-# instance ran 1.5x slower per tile with it (reports/h200/2026-11-30-planner, call 4).
-# Usage: scripts/check_wgmma_serialisation.sh NVCC SOURCE_DIR (checks kernels/flash_verify_wgmma_*_sm90a.cu)
+# instance ran 1.5x slower per tile with it (H200, 2026-11-30: reports/h200/2026-11-30-planner
+# call 4, in git history at 93371d3).
+# Usage: scripts/check_wgmma_serialisation.sh NVCC SOURCE_DIR (checks kernels/wgmma/wgmma_*_sm90a.cu)
 set -uo pipefail
 nvcc=${1:?nvcc}
 src=${2:?source dir}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-# The instance files (flash_verify_wgmma_instances.h), each compiled as the build compiles it.
-sources=("$src"/kernels/flash_verify_wgmma_*_sm90a.cu)
+# The instance files (wgmma/wgmma_instances.h), each compiled as the build compiles it.
+sources=("$src"/kernels/wgmma/wgmma_*_sm90a.cu)
 entries=0
 files=0
 for source in "${sources[@]}"; do
-  [[ $source == *_launch_sm90a.cu ]] && continue  # host code only
+  [[ $source == *wgmma/wgmma_launch_sm90a.cu ]] && continue  # host code only
   files=$((files + 1))
   "$nvcc" -std=c++17 -O3 -DNDEBUG -gencode arch=compute_90a,code=sm_90a -I"$src/kernels/include" -I"$src/kernels" \
     --expt-relaxed-constexpr -Xptxas=-v -cubin -o /dev/null "$source" > "$log" 2>&1

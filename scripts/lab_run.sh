@@ -143,7 +143,7 @@ for phase in "$@"; do
       racecheck_builds racecheck-handoff flash_verify_wgmma_kernel VB_BUNDLE_HANDOFF_SYNC \
         "${VB_RACECHECK_CASE:-ddtree64}" "${VB_RACECHECK_CASE_LIMIT:-120}" verifybench verifybench-handoff-sync ;;
     racecheck-stages)
-      racecheck_builds racecheck-stages flash_verify_kernel VB_BUNDLE_STAGE_DEBUG \
+      racecheck_builds racecheck-stages flash_verify_mma_kernel VB_BUNDLE_STAGE_DEBUG \
         "${VB_RACECHECK_CASES:-page1_odd_sizes unequal_prefixes long_prefix_page1}" "${VB_RACECHECK_CASE_LIMIT:-60}" \
         verifybench verifybench-sync-copy verifybench-lane-arrivals verifybench-sync-copy-lane-arrivals ;;
     single)
@@ -159,7 +159,7 @@ for phase in "$@"; do
       VERIFYBENCH="$bundle/run.sh" scripts/profile.sh scenarios/perf.yaml \
         'kimi_k2_tp8_mtp/tree.nodes=4,batch.size=64' --section SpeedOfLight --section WarpStateStats \
         --section Occupancy --section LaunchStats > "$out/ncu.log" 2>&1
-      rc=$?; summary profile $rc "$(grep -cE 'flash_verify_kernel' "$out/ncu.log") kernel lines" ;;
+      rc=$?; summary profile $rc "$(grep -cE 'flash_verify_mma_kernel' "$out/ncu.log") kernel lines" ;;
     stalls)
       # Where the production kernel's warps wait: per-SASS-instruction stall samples and the
       # stall-reason totals of one launch (ncu source counters), plus the SASS itself.
@@ -173,7 +173,7 @@ for phase in "$@"; do
       ncu --import "$rep" --page raw --csv > "$out/stalls-raw.csv" 2>&1
       ncu --import "$rep" --page details --print-details all > "$out/stalls-details.txt" 2>&1
       ncu --import "$rep" --page source --print-source sass --csv \
-        --kernel-name regex:'flash_verify_(wgmma_)?kernel' > "$out/stalls-source-sass.csv" 2>&1
+        --kernel-name regex:'flash_verify_(mma|wgmma)_kernel' > "$out/stalls-source-sass.csv" 2>&1
       cuobjdump -sass -arch sm_90 "$bundle/bin/verifybench" > "$out/sass-sm_90.txt" 2>&1
       cuobjdump -sass -arch sm_90a "$bundle/bin/verifybench" > "$out/sass-sm_90a.txt" 2>&1
       cuobjdump -sass -arch sm_120 "$bundle/bin/verifybench" > "$out/sass-sm_120.txt" 2>&1

@@ -2,7 +2,7 @@
 # Lab-side SASS check (issue 26, item 3), run where the CUDA toolkit has cuobjdump (the
 # device machine; CI has none). Per kernel and architecture of BINARY (sm_120, sm_90,
 # sm_90a): HMMA, HGMMA and LDL/STL counts and the LOCAL bytes of the resource usage. Fails
-# when an sm_120 attention kernel (flash_verify_kernel*) has no HMMA or any kernel uses
+# when an sm_120 attention kernel (flash_verify_mma_kernel*) has no HMMA or any kernel uses
 # local memory (an LDL/STL instruction or LOCAL > 0).
 # Writes the per-kernel report to OUT (text) and exits 1 when a check fails.
 # Usage: scripts/lab_sass_check.sh BINARY OUT   (BINARY: verifybench or libvb_kernels.a)
@@ -35,7 +35,7 @@ status=0
       function flush() {
         if (fn == "") return
         lb = (fn in local_bytes) ? local_bytes[fn] : "?"
-        attention = (fn ~ /flash_verify_kernel/)
+        attention = (fn ~ /flash_verify_mma_kernel/)
         verdict = "ok"
         if (arch == "sm_120" && attention && hmma == 0) verdict = "FAIL: no HMMA"
         if (lmem > 0 || (lb != "?" && lb != "0")) verdict = "FAIL: local memory"

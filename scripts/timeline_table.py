@@ -2,7 +2,8 @@
 """One line per case from the `verifybench profile --timeline` outputs in a folder.
 
 Usage: scripts/timeline_table.py DIR  (DIR holds the N.txt files a lab call wrote, as in
-reports/h200/2026-11-30-timeline/call4-cacbf48-validation-timeline/timeline/).
+reports/h200/2026-11-30-timeline/call4-cacbf48-validation-timeline/timeline/ in git history
+at 93371d3).
 Columns (µs, medians over the launches): host events, device span, main blocks, tiles of the
 longest block, entry -> first copies issued, entry -> first tile landed, per tile, epilogue,
 imbalance, last main end -> last combine end, launch (host - span), fixed (host - tiles x

@@ -15,9 +15,9 @@
 
 #include "harness/measure/ceilings_device.cuh"
 
-#include "kernels/flash_verify_config.h"
-#include "kernels/warp_mma.cuh"
-#include "kernels/wgmma.cuh"
+#include "kernels/common/warp_ops.cuh"
+#include "kernels/wgmma/wgmma_config.h"
+#include "kernels/wgmma/wgmma_ops.cuh"
 
 #include <cstdint>
 
@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(kWgmmaThreads) wgmma_bf16_kernel(int iteration
 }
 
 // ---- the MLA tile's wgmma mix (wgmma_mla_tile_*) ----
-// The production wgmma path's tile (kernels/flash_verify_wgmma.cuh) with nothing in it but
+// The production wgmma path's tile (kernels/wgmma/wgmma_kernel.cuh) with nothing in it but
 // its tensor work: the same three warpgroups, register budgets, shared-memory layouts and
 // descriptors, and per 64 x 64 tile the same instructions. Warpgroup 1 issues S = Q K^T (36
 // m64n64k16, both operands from shared memory), waits for it, packs P from S (no softmax:

@@ -414,7 +414,7 @@ std::vector<TimingRecord> GpuTimer::measure_interleaved(const std::vector<Timing
     NvtxRange range("timed");
     for (ModeState& m : states) read_nvml(m);
     // One sample of each unfinished mode in turn, so that a state of the device that comes
-    // and goes over seconds (reports/h200/2026-11-30-pdl-chain, call 9) reaches them alike.
+    // and goes over seconds (H200, 2026-11-30: reports/h200/2026-11-30-pdl-chain call 9, in git history at 93371d3) reaches them alike.
     bool any_left = true;
     while (any_left && check.error.empty()) {
       any_left = false;

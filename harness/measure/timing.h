@@ -88,10 +88,11 @@ using LaunchFn = std::function<cudaError_t(cudaStream_t stream, bool overlap_pre
 // How a cold-L2 sample empties the L2 before its launch (outside the timed range).
 //   kRead:  one read pass over 2x the L2 size. The L2 is left holding clean lines of an
 //           unrelated buffer, so the timed launch pays nothing but its own misses.
-//   kWrite: a memset of 2x the L2 size (every report before reports/h200/2026-11-29-wgmma).
+//   kWrite: a memset of 2x the L2 size (every report before 2026-11-29's wgmma run).
 //           It leaves the L2 full of dirty lines whose write-back (up to the whole L2,
 //           60 MiB on an H200) lands inside the timed launch. Measured on the H200 in one
-//           run (reports/h200/2026-11-29-wgmma/l2-flush-read-vs-write): one 64k request
+//           run (2026-11-29: reports/h200/2026-11-29-wgmma/l2-flush-read-vs-write, in git
+//           history at 93371d3): one 64k request
 //           44.5 us (write) vs 37.3 us (read), mtp T4 B8 63.2 vs 52.5, decode B64 94.9 vs
 //           86.9; compute-bound cases unchanged (ddtree-64 B8 1020.9 vs 1025.3).
 enum class L2Flush { kRead, kWrite };

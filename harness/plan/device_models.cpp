@@ -16,7 +16,7 @@ namespace vb {
 const std::vector<DeviceModel>& device_models() {
   static const std::vector<DeviceModel> models = {
       {"h200", "NVIDIA H200", 90, 132, 2048, 227 * 1024, 1, 4435.0, 634.0, 0.0, true,
-       "measured by verifybench on the lab H200, 2026-11-29 (reports/h200/2026-11-29-v2/perf: "
+       "measured by verifybench on the lab H200, 2026-11-29 (reports/h200/2026-11-29-v2/perf at 93371d3: "
        "page-1 shuffled 1152-byte row reads, mma.sync bf16 issue rate)"},
       {"rtx-pro-6000", "NVIDIA RTX PRO 6000 Blackwell", 120, 188, 1536, 99 * 1024, 1, 1792.0, 503.8, 2617.0, false,
        "datasheet (GDDR7 bandwidth, dense bf16 with fp32 accumulate at the 2617 MHz boost clock: 1024 FLOP "
@@ -65,10 +65,10 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
   PlanShape shape = plan_shape(kv_lens, tree, spec.heads, PageTableKind::kTokenIndices, spec.pages.size,
                                (pages_used + pages_used / 8 + 2) * spec.pages.size);
   const DeviceTarget target = device_target(device);
-  plan.launch = plan_launch(shape, target, spec.planner);
+  plan.launch = make_launch_plan(shape, target, spec.planner);
   shape.page_kind = PageTableKind::kBlockTable;
   plan.block_table_launch = complete_launch_plan(plan.launch.schedule, shape, target, spec.planner);
-  const FlashVerifyPlan& s = plan.launch.schedule;
+  const SplitSchedule& s = plan.launch.schedule;
   // Blocks that hold tiles (the kernel's ranges: the others exit at once).
   const int tokens_per_tile = plan.launch.tokens_per_tile;
   if (s.tile_balanced) {

@@ -1,7 +1,7 @@
 // The GPUs the production kernel's launch choices are modelled for, and what those choices
 // are for a case. One row per device, the only place these figures live: `verifybench plan`
 // runs the kernel's own pipeline-depth rule (flash_verify_stages_for_smem_optin) and split
-// model (flash_verify_plan) on each row, so an sm_120 plan is the H200's arithmetic with
+// model (plan_split_schedule) on each row, so an sm_120 plan is the H200's arithmetic with
 // sm_120's inputs. No GPU is needed.
 #pragma once
 #include <cstdint>

@@ -232,10 +232,10 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
     const int k = kind == PageTableKind::kBlockTable ? 1 : 0;
     LaunchPlan* row[Impl::kEngines] = {&impl->plans[Impl::kPlanned][k], &impl->plans[Impl::kForcedMmaSync][k],
                                        &impl->plans[Impl::kForcedWgmma][k], &impl->plans[Impl::kSm120Proxy][k]};
-    *row[0] = plan_launch(shape, target, config);
-    *row[1] = plan_launch_for_path(FlashVerifyPath::kMmaSync, shape, target, config);
-    *row[2] = plan_launch_for_path(FlashVerifyPath::kWgmma, shape, target, config);
-    if (proxy) *row[3] = plan_launch(shape, proxy_target, config);
+    *row[0] = make_launch_plan(shape, target, config);
+    *row[1] = make_launch_plan_for_path(FlashVerifyPath::kMmaSync, shape, target, config);
+    *row[2] = make_launch_plan_for_path(FlashVerifyPath::kWgmma, shape, target, config);
+    if (proxy) *row[3] = make_launch_plan(shape, proxy_target, config);
     for (const LaunchPlan* plan : row) {
       workspace_bytes = std::max(workspace_bytes, flash_verify_workspace_bytes(plan->schedule, B, T, problem.num_heads));
     }

@@ -217,8 +217,8 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
   // executor carries its timings (production's second record is the check vs naive).
   // Chain samples come last, after every executor's other modes: a run of large launches
   // back to back left the device slower for seconds, and the cold samples of the executors
-  // timed after production's chain samples read 5-16 % slow (reports/h200/2026-11-30-pdl-chain,
-  // call 9). chain and chain-pdl take their samples in turn, so that both see the same states.
+  // timed after production's chain samples read 5-16 % slow (H200, 2026-11-30:
+  // reports/h200/2026-11-30-pdl-chain call 9, in git history at 93371d3). chain and chain-pdl take their samples in turn, so that both see the same states.
   if (options.time) {
     if (options.timer == nullptr) {
       result.timing_note = "not timed: no timer (internal error)";

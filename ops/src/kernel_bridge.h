@@ -19,7 +19,7 @@ namespace vbops::bridge {
 // instance for its page table and pool) is completed per launch: host arithmetic only.
 struct Planned {
   vb::DeviceTarget target;
-  vb::FlashVerifyPlan schedule;
+  vb::SplitSchedule schedule;
   vb::PlannerConfig config;
 };
 

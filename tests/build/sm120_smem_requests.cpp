@@ -16,15 +16,15 @@ int main() {
   int stages[8] = {};
   const int variants = vb::flash_verify_pipeline_variants(stages, 8);
   for (int i = 0; i < variants; ++i) {
-    // Itanium mangling of flash_verify_kernel<kStages, ...>: "flash_verify_kernelILi<kStages>E".
+    // Itanium mangling of flash_verify_mma_kernel<kStages, ...>: "flash_verify_mma_kernelILi<kStages>E".
     if (stages[i] == launched_stages) {
-      std::printf("flash_verify_kernelILi%dE %d mma\n", stages[i], vb::flash_verify_smem_bytes(stages[i]));
+      std::printf("flash_verify_mma_kernelILi%dE %d mma\n", stages[i], vb::flash_verify_smem_bytes(stages[i]));
     } else {
-      std::printf("flash_verify_kernelILi%dE not-launched mma\n", stages[i]);
+      std::printf("flash_verify_mma_kernelILi%dE not-launched mma\n", stages[i]);
     }
   }
-  // Launched with no dynamic shared memory (kernels/flash_verify_combine.cu, naive_verify.cu,
-  // sglang_adapter.cu).
+  // Launched with no dynamic shared memory (kernels/combine/split_combine.cu, naive/naive_verify.cu,
+  // sglang/sglang_adapter.cu).
   std::printf("flash_verify_combine_kernel 0 no-mma\n");
   std::printf("naive_verify_kernel 0 no-mma\n");
   std::printf("pack_sglang_mask_kernel 0 no-mma\n");

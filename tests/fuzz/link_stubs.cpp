@@ -1,5 +1,5 @@
 // Link stubs for the fuzz targets (scripts/fuzz.sh): the sources they test also hold code
-// that reaches the GPU (export_safetensors.cpp's case export, kernels/planner.cpp's device
+// that reaches the GPU (export_safetensors.cpp's case export, kernels/planner/planner.cpp's device
 // queries), which the targets never run. Each stub aborts if it is ever called.
 #include <cstdlib>
 #include <memory>

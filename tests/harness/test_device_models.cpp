@@ -113,19 +113,19 @@ TEST_CASE("plan_launch: H*T rows above one tile use several row tiles", "[plan]"
   CHECK(rtx.launch.schedule.m_tiles == 512 / vb::flash_verify_config().rows_per_tile);
 }
 
-TEST_CASE("flash_verify_plan: the wgmma path only where it is available and H*T >= 64", "[plan]") {
+TEST_CASE("plan_split_schedule: the wgmma path only where it is available and H*T >= 64", "[plan]") {
   using vb::FlashVerifyPath;
-  CHECK(vb::flash_verify_plan(8, 4, 8, 8192, 132, 1, true).path == FlashVerifyPath::kMmaSync);   // 32 rows
-  CHECK(vb::flash_verify_plan(8, 4, 16, 8192, 132, 1, true).path == FlashVerifyPath::kWgmma);    // 64 rows
-  CHECK(vb::flash_verify_plan(8, 4, 16, 8192, 132, 1, false).path == FlashVerifyPath::kMmaSync);
-  CHECK(vb::flash_verify_plan(8, 4, 16, 8192, 132, 1).path == FlashVerifyPath::kMmaSync);
+  CHECK(vb::plan_split_schedule(8, 4, 8, 8192, 132, 1, true).path == FlashVerifyPath::kMmaSync);   // 32 rows
+  CHECK(vb::plan_split_schedule(8, 4, 16, 8192, 132, 1, true).path == FlashVerifyPath::kWgmma);    // 64 rows
+  CHECK(vb::plan_split_schedule(8, 4, 16, 8192, 132, 1, false).path == FlashVerifyPath::kMmaSync);
+  CHECK(vb::plan_split_schedule(8, 4, 16, 8192, 132, 1).path == FlashVerifyPath::kMmaSync);
   // Too little work for the wgmma path's larger prologue: one 4k request is 65 tiles of
   // 64 x 64, under 2 per SM; eight are 520.
-  CHECK(vb::flash_verify_plan(1, 4, 16, 4100, 132, 1, true).path == FlashVerifyPath::kMmaSync);
-  CHECK(vb::flash_verify_plan(1, 1, 128, 4097, 132, 1, true).path == FlashVerifyPath::kMmaSync);
-  CHECK(vb::flash_verify_plan(8, 4, 16, 4100, 132, 1, true).path == FlashVerifyPath::kWgmma);
-  CHECK(vb::flash_verify_plan(1, 16, 8, 16400, 132, 1, true).path == FlashVerifyPath::kWgmma);
-  const vb::FlashVerifyPlan w = vb::flash_verify_plan(1, 2, 128, 16384, 132, 1, true);  // 256 rows
+  CHECK(vb::plan_split_schedule(1, 4, 16, 4100, 132, 1, true).path == FlashVerifyPath::kMmaSync);
+  CHECK(vb::plan_split_schedule(1, 1, 128, 4097, 132, 1, true).path == FlashVerifyPath::kMmaSync);
+  CHECK(vb::plan_split_schedule(8, 4, 16, 4100, 132, 1, true).path == FlashVerifyPath::kWgmma);
+  CHECK(vb::plan_split_schedule(1, 16, 8, 16400, 132, 1, true).path == FlashVerifyPath::kWgmma);
+  const vb::SplitSchedule w = vb::plan_split_schedule(1, 2, 128, 16384, 132, 1, true);  // 256 rows
   CHECK(w.m_tiles == 4);
   CHECK(w.num_splits * w.m_tiles <= 132);  // one wave of 64-row blocks
   CHECK(w.num_splits * w.m_tiles > 100);
@@ -136,7 +136,7 @@ TEST_CASE("flash_verify_plan: the wgmma path only where it is available and H*T 
 namespace {
 // Whether the planner gives `schedule` a TMA-box instance for the page-table form and page size
 // (on the H200's target, a pool TMA can address).
-bool takes_boxes(const vb::FlashVerifyPlan& schedule, vb::PageTableKind kind, int page_size) {
+bool takes_boxes(const vb::SplitSchedule& schedule, vb::PageTableKind kind, int page_size) {
   vb::PlanShape shape;
   shape.batch = 8;
   shape.tree_size = 4;
@@ -154,7 +154,7 @@ TEST_CASE("the wgmma path's TMA boxes: fixed splits, the token table from 4 row 
   using vb::FlashVerifyPath;
   using vb::PageTableKind;
   // DDTree-64 B8, 8 heads: 512 rows, 8 row tiles of 64 (PlannerConfig::wgmma_run_boxes_min_row_tiles = 4).
-  const vb::FlashVerifyPlan ddtree = vb::flash_verify_plan(8, 64, 8, 16448, 132, 1, true, nullptr, 16);
+  const vb::SplitSchedule ddtree = vb::plan_split_schedule(8, 64, 8, 16448, 132, 1, true, nullptr, 16);
   REQUIRE(ddtree.path == FlashVerifyPath::kWgmma);
   REQUIRE(ddtree.m_tiles == 8);
   CHECK(takes_boxes(ddtree, PageTableKind::kTokenIndices, 16));
@@ -164,30 +164,30 @@ TEST_CASE("the wgmma path's TMA boxes: fixed splits, the token table from 4 row 
   for (int page : {16, 32, 64, 256}) CHECK(takes_boxes(ddtree, PageTableKind::kBlockTable, page));
   for (int page : {1, 8, 48, 96}) CHECK_FALSE(takes_boxes(ddtree, PageTableKind::kBlockTable, page));
   // 256 rows (4 row tiles) have them, 192 (3) and 128 (2: DFlash-16, one 64k T16 request) not.
-  const vb::FlashVerifyPlan four = vb::flash_verify_plan(1, 2, 128, 16384, 132, 1, true);
+  const vb::SplitSchedule four = vb::plan_split_schedule(1, 2, 128, 16384, 132, 1, true);
   REQUIRE(four.m_tiles == 4);
   CHECK(takes_boxes(four, PageTableKind::kTokenIndices, 64));
   CHECK(takes_boxes(four, PageTableKind::kBlockTable, 64));
   // The block table's page boxes go on fixed-split plans of 2 or more row tiles
   // (wgmma_page_boxes_min_row_tiles = 2): one row tile (128k x 8, 32 rows) gathers with either table.
-  const vb::FlashVerifyPlan one = vb::flash_verify_plan(8, 4, 8, 131076, 132, 1, true, nullptr, 64);
+  const vb::SplitSchedule one = vb::plan_split_schedule(8, 4, 8, 131076, 132, 1, true, nullptr, 64);
   REQUIRE(one.path == FlashVerifyPath::kWgmma);
   REQUIRE(one.m_tiles == 1);
   CHECK_FALSE(takes_boxes(one, PageTableKind::kBlockTable, 64));
   CHECK_FALSE(takes_boxes(one, PageTableKind::kTokenIndices, 64));
   for (int heads : {96, 64}) {
-    const vb::FlashVerifyPlan fewer = vb::flash_verify_plan(8, 2, heads, 16384, 132, 1, true);
+    const vb::SplitSchedule fewer = vb::plan_split_schedule(8, 2, heads, 16384, 132, 1, true);
     REQUIRE(fewer.path == FlashVerifyPath::kWgmma);
     REQUIRE(fewer.m_tiles == heads * 2 / 64);
     CHECK_FALSE(takes_boxes(fewer, PageTableKind::kTokenIndices, 64));
     CHECK(takes_boxes(fewer, PageTableKind::kBlockTable, 64));
   }
   // Tile-balanced plans and the mma.sync path never (the balanced instance has no boxes).
-  vb::FlashVerifyPlan balanced = ddtree;
+  vb::SplitSchedule balanced = ddtree;
   balanced.tile_balanced = true;
   CHECK_FALSE(takes_boxes(balanced, PageTableKind::kTokenIndices, 64));
   CHECK_FALSE(takes_boxes(balanced, PageTableKind::kBlockTable, 64));
-  vb::FlashVerifyPlan mma = ddtree;
+  vb::SplitSchedule mma = ddtree;
   mma.path = FlashVerifyPath::kMmaSync;
   CHECK_FALSE(takes_boxes(mma, PageTableKind::kTokenIndices, 64));
   CHECK_FALSE(takes_boxes(mma, PageTableKind::kBlockTable, 64));
@@ -198,36 +198,36 @@ TEST_CASE("the wgmma path's TMA boxes: fixed splits, the token table from 4 row 
   CHECK(vb::plan_launch(spec, *vb::find_device_model("rtx-pro-6000")).launch.instance == vb::KernelInstance::kMmaPlain);
 }
 
-TEST_CASE("flash_verify_plan: 17-63 rows over pages of 16+ rows take the wgmma path when the batch is long", "[plan]") {
+TEST_CASE("plan_split_schedule: 17-63 rows over pages of 16+ rows take the wgmma path when the batch is long", "[plan]") {
   using vb::FlashVerifyPath;
   // 128k x 8, 32 rows (H = 8, T = 4): pages of 16 and 64 rows go to wgmma, page 1 stays.
-  CHECK(vb::flash_verify_plan(8, 4, 8, 131076, 132, 1, true, nullptr, 64).path == FlashVerifyPath::kWgmma);
-  CHECK(vb::flash_verify_plan(8, 4, 8, 131076, 132, 1, true, nullptr, 16).path == FlashVerifyPath::kWgmma);
-  CHECK(vb::flash_verify_plan(8, 4, 8, 131076, 132, 1, true, nullptr, 1).path == FlashVerifyPath::kMmaSync);
-  CHECK(vb::flash_verify_plan(8, 4, 8, 131076, 132, 1, true).path == FlashVerifyPath::kMmaSync);  // page 1 default
-  CHECK(vb::flash_verify_plan(8, 4, 8, 131076, 132, 1, false, nullptr, 64).path == FlashVerifyPath::kMmaSync);
+  CHECK(vb::plan_split_schedule(8, 4, 8, 131076, 132, 1, true, nullptr, 64).path == FlashVerifyPath::kWgmma);
+  CHECK(vb::plan_split_schedule(8, 4, 8, 131076, 132, 1, true, nullptr, 16).path == FlashVerifyPath::kWgmma);
+  CHECK(vb::plan_split_schedule(8, 4, 8, 131076, 132, 1, true, nullptr, 1).path == FlashVerifyPath::kMmaSync);
+  CHECK(vb::plan_split_schedule(8, 4, 8, 131076, 132, 1, true).path == FlashVerifyPath::kMmaSync);  // page 1 default
+  CHECK(vb::plan_split_schedule(8, 4, 8, 131076, 132, 1, false, nullptr, 64).path == FlashVerifyPath::kMmaSync);
   // 24 rows (T = 3) too; 16 rows or fewer (one m16 group: 8-row decode) stay on mma.sync.
-  CHECK(vb::flash_verify_plan(8, 3, 8, 131076, 132, 1, true, nullptr, 64).path == FlashVerifyPath::kWgmma);
-  CHECK(vb::flash_verify_plan(64, 1, 8, 16385, 132, 1, true, nullptr, 64).path == FlashVerifyPath::kMmaSync);
-  CHECK(vb::flash_verify_plan(8, 2, 8, 131076, 132, 1, true, nullptr, 64).path == FlashVerifyPath::kMmaSync);
+  CHECK(vb::plan_split_schedule(8, 3, 8, 131076, 132, 1, true, nullptr, 64).path == FlashVerifyPath::kWgmma);
+  CHECK(vb::plan_split_schedule(64, 1, 8, 16385, 132, 1, true, nullptr, 64).path == FlashVerifyPath::kMmaSync);
+  CHECK(vb::plan_split_schedule(8, 2, 8, 131076, 132, 1, true, nullptr, 64).path == FlashVerifyPath::kMmaSync);
   // The batch's 64-token tiles per SM: one 64k request holds 7.8 (wgmma), one 32k request 3.9.
-  CHECK(vb::flash_verify_plan(1, 4, 8, 65540, 132, 1, true, nullptr, 64).path == FlashVerifyPath::kWgmma);
-  CHECK(vb::flash_verify_plan(1, 4, 8, 32772, 132, 1, true, nullptr, 64).path == FlashVerifyPath::kMmaSync);
+  CHECK(vb::plan_split_schedule(1, 4, 8, 65540, 132, 1, true, nullptr, 64).path == FlashVerifyPath::kWgmma);
+  CHECK(vb::plan_split_schedule(1, 4, 8, 32772, 132, 1, true, nullptr, 64).path == FlashVerifyPath::kMmaSync);
   // Unequal lengths too, tile-balanced on the wgmma path (the skewed perf case: one 64k
   // request among 47 of 2k, page 16; mma.sync balances it at page 1).
   std::vector<int> skewed(48, 2048 + 4);
   skewed[0] = 65536 + 4;
-  const vb::FlashVerifyPlan s = vb::flash_verify_plan(48, 4, 8, 65540, 132, 1, true, skewed.data(), 16);
+  const vb::SplitSchedule s = vb::plan_split_schedule(48, 4, 8, 65540, 132, 1, true, skewed.data(), 16);
   CHECK(s.path == FlashVerifyPath::kWgmma);
   CHECK(s.tile_balanced);
-  const vb::FlashVerifyPlan s1 = vb::flash_verify_plan(48, 4, 8, 65540, 132, 1, true, skewed.data(), 1);
+  const vb::SplitSchedule s1 = vb::plan_split_schedule(48, 4, 8, 65540, 132, 1, true, skewed.data(), 1);
   CHECK(s1.path == FlashVerifyPath::kMmaSync);
   CHECK(s1.tile_balanced);
   // The chosen wgmma plan is the path's own plan for the same lengths.
   std::vector<int> mixed(32, 4096 + 4);
   mixed[0] = 65536 + 4;
-  const vb::FlashVerifyPlan m = vb::flash_verify_plan(32, 4, 8, 65540, 132, 1, true, mixed.data(), 16);
-  const vb::FlashVerifyPlan w = vb::flash_verify_plan_for_path(FlashVerifyPath::kWgmma, 32, 4, 8, 65540, 132, 1,
+  const vb::SplitSchedule m = vb::plan_split_schedule(32, 4, 8, 65540, 132, 1, true, mixed.data(), 16);
+  const vb::SplitSchedule w = vb::plan_split_schedule_for_path(FlashVerifyPath::kWgmma, 32, 4, 8, 65540, 132, 1,
                                                                mixed.data());
   CHECK(m.path == FlashVerifyPath::kWgmma);
   CHECK(m.num_splits == w.num_splits);
@@ -235,60 +235,60 @@ TEST_CASE("flash_verify_plan: 17-63 rows over pages of 16+ rows take the wgmma p
   CHECK(m.tile_balanced == w.tile_balanced);
 }
 
-TEST_CASE("flash_verify_plan: one request spreads over the H200 in one wave, finer with the cheap combine", "[plan]") {
+TEST_CASE("plan_split_schedule: one request spreads over the H200 in one wave, finer with the cheap combine", "[plan]") {
   // One request, 8 heads, T = 4 (32 rows, one 32-row tile): the split counts the H200 ran
   // fastest with since the combine charge fell to 1/16 tile per split (f6090a6; A/B in
-  // reports/h200/2026-11-29-combine/ab-split-charge/: one 32k request 86 -> 114 splits,
-  // 26.95 -> 24.75 us). A change of the model that moves them needs a new measurement.
+  // reports/h200/2026-11-29-combine/ab-split-charge/, 2026-11-29, in git history at 93371d3:
+  // one 32k request 86 -> 114 splits, 26.95 -> 24.75 us). A change of the model that moves them needs a new measurement.
   struct Want { int kv_len, splits; };
   for (const Want w : {Want{4100, 43}, Want{16388, 86}, Want{32772, 114}, Want{65540, 121}}) {
     INFO("kv_len " << w.kv_len);
-    const vb::FlashVerifyPlan p = vb::flash_verify_plan(1, 4, 8, w.kv_len, 132, 1, true);
+    const vb::SplitSchedule p = vb::plan_split_schedule(1, 4, 8, w.kv_len, 132, 1, true);
     CHECK(p.path == vb::FlashVerifyPath::kMmaSync);
     CHECK(p.m_tiles == 1);
     CHECK(p.num_splits == w.splits);
     CHECK(p.num_splits <= 132);  // one wave
   }
   // Never more splits than the combine and the workspace take, however long the request.
-  CHECK(vb::flash_verify_plan(1, 4, 8, 1 << 20, 132, 1, true).num_splits <= 128);
-  CHECK(vb::flash_verify_plan(1, 4, 8, 1 << 20, 188, 1, false).num_splits <= 128);
+  CHECK(vb::plan_split_schedule(1, 4, 8, 1 << 20, 132, 1, true).num_splits <= 128);
+  CHECK(vb::plan_split_schedule(1, 4, 8, 1 << 20, 188, 1, false).num_splits <= 128);
 }
 
-TEST_CASE("flash_verify_plan: the modelled tiles of the longest block, for each kind of plan", "[plan]") {
+TEST_CASE("plan_split_schedule: the modelled tiles of the longest block, for each kind of plan", "[plan]") {
   // Even plans: the longest request's tiles over its splits, per wave. One 4k request (H8
   // T4): 129 tiles of 32 tokens in 43 splits, one wave. 64 of 16k: 513 tiles in 2 splits,
   // 128 blocks in one wave of 132.
-  const vb::FlashVerifyPlan one = vb::flash_verify_plan(1, 4, 8, 4100, 132, 1, true);
+  const vb::SplitSchedule one = vb::plan_split_schedule(1, 4, 8, 4100, 132, 1, true);
   REQUIRE(one.num_splits == 43);
   CHECK(one.modelled_block_tiles == 3);
-  const vb::FlashVerifyPlan batch = vb::flash_verify_plan_for_path(vb::FlashVerifyPath::kMmaSync, 64, 4, 8, 16388,
+  const vb::SplitSchedule batch = vb::plan_split_schedule_for_path(vb::FlashVerifyPath::kMmaSync, 64, 4, 8, 16388,
                                                                    132, 1, nullptr);
   CHECK(batch.modelled_block_tiles ==
         (513 + batch.num_splits - 1) / batch.num_splits * ((64L * batch.num_splits + 131) / 132));
   // Fixed-size splits: the split size. Tile-balanced: the units per block.
   std::vector<int> lens(32, 4096 + 4);
   lens[0] = 65536 + 4;
-  const vb::FlashVerifyPlan sized =
-      vb::flash_verify_plan_for_path(vb::FlashVerifyPath::kMmaSync, 32, 4, 8, 65540, 132, 1, lens.data());
+  const vb::SplitSchedule sized =
+      vb::plan_split_schedule_for_path(vb::FlashVerifyPath::kMmaSync, 32, 4, 8, 65540, 132, 1, lens.data());
   REQUIRE(sized.tiles_per_split > 0);
   CHECK(sized.modelled_block_tiles == sized.tiles_per_split);
-  const vb::FlashVerifyPlan balanced =
-      vb::flash_verify_plan_for_path(vb::FlashVerifyPath::kWgmma, 32, 4, 8, 65540, 132, 1, lens.data());
+  const vb::SplitSchedule balanced =
+      vb::plan_split_schedule_for_path(vb::FlashVerifyPath::kWgmma, 32, 4, 8, 65540, 132, 1, lens.data());
   REQUIRE(balanced.tile_balanced);
   long units = 0;
   for (int len : lens) units += vb::flash_verify_balance_boundary_units(vb::FlashVerifyPath::kWgmma) + (len + 63) / 64;
   CHECK(balanced.modelled_block_tiles == (units + balanced.num_splits - 1) / balanced.num_splits);
 }
 
-TEST_CASE("flash_verify_plan: unequal lengths get fixed-size splits sized by the batch's work", "[plan]") {
+TEST_CASE("plan_split_schedule: unequal lengths get fixed-size splits sized by the batch's work", "[plan]") {
   // 32 requests: one of 64k tokens, 31 of 4k (H = 8, T = 4), on the mma.sync path's 32-token
   // tiles, where the tile-balanced plan models less than 15 % cheaper (test_tile_balance.cpp;
   // the wgmma path balances this batch).
   std::vector<int> lens(32, 4096 + 4);
   lens[0] = 65536 + 4;
   const auto mma_sync = vb::FlashVerifyPath::kMmaSync;
-  const vb::FlashVerifyPlan even = vb::flash_verify_plan_for_path(mma_sync, 32, 4, 8, 65540, 132, 1, nullptr);
-  const vb::FlashVerifyPlan sized = vb::flash_verify_plan_for_path(mma_sync, 32, 4, 8, 65540, 132, 1, lens.data());
+  const vb::SplitSchedule even = vb::plan_split_schedule_for_path(mma_sync, 32, 4, 8, 65540, 132, 1, nullptr);
+  const vb::SplitSchedule sized = vb::plan_split_schedule_for_path(mma_sync, 32, 4, 8, 65540, 132, 1, lens.data());
   CHECK(even.tiles_per_split == 0);
   REQUIRE(sized.tiles_per_split > 0);
   CHECK_FALSE(sized.tile_balanced);
@@ -309,7 +309,7 @@ TEST_CASE("flash_verify_plan: unequal lengths get fixed-size splits sized by the
   CHECK(blocks_of(sized.tiles_per_split - 1) > 132);
   // Equal lengths: exactly the plan made without them.
   const std::vector<int> same(32, 65540);
-  const vb::FlashVerifyPlan eq = vb::flash_verify_plan_for_path(mma_sync, 32, 4, 8, 65540, 132, 1, same.data());
+  const vb::SplitSchedule eq = vb::plan_split_schedule_for_path(mma_sync, 32, 4, 8, 65540, 132, 1, same.data());
   CHECK(eq.tiles_per_split == 0);
   CHECK(eq.num_splits == even.num_splits);
 }

@@ -80,19 +80,19 @@ TEST_CASE("planner settings change the plan without a rebuild", "[planner]") {
   std::vector<int> lens;
   const vb::PlanShape shape = chain_shape(1, 65536, 4, 8, &lens);
   const vb::DeviceTarget h200 = vb::device_target(*vb::find_device_model("h200"));
-  const vb::LaunchPlan base = vb::plan_launch(shape, h200);
+  const vb::LaunchPlan base = vb::make_launch_plan(shape, h200);
   vb::PlannerConfig slowed;
   slowed.split_divisor = 2;
-  const vb::LaunchPlan half = vb::plan_launch(shape, h200, slowed);
+  const vb::LaunchPlan half = vb::make_launch_plan(shape, h200, slowed);
   REQUIRE(base.valid);
   REQUIRE(half.valid);
   CHECK(half.schedule.num_splits == base.schedule.num_splits / 2);
   vb::PlannerConfig no_wgmma;
   no_wgmma.wgmma_min_rows = 1 << 20;
   no_wgmma.wgmma_few_rows_min_page_size = 1 << 20;
-  const vb::LaunchPlan mma = vb::plan_launch(chain_shape(8, 8192, 4, 128, &lens), h200, no_wgmma);
+  const vb::LaunchPlan mma = vb::make_launch_plan(chain_shape(8, 8192, 4, 128, &lens), h200, no_wgmma);
   CHECK(mma.schedule.path == vb::FlashVerifyPath::kMmaSync);
-  CHECK(vb::plan_launch(chain_shape(8, 8192, 4, 128, &lens), h200).schedule.path == vb::FlashVerifyPath::kWgmma);
+  CHECK(vb::make_launch_plan(chain_shape(8, 8192, 4, 128, &lens), h200).schedule.path == vb::FlashVerifyPath::kWgmma);
 }
 
 TEST_CASE("a scenario's planner: map reaches the case, and bad settings name their line", "[planner]") {
@@ -123,7 +123,7 @@ TEST_CASE("a completed plan holds every launch decision", "[planner]") {
   std::vector<int> lens;
   const vb::DeviceTarget h200 = vb::device_target(*vb::find_device_model("h200"));
   const vb::DeviceTarget rtx = vb::device_target(*vb::find_device_model("rtx-pro-6000"));
-  const vb::LaunchPlan p = vb::plan_launch(chain_shape(1, 65536, 4, 8, &lens), rtx);
+  const vb::LaunchPlan p = vb::make_launch_plan(chain_shape(1, 65536, 4, 8, &lens), rtx);
   REQUIRE(p.valid);
   CHECK(p.instance == vb::KernelInstance::kMmaPlain);
   CHECK(p.pipeline_stages == 2);  // 99 KB: the double buffer
@@ -138,21 +138,21 @@ TEST_CASE("a completed plan holds every launch decision", "[planner]") {
   CHECK(vb::describe(p).find("mma.sync stages=2 smem=") == 0);
   // A forced depth that does not fit, an engine the device lacks, and a lane count the
   // combine has no instance for leave the plan invalid, with the reason.
-  vb::FlashVerifyPlan deep = p.schedule;
+  vb::SplitSchedule deep = p.schedule;
   deep.pipeline_stages = 4;
   const vb::LaunchPlan too_deep = vb::complete_launch_plan(deep, chain_shape(1, 65536, 4, 8, &lens), rtx);
   CHECK_FALSE(too_deep.valid);
   CHECK(vb::describe(too_deep).find("invalid: ") == 0);
-  vb::FlashVerifyPlan wgmma = p.schedule;
+  vb::SplitSchedule wgmma = p.schedule;
   wgmma.path = vb::FlashVerifyPath::kWgmma;
   CHECK_FALSE(vb::complete_launch_plan(wgmma, chain_shape(1, 65536, 4, 8, &lens), rtx).valid);
-  vb::FlashVerifyPlan lanes = p.schedule;
+  vb::SplitSchedule lanes = p.schedule;
   lanes.combine_split_lanes = 3;
   CHECK_FALSE(vb::complete_launch_plan(lanes, chain_shape(1, 65536, 4, 8, &lens), rtx).valid);
   // A device that asks for more shared memory per block (an sm_120 proxy on a Hopper) gets it.
   vb::DeviceTarget held = h200;
   held.mma_smem_request_bytes = 120 * 1024;
-  vb::FlashVerifyPlan two = p.schedule;
+  vb::SplitSchedule two = p.schedule;
   two.pipeline_stages = 2;
   CHECK(vb::complete_launch_plan(two, chain_shape(1, 65536, 4, 8, &lens), held).smem_bytes == 120 * 1024);
   // ... also past the target's own per-block limit, as the sm_120 proxy's target asks: 99 KB
@@ -160,7 +160,7 @@ TEST_CASE("a completed plan holds every launch decision", "[planner]") {
   vb::DeviceTarget proxy = rtx;
   proxy.num_sms = 132;
   proxy.mma_smem_request_bytes = 115840;
-  const vb::LaunchPlan proxied = vb::plan_launch(chain_shape(1, 65536, 4, 8, &lens), proxy);
+  const vb::LaunchPlan proxied = vb::make_launch_plan(chain_shape(1, 65536, 4, 8, &lens), proxy);
   REQUIRE(proxied.valid);
   CHECK(proxied.pipeline_stages == 2);
   CHECK(proxied.smem_bytes == 115840);
@@ -172,7 +172,7 @@ TEST_CASE("each instance and depth a plan names is a kernel of its own", "[plann
   std::vector<int> lens;
   vb::DeviceTarget h200 = vb::device_target(*vb::find_device_model("h200"));
   std::vector<const void*> kernels;
-  auto add = [&](vb::FlashVerifyPlan s, vb::PageTableKind kind, int heads, int tree, bool over_writer = false) {
+  auto add = [&](vb::SplitSchedule s, vb::PageTableKind kind, int heads, int tree, bool over_writer = false) {
     vb::PlanShape shape = chain_shape(4, 4096, tree, heads, &lens);
     shape.page_kind = kind;
     const vb::LaunchPlan plan = vb::complete_launch_plan(s, shape, h200);
@@ -187,10 +187,10 @@ TEST_CASE("each instance and depth a plan names is a kernel of its own", "[plann
   for (int stages : {2, 4}) {
     add({2, 1, stages}, PageTableKind::kTokenIndices, 8, 2);
     add({2, 1, stages}, PageTableKind::kTokenIndices, 8, 2, true);
-    vb::FlashVerifyPlan token_split{2, 1, stages};
+    vb::SplitSchedule token_split{2, 1, stages};
     token_split.token_split = true;
     add(token_split, PageTableKind::kTokenIndices, 8, 1);
-    vb::FlashVerifyPlan balanced{2, 1, stages};
+    vb::SplitSchedule balanced{2, 1, stages};
     balanced.tile_balanced = true;
     balanced.balanced_slots = 2;
     add(balanced, PageTableKind::kTokenIndices, 8, 2);
@@ -198,7 +198,7 @@ TEST_CASE("each instance and depth a plan names is a kernel of its own", "[plann
   add({2, 1, 0, FlashVerifyPath::kWgmma}, PageTableKind::kTokenIndices, 8, 4);   // gather (1 row tile)
   add({2, 4, 0, FlashVerifyPath::kWgmma}, PageTableKind::kTokenIndices, 64, 4);  // run boxes (4 row tiles)
   add({2, 2, 0, FlashVerifyPath::kWgmma}, PageTableKind::kBlockTable, 32, 4);    // page boxes (pages of 64, 2 row tiles)
-  vb::FlashVerifyPlan wgmma_balanced{2, 1, 0, FlashVerifyPath::kWgmma};
+  vb::SplitSchedule wgmma_balanced{2, 1, 0, FlashVerifyPath::kWgmma};
   wgmma_balanced.tile_balanced = true;
   wgmma_balanced.balanced_slots = 2;
   const vb::LaunchPlan wb = add(wgmma_balanced, PageTableKind::kTokenIndices, 8, 4);
@@ -211,9 +211,9 @@ TEST_CASE("each instance and depth a plan names is a kernel of its own", "[plann
   vb::PlanShape shape = chain_shape(4, 4096, 4, 8, &lens);
   CHECK(vb::flash_verify_combine_kernel_of(vb::complete_launch_plan({1, 1}, shape, h200)) == nullptr);
   CHECK(vb::flash_verify_combine_kernel_of(vb::complete_launch_plan({4, 1}, shape, h200)) != nullptr);
-  vb::FlashVerifyPlan wide{64, 1};
+  vb::SplitSchedule wide{64, 1};
   wide.combine_split_lanes = 4;
-  vb::FlashVerifyPlan narrow = wide;
+  vb::SplitSchedule narrow = wide;
   narrow.combine_split_lanes = 8;
   CHECK(vb::flash_verify_combine_kernel_of(vb::complete_launch_plan(wide, shape, h200)) !=
         vb::flash_verify_combine_kernel_of(vb::complete_launch_plan(narrow, shape, h200)));

@@ -153,7 +153,7 @@ struct PlannedCase {
   CaseSpec spec;
   std::vector<std::int32_t> prefix;
   std::vector<int> kv_lens;
-  vb::FlashVerifyPlan plan;
+  vb::SplitSchedule plan;
   vb::LaunchPlan block_table_launch;  // the planner's launch of it over the block table
   vb::LaunchPlan token_table_launch;  // ... and over the token table (production)
 };
@@ -171,10 +171,10 @@ PlannedCase planned_case(const CaseSpec& spec) {
   shape.page_kind = vb::PageTableKind::kBlockTable;
   shape.page_size = pc.spec.pages.size;
   shape.pool_rows = 1 << 20;
-  pc.block_table_launch = vb::plan_launch(shape, vb::device_target(*vb::find_device_model("h200")), pc.spec.planner);
+  pc.block_table_launch = vb::make_launch_plan(shape, vb::device_target(*vb::find_device_model("h200")), pc.spec.planner);
   pc.plan = pc.block_table_launch.schedule;
   shape.page_kind = vb::PageTableKind::kTokenIndices;
-  pc.token_table_launch = vb::plan_launch(shape, vb::device_target(*vb::find_device_model("h200")), pc.spec.planner);
+  pc.token_table_launch = vb::make_launch_plan(shape, vb::device_target(*vb::find_device_model("h200")), pc.spec.planner);
   return pc;
 }
 PlannedCase planned_correctness_case(const std::string& name) {
@@ -189,7 +189,7 @@ TEST_CASE("correctness.yaml's tma_runs_mixed_tile mixes TMA boxes and the gather
   const CaseSpec& c = pc.spec;
   const std::vector<std::int32_t>& prefix = pc.prefix;
   const std::vector<int>& kv_lens = pc.kv_lens;
-  const vb::FlashVerifyPlan& plan = pc.plan;
+  const vb::SplitSchedule& plan = pc.plan;
   const vb::PageLayout l =
       vb::build_page_layout(c.pages, std::vector<int>(prefix.begin(), prefix.end()), tree_size(c.tree));
   CHECK(plan.path == vb::FlashVerifyPath::kWgmma);
@@ -238,7 +238,7 @@ TEST_CASE("correctness.yaml's page_boxes_block_table takes page boxes and the ga
 TEST_CASE("correctness.yaml runs every data distribution on every plan form", "[scenario][data]") {
   const ScenarioFile f = load("correctness.yaml");
   enum Form { kSingle, kSplit, kBalanced };
-  const auto form_of = [](const vb::FlashVerifyPlan& plan) {
+  const auto form_of = [](const vb::SplitSchedule& plan) {
     return plan.tile_balanced ? kBalanced : plan.num_splits > 1 ? kSplit : kSingle;
   };
   std::set<std::tuple<DataDist, vb::FlashVerifyPath, int>> seen;

@@ -113,7 +113,7 @@ TEST_CASE("tile_balance: every tile in exactly one segment, slots as the combine
 TEST_CASE("tile_balance: a block's walk starts at the request its first unit falls in", "[tile-balance]") {
   // The first request whose units end past the block's first unit, at exact boundaries and
   // on a boundary unit. (The device finds it by a ballot over inclusive sums, kernels/
-  // flash_verify_split.h balanced_walk_warp; the GPU tests check that path end to end.)
+  // common/split_kv.h balanced_walk_warp; the GPU tests check that path end to end.)
   const Batch b = make_batch({31, 0, 95, 1000}, 1);  // 32-token tiles: 1, 1, 3, 32 tiles
   const int boundary = 1;                           // units: 2, 2, 4, 33 = 41 in all
   CHECK(tb::total_units(b.p, 32, boundary) == 41);
@@ -133,11 +133,11 @@ TEST_CASE("tile_balance: a block's walk starts at the request its first unit fal
   CHECK(s.slot == 0);
 }
 
-TEST_CASE("flash_verify_plan: the tile-balanced plan for skewed lengths on the mma.sync path", "[plan]") {
+TEST_CASE("plan_split_schedule: the tile-balanced plan for skewed lengths on the mma.sync path", "[plan]") {
   // perf.yaml's kimi_k2_tp8_skewed_lengths: one 64k request among 47 of 2k (H = 8, T = 4).
   std::vector<int> lens(48, 2048 + 4);
   lens[0] = 65536 + 4;
-  const vb::FlashVerifyPlan plan = vb::flash_verify_plan(48, 4, 8, 65540, 132, 1, false, lens.data());
+  const vb::SplitSchedule plan = vb::plan_split_schedule(48, 4, 8, 65540, 132, 1, false, lens.data());
   REQUIRE(plan.tile_balanced);
   CHECK(plan.path == vb::FlashVerifyPath::kMmaSync);
   CHECK(plan.num_splits == 132);  // one per SM: ~43 units per block at 128 (32-token tiles), long enough
@@ -165,27 +165,27 @@ TEST_CASE("flash_verify_plan: the tile-balanced plan for skewed lengths on the m
   CHECK(plan.balanced_slots == std::min(most, 8));
   // Workspace: (blocks + batch - 1) partials per query row of a request, not blocks per row.
   CHECK(vb::flash_verify_workspace_bytes(plan, 48, 4, 8) <
-        vb::flash_verify_workspace_bytes(vb::FlashVerifyPlan{128, 1}, 48, 4, 8) / 2);
+        vb::flash_verify_workspace_bytes(vb::SplitSchedule{128, 1}, 48, 4, 8) / 2);
   // Equal lengths never get it, on either path.
   const std::vector<int> same(48, 65540);
-  CHECK_FALSE(vb::flash_verify_plan(48, 4, 8, 65540, 132, 1, false, same.data()).tile_balanced);
-  CHECK_FALSE(vb::flash_verify_plan_for_path(vb::FlashVerifyPath::kWgmma, 48, 4, 8, 65540, 132, 1, same.data())
+  CHECK_FALSE(vb::plan_split_schedule(48, 4, 8, 65540, 132, 1, false, same.data()).tile_balanced);
+  CHECK_FALSE(vb::plan_split_schedule_for_path(vb::FlashVerifyPath::kWgmma, 48, 4, 8, 65540, 132, 1, same.data())
                   .tile_balanced);
   // The wgmma path balances the skewed batch too, in its own 64-token units (taken wherever
   // modelled cheaper), below its fixed-size splits' 27 tiles per block.
-  const vb::FlashVerifyPlan w =
-      vb::flash_verify_plan_for_path(vb::FlashVerifyPath::kWgmma, 48, 4, 8, 65540, 132, 1, lens.data());
+  const vb::SplitSchedule w =
+      vb::plan_split_schedule_for_path(vb::FlashVerifyPath::kWgmma, 48, 4, 8, 65540, 132, 1, lens.data());
   REQUIRE(w.tile_balanced);
   CHECK(w.num_splits == 128);  // 21 units per block at 128 (64-token tiles): below kBalanceFullWaveMinUnits
   const int wgmma_boundary = vb::flash_verify_balance_boundary_units(vb::FlashVerifyPath::kWgmma);
   CHECK(tb::units_per_block(tb::total_units(b.p, 64, wgmma_boundary), w.num_splits) < 27);
   // One 64k request among 31 of 4k (like the mixed-lengths case): the model puts the
   // balanced plan less than 15 % below the fixed-size splits, and on the H200 the mixed-lengths
-  // case ran between 1 % faster and 2 % slower balanced (calls 1-4 of
-  // reports/h200/2026-11-30-balanced): the fixed-size splits stay.
+  // case ran between 1 % faster and 2 % slower balanced (2026-11-30, calls 1-4 of
+  // reports/h200/2026-11-30-balanced, in git history at 93371d3): the fixed-size splits stay.
   std::vector<int> mixed(32, 4096 + 4);
   mixed[0] = 65536 + 4;
-  CHECK_FALSE(vb::flash_verify_plan(32, 4, 8, 65540, 132, 1, false, mixed.data()).tile_balanced);
+  CHECK_FALSE(vb::plan_split_schedule(32, 4, 8, 65540, 132, 1, false, mixed.data()).tile_balanced);
 }
 
 TEST_CASE("over a mask writer the kernels' lengths from kv_indptr equal prefix_len, walks included",

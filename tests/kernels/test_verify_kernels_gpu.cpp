@@ -88,7 +88,7 @@ bool has_device() {
 // The planner's completion of a schedule for these parameters on the current device: the
 // launcher takes only LaunchPlans, and a test that forces a schedule gets the rest decided
 // exactly as production would.
-vb::LaunchPlan complete_for(const vb::VerifyParams& p, const vb::FlashVerifyPlan& schedule) {
+vb::LaunchPlan complete_for(const vb::VerifyParams& p, const vb::SplitSchedule& schedule) {
   vb::PlanShape shape;
   shape.batch = p.batch;
   shape.tree_size = p.tree_size;
@@ -210,7 +210,7 @@ TEST_CASE("the sm_120 proxy launches sm_120's configuration, one block per SM", 
     shape.num_heads = s.heads;
     shape.max_kv_len = s.max_kv_len;
     shape.kv_lens = s.kv_lens.data();
-    const vb::LaunchPlan proxy = vb::plan_launch(shape, target);
+    const vb::LaunchPlan proxy = vb::make_launch_plan(shape, target);
     INFO(vb::describe(proxy));
     REQUIRE(proxy.valid);
     CHECK(proxy.schedule.path == vb::FlashVerifyPath::kMmaSync);
@@ -361,7 +361,7 @@ void check_ran_plan(const vb::FlashVerifyLaunchRecord& record, const vb::LaunchP
 // Runs one plan on poisoned outputs and a NaN-filled workspace and checks every element
 // against the reference; returns the launch error without checking when it was refused.
 cudaError_t run_plan_and_check(const vb::Problem& problem, const vb::ReferenceOutput& ref, const CaseSpec& spec,
-                               DeviceTokenProblem& d, const vb::FlashVerifyPlan& plan) {
+                               DeviceTokenProblem& d, const vb::SplitSchedule& plan) {
   const std::size_t ws_bytes = vb::flash_verify_workspace_bytes(plan, problem.batch, problem.tree_size, problem.num_heads);
   void* ws = nullptr;
   if (ws_bytes) {
@@ -419,14 +419,14 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
   auto& [problem, ref, d] = checked;
   const int m_tiles = (problem.tree_size * problem.num_heads + vb::flash_verify_config().rows_per_tile - 1) /
                       vb::flash_verify_config().rows_per_tile;
-  auto run_plan = [&](const vb::FlashVerifyPlan& plan) { return run_plan_and_check(problem, ref, spec, d, plan); };
+  auto run_plan = [&](const vb::SplitSchedule& plan) { return run_plan_and_check(problem, ref, spec, d, plan); };
   // Split counts that reach every combine instance (1-16 loads per split lane over 8 lanes:
   // 1-8, 9-16, ..., 121-128 splits), and, with 128, splits left empty on both paths.
   const int max_splits = vb::flash_verify_config().max_splits;
   REQUIRE(max_splits == 128);
   const int split_counts[] = {1, 2, 7, 12, 20, 30, 40, 47, 60, 75, 90, 128};
   // One split more than the build takes is refused.
-  CHECK(run_plan(vb::FlashVerifyPlan{max_splits + 1, m_tiles}) == cudaErrorInvalidConfiguration);
+  CHECK(run_plan(vb::SplitSchedule{max_splits + 1, m_tiles}) == cudaErrorInvalidConfiguration);
   int variants[8];
   const int num_variants = vb::flash_verify_pipeline_variants(variants, 8);
   REQUIRE(num_variants >= 2);
@@ -435,7 +435,7 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
   for (int v = 0; v < num_variants; ++v) {
     for (int splits : split_counts) {
       INFO("stages " << variants[v] << " splits " << splits);
-      const cudaError_t launched = run_plan(vb::FlashVerifyPlan{splits, m_tiles, variants[v]});
+      const cudaError_t launched = run_plan(vb::SplitSchedule{splits, m_tiles, variants[v]});
       if (launched == cudaErrorInvalidConfiguration) {
         // A variant deeper than this device's shared memory allows is refused, not run.
         WARN("pipeline depth " << variants[v] << " does not fit this device (opt-in smem " << device_optin << " B)");
@@ -451,7 +451,7 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
     if (splits == 1) continue;  // no combine
     for (int lanes : {1, 2, 4, 8, 3, 16}) {
       INFO("splits " << splits << " combine lanes " << lanes);
-      vb::FlashVerifyPlan plan{splits, m_tiles};
+      vb::SplitSchedule plan{splits, m_tiles};
       plan.combine_split_lanes = lanes;
       const bool valid =
           (lanes == 1 || lanes == 2 || lanes == 4 || lanes == 8) && (splits + lanes - 1) / lanes <= max_splits / 8;
@@ -459,7 +459,7 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
     }
   }
   // An unknown depth is refused.
-  const vb::FlashVerifyPlan bogus{1, m_tiles, 3};
+  const vb::SplitSchedule bogus{1, m_tiles, 3};
   CHECK(vb::flash_verify_launch(d.p, complete_for(d.p, bogus), nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
 
   // Length-aware plans: fixed split sizes (the request of 5024 tokens takes the most
@@ -468,7 +468,7 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
   auto check_sized = [&](vb::FlashVerifyPath path, int rows_per_tile, int tokens_per_tile, int tiles_per_split,
                          int splits) {
     INFO(vb::to_string(path) << " tiles_per_split " << tiles_per_split << " splits " << splits);
-    vb::FlashVerifyPlan plan;
+    vb::SplitSchedule plan;
     plan.path = path;
     plan.m_tiles = (problem.tree_size * problem.num_heads + rows_per_tile - 1) / rows_per_tile;
     plan.num_splits = splits > 0 ? splits : (5000 + 24 + tokens_per_tile - 1) / tokens_per_tile / tiles_per_split + 1;
@@ -487,13 +487,13 @@ TEST_CASE("production results agree across split counts, pipeline depths, paths 
   const int wgmma_tiles = (problem.tree_size * problem.num_heads + wgmma_rows - 1) / wgmma_rows;
   if (!wgmma) {
     WARN("the wgmma path needs compute capability 9.0: its checks are skipped on this device");
-    vb::FlashVerifyPlan plan{1, wgmma_tiles, 0, vb::FlashVerifyPath::kWgmma};
+    vb::SplitSchedule plan{1, wgmma_tiles, 0, vb::FlashVerifyPath::kWgmma};
     CHECK(vb::flash_verify_launch(d.p, complete_for(d.p, plan), nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
   }
   for (int splits : split_counts) {
     if (!wgmma) break;
     INFO("wgmma path, splits " << splits);
-    REQUIRE(run_plan(vb::FlashVerifyPlan{splits, wgmma_tiles, 0, vb::FlashVerifyPath::kWgmma}) == cudaSuccess);
+    REQUIRE(run_plan(vb::SplitSchedule{splits, wgmma_tiles, 0, vb::FlashVerifyPath::kWgmma}) == cudaSuccess);
   }
   if (wgmma) {
     const vb::FlashVerifyConfigInfo wg_cfg = vb::flash_verify_path_config(vb::FlashVerifyPath::kWgmma);
@@ -534,10 +534,10 @@ TEST_CASE("the token split (H*T <= 16) agrees with the reference on both sides o
     // The planner asks for the token split on this shape once its splits are long enough.
     const int longest_kv = prefixes[0] + problem.tree_size;
     if (min_tiles > 0) {
-      CHECK(vb::flash_verify_plan_for_path(vb::FlashVerifyPath::kMmaSync, problem.batch, problem.tree_size,
+      CHECK(vb::plan_split_schedule_for_path(vb::FlashVerifyPath::kMmaSync, problem.batch, problem.tree_size,
                                            problem.num_heads, longest_kv, 1, 1, nullptr)
                 .token_split);
-      CHECK_FALSE(vb::flash_verify_plan_for_path(vb::FlashVerifyPath::kMmaSync, problem.batch, problem.tree_size,
+      CHECK_FALSE(vb::plan_split_schedule_for_path(vb::FlashVerifyPath::kMmaSync, problem.batch, problem.tree_size,
                                                  problem.num_heads, longest_kv, 1000, 1, nullptr)
                       .token_split);
     }
@@ -553,7 +553,7 @@ TEST_CASE("the token split (H*T <= 16) agrees with the reference on both sides o
         INFO("token split " << token_split);
         for (int splits : split_counts) {
           INFO("even plan, splits " << splits);
-          vb::FlashVerifyPlan plan{splits, 1, variants[v]};
+          vb::SplitSchedule plan{splits, 1, variants[v]};
           plan.token_split = token_split;
           REQUIRE(run_plan_and_check(problem, ref, spec, d, plan) == cudaSuccess);
         }
@@ -561,7 +561,7 @@ TEST_CASE("the token split (H*T <= 16) agrees with the reference on both sides o
         // last split of each request is shorter, so these launches mix both kinds of block.
         for (int tps : {threshold - 1, threshold, threshold + 1}) {
           INFO("sized plan, tiles per split " << tps);
-          vb::FlashVerifyPlan plan{(longest_tiles + tps - 1) / tps, 1, variants[v], vb::FlashVerifyPath::kMmaSync};
+          vb::SplitSchedule plan{(longest_tiles + tps - 1) / tps, 1, variants[v], vb::FlashVerifyPath::kMmaSync};
           plan.tiles_per_split = tps;
           plan.token_split = token_split;
           REQUIRE(run_plan_and_check(problem, ref, spec, d, plan) == cudaSuccess);
@@ -591,7 +591,7 @@ TEST_CASE("length-aware plans over batches of 70 unequal requests give every spl
     for (int tps : {3, 16}) {
       for (int spare : {0, 5}) {
         INFO(vb::to_string(path) << " tiles per split " << tps << ", spare splits " << spare);
-        vb::FlashVerifyPlan plan;
+        vb::SplitSchedule plan;
         plan.path = path;
         plan.m_tiles = (rows + cfg.rows_per_tile - 1) / cfg.rows_per_tile;
         plan.num_splits = (longest_tiles + tps - 1) / tps + spare;
@@ -602,7 +602,7 @@ TEST_CASE("length-aware plans over batches of 70 unequal requests give every spl
   }
 }
 
-// The tile-balanced schedule (FlashVerifyPlan::tile_balanced, mma.sync): blocks walk equal
+// The tile-balanced schedule (SplitSchedule::tile_balanced, mma.sync): blocks walk equal
 // shares of the batch's tiles laid end to end, finishing one request and going on into the
 // next without draining the KV ring. Batches of 40 unequal requests (empty prefixes, requests
 // shorter than a share, one long request last), with 72 query rows (three row tiles, the
@@ -634,7 +634,7 @@ TEST_CASE("tile-balanced plans put every tile of unequal requests in exactly one
           for (bool all_slots : {true, false}) {
             INFO(vb::to_string(path) << ", rows " << rows << " stages " << stages << " blocks " << blocks
                                      << " combine holds " << (all_slots ? "every slot" : "one slot"));
-            vb::FlashVerifyPlan plan{blocks, (rows + cfg.rows_per_tile - 1) / cfg.rows_per_tile, stages, path};
+            vb::SplitSchedule plan{blocks, (rows + cfg.rows_per_tile - 1) / cfg.rows_per_tile, stages, path};
             plan.tile_balanced = true;
             plan.balanced_slots = all_slots ? blocks : 1;
             REQUIRE(run_plan_and_check(problem, ref, spec, d, plan) == cudaSuccess);
@@ -646,7 +646,7 @@ TEST_CASE("tile-balanced plans put every tile of unequal requests in exactly one
       // 15 % dearer), fixed-size splits for the 8-row one.
       std::vector<int> lens;
       for (int pfx : prefixes) lens.push_back(pfx + problem.tree_size);
-      const vb::FlashVerifyPlan planned = vb::flash_verify_plan_for_path(
+      const vb::SplitSchedule planned = vb::plan_split_schedule_for_path(
           path, problem.batch, problem.tree_size, problem.num_heads, 9000 + problem.tree_size, 132, 1, lens.data());
       INFO(vb::to_string(path) << " planned: splits " << planned.num_splits << " balanced " << planned.tile_balanced
                                << " slots " << planned.balanced_slots);
@@ -659,7 +659,7 @@ TEST_CASE("tile-balanced plans put every tile of unequal requests in exactly one
   const CaseSpec spec = make_case("balanced-refused", 8, {100, 3000}, random_tree(4, 6), 16, vb::PagePlacement::kShuffled, 38);
   const vb::Problem problem = vb::materialize(spec);
   DeviceTokenProblem d(problem, problem);
-  auto refused = [&](vb::FlashVerifyPlan plan) {
+  auto refused = [&](vb::SplitSchedule plan) {
     const std::size_t bytes = vb::flash_verify_workspace_bytes(plan, problem.batch, problem.tree_size, problem.num_heads);
     void* ws = nullptr;
     REQUIRE(cudaMalloc(&ws, bytes) == cudaSuccess);
@@ -667,10 +667,10 @@ TEST_CASE("tile-balanced plans put every tile of unequal requests in exactly one
     cudaFree(ws);
     return err == cudaErrorInvalidConfiguration;
   };
-  vb::FlashVerifyPlan ok{8, 1};
+  vb::SplitSchedule ok{8, 1};
   ok.tile_balanced = true;
   ok.balanced_slots = 2;
-  vb::FlashVerifyPlan bad = ok;
+  vb::SplitSchedule bad = ok;
   bad.token_split = true;
   CHECK(refused(bad));
   bad = ok;
@@ -707,7 +707,7 @@ TEST_CASE("the phase timeline records every block in timeline builds and nothing
     INFO("path " << vb::to_string(path));
     const int rows = problem.tree_size * problem.num_heads;
     const int rows_per_tile = vb::flash_verify_path_config(path).rows_per_tile;
-    vb::FlashVerifyPlan plan{5, (rows + rows_per_tile - 1) / rows_per_tile, 0, path};
+    vb::SplitSchedule plan{5, (rows + rows_per_tile - 1) / rows_per_tile, 0, path};
     REQUIRE(vb::flash_verify_timeline_clear() == cudaSuccess);
     REQUIRE(run_plan_and_check(problem, ref, spec, d, plan) == cudaSuccess);
     REQUIRE(vb::flash_verify_timeline_read(&timeline) == cudaSuccess);
@@ -755,7 +755,7 @@ TEST_CASE("launchers refuse inconsistent parameters instead of running", "[gpu]"
   const CaseSpec spec = make_case("bad-params", 8, {10}, chain(3), 1, vb::PagePlacement::kContiguous, 31);
   const vb::Problem problem = vb::materialize(spec);
   DeviceTokenProblem d(problem, problem);
-  const vb::FlashVerifyPlan plan = vb::flash_verify_plan(1, 3, 8, 13, 132, 1);
+  const vb::SplitSchedule plan = vb::plan_split_schedule(1, 3, 8, 13, 132, 1);
   vb::VerifyParams bad = d.p;
   bad.mask_words = 2;  // T = 3 needs exactly one word
   CHECK(vb::flash_verify_launch(bad, complete_for(bad, plan), nullptr, 0, nullptr) == cudaErrorInvalidValue);
@@ -765,10 +765,10 @@ TEST_CASE("launchers refuse inconsistent parameters instead of running", "[gpu]"
     bad_scale.sm_scale = scale;
     CHECK(vb::flash_verify_launch(bad_scale, complete_for(bad_scale, plan), nullptr, 0, nullptr) == cudaErrorInvalidValue);
   }
-  vb::FlashVerifyPlan wrong_tiles = plan;
+  vb::SplitSchedule wrong_tiles = plan;
   wrong_tiles.m_tiles += 1;
   CHECK(vb::flash_verify_launch(d.p, complete_for(d.p, wrong_tiles), nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
-  vb::FlashVerifyPlan split_plan{4, plan.m_tiles};
+  vb::SplitSchedule split_plan{4, plan.m_tiles};
   CHECK(vb::flash_verify_launch(d.p, complete_for(d.p, split_plan), nullptr, 0, nullptr) == cudaErrorInvalidValue);  // no workspace
   // More query rows than 32-bit row numbers hold (checked before anything is read).
   // Each request's rows and the plan are consistent (3 x 2^15 rows in 32-row tiles), so
@@ -776,13 +776,13 @@ TEST_CASE("launchers refuse inconsistent parameters instead of running", "[gpu]"
   vb::VerifyParams huge = d.p;
   huge.batch = 65535;
   huge.num_heads = 1 << 15;
-  const vb::FlashVerifyPlan huge_plan{1, 3 * (1 << 15) / vb::flash_verify_config().rows_per_tile};
+  const vb::SplitSchedule huge_plan{1, 3 * (1 << 15) / vb::flash_verify_config().rows_per_tile};
   CHECK(vb::flash_verify_launch(huge, complete_for(huge, huge_plan), nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
   // The token split needs H*T <= 16 (here 24) and the mma.sync path.
-  vb::FlashVerifyPlan split_rows = plan;
+  vb::SplitSchedule split_rows = plan;
   split_rows.token_split = true;
   CHECK(vb::flash_verify_launch(d.p, complete_for(d.p, split_rows), nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
-  vb::FlashVerifyPlan split_wgmma{1, 1, 0, vb::FlashVerifyPath::kWgmma};
+  vb::SplitSchedule split_wgmma{1, 1, 0, vb::FlashVerifyPath::kWgmma};
   split_wgmma.token_split = true;
   CHECK(vb::flash_verify_launch(d.p, complete_for(d.p, split_wgmma), nullptr, 0, nullptr) == cudaErrorInvalidConfiguration);
 }
@@ -804,26 +804,26 @@ TEST_CASE("a captured CUDA graph replays correctly with other prefix lengths and
   // Two plans: the even split of the longest length, and one with fixed-size splits of 7
   // tiles (as a length-aware plan makes: the 3016-token request takes 14 splits, the
   // 2516-token one 12), both replayed with other lengths.
-  const vb::FlashVerifyPlan even_plan = vb::flash_verify_plan(2, 16, 16, 3000 + 16, gpu.sm_count, blocks_per_sm);
-  vb::FlashVerifyPlan sized_plan = even_plan;
+  const vb::SplitSchedule even_plan = vb::plan_split_schedule(2, 16, 16, 3000 + 16, gpu.sm_count, blocks_per_sm);
+  vb::SplitSchedule sized_plan = even_plan;
   sized_plan.tiles_per_split = 7;
   sized_plan.num_splits = (3016 + vb::flash_verify_config().tokens_per_tile - 1) / vb::flash_verify_config().tokens_per_tile / 7 + 1;
   // And a tile-balanced plan of 13 blocks whose combine holds 2 slots: the replays' lengths
   // give a request more, merged serially.
-  vb::FlashVerifyPlan balanced_plan{13, even_plan.m_tiles};
+  vb::SplitSchedule balanced_plan{13, even_plan.m_tiles};
   balanced_plan.tile_balanced = true;
   balanced_plan.balanced_slots = 2;
-  std::vector<vb::FlashVerifyPlan> plans = {even_plan, sized_plan, balanced_plan};
+  std::vector<vb::SplitSchedule> plans = {even_plan, sized_plan, balanced_plan};
   cudaError_t wgmma_error = cudaSuccess;
   if (vb::flash_verify_wgmma_supported(&wgmma_error)) {  // the same on the wgmma path (256 rows: 4 row tiles)
-    vb::FlashVerifyPlan wgmma_balanced{13, 256 / vb::flash_verify_path_config(vb::FlashVerifyPath::kWgmma).rows_per_tile,
+    vb::SplitSchedule wgmma_balanced{13, 256 / vb::flash_verify_path_config(vb::FlashVerifyPath::kWgmma).rows_per_tile,
                                        0, vb::FlashVerifyPath::kWgmma};
     wgmma_balanced.tile_balanced = true;
     wgmma_balanced.balanced_slots = 2;
     plans.push_back(wgmma_balanced);
   }
   REQUIRE(wgmma_error == cudaSuccess);
-  for (const vb::FlashVerifyPlan& plan : plans) {
+  for (const vb::SplitSchedule& plan : plans) {
     INFO(vb::to_string(plan.path) << " plan splits " << plan.num_splits << " tiles_per_split " << plan.tiles_per_split
                                   << " balanced " << plan.tile_balanced);
     REQUIRE(plan.num_splits > 1);  // the replay must exercise the combine too
@@ -897,15 +897,15 @@ namespace {
 
 // The production plans an overlapped launch is checked with on this device: one split, fixed
 // splits (the combine), tile-balanced blocks, on each path it runs.
-std::vector<vb::FlashVerifyPlan> overlap_plans(const vb::Problem& problem) {
-  std::vector<vb::FlashVerifyPlan> plans;
+std::vector<vb::SplitSchedule> overlap_plans(const vb::Problem& problem) {
+  std::vector<vb::SplitSchedule> plans;
   const int rows = problem.tree_size * problem.num_heads;
   for (vb::FlashVerifyPath path : device_paths()) {
     const int m_tiles = (rows + vb::flash_verify_path_config(path).rows_per_tile - 1) /
                         vb::flash_verify_path_config(path).rows_per_tile;
-    plans.push_back(vb::FlashVerifyPlan{1, m_tiles, 0, path});
-    plans.push_back(vb::FlashVerifyPlan{12, m_tiles, 0, path});
-    vb::FlashVerifyPlan balanced{7, m_tiles, 0, path};
+    plans.push_back(vb::SplitSchedule{1, m_tiles, 0, path});
+    plans.push_back(vb::SplitSchedule{12, m_tiles, 0, path});
+    vb::SplitSchedule balanced{7, m_tiles, 0, path};
     balanced.tile_balanced = true;
     balanced.balanced_slots = 7;
     plans.push_back(balanced);
@@ -913,7 +913,7 @@ std::vector<vb::FlashVerifyPlan> overlap_plans(const vb::Problem& problem) {
   return plans;
 }
 
-std::string describe(const vb::FlashVerifyPlan& plan) {
+std::string describe(const vb::SplitSchedule& plan) {
   return std::string(vb::to_string(plan.path)) + " splits " + std::to_string(plan.num_splits) +
          (plan.tile_balanced ? " tile-balanced" : "");
 }
@@ -936,7 +936,7 @@ void require_launch_overlaps_delayed_copy(std::uint64_t* stamps, std::uint64_t h
 }
 
 // A fresh workspace for a plan, NaN-filled (splits nobody writes stay NaN); nullptr if none.
-void* nan_workspace(const vb::FlashVerifyPlan& plan, const vb::Problem& problem, std::size_t* bytes) {
+void* nan_workspace(const vb::SplitSchedule& plan, const vb::Problem& problem, std::size_t* bytes) {
   *bytes = vb::flash_verify_workspace_bytes(plan, problem.batch, problem.tree_size, problem.num_heads);
   void* ws = nullptr;
   if (*bytes) {
@@ -971,7 +971,7 @@ void check_plans_over_delayed_copy(const ReferencedProblem& checked, const CaseS
                                    void* target, const void* source, std::size_t bytes,
                                    const vb::FlashVerifyLaunchOptions& options, const DelayedCopyRig& rig) {
   const cudaStream_t stream = rig.stream;
-  for (const vb::FlashVerifyPlan& plan : overlap_plans(checked.problem)) {
+  for (const vb::SplitSchedule& plan : overlap_plans(checked.problem)) {
     INFO(describe(plan));
     std::size_t ws_bytes = 0;
     void* ws = nan_workspace(plan, checked.problem, &ws_bytes);
@@ -1065,7 +1065,7 @@ TEST_CASE("two launches back to back over one workspace, the second over the fir
   REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
   vb::FlashVerifyLaunchOptions overlapped;
   overlapped.overlap_previous_kernel = true;
-  for (const vb::FlashVerifyPlan& plan : overlap_plans(a.problem)) {
+  for (const vb::SplitSchedule& plan : overlap_plans(a.problem)) {
     INFO(describe(plan));
     std::size_t ws_bytes = 0;
     void* ws = nan_workspace(plan, a.problem, &ws_bytes);

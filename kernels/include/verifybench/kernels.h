@@ -13,12 +13,12 @@
 
 namespace vb {
 
-// ---- naive gather baseline (kernels/naive_verify.cu) ----
+// ---- naive gather baseline (kernels/naive/naive_verify.cu) ----
 // One thread block per (request, node, head) query row, fp32 online softmax over every
 // visible token, no length ceiling. Deliberately plain: the second oracle.
 cudaError_t naive_verify_launch(const VerifyParams& params, cudaStream_t stream);
 
-// ---- production split-KV flash-decode verify kernel (kernels/flash_verify_launch.cu) ----
+// ---- production split-KV flash-decode verify kernel (kernels/launch/launcher.cu) ----
 // The planner (verifybench/planner.h) decides every launch; flash_verify_launch executes it.
 
 // Whether the current device runs the wgmma path (compute capability 9.0 with 227 KB of
@@ -30,7 +30,7 @@ int flash_verify_balance_boundary_units(FlashVerifyPath path = FlashVerifyPath::
 
 // Bytes of device workspace (split partial O and LSE; for tile-balanced plans also each
 // request's partial slots) a plan needs; 0 when num_splits==1.
-std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch, int tree_size,
+std::size_t flash_verify_workspace_bytes(const SplitSchedule& plan, int batch, int tree_size,
                                          int num_heads);
 
 // Thread blocks of the main kernel that fit on one SM (occupancy query; call once, outside
@@ -60,7 +60,7 @@ DeviceTarget sm120_proxy_target(cudaError_t* error);
 // of the current device (occupancy query; outside any graph capture). mma.sync plans only.
 int flash_verify_plan_blocks_per_sm(const LaunchPlan& plan, cudaError_t* error);
 
-// Runs `plan` (plan_launch / complete_launch_plan): main kernel, then the LSE combine when it
+// Runs `plan` (make_launch_plan / complete_launch_plan): main kernel, then the LSE combine when it
 // has more than one split. It decides nothing: a plan that does not match `params` (row
 // tiles, batch) or this build (an instance or depth not built, lanes the combine has no
 // instance for) is refused with cudaErrorInvalidConfiguration before any device call.
@@ -175,8 +175,8 @@ cudaError_t flash_verify_timeline_clear();
 // The slots written since the last clear, in block order (synchronous).
 cudaError_t flash_verify_timeline_read(FlashVerifyTimeline* out);
 
-// ---- SGLang Triton verify interface adapter (kernels/sglang_adapter.cu) ----
-// SGLang's extend-attention inputs for tree verify (SPEC.md §2). All pointers are device.
+// ---- SGLang Triton verify interface adapter (kernels/sglang/sglang_adapter.cu) ----
+// SGLang's extend-attention inputs for tree verify (docs/background.md §2). All pointers are device.
 struct SglangVerifyInputs {
   int batch = 0;
   int tree_size = 0;  // qo_indptr must be arange(0, (B+1)*T, T)
@@ -190,7 +190,7 @@ struct SglangVerifyInputs {
   const std::int32_t* qo_indptr = nullptr;   // [B+1]
   const std::int32_t* kv_indptr = nullptr;   // [B+1] prefix tokens only
   const std::int64_t* kv_indices = nullptr;  // prefix physical rows
-  const std::uint8_t* custom_mask = nullptr; // flat, see SPEC.md §2
+  const std::uint8_t* custom_mask = nullptr; // flat, see docs/background.md §2
   const std::int64_t* mask_indptr = nullptr; // [B+1]
   bf16_bits* o = nullptr;                    // [B*T, H, 512]
   float* lse = nullptr;                      // [B*T, H]

@@ -1,4 +1,4 @@
-// The production kernel's planner: the one place where a launch is decided. plan_launch()
+// The production kernel's planner: the one place where a launch is decided. make_launch_plan()
 // returns a LaunchPlan that records every choice (engine and kernel instance, pipeline depth and
 // shared memory, query-row tiles, split schedule, combine instance and lanes, TMA boxes or the
 // gather, grids and blocks); flash_verify_launch() executes it and decides nothing. Every report
@@ -24,9 +24,9 @@ namespace vb {
 enum class FlashVerifyPath : int { kMmaSync = 0, kWgmma = 1 };
 const char* to_string(FlashVerifyPath path);  // "mma.sync", "wgmma"
 
-// The split schedule of a launch: what the planner's wave model chooses (flash_verify_plan),
-// or what a test or an A/B forces. plan_launch / complete_launch_plan turn it into a LaunchPlan.
-struct FlashVerifyPlan {
+// The split schedule of a launch: what the planner's wave model chooses (plan_split_schedule),
+// or what a test or an A/B forces. make_launch_plan / complete_launch_plan turn it into a LaunchPlan.
+struct SplitSchedule {
   int num_splits = 1;  // KV splits per request (tile-balanced: blocks per row tile)
   int m_tiles = 1;     // query-row tiles per request (H*T rows / the path's rows per tile)
   // mma.sync pipeline depth to force (a built depth: flash_verify_pipeline_variants); 0: the
@@ -95,6 +95,10 @@ struct PlanShape {
 PlanShape plan_shape(const std::vector<int>& kv_lens, int tree_size, int num_heads, PageTableKind page_kind,
                      int page_size, std::int64_t pool_rows);
 
+// The most blocks per query-row tile a tile-balanced plan may have (the bound of
+// PlannerConfig::balance_max_blocks): they are the main grid's y dimension.
+inline constexpr int kMaxBalancedBlocks = 65535;
+
 // Every planner number. Defaults are what the H200 measurements chose (kernels/NOTES.md says
 // what each was measured against); planner_options() documents each key.
 struct PlannerConfig {
@@ -154,7 +158,7 @@ struct LaunchGrid {
   unsigned x = 1, y = 1, z = 1;
 };
 struct LaunchPlan {
-  FlashVerifyPlan schedule;  // engine, row tiles, splits, token split, tile balance
+  SplitSchedule schedule;  // engine, row tiles, splits, token split, tile balance
   KernelInstance instance = KernelInstance::kMmaPlain;
   int pipeline_stages = 0;   // KV stages of the main kernel
   int smem_bytes = 0;        // dynamic shared memory the main kernel is launched with
@@ -176,20 +180,20 @@ struct LaunchPlan {
 };
 
 // The schedule the wave model chooses (the engine where wgmma_available, else mma.sync).
-FlashVerifyPlan flash_verify_plan(int batch, int tree_size, int num_heads, int max_kv_len, int num_sms,
+SplitSchedule plan_split_schedule(int batch, int tree_size, int num_heads, int max_kv_len, int num_sms,
                                   int blocks_per_sm, bool wgmma_available = false, const int* kv_lens = nullptr,
                                   int page_size = 1, const PlannerConfig& config = PlannerConfig{});
 // The same for a given engine: to run one path where the planner would pick the other.
-FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int tree_size, int num_heads,
+SplitSchedule plan_split_schedule_for_path(FlashVerifyPath path, int batch, int tree_size, int num_heads,
                                            int max_kv_len, int num_sms, int blocks_per_sm,
                                            const int* kv_lens = nullptr, const PlannerConfig& config = PlannerConfig{});
 
 // Everything else a launch of `schedule` needs on `target`, decided once.
-LaunchPlan complete_launch_plan(const FlashVerifyPlan& schedule, const PlanShape& shape, const DeviceTarget& target,
+LaunchPlan complete_launch_plan(const SplitSchedule& schedule, const PlanShape& shape, const DeviceTarget& target,
                                 const PlannerConfig& config = PlannerConfig{});
 // The planner: schedule, then the rest. `force_path` runs one engine where the model picks the other.
-LaunchPlan plan_launch(const PlanShape& shape, const DeviceTarget& target, const PlannerConfig& config = PlannerConfig{});
-LaunchPlan plan_launch_for_path(FlashVerifyPath path, const PlanShape& shape, const DeviceTarget& target,
+LaunchPlan make_launch_plan(const PlanShape& shape, const DeviceTarget& target, const PlannerConfig& config = PlannerConfig{});
+LaunchPlan make_launch_plan_for_path(FlashVerifyPath path, const PlanShape& shape, const DeviceTarget& target,
                                 const PlannerConfig& config = PlannerConfig{});
 
 // One line that says what will run, e.g.
@@ -200,7 +204,7 @@ std::string describe(const LaunchPlan& plan);
 int flash_verify_combine_lanes(int combine_splits, std::int64_t rows, int num_sms, int max_threads_per_sm = 2048,
                                bool tile_balanced = false);
 // The splits per row the combine's lanes hold: every split, or a tile-balanced plan's slots.
-int flash_verify_combine_splits(const FlashVerifyPlan& plan);
+int flash_verify_combine_splits(const SplitSchedule& plan);
 // Pipeline depths the mma.sync kernel is built with, deepest first; shared memory of one (0:
 // not built); the deepest that fits a per-block opt-in limit (0: none).
 int flash_verify_pipeline_variants(int* stages, int capacity);

@@ -1,13 +1,14 @@
-// The tile-balanced split schedule of the production kernel (FlashVerifyPlan::tile_balanced)
+// The tile-balanced split schedule of the production kernel (SplitSchedule::tile_balanced)
 // as plain arithmetic, for the host (planner, plan table, tests) and the device (both main
-// kernels' walks, kernels/flash_verify_split.h).
+// kernels' walks, kernels/common/split_kv.h).
 //
 // Why: a batch of unequal lengths under a fixed split size leaves the last split of every
 // request short, so the longest block holds more tiles than the average: one 64k request
 // among 47 of 2k, 54 tiles where balanced blocks hold 43 units; on the H200 that batch ran
-// 30 % faster balanced (reports/h200/2026-11-30-balanced; the mixed-lengths batch, 121
-// against 111, did not on the mma.sync path, whose planner keeps fixed-size splits there; on
-// the wgmma path, 61 -> 56 tiles per block, it ran 1.9 % faster: reports/h200/2026-11-30-planner).
+// 30 % faster balanced (2026-11-30: reports/h200/2026-11-30-balanced; the mixed-lengths batch,
+// 121 against 111, did not on the mma.sync path, whose planner keeps fixed-size splits there;
+// on the wgmma path, 61 -> 56 tiles per block, it ran 1.9 % faster:
+// reports/h200/2026-11-30-planner; both in git history at 93371d3).
 // Here the batch's KV tiles are laid end to end, request after
 // request, each request preceded by `boundary_units` units that stand for what starting a
 // request costs a block (its partial written, its Q loaded). The G blocks of a query-row
@@ -104,7 +105,7 @@ VB_HD int request_slots(std::int64_t request_start, std::int64_t units, int boun
 
 // A request's partial slots as the block holding its last tile (Segment::ends_request) sees
 // them: slot 0 is block `block - last.slot`, and there are last.slot + 1 (request_slots). That
-// block records them for the combine (kernels/flash_verify_split.h, record_request_slots).
+// block records them for the combine (kernels/common/split_kv.h, record_request_slots).
 struct RequestSlots {
   int first_block = 0;
   int slots = 0;
@@ -112,7 +113,7 @@ struct RequestSlots {
 VB_HD RequestSlots slots_seen_by_last_segment(const Segment& last, int block) {
   return {block - last.slot, last.slot + 1};
 }
-// Serial forms (host; the device does the same with a warp, kernels/flash_verify_split.h).
+// Serial forms (host; the device does the same with a warp, kernels/common/split_kv.h).
 template <class Params>
 std::int64_t total_units(const Params& p, int tokens_per_tile, int boundary_units) {
   std::int64_t total = 0;

@@ -1,7 +1,7 @@
 // The one parameter struct every executor of MLA tree-verify attention reads: the
 // production kernel, the naive GPU baseline and the CPU reference (which gets host
 // pointers). Shapes, page lookups and tree visibility are accessors here so nobody
-// recomputes them. See ../shared/SPEC.md §1-2 for the math and layouts.
+// recomputes them. docs/background.md §1-2 gives the math and layouts.
 #pragma once
 #include <cstdint>
 

@@ -1,7 +1,7 @@
 // The tile-balanced instance: the schedule of verifybench/tile_balance.h, whose blocks walk
 // on from request to request.
-// Both pipeline depths, for ordinary launches and over a mask writer (flash_verify_mma.cuh).
-#include "flash_verify_mma.cuh"
+// Both pipeline depths, for ordinary launches and over a mask writer (mma_sync/mma_kernel.cuh).
+#include "mma_sync/mma_kernel.cuh"
 
 namespace vb::detail {
 

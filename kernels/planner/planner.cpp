@@ -8,15 +8,17 @@
 #include <cstdio>
 #include <functional>
 
-#include "combine_config.h"
-#include "flash_verify_config.h"
+#include "combine/combine_config.h"
+#include "mma_sync/mma_config.h"
 #include "verifybench/kernels.h"
 #include "verifybench/tile_balance.h"
+#include "wgmma/wgmma_config.h"
 
 namespace vb {
 namespace {
 
-using namespace flash_cfg;
+using namespace mma_cfg;
+using namespace combine_cfg;
 
 constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 constexpr std::int64_t ceil_div64(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
@@ -86,7 +88,7 @@ const std::vector<OptionField>& option_fields() {
       field("wgmma_balance_min_gain", "tile-balanced wgmma plans must model this much cheaper than the others",
             &PlannerConfig::wgmma_balance_min_gain, 0, 1e6),
       field("balance_max_blocks", "tile-balanced: most blocks per row tile", &PlannerConfig::balance_max_blocks, 2,
-            65535),
+            kMaxBalancedBlocks),
       field("balance_full_wave_min_units",
             "tile-balanced: more than max_splits blocks only where each holds at least this many units",
             &PlannerConfig::balance_full_wave_min_units, 0, 1 << 20),
@@ -195,7 +197,7 @@ int flash_verify_stages_for_smem_optin(int optin_bytes) {
   return 0;
 }
 
-int flash_verify_combine_splits(const FlashVerifyPlan& plan) {
+int flash_verify_combine_splits(const SplitSchedule& plan) {
   return plan.tile_balanced ? plan.balanced_slots : plan.num_splits;
 }
 
@@ -223,7 +225,7 @@ int flash_verify_combine_lanes(int combine_splits, std::int64_t rows, int num_sm
 
 // The engine: wgmma where its tiles carry enough work per SM (compute-bound rows), or where
 // few rows stream paged bytes (17-63 rows over pages of >= 16 rows).
-FlashVerifyPlan flash_verify_plan(int batch, int tree_size, int num_heads, int max_kv_len, int num_sms,
+SplitSchedule plan_split_schedule(int batch, int tree_size, int num_heads, int max_kv_len, int num_sms,
                                   int blocks_per_sm, bool wgmma_available, const int* kv_lens, int page_size,
                                   const PlannerConfig& config) {
   long kv_tiles = 0;  // 64-token tiles of all requests (each at most max_kv_len long)
@@ -239,7 +241,7 @@ FlashVerifyPlan flash_verify_plan(int batch, int tree_size, int num_heads, int m
                                      page_size >= config.wgmma_few_rows_min_page_size &&
                                      tiles_per_sm >= config.wgmma_few_rows_min_tiles_per_sm;
   const bool wgmma = wgmma_available && (wgmma_for_compute || wgmma_for_paged_bytes);
-  return flash_verify_plan_for_path(wgmma ? FlashVerifyPath::kWgmma : FlashVerifyPath::kMmaSync, batch, tree_size,
+  return plan_split_schedule_for_path(wgmma ? FlashVerifyPath::kWgmma : FlashVerifyPath::kMmaSync, batch, tree_size,
                                     num_heads, max_kv_len, num_sms, blocks_per_sm, kv_lens, config);
 }
 
@@ -253,10 +255,10 @@ FlashVerifyPlan flash_verify_plan(int batch, int tree_size, int num_heads, int m
 // With unequal lengths, splits of a fixed size C tiles (a request of t tiles takes ceil(t / C))
 // replace the even plan when all their blocks fit one wave and the longest block is cheaper;
 // the tile-balanced schedule replaces both when its model is cheaper by the path's margin.
-FlashVerifyPlan flash_verify_plan_for_path(FlashVerifyPath path, int batch, int tree_size, int num_heads,
+SplitSchedule plan_split_schedule_for_path(FlashVerifyPath path, int batch, int tree_size, int num_heads,
                                            int max_kv_len, int num_sms, int blocks_per_sm, const int* kv_lens,
                                            const PlannerConfig& config) {
-  FlashVerifyPlan plan;
+  SplitSchedule plan;
   const bool wgmma = path == FlashVerifyPath::kWgmma;
   plan.path = path;
   const int rows_per_tile = wgmma ? wgmma_cfg::kRowsPerTile : kRowsPerTile;
@@ -359,7 +361,7 @@ namespace {
 // The wgmma instance: TMA boxes on fixed-split plans where the rule's thresholds say so and the
 // pool is addressable by a tensor map (< 2^31 rows); the block table's page boxes need pages
 // of >= 16 rows, a power of two, so that each producer warp's 16-row group lies in one page.
-KernelInstance wgmma_instance_for(const FlashVerifyPlan& s, const PlanShape& shape, const PlannerConfig& config) {
+KernelInstance wgmma_instance_for(const SplitSchedule& s, const PlanShape& shape, const PlannerConfig& config) {
   if (s.tile_balanced) return KernelInstance::kWgmmaBalanced;
   const bool addressable = shape.pool_rows >= wgmma_cfg::kTmaBoxRows && shape.pool_rows <= INT32_MAX;
   if (!addressable) return KernelInstance::kWgmmaGather;
@@ -380,11 +382,11 @@ LaunchPlan invalid(LaunchPlan plan, std::string why) {
 
 }  // namespace
 
-LaunchPlan complete_launch_plan(const FlashVerifyPlan& schedule, const PlanShape& shape, const DeviceTarget& target,
+LaunchPlan complete_launch_plan(const SplitSchedule& schedule, const PlanShape& shape, const DeviceTarget& target,
                                 const PlannerConfig& config) {
   LaunchPlan plan;
   plan.schedule = schedule;
-  const FlashVerifyPlan& s = plan.schedule;
+  const SplitSchedule& s = plan.schedule;
   const bool wgmma = s.path == FlashVerifyPath::kWgmma;
   plan.rows_per_tile = wgmma ? wgmma_cfg::kRowsPerTile : kRowsPerTile;
   plan.tokens_per_tile = wgmma ? wgmma_cfg::kTokensPerTile : kTokensPerTile;
@@ -450,23 +452,23 @@ PlanShape plan_shape(const std::vector<int>& kv_lens, int tree_size, int num_hea
   return shape;
 }
 
-LaunchPlan plan_launch_for_path(FlashVerifyPath path, const PlanShape& shape, const DeviceTarget& target,
+LaunchPlan make_launch_plan_for_path(FlashVerifyPath path, const PlanShape& shape, const DeviceTarget& target,
                                 const PlannerConfig& config) {
-  const FlashVerifyPlan s =
-      flash_verify_plan_for_path(path, shape.batch, shape.tree_size, shape.num_heads, shape.max_kv_len,
+  const SplitSchedule s =
+      plan_split_schedule_for_path(path, shape.batch, shape.tree_size, shape.num_heads, shape.max_kv_len,
                                  target.num_sms, target.main_blocks_per_sm, shape.kv_lens, config);
   return complete_launch_plan(s, shape, target, config);
 }
 
-LaunchPlan plan_launch(const PlanShape& shape, const DeviceTarget& target, const PlannerConfig& config) {
-  const FlashVerifyPlan s =
-      flash_verify_plan(shape.batch, shape.tree_size, shape.num_heads, shape.max_kv_len, target.num_sms,
+LaunchPlan make_launch_plan(const PlanShape& shape, const DeviceTarget& target, const PlannerConfig& config) {
+  const SplitSchedule s =
+      plan_split_schedule(shape.batch, shape.tree_size, shape.num_heads, shape.max_kv_len, target.num_sms,
                         target.main_blocks_per_sm, target.wgmma, shape.kv_lens, shape.page_size, config);
   return complete_launch_plan(s, shape, target, config);
 }
 
 std::string describe(const LaunchPlan& plan) {
-  const FlashVerifyPlan& s = plan.schedule;
+  const SplitSchedule& s = plan.schedule;
   if (!plan.valid) return std::string("invalid: ") + plan.why_invalid;
   char buf[512];
   int n = std::snprintf(buf, sizeof buf, "%s stages=%d smem=%d m_tiles=%d splits=%d", to_string(plan.instance),

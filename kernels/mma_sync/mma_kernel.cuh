@@ -1,5 +1,5 @@
 // The mma.sync main kernel (sm_90 and sm_120): device code, included by the instance files
-// (flash_verify_mma_plain.cu, flash_verify_mma_token_split.cu, flash_verify_mma_balanced.cu),
+// (mma_sync/mma_plain.cu, mma_sync/mma_token_split.cu, mma_sync/mma_balanced.cu),
 // each of which compiles one instance family in its own translation unit.
 //
 // What one thread block owns: request b (blockIdx.z), a tile of kRowsPerTile query rows
@@ -25,7 +25,7 @@
 // Split contract: with num_splits == 1 the block writes final O (bf16) and LSE. Otherwise it
 // writes its split's normalised O (bf16; fp32 under the tile-balanced schedule) and
 // natural-log LSE (fp32) to the workspace (an empty split writes LSE -inf and zero O for even
-// plans, nothing for length-aware ones), and flash_verify_combine.cu merges the splits of
+// plans, nothing for length-aware ones), and combine/split_combine.cu merges the splits of
 // every row. Split ranges are computed on the device from prefix_len, so a graph captured
 // once replays correctly with other lengths up to the planned maximum.
 #pragma once
@@ -34,18 +34,18 @@
 #include <cmath>
 #include <vector>
 
-#include "flash_verify_config.h"
-#include "flash_verify_instances.h"
-#include "flash_verify_split.h"
-#include "flash_verify_timeline.cuh"
+#include "common/split_kv.h"
+#include "common/timeline.cuh"
+#include "common/warp_ops.cuh"
+#include "mma_sync/mma_config.h"
+#include "mma_sync/mma_instances.h"
 #include "verifybench/kernels.h"
 #include "verifybench/tile_balance.h"
-#include "warp_mma.cuh"
 
 namespace vb {
 namespace {
 
-using namespace flash_cfg;
+using namespace mma_cfg;
 
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
@@ -72,7 +72,7 @@ using detail::balanced_partial_row;
 #endif
 constexpr int kEmptyArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS ? 32 : 1;
 // Token split (kernel instance kTokenSplit = true; the planner asks for it with
-// FlashVerifyPlan::token_split): when only the first 16-row group of a tile holds real rows
+// SplitSchedule::token_split): when only the first 16-row group of a tile holds real rows
 // (H*T <= 16: decode, MTP T = 2 with 8 heads), the second group does not exit: both groups
 // compute those 16 rows, group g on the tiles of parity g (its own stages: kStages is even),
 // each with its own softmax state, and they merge O and the row statistics at the end
@@ -96,7 +96,7 @@ __device__ __forceinline__ void store_partial_chunk_pair(float* chunk_pair, floa
   if (store) *reinterpret_cast<float4*>(chunk_pair + (odd ? 8 + 2 * (q - 1) : 2 * q)) = v;
 }
 
-// ---- the tile-balanced schedule (FlashVerifyPlan::tile_balanced; verifybench/tile_balance.h) ----
+// ---- the tile-balanced schedule (SplitSchedule::tile_balanced; verifybench/tile_balance.h) ----
 // The kernels get the schedule through split_tiles (detail::balanced_split_tiles_arg: the
 // planner's boundary units, PlannerConfig::mma_balance_boundary_units, encoded).
 
@@ -167,7 +167,7 @@ __device__ __forceinline__ void prefetch_q_rows_l2(const VerifyParams& p, std::i
 }
 
 // Phase timeline slots of this instance file (-DVB_DEBUG_TIMELINE=1 builds;
-// flash_verify_timeline.cuh); the launcher reads every file's through its MmaKernelFamily.
+// common/timeline.cuh); the launcher reads every file's through its MmaKernelFamily.
 VB_TIMELINE_SLOTS(g_timeline_main, detail::kTimelineMainSlots);
 
 // Tile-balanced: the block's first segment seg (of request b) as its work, and in the warp's
@@ -610,7 +610,7 @@ __device__ __forceinline__ void store_row_lse(const Params& p, const SplitWorksp
 // kv_indptr and the wait for that kernel comes after the Q copy is issued.
 template <int kStages, bool kTokenSplit, bool kBalanced, class Params = VerifyParams>
 __global__ void __launch_bounds__(kBlockThreads, 1)
-    flash_verify_kernel(const Params p, const int num_splits, const int split_tiles, const SplitWorkspace ws) {
+    flash_verify_mma_kernel(const Params p, const int num_splits, const int split_tiles, const SplitWorkspace ws) {
   static_assert(kStages >= kMinStages, "Q is staged through the last stage while tile 0 lands");
   static_assert(!(kTokenSplit && kBalanced), "the tile-balanced instance runs both row groups on their own rows");
   extern __shared__ __align__(16) unsigned char smem[];
@@ -906,7 +906,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   }
 }
 
-// ---- what an instance file hands the launcher (flash_verify_instances.h) ----
+// ---- what an instance file hands the launcher (mma_sync/mma_instances.h) ----
 cudaError_t mma_timeline_clear() {
 #if VB_DEBUG_TIMELINE
   return detail::timeline_clear_slots(g_timeline_main);
@@ -932,11 +932,11 @@ detail::MmaKernels mma_kernels_at_depth(int stages) {
                 "one case per built depth");
   switch (stages) {
     case 4:
-      return {flash_verify_kernel<4, kTokenSplit, kBalanced, VerifyParams>,
-              flash_verify_kernel<4, kTokenSplit, kBalanced, IndptrLengthParams>};
+      return {flash_verify_mma_kernel<4, kTokenSplit, kBalanced, VerifyParams>,
+              flash_verify_mma_kernel<4, kTokenSplit, kBalanced, IndptrLengthParams>};
     case 2:
-      return {flash_verify_kernel<2, kTokenSplit, kBalanced, VerifyParams>,
-              flash_verify_kernel<2, kTokenSplit, kBalanced, IndptrLengthParams>};
+      return {flash_verify_mma_kernel<2, kTokenSplit, kBalanced, VerifyParams>,
+              flash_verify_mma_kernel<2, kTokenSplit, kBalanced, IndptrLengthParams>};
   }
   return {nullptr, nullptr};
 }

@@ -2,24 +2,27 @@
 // the parameters and this build, the mma.sync kernel variant a plan names (its instance file's
 // host stub, its shared-memory limit raised once per device), the launch of the main kernel
 // and of the split combine, and the static facts and occupancy queries of kernels.h. It
-// decides nothing: the planner (planner.cpp) did.
+// decides nothing: the planner (planner/planner.cpp) did.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <vector>
 
-#include "combine_config.h"
-#include "flash_verify_config.h"
-#include "flash_verify_instances.h"
-#include "flash_verify_split.h"
-#include "flash_verify_timeline.cuh"
-#include "launch_config.h"
+#include "combine/combine_config.h"
+#include "combine/split_combine.h"
+#include "common/launch_config.h"
+#include "common/split_kv.h"
+#include "common/timeline.cuh"
+#include "mma_sync/mma_config.h"
+#include "mma_sync/mma_instances.h"
 #include "verifybench/kernels.h"
+#include "wgmma/wgmma_config.h"
 
 namespace vb {
 namespace {
 
-using namespace flash_cfg;
+using namespace mma_cfg;
+using namespace combine_cfg;
 
 using detail::ceil_div;
 using detail::SplitWorkspace;
@@ -30,7 +33,7 @@ std::size_t align_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a;
 // Split partials (one normalised O row and one LSE each) a plan's workspace holds: one per
 // query row and split, or under the tile-balanced schedule (blocks + batch - 1) per query
 // row of a request, shared by the whole batch (balanced_partial_row).
-std::size_t split_partials(const FlashVerifyPlan& plan, int batch, int tree_size, int num_heads) {
+std::size_t split_partials(const SplitSchedule& plan, int batch, int tree_size, int num_heads) {
   const std::size_t rows_per_request = static_cast<std::size_t>(tree_size) * num_heads;
   return plan.tile_balanced ? rows_per_request * (static_cast<std::size_t>(plan.num_splits) + batch - 1)
                             : rows_per_request * batch * plan.num_splits;
@@ -39,7 +42,7 @@ std::size_t split_partials(const FlashVerifyPlan& plan, int batch, int tree_size
 // The workspace: partial O, partial LSEs, and for tile-balanced plans each request's slots.
 std::size_t workspace_o_bytes(std::size_t partials) { return align_up(partials * mla::kHeadDimV * 4, 256); }
 std::size_t workspace_lse_bytes(std::size_t partials) { return align_up(partials * 4, 256); }
-std::size_t workspace_slot_bytes(const FlashVerifyPlan& plan, int batch) {
+std::size_t workspace_slot_bytes(const SplitSchedule& plan, int batch) {
   return plan.tile_balanced ? align_up(static_cast<std::size_t>(batch) * sizeof(int2), 256) : 0;
 }
 
@@ -86,7 +89,7 @@ struct KernelVariant {
   }
 };
 
-// The instance files' kernels (flash_verify_instances.h), one family per Instance.
+// The instance files' kernels (mma_sync/mma_instances.h), one family per Instance.
 detail::MmaKernelFamily family_of(Instance instance) {
   return instance == Instance::kTokenSplit ? detail::mma_token_split_family()
          : instance == Instance::kBalanced ? detail::mma_balanced_family()
@@ -189,7 +192,7 @@ FlashVerifyConfigInfo flash_verify_path_config(FlashVerifyPath path) {
           kTokenSplitMinTiles, kMaxSplits};
 }
 
-std::size_t flash_verify_workspace_bytes(const FlashVerifyPlan& plan, int batch, int tree_size,
+std::size_t flash_verify_workspace_bytes(const SplitSchedule& plan, int batch, int tree_size,
                                          int num_heads) {
   if (plan.num_splits <= 1) return 0;
   const std::size_t partials = split_partials(plan, batch, tree_size, num_heads);
@@ -277,7 +280,7 @@ namespace {
 // Whether `plan` is one this build can run over `params`: the planner's own output always is;
 // a plan made by hand (tests) or for another shape may not be.
 bool plan_matches(const VerifyParams& params, const LaunchPlan& plan) {
-  const FlashVerifyPlan& s = plan.schedule;
+  const SplitSchedule& s = plan.schedule;
   const bool wgmma = s.path == FlashVerifyPath::kWgmma;
   const bool wgmma_instance = plan.instance == KernelInstance::kWgmmaGather ||
                               plan.instance == KernelInstance::kWgmmaRunBoxes ||
@@ -285,8 +288,14 @@ bool plan_matches(const VerifyParams& params, const LaunchPlan& plan) {
                               plan.instance == KernelInstance::kWgmmaBalanced;
   const int rows = params.tree_size * params.num_heads;
   if (!plan.valid || wgmma != wgmma_instance || (s.path != FlashVerifyPath::kMmaSync && !wgmma)) return false;
-  if (s.num_splits < 1 || s.num_splits > 65535 || params.batch > 65535 || s.tiles_per_split < 0) return false;
-  if (s.num_splits > (s.tile_balanced ? PlannerConfig{}.balance_max_blocks : kMaxSplits)) return false;
+  // The grid's y dimension holds the splits (tile-balanced: the blocks per row tile, whatever
+  // balance_max_blocks the plan was made under: kMaxBalancedBlocks), its z the batch.
+  if (s.num_splits < 1 || s.num_splits > kMaxBalancedBlocks || params.batch > 65535 || s.tiles_per_split < 0) {
+    return false;
+  }
+  // Every split of a fixed-split plan has a lane of the combine; a tile-balanced plan's combine
+  // merges the slots past its lanes in a loop.
+  if (!s.tile_balanced && s.num_splits > kMaxSplits) return false;
   if (s.m_tiles != ceil_div(rows, plan.rows_per_tile) ||
       plan.rows_per_tile != (wgmma ? wgmma_cfg::kRowsPerTile : kRowsPerTile)) {
     return false;
@@ -347,7 +356,7 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& pl
     return cudaErrorInvalidValue;
   }
   if (!plan_matches(params, plan)) return cudaErrorInvalidConfiguration;
-  const FlashVerifyPlan& s = plan.schedule;
+  const SplitSchedule& s = plan.schedule;
   const std::size_t needed = flash_verify_workspace_bytes(s, params.batch, params.tree_size, params.num_heads);
   if (workspace_bytes < needed || (needed > 0 && workspace == nullptr)) return cudaErrorInvalidValue;
   const SplitWorkspace ws =

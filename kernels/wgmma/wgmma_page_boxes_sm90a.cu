@@ -1,6 +1,6 @@
 // The page-box instance (block table, pages of >= 16 rows): TMA boxes for every tile inside kv_len.
-// Ordinary launches and over a mask writer (flash_verify_wgmma.cuh).
-#include "flash_verify_wgmma.cuh"
+// Ordinary launches and over a mask writer (wgmma/wgmma_kernel.cuh).
+#include "wgmma/wgmma_kernel.cuh"
 
 namespace vb::detail {
 

@@ -90,7 +90,7 @@ cudaError_t timeline_read_slots(const Slots& slots, std::vector<FlashVerifyTimel
   return cudaSuccess;
 }
 
-// The wgmma path's slots live in its instance files (flash_verify_wgmma_launch_sm90a.cu reads them).
+// The wgmma path's slots live in its instance files (wgmma/wgmma_launch_sm90a.cu reads them).
 cudaError_t wgmma_timeline_clear();
 cudaError_t wgmma_timeline_read(std::vector<FlashVerifyTimelineBlock>* out);
 

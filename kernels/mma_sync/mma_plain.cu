@@ -1,6 +1,6 @@
 // The plain instance: every plan that is neither token split nor tile-balanced.
-// Both pipeline depths, for ordinary launches and over a mask writer (flash_verify_mma.cuh).
-#include "flash_verify_mma.cuh"
+// Both pipeline depths, for ordinary launches and over a mask writer (mma_sync/mma_kernel.cuh).
+#include "mma_sync/mma_kernel.cuh"
 
 namespace vb::detail {
 

@@ -1,5 +1,5 @@
 // Hopper-only (sm_90a) warpgroup instructions for the wgmma path of the verify kernel
-// (kernels/flash_verify_wgmma.cuh): wgmma.mma_async with shared-memory descriptors,
+// (kernels/wgmma/wgmma_kernel.cuh): wgmma.mma_async with shared-memory descriptors,
 // its fence/commit/wait, setmaxnreg, the cp.async completion hook for mbarriers and TMA
 // tensor-tile copies.
 // Include only from translation units compiled for sm_90a.

@@ -1,29 +1,30 @@
 // The split combine: the LSE-weighted merge of every row's split partials into final O and
 // LSE, launched after the main kernel of either path when a plan has more than one split
-// (flash_verify_launch.cu). Its instances (loads per lane, tile-balanced or not) all live here.
+// (launch/launcher.cu). Its instances (loads per lane, tile-balanced or not) all live here.
 #include <cuda_bf16.h>
 
 #include <cmath>
 #include <vector>
 
-#include "combine_config.h"
-#include "flash_verify_config.h"
-#include "flash_verify_instances.h"
-#include "flash_verify_split.h"
-#include "flash_verify_timeline.cuh"
+#include "combine/combine_config.h"
+#include "combine/split_combine.h"
+#include "common/split_kv.h"
+#include "common/timeline.cuh"
+#include "common/warp_ops.cuh"
+#include "mma_sync/mma_config.h"
 #include "verifybench/kernels.h"
-#include "warp_mma.cuh"
+#include "wgmma/wgmma_config.h"
 
 namespace vb {
 namespace {
 
-using namespace flash_cfg;
+using namespace combine_cfg;
 
 using detail::ceil_div;
 using detail::SplitWorkspace;
 using detail::balanced_partial_row;
 
-// Phase timeline slots (-DVB_DEBUG_TIMELINE=1 builds; flash_verify_timeline.cuh).
+// Phase timeline slots (-DVB_DEBUG_TIMELINE=1 builds; common/timeline.cuh).
 VB_TIMELINE_SLOTS(g_timeline_combine, detail::kTimelineCombineSlots);
 
 // LSE-weighted sum of every row's split partials. Block (r, chunk) owns 128 of the 512
@@ -261,7 +262,7 @@ __global__ void __launch_bounds__(kCombineThreadsX* kCombineSlots, combine_launc
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
   constexpr bool bf16_partials = detail::bf16_partials(false, kBalanced);
 #else
-  static_assert(wgmma_cfg::kTokensPerTile != kTokensPerTile, "the tile size tells the paths apart");
+  static_assert(wgmma_cfg::kTokensPerTile != mma_cfg::kTokensPerTile, "the tile size tells the paths apart");
   const bool bf16_partials = tokens_per_tile == wgmma_cfg::kTokensPerTile ? detail::bf16_partials(true, kBalanced)
                                                                           : detail::bf16_partials(false, kBalanced);
 #endif

@@ -1,6 +1,6 @@
 // The tile-balanced instance: the walk over segments of several requests, gathers only.
-// Ordinary launches and over a mask writer (flash_verify_wgmma.cuh).
-#include "flash_verify_wgmma.cuh"
+// Ordinary launches and over a mask writer (wgmma/wgmma_kernel.cuh).
+#include "wgmma/wgmma_kernel.cuh"
 
 namespace vb::detail {
 

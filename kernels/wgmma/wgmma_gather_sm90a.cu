@@ -1,6 +1,6 @@
 // The gather instance: fixed-split and even plans whose KV rows all go through cp.async gathers.
-// Ordinary launches and over a mask writer (flash_verify_wgmma.cuh).
-#include "flash_verify_wgmma.cuh"
+// Ordinary launches and over a mask writer (wgmma/wgmma_kernel.cuh).
+#include "wgmma/wgmma_kernel.cuh"
 
 namespace vb::detail {
 

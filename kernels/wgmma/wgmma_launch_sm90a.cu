@@ -1,5 +1,5 @@
-// The wgmma path's launcher (host code; the kernels are in flash_verify_wgmma.cuh, compiled by
-// the instance files of flash_verify_wgmma_instances.h): the instance a plan names, the KV
+// The wgmma path's launcher (host code; the kernels are in wgmma/wgmma_kernel.cuh, compiled by
+// the instance files of wgmma/wgmma_instances.h): the instance a plan names, the KV
 // pool's tensor map for the TMA-box instances, the shared-memory limit raised once per device
 // and instance, and the launch. It decides nothing: the plan did.
 #include <cuda.h>  // CUtensorMap (the driver entry point is looked up at run time: no -lcuda)
@@ -9,12 +9,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "flash_verify_config.h"
-#include "flash_verify_split.h"
-#include "flash_verify_timeline.cuh"
-#include "flash_verify_wgmma_instances.h"
-#include "launch_config.h"
+#include "common/launch_config.h"
+#include "common/split_kv.h"
+#include "common/timeline.cuh"
 #include "verifybench/kernels.h"
+#include "wgmma/wgmma_config.h"
+#include "wgmma/wgmma_instances.h"
 
 namespace vb {
 namespace {

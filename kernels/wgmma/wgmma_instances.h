@@ -1,11 +1,11 @@
-// The wgmma path's kernels as its launcher (flash_verify_wgmma_launch_sm90a.cu) sees them. Each
+// The wgmma path's kernels as its launcher (wgmma/wgmma_launch_sm90a.cu) sees them. Each
 // instance file compiles one family (ordinary launches and over a mask writer) in a translation
 // unit of its own, so the files build in parallel, and hands out its host stubs and its
 // phase-timeline slots here:
-//   flash_verify_wgmma_gather_sm90a.cu      fixed-split and even plans, cp.async gathers only
-//   flash_verify_wgmma_run_boxes_sm90a.cu   the token table's run boxes (kRunBoxes)
-//   flash_verify_wgmma_page_boxes_sm90a.cu  the block table's page boxes (kPageBoxes)
-//   flash_verify_wgmma_balanced_sm90a.cu    the tile-balanced schedule
+//   wgmma/wgmma_gather_sm90a.cu      fixed-split and even plans, cp.async gathers only
+//   wgmma/wgmma_run_boxes_sm90a.cu   the token table's run boxes (kRunBoxes)
+//   wgmma/wgmma_page_boxes_sm90a.cu  the block table's page boxes (kPageBoxes)
+//   wgmma/wgmma_balanced_sm90a.cu    the tile-balanced schedule
 // Internal to kernels/.
 #pragma once
 #include <vector>
@@ -13,7 +13,7 @@
 #include <cuda.h>  // CUtensorMap
 #include <cuda_runtime_api.h>
 
-#include "flash_verify_split.h"
+#include "common/split_kv.h"
 #include "verifybench/kernels.h"
 
 namespace vb::detail {

@@ -1,7 +1,7 @@
 // The token-split instance: for H*T <= 16 on splits of kTokenSplitMinTiles tiles or more,
 // both row groups take alternate tiles of the same 16 rows.
-// Both pipeline depths, for ordinary launches and over a mask writer (flash_verify_mma.cuh).
-#include "flash_verify_mma.cuh"
+// Both pipeline depths, for ordinary launches and over a mask writer (mma_sync/mma_kernel.cuh).
+#include "mma_sync/mma_kernel.cuh"
 
 namespace vb::detail {
 

@@ -1,6 +1,6 @@
-// What the production kernels share: the mma.sync path (flash_verify_mma.cuh), the sm_90a
-// wgmma path (flash_verify_wgmma.cuh), the split combine (flash_verify_combine.cu) and
-// the launcher (flash_verify_launch.cu): what a block owns, the split ranges, the split-KV
+// What the production kernels share: the mma.sync path (mma_sync/mma_kernel.cuh), the sm_90a
+// wgmma path (wgmma/wgmma_kernel.cuh), the split combine (combine/split_combine.cu) and
+// the launcher (launch/launcher.cu): what a block owns, the split ranges, the split-KV
 // workspace layout and the LSE combine that merges it. Internal to kernels/.
 #pragma once
 #include <cmath>
@@ -10,10 +10,10 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
+#include "common/launch_config.h"
+#include "common/warp_ops.cuh"
 #include "verifybench/kernels.h"
 #include "verifybench/tile_balance.h"
-#include "launch_config.h"
-#include "warp_mma.cuh"
 
 namespace vb::detail {
 
@@ -169,7 +169,7 @@ __device__ __forceinline__ tile_balance::Walk balanced_walk_warp(const Params& p
 // partial slots for the combine. The combine used to find them by walking the batch's lengths
 // in every warp (two warp sums and four 64-bit divisions): its second wave of blocks, which
 // enter only as the first one leaves, spent 1-2 us there on mixed lengths' tail (H200 timeline,
-// reports/h200/2026-11-30-bf16-partials, call 10). One thread per block calls it per segment.
+// 2026-11-30: reports/h200/2026-11-30-bf16-partials call 10, in git history at 93371d3). One thread per block calls it per segment.
 __device__ __forceinline__ void record_request_slots(const SplitWorkspace& ws, const tile_balance::Segment& seg,
                                                      int block) {
   if (!seg.ends_request) return;
@@ -242,7 +242,8 @@ struct RequestKvRows {
   // that knows its request at entry loads it there, beside the prefix length, instead of after
   // the empty-split test. On the H200 that moved the first copies by only 0.03 us (the base is
   // in L2 by then), but the build without it ran MTP T4 B8 and one 16k request 3 % slower in
-  // the same call: code layout (reports/h200/2026-11-30-slot-records, call 1).
+  // the same call: code layout (2026-11-30: reports/h200/2026-11-30-slot-records call 1, in
+  // git history at 93371d3).
   static __device__ __forceinline__ int token_rows_base(const VerifyParams& p, int b) {
     return p.page_kind == PageTableKind::kBlockTable ? 0 : p.kv_indptr[b];
   }
@@ -308,7 +309,7 @@ __device__ __forceinline__ bool empty_split_handled(const BlockWork& w, const Sp
 cudaError_t launch_split_combine(const VerifyParams& params, const LaunchPlan& plan, const SplitWorkspace& ws,
                                  cudaStream_t stream);
 
-// The wgmma path's main kernel (flash_verify_wgmma_launch_sm90a.cu), in the plan's instance. The
+// The wgmma path's main kernel (wgmma/wgmma_launch_sm90a.cu), in the plan's instance. The
 // launcher has checked the parameters and the plan; this raises the kernel's shared-memory
 // limit once per device. overlap_previous_kernel: FlashVerifyLaunchOptions's; over_mask_writer:
 // its previous_kernel_writes_only_mask_and_lengths (the IndptrLengthParams instance).

@@ -1,10 +1,14 @@
-// The split combine's shape (kernels/flash_verify_combine.cu, flash_verify_combine_kernel): what its
-// kernel is built with and what the planner counts when it picks the lanes. Host and device.
+// The split combine's shape (split_combine.cu, flash_verify_combine_kernel): what its kernel is built
+// with and what the planner counts when it picks the lanes. Host and device.
 #pragma once
 
-#include "flash_verify_config.h"
+#include "verifybench/verify_params.h"
 
-namespace vb::flash_cfg {
+namespace vb::combine_cfg {
+
+// The combine's lanes hold at most kMaxSplits partials per row of a fixed-split plan
+// (PlannerConfig::max_splits may ask for fewer); tile-balanced plans loop past them.
+inline constexpr int kMaxSplits = 128;
 
 constexpr int kCombineChunks = 4;
 constexpr int kCombineThreadsX = mla::kHeadDimV / kCombineChunks / 4;  // 32: 4 channels each
@@ -34,8 +38,9 @@ constexpr int combine_min_blocks_per_sm(int instance_loads, int max_threads_per_
 // most: their loop over a long request's slots (and until v12 their walk over the lengths)
 // spilled at the others' bounds (instance 10: 8 bytes at 64 registers, still so without the
 // walk; instances 1-3 with the walk: up to 80 bytes at 36). At the others' bounds instance 8
-// ran the skewed batch 4 % slower, with the walk and without it (H200,
-// reports/h200/2026-11-30-prefetch, call 2; 2026-11-30-slot-records, call 1). The lane
+// ran the skewed batch 4 % slower, with the walk and without it (H200, 2026-11-30:
+// reports/h200/2026-11-30-prefetch call 2 and 2026-11-30-slot-records call 1, in git history
+// at 93371d3). The lane
 // choice counts these bounds (timeline builds aside; at a878038 it counted the others':
 // DeepSeek's shared prefix then took 2 lanes whose 4096 blocks needed 8 waves at 4 per SM,
 // not 4; with 1 lane it ran 4 % faster).
@@ -46,4 +51,4 @@ constexpr int combine_blocks_per_sm(int instance_loads, int max_threads_per_sm, 
   const int balanced_bound = bound > fewer ? bound - fewer : 1;
   return balanced_bound < kBalancedCombineMaxBlocksPerSm ? balanced_bound : kBalancedCombineMaxBlocksPerSm;
 }
-}  // namespace vb::flash_cfg
+}  // namespace vb::combine_cfg

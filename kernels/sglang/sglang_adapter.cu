@@ -1,6 +1,6 @@
 // SGLang Triton verify interface -> VerifyParams, converted on the device.
 //
-// SGLang hands tree verify to its extend-attention kernel (SPEC.md §2): prefix rows via
+// SGLang hands tree verify to its extend-attention kernel (docs/background.md §2): prefix rows via
 // kv_indptr / int64 kv_indices, tree rows as dense k_extend, visibility as a flat uint8
 // custom mask with per-request mask_indptr. One small kernel derives what the production
 // kernel reads instead: prefix_len[b] = kv_indptr[b+1] - kv_indptr[b] and the packed
@@ -11,9 +11,9 @@
 // it equals k_extend[..., :512], and the kernel takes V from the K row.
 #include <cstdint>
 
-#include "launch_config.h"
+#include "common/launch_config.h"
+#include "common/warp_ops.cuh"
 #include "verifybench/kernels.h"
-#include "warp_mma.cuh"
 
 namespace vb {
 namespace {

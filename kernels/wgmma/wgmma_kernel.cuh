@@ -1,9 +1,9 @@
 // The wgmma main kernel (sm_90a only): device code, included by the instance files
-// (flash_verify_wgmma_gather_sm90a.cu, _run_boxes_sm90a.cu, _page_boxes_sm90a.cu,
-// _balanced_sm90a.cu), each of which compiles one instance family in its own translation
-// unit; flash_verify_wgmma_launch_sm90a.cu launches them.
+// (wgmma/wgmma_gather_sm90a.cu, wgmma/wgmma_run_boxes_sm90a.cu, wgmma/wgmma_page_boxes_sm90a.cu,
+// wgmma/wgmma_balanced_sm90a.cu), each of which compiles one instance family in its own translation
+// unit; wgmma/wgmma_launch_sm90a.cu launches them.
 //
-// The contract is the mma.sync path's (flash_verify_mma.cuh: split-KV flash decode, one block
+// The contract is the mma.sync path's (mma_sync/mma_kernel.cuh: split-KV flash decode, one block
 // per request x row tile x token range, node-major head-minor rows, the tree mask past the
 // prefix, the same split workspace and combine), with another engine, for requests with
 // H*T >= 64 rows, where the mma.sync path is bound by its issue rate.
@@ -18,7 +18,7 @@
 //              >= 4 row tiles (kRunBoxes) checks each tile: a warp whose 16 rows are
 //              consecutive pool rows loads them as 9 TMA boxes instead; the block table's
 //              instance (kPageBoxes, pages of >= 16 rows) loads every tile inside kv_len so,
-//              with no check (kernels/flash_verify_config.h).
+//              with no check (kernels/wgmma/wgmma_config.h).
 //   softmax    (warpgroup 1, 240 registers) S = Q K^T (36 wgmma m64n64k16, both operands
 //              from shared memory), the masked online softmax on the accumulators (each
 //              thread owns 2 rows x 16 tokens), P as bf16 A fragments in registers, and
@@ -46,13 +46,13 @@
 #include <cmath>
 #include <vector>
 
-#include "flash_verify_config.h"
-#include "flash_verify_split.h"
-#include "flash_verify_timeline.cuh"
-#include "flash_verify_wgmma_instances.h"
+#include "common/split_kv.h"
+#include "common/timeline.cuh"
+#include "common/warp_ops.cuh"
 #include "verifybench/kernels.h"
-#include "warp_mma.cuh"
-#include "wgmma.cuh"
+#include "wgmma/wgmma_config.h"
+#include "wgmma/wgmma_instances.h"
+#include "wgmma/wgmma_ops.cuh"
 
 namespace vb {
 namespace {
@@ -62,7 +62,7 @@ using namespace wgmma_cfg;
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 // Registers per thread after setmaxnreg: kProducerRegs / kSoftmaxRegs / kSecondPvRegs
-// (flash_verify_config.h). The tile-balanced instance's producer also walks its segments and
+// (wgmma/wgmma_config.h). The tile-balanced instance's producer also walks its segments and
 // reloads Q for each request: at 88 it spills; 96 / 232 / 176 do not. (It has no TMA boxes:
 // with them its producer spills at 96, and at 104 / 224 / 176 the balanced plans, which are
 // memory-bound, run 2-3.5 % slower.)
@@ -134,7 +134,7 @@ __device__ __forceinline__ std::uint64_t tile_visibility(const std::uint64_t* ma
   return vis;
 }
 
-// Phase timeline slots (-DVB_DEBUG_TIMELINE=1 builds; flash_verify_timeline.cuh).
+// Phase timeline slots (-DVB_DEBUG_TIMELINE=1 builds; common/timeline.cuh).
 VB_TIMELINE_SLOTS(g_timeline_wgmma, detail::kTimelineMainSlots);
 
 // Tile-balanced instance: a warp's walk over its block's range (verifybench/tile_balance.h),
@@ -528,7 +528,7 @@ __device__ __forceinline__ void store_row_stats(const Params& p, const detail::S
 }
 
 // This warpgroup's 256 channels of the 64 rows, normalised, in bf16: the final O of a request
-// the block holds whole, or its bf16 split partial (detail::bf16_partials, flash_verify_split.h).
+// the block holds whole, or its bf16 split partial (detail::bf16_partials, common/split_kv.h).
 // Staged in the Q buffer (rows padded by 16 bytes, so a warp's eight rows fall in distinct
 // banks), then out in 16-byte chunks, a warp per 512-byte half row: straight from the
 // accumulators each store fills half of eight 32-byte sectors, and a whole request's final O

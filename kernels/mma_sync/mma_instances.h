@@ -1,17 +1,16 @@
-// The mma.sync path's kernels as the launcher (flash_verify_launch.cu) sees them. Each
+// The mma.sync engine's kernels as the launcher (launch/launcher.cu) sees them. Each
 // instance file compiles its kernels in a translation unit of its own, so the files build in
 // parallel, and hands out their host stubs and its phase-timeline slots here:
-//   flash_verify_mma_plain.cu        the plain instance
-//   flash_verify_mma_token_split.cu  the token split (H*T <= 16, long splits)
-//   flash_verify_mma_balanced.cu     the tile-balanced schedule
-//   flash_verify_combine.cu          the split combine of both paths
+//   mma_plain.cu        the plain instance
+//   mma_token_split.cu  the token split (H*T <= 16, long splits)
+//   mma_balanced.cu     the tile-balanced schedule
 // Internal to kernels/.
 #pragma once
 #include <vector>
 
 #include <cuda_runtime_api.h>
 
-#include "flash_verify_split.h"
+#include "common/split_kv.h"
 #include "verifybench/kernels.h"
 
 namespace vb::detail {
@@ -37,12 +36,5 @@ struct MmaKernelFamily {
 MmaKernelFamily mma_plain_family();
 MmaKernelFamily mma_token_split_family();
 MmaKernelFamily mma_balanced_family();
-
-// The combine instance for combine_splits splits per row over `lanes` split lanes
-// (tile-balanced plans: their slots per row, FlashVerifyPlan::balanced_slots).
-using CombineKernel = void (*)(VerifyParams, int, int, int, SplitWorkspace, int);
-CombineKernel combine_kernel_for(int combine_splits, int lanes, bool balanced);
-cudaError_t combine_timeline_clear();
-cudaError_t combine_timeline_read(std::vector<FlashVerifyTimelineBlock>* out);
 
 }  // namespace vb::detail

@@ -1,6 +1,6 @@
 // The run-box instance (token table, fixed-split plans of >= 4 row tiles): TMA boxes for runs of 16 consecutive pool rows.
-// Ordinary launches and over a mask writer (flash_verify_wgmma.cuh).
-#include "flash_verify_wgmma.cuh"
+// Ordinary launches and over a mask writer (wgmma/wgmma_kernel.cuh).
+#include "wgmma/wgmma_kernel.cuh"
 
 namespace vb::detail {
 
