@@ -12,7 +12,7 @@
 namespace vb::detail {
 
 // The combine instance for combine_splits splits per row over `lanes` split lanes
-// (tile-balanced plans: their slots per row, FlashVerifyPlan::balanced_slots).
+// (tile-balanced plans: their slots per row, SplitSchedule::balanced_slots).
 using CombineKernel = void (*)(VerifyParams, int, int, int, SplitWorkspace, int);
 CombineKernel combine_kernel_for(int combine_splits, int lanes, bool balanced);
 cudaError_t combine_timeline_clear();
