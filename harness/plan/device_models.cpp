@@ -48,6 +48,22 @@ DeviceTarget device_target(const DeviceModel& device) {
   return t;
 }
 
+DeviceTarget sm120_proxy_model_target(const DeviceModel& host, const DeviceModel& sm120) {
+  DeviceTarget t = device_target(sm120);
+  t.num_sms = host.num_sms;
+  return t;
+}
+
+PlanTargets plan_targets(const DeviceModel& device) {
+  PlanTargets targets;
+  targets.device = device_target(device);
+  const auto sm120 = std::find_if(device_models().begin(), device_models().end(),
+                                  [](const DeviceModel& m) { return m.sm_arch == 120; });
+  targets.has_sm120_proxy = device.sm_arch == 90 && sm120 != device_models().end();
+  if (targets.has_sm120_proxy) targets.sm120_proxy = sm120_proxy_model_target(device, *sm120);
+  return targets;
+}
+
 PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
   PlannedLaunch plan;
   const std::vector<std::int32_t> prefix = case_prefix_lengths(spec);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/plan/executor_plans.h"
 #include "harness/scenario/scenario.h"
 #include "verifybench/kernels.h"
 
@@ -36,6 +37,14 @@ std::string device_model_slugs();
 
 // The planner's inputs for this device (what current_device_target() returns on it).
 DeviceTarget device_target(const DeviceModel& device);
+// The sm_120 proxy's target on `host` (what sm120_proxy_target() returns there): `sm120`'s
+// inputs with the host's SM count. Its shared-memory request (mma_smem_request_bytes, which
+// holds the host's SMs to sm_120's blocks) stays 0: it needs the host's per-SM figures and
+// changes no planner choice, only the launch's dynamic shared memory.
+DeviceTarget sm120_proxy_model_target(const DeviceModel& host, const DeviceModel& sm120);
+// The planner's targets of a run on this device: itself, and the sm_120 proxy where the
+// device is a Hopper (sm_90; on sm_120 itself production is sm_120's launch).
+PlanTargets plan_targets(const DeviceModel& device);
 
 // The production launch a case gets on a device (the planner's own LaunchPlan, in the token
 // table's form and the block table's), and the two floors it is judged against.

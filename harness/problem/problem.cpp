@@ -123,6 +123,25 @@ void build_sglang_mask(const std::vector<std::int32_t>& prefix_len, const std::v
   }
 }
 
+PageLayout case_page_layout(const CaseSpec& spec, const std::vector<std::int32_t>& prefix_len, int tree_size) {
+  const std::string where = case_label(spec);
+  const SharedPrefixSpec& sp = spec.pages.shared_prefix;
+  if (sp.groups > 0 && sp.length > 0) {
+    for (std::size_t b = 0; b < prefix_len.size(); ++b) {
+      if (prefix_len[b] < sp.length) {
+        throw ScenarioError(where + ": request " + std::to_string(b) + " has prefix length " +
+                            std::to_string(prefix_len[b]) + ", shorter than shared_prefix.length " +
+                            std::to_string(sp.length) + " of its group " + std::to_string(b % sp.groups));
+      }
+    }
+  }
+  try {
+    return build_page_layout(spec.pages, std::vector<int>(prefix_len.begin(), prefix_len.end()), tree_size);
+  } catch (const ScenarioError& e) {
+    throw ScenarioError(where + ": pages: " + e.what());
+  }
+}
+
 Problem materialize(const CaseSpec& spec) {
   const std::string where = case_label(spec);
   Problem pr;
@@ -161,22 +180,7 @@ Problem materialize(const CaseSpec& spec) {
     std::copy(m.begin(), m.end(), pr.tree_mask.begin() + static_cast<std::size_t>(b) * T * pr.mask_words);
   }
 
-  const SharedPrefixSpec& sp = spec.pages.shared_prefix;
-  if (sp.groups > 0 && sp.length > 0) {
-    for (int b = 0; b < B; ++b) {
-      if (pr.prefix_len[b] < sp.length) {
-        throw ScenarioError(where + ": request " + std::to_string(b) + " has prefix length " +
-                            std::to_string(pr.prefix_len[b]) + ", shorter than shared_prefix.length " +
-                            std::to_string(sp.length) + " of its group " + std::to_string(b % sp.groups));
-      }
-    }
-  }
-  try {
-    pr.pages = build_page_layout(spec.pages,
-                                 std::vector<int>(pr.prefix_len.begin(), pr.prefix_len.end()), T);
-  } catch (const ScenarioError& e) {
-    throw ScenarioError(where + ": pages: " + e.what());
-  }
+  pr.pages = case_page_layout(spec, pr.prefix_len, T);
 
   fill_problem_data(&pr);
 

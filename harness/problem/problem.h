@@ -78,6 +78,9 @@ bool is_sink_position(const DataSpec& data, int prefix_len, int tree_size, int t
 Problem materialize(const CaseSpec& spec);
 // The prefix lengths materialize() draws for a case (same seeds), without building anything.
 std::vector<std::int32_t> case_prefix_lengths(const CaseSpec& spec);
+// The page layout materialize() builds for those lengths (shared-prefix groups checked);
+// throws ScenarioError naming the case where materialize() would.
+PageLayout case_page_layout(const CaseSpec& spec, const std::vector<std::int32_t>& prefix_len, int tree_size);
 
 // Where one copy of a problem's buffers lives: the problem's own host vectors or their
 // device copies. The outputs, [B*T, H, 512] and [B*T, H], are the caller's.

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <utility>
 
 namespace vb {
@@ -19,8 +20,55 @@ const char* executor_name(GpuExecutorKind kind) {
     case GpuExecutorKind::kProductionWgmma: return "production/wgmma";
     case GpuExecutorKind::kSglangAdapter: return "sglang-adapter";
     case GpuExecutorKind::kProductionSm120Proxy: return "production/sm120-proxy";
+    case GpuExecutorKind::kSglangAdapterSm120Proxy: return "sglang-adapter/sm120-proxy";
+    case GpuExecutorKind::kProductionDenseTree: return "production/dense-tree";
+    case GpuExecutorKind::kProductionDenseTreeSm120Proxy: return "production/dense-tree/sm120-proxy";
   }
   return "unknown";
+}
+
+bool is_sglang_adapter(GpuExecutorKind kind) {
+  return kind == GpuExecutorKind::kSglangAdapter || kind == GpuExecutorKind::kSglangAdapterSm120Proxy;
+}
+
+namespace {
+
+bool is_sm120_proxy(GpuExecutorKind kind) {
+  return kind == GpuExecutorKind::kProductionSm120Proxy || kind == GpuExecutorKind::kSglangAdapterSm120Proxy ||
+         kind == GpuExecutorKind::kProductionDenseTreeSm120Proxy;
+}
+
+bool has_dense_tree_rows(GpuExecutorKind kind) {
+  return is_sglang_adapter(kind) || kind == GpuExecutorKind::kProductionDenseTree ||
+         kind == GpuExecutorKind::kProductionDenseTreeSm120Proxy;
+}
+
+}  // namespace
+
+std::optional<ExecutorPlanRole> executor_plan_role(GpuExecutorKind kind, PageTableKind page_kind) {
+  if (kind == GpuExecutorKind::kNaive) return std::nullopt;
+  ExecutorPlanRole role;
+  role.sm120_proxy = is_sm120_proxy(kind);
+  role.force_path = kind == GpuExecutorKind::kProductionMmaSync || kind == GpuExecutorKind::kProductionWgmma;
+  role.forced_path = kind == GpuExecutorKind::kProductionWgmma ? FlashVerifyPath::kWgmma : FlashVerifyPath::kMmaSync;
+  role.table = is_sglang_adapter(kind) ? PageTableKind::kTokenIndices : page_kind;
+  role.dense_tree_rows = has_dense_tree_rows(kind);
+  return role;
+}
+
+std::string executor_not_run_reason(GpuExecutorKind kind, FlashVerifyPath planned_path, bool wgmma_supported,
+                                    const std::string& sm120_proxy_not_run) {
+  if (kind == GpuExecutorKind::kProductionMmaSync && planned_path == FlashVerifyPath::kMmaSync) {
+    return "not run: production already runs the mma.sync path on this case and device";
+  }
+  if (kind == GpuExecutorKind::kProductionWgmma && !wgmma_supported) {
+    return "not run: the wgmma path needs a compute capability 9.0 device (sm_90a machine code)";
+  }
+  if (is_sm120_proxy(kind) && !sm120_proxy_not_run.empty()) return sm120_proxy_not_run;
+  if (kind == GpuExecutorKind::kProductionWgmma && planned_path == FlashVerifyPath::kWgmma) {
+    return "not run: production already runs the wgmma path on this case and device";
+  }
+  return "";
 }
 
 namespace {
@@ -79,25 +127,33 @@ void upload_vector(CallChecker& check, DeviceBuffer& buffer, const std::vector<T
 struct DeviceProblem::Impl {
   const Problem* problem = nullptr;
   cudaStream_t stream = nullptr;
-  // The planner's launches, [engine choice][page-table form]: what production runs (the wgmma
-  // path where the planner picks it), the mma.sync path forced (production/mma.sync), the
-  // wgmma path forced (production/wgmma, where the device has it), and sm_120's launch on this
-  // device's SMs (production/sm120-proxy, on a Hopper).
+  // The planner's launches (executor_launch_plan), [engine choice][page-table form]: what
+  // production runs (the wgmma path where the planner picks it), the mma.sync path forced
+  // (production/mma.sync), the wgmma path forced (production/wgmma, where the device has it),
+  // and sm_120's launch on this device's SMs (the sm120-proxy executors, on a Hopper). Dense
+  // tree rows change no choice: those executors share their engine's launches.
   enum Engine { kPlanned = 0, kForcedMmaSync = 1, kForcedWgmma = 2, kSm120Proxy = 3 };
   static constexpr int kEngines = 4;
   LaunchPlan plans[kEngines][2];
   bool wgmma_supported = false;
-  std::string proxy_not_run;    // why production/sm120-proxy does not run here ("" where it does)
+  std::string proxy_not_run;    // why the sm120-proxy executors do not run here ("" where they do)
   int proxy_blocks_per_sm = 0;  // measured: this device's occupancy query on the proxy's launch
+  LaunchPlan& plan_slot(const ExecutorPlanRole& role) {
+    const int engine = role.sm120_proxy                              ? kSm120Proxy
+                       : !role.force_path                            ? kPlanned
+                       : role.forced_path == FlashVerifyPath::kWgmma ? kForcedWgmma
+                                                                     : kForcedMmaSync;
+    return plans[engine][role.table == PageTableKind::kBlockTable ? 1 : 0];
+  }
+  // Every executor but naive (which runs no planned launch).
   const LaunchPlan& plan_for(GpuExecutorKind kind, PageTableKind page_kind) const {
-    const int engine = kind == GpuExecutorKind::kProductionMmaSync      ? kForcedMmaSync
-                       : kind == GpuExecutorKind::kProductionWgmma      ? kForcedWgmma
-                       : kind == GpuExecutorKind::kProductionSm120Proxy ? kSm120Proxy
-                                                                        : kPlanned;
-    return plans[engine][page_kind == PageTableKind::kBlockTable ? 1 : 0];
+    return const_cast<Impl*>(this)->plan_slot(*executor_plan_role(kind, page_kind));
   }
   // native inputs
   DeviceBuffer q, kv_pool, prefix_len, kv_indptr, kv_indices, block_table, tree_mask;
+  // The dense-tree executors' block table: the prefix's pages, every page of only tree rows
+  // pointing at a page no request uses (NaN rows), so a tree row read from the pool shows.
+  DeviceBuffer dense_tree_block_table;
   // SGLang-form inputs derived from the same problem
   DeviceBuffer sg_k_extend, sg_v_extend, sg_qo_indptr, sg_kv_indptr, sg_kv_indices, sg_custom_mask,
       sg_mask_indptr, sg_scratch;
@@ -119,6 +175,14 @@ struct DeviceProblem::Impl {
                                         .tree_mask = tree_mask.as<std::uint64_t>(),
                                         .o = o.as<bf16_bits>(),
                                         .lse = lse.as<float>()});
+  }
+
+  // The block table with the tree rows dense (SGLang's k_extend).
+  VerifyParams dense_tree_params() const {
+    VerifyParams p = params(PageTableKind::kBlockTable);
+    p.block_table = dense_tree_block_table.as<std::int32_t>();
+    p.tree_kv = sg_k_extend.as<bf16_bits>();
+    return p;
   }
 
   SglangVerifyInputs sglang_inputs() const {
@@ -178,7 +242,37 @@ void check_sm120_proxy_occupancy(DeviceProblem::Impl& d, const DeviceTarget& tar
   }
 }
 
+constexpr GpuExecutorKind kAllExecutorKinds[] = {
+    GpuExecutorKind::kNaive,           GpuExecutorKind::kProduction,
+    GpuExecutorKind::kProductionMmaSync, GpuExecutorKind::kProductionWgmma,
+    GpuExecutorKind::kSglangAdapter,   GpuExecutorKind::kProductionSm120Proxy,
+    GpuExecutorKind::kSglangAdapterSm120Proxy, GpuExecutorKind::kProductionDenseTree,
+    GpuExecutorKind::kProductionDenseTreeSm120Proxy,
+};
+
 }  // namespace
+
+// The pool's slack pages are NaN (build_page_layout keeps at least two): the first one stands
+// for every page of only tree rows.
+std::vector<std::int32_t> dense_tree_block_table(const Problem& problem) {
+  const PageLayout& pages = problem.pages;
+  std::vector<bool> used(static_cast<std::size_t>(pages.num_pages), false);
+  for (const std::int32_t page : pages.block_table) {
+    if (page >= 0 && page < pages.num_pages) used[static_cast<std::size_t>(page)] = true;
+  }
+  const auto unused = std::find(used.begin(), used.end(), false);
+  if (unused == used.end()) throw std::logic_error("dense_tree_block_table: the page layout has no slack page");
+  const auto nan_page = static_cast<std::int32_t>(unused - used.begin());
+  std::vector<std::int32_t> table = pages.block_table;
+  for (int b = 0; b < problem.batch; ++b) {
+    const int first_tree_only = (problem.prefix_len[b] + pages.page_size - 1) / pages.page_size;
+    const int last = (problem.prefix_len[b] + problem.tree_size - 1) / pages.page_size;
+    for (int page = first_tree_only; page <= last; ++page) {
+      table[static_cast<std::size_t>(b) * pages.max_pages + page] = nan_page;
+    }
+  }
+  return table;
+}
 
 DeviceProblem::DeviceProblem(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 DeviceProblem::~DeviceProblem() = default;
@@ -210,6 +304,7 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
   upload_vector(check, impl->sg_custom_mask, problem.sglang_custom_mask, "upload custom_mask");
   upload_vector(check, impl->sg_mask_indptr, problem.sglang_mask_indptr, "upload mask_indptr");
   check(impl->sg_scratch.allocate(sglang_adapter_scratch_bytes(B, T)), "cudaMalloc adapter scratch");
+  upload_vector(check, impl->dense_tree_block_table, dense_tree_block_table(problem), "upload dense-tree block_table");
 
   const std::int64_t rows = problem.query_rows();
   check(impl->o.allocate(static_cast<std::size_t>(rows) * mla::kHeadDimV * sizeof(bf16_bits)), "cudaMalloc o");
@@ -218,30 +313,25 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
   cudaError_t target_error = cudaSuccess;
   const DeviceTarget target = current_device_target(&target_error);
   check(target_error, "current_device_target");
-  std::vector<int> kv_lens(B);  // the planner sizes splits by the batch's actual lengths
-  for (int b = 0; b < B; ++b) kv_lens[b] = problem.prefix_len[b] + T;
   impl->wgmma_supported = target.wgmma;
-  const DeviceTarget proxy_target = sm120_proxy_target_on(gpu, check, &impl->proxy_not_run);
-  const bool proxy = impl->proxy_not_run.empty();
-  const PlannerConfig& config = problem.spec.planner;
+  PlanTargets targets;
+  targets.device = target;
+  targets.sm120_proxy = sm120_proxy_target_on(gpu, check, &impl->proxy_not_run);
+  targets.has_sm120_proxy = impl->proxy_not_run.empty();
+  const CasePlanInputs inputs =
+      case_plan_inputs(problem.prefix_len, T, problem.num_heads, problem.pages, problem.spec.planner);
   std::size_t workspace_bytes = 0;
-  for (PageTableKind kind : {PageTableKind::kTokenIndices, PageTableKind::kBlockTable}) {
-    // The page size of the layout either form reads.
-    const PlanShape shape =
-        plan_shape(kv_lens, T, problem.num_heads, kind, problem.pages.page_size, problem.pages.pool_rows());
-    const int k = kind == PageTableKind::kBlockTable ? 1 : 0;
-    LaunchPlan* row[Impl::kEngines] = {&impl->plans[Impl::kPlanned][k], &impl->plans[Impl::kForcedMmaSync][k],
-                                       &impl->plans[Impl::kForcedWgmma][k], &impl->plans[Impl::kSm120Proxy][k]};
-    *row[0] = make_launch_plan(shape, target, config);
-    *row[1] = make_launch_plan_for_path(FlashVerifyPath::kMmaSync, shape, target, config);
-    *row[2] = make_launch_plan_for_path(FlashVerifyPath::kWgmma, shape, target, config);
-    if (proxy) *row[3] = make_launch_plan(shape, proxy_target, config);
-    for (const LaunchPlan* plan : row) {
-      workspace_bytes = std::max(workspace_bytes, flash_verify_workspace_bytes(plan->schedule, B, T, problem.num_heads));
+  for (const GpuExecutorKind kind : kAllExecutorKinds) {
+    for (const PageTableKind table : {PageTableKind::kTokenIndices, PageTableKind::kBlockTable}) {
+      const std::optional<ExecutorPlanRole> role = executor_plan_role(kind, table);
+      if (!role || (role->sm120_proxy && !targets.has_sm120_proxy)) continue;
+      LaunchPlan& plan = impl->plan_slot(*role);
+      plan = executor_launch_plan(*role, inputs, targets);
+      workspace_bytes = std::max(workspace_bytes, flash_verify_workspace_bytes(plan.schedule, B, T, problem.num_heads));
     }
   }
   check(impl->workspace.allocate(workspace_bytes), "cudaMalloc workspace");
-  if (proxy && check.ok()) check_sm120_proxy_occupancy(*impl, proxy_target, check);
+  if (targets.has_sm120_proxy && check.ok()) check_sm120_proxy_occupancy(*impl, targets.sm120_proxy, check);
 
   if (!check.ok()) {
     if (error) *error = check.error;
@@ -250,11 +340,7 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
   return std::unique_ptr<DeviceProblem>(new DeviceProblem(std::move(impl)));
 }
 
-bool DeviceProblem::executor_overlaps(GpuExecutorKind kind) {
-  return kind == GpuExecutorKind::kProduction || kind == GpuExecutorKind::kProductionMmaSync ||
-         kind == GpuExecutorKind::kProductionWgmma || kind == GpuExecutorKind::kSglangAdapter ||
-         kind == GpuExecutorKind::kProductionSm120Proxy;
-}
+bool DeviceProblem::executor_overlaps(GpuExecutorKind kind) { return kind != GpuExecutorKind::kNaive; }
 
 cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind, cudaStream_t stream,
                                   bool overlap_previous) {
@@ -270,7 +356,13 @@ cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind,
     case GpuExecutorKind::kProductionSm120Proxy:
       return flash_verify_launch(d.params(page_kind), d.plan_for(kind, page_kind), d.workspace.get(),
                                  d.workspace.bytes(), stream, options);
+    case GpuExecutorKind::kProductionDenseTree:
+    case GpuExecutorKind::kProductionDenseTreeSm120Proxy:
+      if (page_kind != PageTableKind::kBlockTable) return cudaErrorInvalidValue;  // its table is the block table's
+      return flash_verify_launch(d.dense_tree_params(), d.plan_for(kind, page_kind), d.workspace.get(),
+                                 d.workspace.bytes(), stream, options);
     case GpuExecutorKind::kSglangAdapter:
+    case GpuExecutorKind::kSglangAdapterSm120Proxy:
       return sglang_verify_launch(d.sglang_inputs(), d.plan_for(kind, PageTableKind::kTokenIndices),
                                   d.sg_scratch.get(), d.sg_scratch.bytes(), d.workspace.get(), d.workspace.bytes(),
                                   stream, options);
@@ -281,10 +373,10 @@ cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind,
 GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
   Impl& d = *impl_;
   GpuRunOutput out;
-  // The SGLang adapter reads the token table (kv_indices).
-  const PageTableKind table = kind == GpuExecutorKind::kSglangAdapter ? PageTableKind::kTokenIndices : page_kind;
-  if (kind != GpuExecutorKind::kNaive) out.plan = describe(d.plan_for(kind, table));
-  if (kind == GpuExecutorKind::kProductionSm120Proxy) out.plan += fmt::format(" blocks_per_sm={}", d.proxy_blocks_per_sm);
+  if (const std::optional<ExecutorPlanRole> role = executor_plan_role(kind, page_kind)) {
+    out.plan = describe(d.plan_for(kind, page_kind));
+    if (role->sm120_proxy) out.plan += fmt::format(" blocks_per_sm={}", d.proxy_blocks_per_sm);
+  }
   CallChecker check;
   // Poison: 0xFFFF is a bf16 NaN and 0xFFFFFFFF an fp32 NaN, so anything not written shows.
   check(cudaMemsetAsync(d.o.get(), 0xFF, d.o.bytes(), d.stream), "poison o");
@@ -292,15 +384,15 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
   if (d.workspace.bytes() > 0) {
     check(cudaMemsetAsync(d.workspace.get(), 0xFF, d.workspace.bytes(), d.stream), "poison workspace");
   }
-  if (kind == GpuExecutorKind::kSglangAdapter) {
+  if (is_sglang_adapter(kind)) {
     // The adapter's prefix lengths and masks too: the production kernel launches over the
     // kernel that writes them, and must not read them before it has.
     check(cudaMemsetAsync(d.sg_scratch.get(), 0xFF, d.sg_scratch.bytes(), d.stream), "poison adapter scratch");
   }
   check(launch(kind, page_kind, d.stream),
-        kind == GpuExecutorKind::kNaive            ? "naive_verify_launch"
-        : kind == GpuExecutorKind::kSglangAdapter ? "sglang_verify_launch"
-                                                  : "flash_verify_launch");
+        kind == GpuExecutorKind::kNaive ? "naive_verify_launch"
+        : is_sglang_adapter(kind)       ? "sglang_verify_launch"
+                                        : "flash_verify_launch");
   check(cudaStreamSynchronize(d.stream), "cudaStreamSynchronize after the executor");
   std::vector<bf16_bits> o_bits(d.o.bytes() / sizeof(bf16_bits));
   out.lse.resize(d.lse.bytes() / sizeof(float));
@@ -319,24 +411,10 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
 }
 
 bool DeviceProblem::executor_applies(GpuExecutorKind kind, std::string* why_not) const {
-  const FlashVerifyPath planned = impl_->plans[Impl::kPlanned][0].schedule.path;
-  if (kind == GpuExecutorKind::kProductionMmaSync && planned == FlashVerifyPath::kMmaSync) {
-    if (why_not) *why_not = "not run: production already runs the mma.sync path on this case and device";
-    return false;
-  }
-  if (kind == GpuExecutorKind::kProductionWgmma && !impl_->wgmma_supported) {
-    if (why_not) *why_not = "not run: the wgmma path needs a compute capability 9.0 device (sm_90a machine code)";
-    return false;
-  }
-  if (kind == GpuExecutorKind::kProductionSm120Proxy && !impl_->proxy_not_run.empty()) {
-    if (why_not) *why_not = impl_->proxy_not_run;
-    return false;
-  }
-  if (kind == GpuExecutorKind::kProductionWgmma && planned == FlashVerifyPath::kWgmma) {
-    if (why_not) *why_not = "not run: production already runs the wgmma path on this case and device";
-    return false;
-  }
-  return true;
+  const std::string reason = executor_not_run_reason(kind, impl_->plans[Impl::kPlanned][0].schedule.path,
+                                                     impl_->wgmma_supported, impl_->proxy_not_run);
+  if (why_not) *why_not = reason;
+  return reason.empty();
 }
 
 }  // namespace vb

@@ -4,9 +4,11 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "harness/plan/executor_plans.h"
 #include "harness/problem/problem.h"
 #include "harness/record/gpu_info.h"
 #include "verifybench/kernels.h"
@@ -18,18 +20,46 @@ namespace vb {
 // where the planner picked the other, so on an H200 every case runs (and is checked on)
 // both paths, measured side by side in one run. kProductionSm120Proxy runs the mma.sync path
 // as sm_120 (RTX PRO 6000) runs it, on a Hopper's SMs (sm120_proxy_target): sm_120's
-// pipeline depth and planner choices, and its resident blocks per SM.
+// pipeline depth and planner choices, and its resident blocks per SM. kSglangAdapterSm120Proxy
+// is the SGLang adapter over that launch (how sm_120 is called from SGLang).
+// kProductionDenseTree runs the production kernel with the tree rows dense (SGLang's k_extend)
+// over the page table of the prefix, the way a caller with a block table passes them; the
+// table's pages that hold only tree rows point at a NaN page, so a launch that reads a tree
+// row from the pool shows. kProductionDenseTreeSm120Proxy: the same on sm_120's launch.
 enum class GpuExecutorKind {
   kNaive,
   kProduction,
   kProductionMmaSync,
   kProductionWgmma,
   kSglangAdapter,
-  kProductionSm120Proxy
+  kProductionSm120Proxy,
+  kSglangAdapterSm120Proxy,
+  kProductionDenseTree,
+  kProductionDenseTreeSm120Proxy,
 };
 // "naive", "production", "production/mma.sync", "production/wgmma", "sglang-adapter",
-// "production/sm120-proxy"
+// "production/sm120-proxy", "sglang-adapter/sm120-proxy", "production/dense-tree",
+// "production/dense-tree/sm120-proxy"
 const char* executor_name(GpuExecutorKind kind);
+// Whether the executor goes through the SGLang adapter (its packing kernel, SGLang's inputs).
+bool is_sglang_adapter(GpuExecutorKind kind);
+
+// How the executor's launch is planned (harness/plan/executor_plans.h); nullopt for naive,
+// which runs no planned launch. The SGLang adapter reads the token table whatever page_kind.
+std::optional<ExecutorPlanRole> executor_plan_role(GpuExecutorKind kind, PageTableKind page_kind);
+// Why the executor does not run on a case ("" where it runs), from the case's planned engine
+// on the device, whether the device has the wgmma path, and why the sm_120 proxy does not run
+// there ("" where it does): a forced path that production already runs, wgmma off compute
+// capability 9.0, the proxy off a Hopper. DeviceProblem::executor_applies and
+// `plan --coverage` both ask it.
+std::string executor_not_run_reason(GpuExecutorKind kind, FlashVerifyPath planned_path, bool wgmma_supported,
+                                    const std::string& sm120_proxy_not_run);
+
+// The dense-tree executors' block table: the problem's, with every page that holds only tree
+// rows (logical pages from ceil(P_b / page_size) on) pointing at a page no request uses, whose
+// rows are NaN; so a launch that reads a tree row from the pool instead of the dense rows
+// writes NaN where the reference is finite.
+std::vector<std::int32_t> dense_tree_block_table(const Problem& problem);
 
 struct GpuRunOutput {
   bool ok = false;

@@ -29,6 +29,11 @@ const std::vector<GpuExecutorRun>& gpu_executor_runs() {
       {"production/wgmma", GpuExecutorKind::kProductionWgmma, PageTableKind::kTokenIndices},
       {"sglang-adapter", GpuExecutorKind::kSglangAdapter, PageTableKind::kTokenIndices},
       {"production/sm120-proxy", GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kTokenIndices},
+      {"production/block-table/sm120-proxy", GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kBlockTable},
+      {"sglang-adapter/sm120-proxy", GpuExecutorKind::kSglangAdapterSm120Proxy, PageTableKind::kTokenIndices},
+      {"production/block-table/dense-tree", GpuExecutorKind::kProductionDenseTree, PageTableKind::kBlockTable},
+      {"production/block-table/dense-tree/sm120-proxy", GpuExecutorKind::kProductionDenseTreeSm120Proxy,
+       PageTableKind::kBlockTable},
   };
   return runs;
 }
@@ -200,7 +205,7 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
     if (run.kind == GpuExecutorKind::kNaive) {
       naive_full = reference_from_full_output(out.o, out.lse, problem.batch, problem.tree_size,
                                               problem.num_heads);
-    } else if (run.kind != GpuExecutorKind::kSglangAdapter) {  // the production kernel, any path
+    } else if (!is_sglang_adapter(run.kind)) {  // the production kernel, any path
       ExecutorResult vs = gpu_record(run, Outcome::kNotVerified, naive_missing);
       if (naive_full) {
         vs.detail = out.plan;

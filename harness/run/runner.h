@@ -42,7 +42,8 @@ struct GpuExecutorRun {
 // production/mma.sync and production/wgmma (one path forced, where production picks the
 // other; wgmma on compute capability 9.0 only),
 // sglang-adapter (SGLang's token-form inputs), production/sm120-proxy (the mma.sync path as
-// sm_120 runs it, on a Hopper only).
+// sm_120 runs it, on a Hopper only) and its block table and SGLang adapter,
+// production/block-table/dense-tree (the block table with dense tree rows) and its sm120-proxy.
 const std::vector<GpuExecutorRun>& gpu_executor_runs();
 // The executor of that record name; throws std::invalid_argument listing the allowed names.
 const GpuExecutorRun& gpu_executor_named(const std::string& name);

@@ -132,13 +132,19 @@ TEST_CASE("every GPU executor matches the CPU reference on random problems", "[g
         {GpuExecutorKind::kSglangAdapter, PageTableKind::kTokenIndices},
         {GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kTokenIndices},
         {GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kBlockTable},
+        {GpuExecutorKind::kSglangAdapterSm120Proxy, PageTableKind::kTokenIndices},
+        {GpuExecutorKind::kProductionDenseTree, PageTableKind::kBlockTable},
+        {GpuExecutorKind::kProductionDenseTreeSm120Proxy, PageTableKind::kBlockTable},
     };
     for (const auto& [kind, page_kind] : runs) {
       // Both production paths run on every case (whatever the planner would pick), the
       // wgmma one only where the device has it (compute capability 9.0), the sm_120 proxy
       // only on a Hopper.
       if (kind == GpuExecutorKind::kProductionWgmma && !wgmma) continue;
-      if (std::string why_not; kind == GpuExecutorKind::kProductionSm120Proxy && !device->executor_applies(kind, &why_not)) {
+      const bool proxy = kind == GpuExecutorKind::kProductionSm120Proxy ||
+                         kind == GpuExecutorKind::kSglangAdapterSm120Proxy ||
+                         kind == GpuExecutorKind::kProductionDenseTreeSm120Proxy;
+      if (std::string why_not; proxy && !device->executor_applies(kind, &why_not)) {
         WARN(why_not);
         continue;
       }

@@ -1,0 +1,43 @@
+#include "harness/plan/executor_plans.h"
+
+#include <algorithm>
+
+namespace vb {
+
+PlanShape CasePlanInputs::shape(PageTableKind table) const {
+  return plan_shape(kv_lens, tree_size, num_heads, table, page_size, pool_rows);
+}
+
+CasePlanInputs case_plan_inputs(const std::vector<std::int32_t>& prefix_len, int tree_size, int num_heads,
+                                const PageLayout& pages, const PlannerConfig& config) {
+  CasePlanInputs in;
+  in.kv_lens.reserve(prefix_len.size());
+  for (std::int32_t p : prefix_len) in.kv_lens.push_back(p + tree_size);  // the planner sizes splits by these
+  in.tree_size = tree_size;
+  in.num_heads = num_heads;
+  in.page_size = pages.page_size;
+  in.pool_rows = pages.pool_rows();
+  in.config = config;
+  return in;
+}
+
+CasePlanInputs case_plan_inputs(const CaseSpec& spec) {
+  const std::vector<std::int32_t> prefix = case_prefix_lengths(spec);
+  int tree = 0;
+  try {
+    tree = tree_size(spec.tree);
+  } catch (const ScenarioError& e) {
+    throw ScenarioError("case '" + spec.name + "': " + e.what());
+  }
+  return case_plan_inputs(prefix, tree, spec.heads, case_page_layout(spec, prefix, tree), spec.planner);
+}
+
+LaunchPlan executor_launch_plan(const ExecutorPlanRole& role, const CasePlanInputs& inputs,
+                                const PlanTargets& targets) {
+  const PlanShape shape = inputs.shape(role.table);
+  if (role.sm120_proxy) return plan_launch(shape, targets.sm120_proxy, inputs.config);
+  if (role.force_path) return plan_launch_for_path(role.forced_path, shape, targets.device, inputs.config);
+  return plan_launch(shape, targets.device, inputs.config);
+}
+
+}  // namespace vb
