@@ -175,7 +175,8 @@ CLI::App* add_profile_command(CLI::App& app, const Invocation& invocation, int* 
   add_planner_option(cmd, &args->scenario);
   cmd->add_option("--executor", args->executor,
                   "GPU executor to run (production, production/block-table, production/mma.sync, production/wgmma, naive, "
-                  "sglang-adapter, production/sm120-proxy)")
+                  "sglang-adapter, production/block-table/dense-tree, production/sm120-proxy and the other */sm120-proxy "
+                  "executors)")
       ->capture_default_str();
   CLI::Option* timeline_option = cmd->add_option("--timeline", args->timeline_csv_path,
                   "instead of the NVTX launch: time cold-L2 launches of a build with -DVB_DEBUG_TIMELINE=1, "
