@@ -31,12 +31,21 @@ const char* table_name(PageTableKind table) {
 }
 const char* tree_rows_name(bool dense) { return dense ? "dense-tree" : "pool-tree"; }
 
+// The wgmma kernel's one pipeline depth, as complete_launch_plan gives it to every wgmma launch.
+int wgmma_depth() {
+  FlashVerifyPlan schedule;
+  schedule.path = FlashVerifyPath::kWgmma;
+  DeviceTarget target;
+  target.wgmma = true;
+  return complete_launch_plan(schedule, PlanShape{}, target).pipeline_stages;
+}
+
 // Every pipeline depth a family may name: the mma.sync kernel's built depths and the wgmma one.
 std::vector<int> all_depths() {
   int stages[8];
   const int n = std::min(flash_verify_pipeline_variants(stages, 8), 8);
   std::vector<int> depths(stages, stages + n);
-  depths.push_back(flash_verify_wgmma_stages());
+  depths.push_back(wgmma_depth());
   std::sort(depths.begin(), depths.end());
   depths.erase(std::unique(depths.begin(), depths.end()), depths.end());
   return depths;
@@ -54,8 +63,8 @@ std::string structural_reason(const PlanFamily& f, const CoverageTarget& target,
     return fmt::format("mma.sync runs the deepest built depth within the target's {} B of shared memory per block: {} stages",
                        device.smem_optin_bytes, flash_verify_stages_for_smem_optin(device.smem_optin_bytes));
   }
-  if (wgmma && f.stages != flash_verify_wgmma_stages()) {
-    return fmt::format("the wgmma kernel has one pipeline depth: {} stages", flash_verify_wgmma_stages());
+  if (wgmma && f.stages != wgmma_depth()) {
+    return fmt::format("the wgmma kernel has one pipeline depth: {} stages", wgmma_depth());
   }
   const bool passed = std::any_of(executors.begin(), executors.end(), [&](const CoverageExecutor& e) {
     return e.role.table == f.table && e.role.dense_tree_rows == f.dense_tree_rows;
@@ -83,12 +92,8 @@ std::string structural_reason(const PlanFamily& f, const CoverageTarget& target,
 // from 1 to 8192 (T up to 64, H up to 128), equal batches from one request to two waves of
 // requests at lengths across the split model's range, skewed batches (one long request among
 // short ones: the fixed-size and tile-balanced plans), and the page sizes 1, 16 and 64. The
-// pool is sized as build_page_layout sizes it (the pages in use and 1/8 more).
-struct ProbeShape {
-  std::vector<int> kv_lens;
-  int tree_size, num_heads, page_size;
-};
-std::vector<ProbeShape> probe_shapes() {
+// pool is sized as build_page_layout sizes it (pool_pages_for).
+std::vector<CasePlanInputs> probe_shapes() {
   std::vector<std::vector<int>> prefix_sets;
   for (int batch : {1, 4, 16, 32, 66, 132, 264}) {
     for (int prefix : {64, 600, 4096, 4500, 32768}) prefix_sets.push_back(std::vector<int>(batch, prefix));
@@ -100,31 +105,27 @@ std::vector<ProbeShape> probe_shapes() {
       prefix_sets.push_back(skewed);
     }
   }
-  std::vector<ProbeShape> shapes;
+  std::vector<CasePlanInputs> shapes;
   for (int tree : {1, 2, 4, 8, 16, 32, 64}) {
     for (int heads : {1, 8, 16, 64, 128}) {
       for (const std::vector<int>& prefixes : prefix_sets) {
         for (int page : {1, 16, 64}) {
-          ProbeShape s{{}, tree, heads, page};
-          for (int p : prefixes) s.kv_lens.push_back(p + tree);
-          shapes.push_back(std::move(s));
+          CasePlanInputs in;
+          in.tree_size = tree;
+          in.num_heads = heads;
+          in.page_size = page;
+          std::int64_t pages = 0;
+          for (int p : prefixes) {
+            in.kv_lens.push_back(p + tree);
+            pages += (p + tree + page - 1) / page;
+          }
+          in.pool_rows = pool_pages_for(pages) * page;
+          shapes.push_back(std::move(in));
         }
       }
     }
   }
   return shapes;
-}
-
-CasePlanInputs probe_inputs(const ProbeShape& s) {
-  CasePlanInputs in;
-  in.kv_lens = s.kv_lens;
-  in.tree_size = s.tree_size;
-  in.num_heads = s.num_heads;
-  in.page_size = s.page_size;
-  std::int64_t pages = 0;
-  for (int len : s.kv_lens) pages += (len + s.page_size - 1) / s.page_size;
-  in.pool_rows = (pages + pages / 8 + 2) * s.page_size;
-  return in;
 }
 
 // Calls `visit(executor, plan)` for every executor of the target that runs on these inputs,
@@ -213,9 +214,9 @@ TargetCoverage plan_coverage(const CoverageTarget& target, const std::vector<Cas
       }
     }
   }
-  for (const ProbeShape& shape : probe_shapes()) {
+  for (const CasePlanInputs& shape : probe_shapes()) {
     ++cov.probe_shapes;
-    for_each_launch(target, cov.executors, probe_inputs(shape), [&](const CoverageExecutor& e, const LaunchPlan& plan) {
+    for_each_launch(target, cov.executors, shape, [&](const CoverageExecutor& e, const LaunchPlan& plan) {
       by_family.at(family_of(plan, e.role)).probed = true;
     });
   }

@@ -79,7 +79,7 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
   std::int64_t pages_used = 0;
   for (int len : kv_lens) pages_used += (len + spec.pages.size - 1) / spec.pages.size;
   PlanShape shape = plan_shape(kv_lens, tree, spec.heads, PageTableKind::kTokenIndices, spec.pages.size,
-                               (pages_used + pages_used / 8 + 2) * spec.pages.size);
+                               pool_pages_for(pages_used) * spec.pages.size);
   const DeviceTarget target = device_target(device);
   plan.launch = make_launch_plan(shape, target, spec.planner);
   shape.page_kind = PageTableKind::kBlockTable;

@@ -88,6 +88,8 @@ std::vector<std::int32_t> free_list(PagePlacement placement, std::int64_t num_pa
 
 }  // namespace
 
+std::int64_t pool_pages_for(std::int64_t pages_used) { return pages_used + pages_used / 8 + 2; }
+
 PageLayout build_page_layout(const PageSpec& spec, const std::vector<int>& prefix_lens,
                              int tree_size) {
   const int page = spec.size;
@@ -139,7 +141,7 @@ PageLayout build_page_layout(const PageSpec& spec, const std::vector<int>& prefi
     used += priv;
   }
   // Slack: unreferenced pages between and after the used ones (NaN rows in the pool).
-  const std::int64_t num_pages = used + used / 8 + 2;
+  const std::int64_t num_pages = pool_pages_for(used);
   if (num_pages + kUnusedPageOffset > std::numeric_limits<std::int32_t>::max() ||
       max_pages > std::numeric_limits<std::int32_t>::max()) {
     throw ScenarioError("page layout needs " + std::to_string(num_pages) +

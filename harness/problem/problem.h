@@ -38,6 +38,10 @@ struct PageLayout {
   std::int64_t pool_rows() const { return num_pages * page_size; }
 };
 
+// Pool pages a layout allocates for this many pages in use: those and 1/8 more, at least two
+// of them slack (unreferenced, NaN rows).
+std::int64_t pool_pages_for(std::int64_t pages_used);
+
 // Assigns pool pages to the logical tokens (prefix + tree) of every request following the
 // spec's placement and shared-prefix groups. kv_lens[b] = P_b + T.
 PageLayout build_page_layout(const PageSpec& spec, const std::vector<int>& prefix_lens,

@@ -138,16 +138,22 @@ struct DeviceProblem::Impl {
   bool wgmma_supported = false;
   std::string proxy_not_run;    // why the sm120-proxy executors do not run here ("" where they do)
   int proxy_blocks_per_sm = 0;  // measured: this device's occupancy query on the proxy's launch
-  LaunchPlan& plan_slot(const ExecutorPlanRole& role) {
+  // [engine][page-table form] of an executor's launch.
+  static std::pair<int, int> plan_index(const ExecutorPlanRole& role) {
     const int engine = role.sm120_proxy                              ? kSm120Proxy
                        : !role.force_path                            ? kPlanned
                        : role.forced_path == FlashVerifyPath::kWgmma ? kForcedWgmma
                                                                      : kForcedMmaSync;
-    return plans[engine][role.table == PageTableKind::kBlockTable ? 1 : 0];
+    return {engine, role.table == PageTableKind::kBlockTable ? 1 : 0};
+  }
+  LaunchPlan& plan_slot(const ExecutorPlanRole& role) {
+    const auto [engine, table] = plan_index(role);
+    return plans[engine][table];
   }
   // Every executor but naive (which runs no planned launch).
   const LaunchPlan& plan_for(GpuExecutorKind kind, PageTableKind page_kind) const {
-    return const_cast<Impl*>(this)->plan_slot(*executor_plan_role(kind, page_kind));
+    const auto [engine, table] = plan_index(*executor_plan_role(kind, page_kind));
+    return plans[engine][table];
   }
   // native inputs
   DeviceBuffer q, kv_pool, prefix_len, kv_indptr, kv_indices, block_table, tree_mask;
