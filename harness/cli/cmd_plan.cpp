@@ -13,7 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/cli/commands.h"
-#include "harness/plan/coverage.h"
+#include "harness/run/plan_coverage.h"
 #include "harness/plan/device_models.h"
 #include "harness/report/report_table.h"
 #include "harness/run/runner.h"

@@ -1,4 +1,4 @@
-// Plan coverage (harness/plan/coverage.h): the committed correctness run reaches every
+// Plan coverage (harness/run/plan_coverage.h): the committed correctness run reaches every
 // reachable plan family of both targets, the check names a family once its last case is gone,
 // the coverage plans the launches the run plans, and the dense-tree executors' block table
 // sends every tree-only page to NaN rows.
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/plan/coverage.h"
+#include "harness/run/plan_coverage.h"
 #include "harness/problem/problem.h"
 #include "harness/run/gpu_executor.h"
 #include "harness/scenario/scenario.h"

@@ -1,4 +1,4 @@
-#include "harness/plan/coverage.h"
+#include "harness/run/plan_coverage.h"
 
 #include <algorithm>
 #include <map>
@@ -235,14 +235,14 @@ std::vector<std::string> coverage_failures(const TargetCoverage& cov) {
     const std::string where = fmt::format("{}: {}", cov.target.name, family_name(fc.family));
     if (!fc.unreachable.empty() && (fc.probed || !fc.uses.empty())) {
       out.push_back(where + ": the planner gives it, but the coverage rule '" + fc.unreachable +
-                    "' calls it unreachable (harness/plan/coverage.cpp, structural_reason)");
+                    "' calls it unreachable (harness/run/plan_coverage.cpp, structural_reason)");
     } else if (fc.probed && fc.uses.empty()) {
       out.push_back(where + ": reachable, but no case's launch is of it");
     } else if (fc.probed && std::none_of(fc.uses.begin(), fc.uses.end(), [](const FamilyUse& u) { return u.rescale_data; })) {
       out.push_back(where + ": reachable, but no case runs it on rising or sink data");
     } else if (!fc.probed && !fc.uses.empty()) {
       out.push_back(where + ": reached by case '" + fc.uses.front().case_name +
-                    "' but by no probe shape (harness/plan/coverage.cpp, probe_shapes)");
+                    "' but by no probe shape (harness/run/plan_coverage.cpp, probe_shapes)");
     }
   }
   return out;
