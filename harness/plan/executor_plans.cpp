@@ -35,9 +35,9 @@ CasePlanInputs case_plan_inputs(const CaseSpec& spec) {
 LaunchPlan executor_launch_plan(const ExecutorPlanRole& role, const CasePlanInputs& inputs,
                                 const PlanTargets& targets) {
   const PlanShape shape = inputs.shape(role.table);
-  if (role.sm120_proxy) return plan_launch(shape, targets.sm120_proxy, inputs.config);
-  if (role.force_path) return plan_launch_for_path(role.forced_path, shape, targets.device, inputs.config);
-  return plan_launch(shape, targets.device, inputs.config);
+  if (role.sm120_proxy) return make_launch_plan(shape, targets.sm120_proxy, inputs.config);
+  if (role.force_path) return make_launch_plan_for_path(role.forced_path, shape, targets.device, inputs.config);
+  return make_launch_plan(shape, targets.device, inputs.config);
 }
 
 }  // namespace vb

@@ -33,7 +33,7 @@ const char* tree_rows_name(bool dense) { return dense ? "dense-tree" : "pool-tre
 
 // The wgmma kernel's one pipeline depth, as complete_launch_plan gives it to every wgmma launch.
 int wgmma_depth() {
-  FlashVerifyPlan schedule;
+  SplitSchedule schedule;
   schedule.path = FlashVerifyPath::kWgmma;
   DeviceTarget target;
   target.wgmma = true;
@@ -51,8 +51,8 @@ std::vector<int> all_depths() {
   return depths;
 }
 
-// The structural rules, each what planner.cpp's code does (complete_launch_plan,
-// wgmma_instance_for, flash_verify_plan_for_path): the reason no launch of `target` is of
+// The structural rules, each what kernels/planner/planner.cpp does (complete_launch_plan,
+// wgmma_instance_for, plan_split_schedule_for_path): the reason no launch of `target` is of
 // `family`, or "" where none applies. coverage_failures reports a rule the planner contradicts.
 std::string structural_reason(const PlanFamily& f, const CoverageTarget& target,
                               const std::vector<CoverageExecutor>& executors) {
