@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <limits>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -13,7 +15,7 @@
 #include "harness/report/report_json.h"
 #include "harness/record/result.h"
 #include "harness/run/runner.h"
-#include "harness/run/runner.h"
+#include "verifybench/decimal_text.h"
 
 namespace vb {
 
@@ -51,20 +53,47 @@ int run_command(const std::function<int()>& body) {
   }
 }
 
+// ---------------------------------------------------------------- numeric options
+CLI::Validator number_in(NumberBounds bounds) {
+  const std::string range =
+      fmt::format("{}{:g}, {:g}{}", bounds.lo_open ? "(" : "[", bounds.lo, bounds.hi, bounds.hi_open ? ")" : "]");
+  return CLI::Validator(
+      [bounds, range](const std::string& text) -> std::string {
+        const std::optional<double> v = parse_decimal_number(text);
+        const bool above_lo = v && (bounds.lo_open ? *v > bounds.lo : *v >= bounds.lo);
+        const bool below_hi = v && (bounds.hi_open ? *v < bounds.hi : *v <= bounds.hi);
+        if (above_lo && below_hi) return "";
+        return fmt::format("got {}; allowed: a finite decimal number in {}", one_line_text(text), range);
+      },
+      "NUMBER in " + range);
+}
+
+CLI::Validator integer_in(std::int64_t lo, std::int64_t hi) {
+  const std::string range = fmt::format("{}..{}", lo, hi);
+  return CLI::Validator(
+      [lo, hi, range](const std::string& text) -> std::string {
+        const std::optional<std::int64_t> v = parse_decimal_integer(text, true);
+        if (v && *v >= lo && *v <= hi) return "";
+        return fmt::format("got {}; allowed: a decimal integer in {}", one_line_text(text), range);
+      },
+      "INT in " + range);
+}
+
 // ---------------------------------------------------------------- loading scenario files
 void add_limit_options(CLI::App* cmd, ScenarioOptions* options) {
   ScenarioLimits& l = options->limits;
+  constexpr std::int64_t kMaxInt = std::numeric_limits<std::int64_t>::max();
   cmd->add_option("--max-file-bytes", l.max_file_bytes, "largest scenario file read (default 1 MiB)")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(1, kMaxInt));
   cmd->add_option("--max-cases", l.max_cases, "most cases one file may expand to (default 10000)")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(1, kMaxInt));
   cmd->add_option("--max-host-bytes", l.max_host_bytes, "host memory one case may take (default 16 GiB)")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(1, kMaxInt));
   cmd->add_option("--max-reference-flop", l.max_reference_flop, "CPU reference FLOP one case may take (default 1e12)")
-      ->check(CLI::PositiveNumber);
+      ->check(number_in({0, std::numeric_limits<double>::max(), true, false}));
   cmd->add_option("--max-reference-bytes", l.max_reference_bytes,
                   "K one request's CPU reference may gather, per thread (default 2 GiB)")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(1, kMaxInt));
 }
 
 namespace {
@@ -79,11 +108,13 @@ void apply_planner_settings(const std::vector<std::string>& settings, CaseSpec* 
   for (const std::string& setting : settings) {
     const std::size_t eq = setting.find('=');
     std::string error;
+    // The setting and the error quote what the user typed: escaped, so a message stays one line.
     if (eq == std::string::npos) {
-      throw UsageError(fmt::format("--planner {}: expected key=value (keys: verifybench plan --help)", setting));
+      throw UsageError(fmt::format("--planner {}: expected key=value (keys: verifybench plan --help)",
+                                   one_line_text(setting)));
     }
     if (!set_planner_option(&spec->planner, setting.substr(0, eq), setting.substr(eq + 1), &error)) {
-      throw UsageError("--planner " + setting + ": " + error);
+      throw UsageError(one_line_text("--planner " + setting + ": " + error));
     }
   }
 }

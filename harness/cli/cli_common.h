@@ -3,6 +3,7 @@
 // commands' exceptions onto exit codes.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -35,6 +36,20 @@ int fail(int code, const std::string& message);
 // Runs a command's body and turns what it throws into the documented exit codes: scenario
 // and usage errors 2, export, report and every other failure 3.
 int run_command(const std::function<int()>& body);
+
+// The checks of every numeric option, run on the text before CLI11 converts it. CLI11's Range
+// and PositiveNumber compare the converted value, and every comparison with NaN is false, so
+// they let "nan" (and "inf" past PositiveNumber) through; its integer conversion reads 010 as
+// octal 8. These take the text verifybench/decimal_text.h defines, as scenario files do.
+struct NumberBounds {
+  double lo, hi;
+  bool lo_open = false;  // lo itself is not allowed
+  bool hi_open = false;  // hi itself is not allowed
+};
+// A finite decimal number within `bounds`.
+CLI::Validator number_in(NumberBounds bounds);
+// A plain decimal integer in [lo, hi].
+CLI::Validator integer_in(std::int64_t lo, std::int64_t hi);
 
 // How a command loads scenario files: the resource limits (--max-* options) and the
 // --planner settings applied to every case after its scenario's own planner: map.

@@ -122,14 +122,7 @@ CLI::App* add_compare_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--tolerance", args->tolerance,
                   "relative change still called same, 0 < t < 1, for cases without a "
                   "gate_tolerance (default 0.05)")
-      ->check([](const std::string& text) -> std::string {
-        try {
-          const double v = std::stod(text);
-          return v > 0 && v < 1 ? "" : "--tolerance must be in (0, 1), got " + text;
-        } catch (const std::exception&) {
-          return "--tolerance must be a number in (0, 1), got " + text;
-        }
-      });
+      ->check(number_in({0, 1, true, true}));
   cmd->add_option("--mode", args->mode, "timing mode to compare (default cold-l2)")
       ->check(CLI::IsMember({"cold-l2", "hot-l2", "graph", "chain", "chain-pdl"}));
   cmd->add_option("--normalize", args->normalize,
@@ -152,7 +145,7 @@ CLI::App* add_compare_command(CLI::App& app, int* exit_code) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--resamples", args->resamples, "bootstrap resamples, 100..100000 (default 2000)")
-      ->check(CLI::Range(100, 100000));
+      ->check(integer_in(100, 100000));
   cmd->callback([args, exit_code] {
     try {
       *exit_code = run_compare(*args);

@@ -49,7 +49,7 @@ CLI::App* add_export_command(CLI::App& app, const Invocation& invocation, int* e
   add_planner_option(cmd, &args->scenario);
   cmd->add_option("DIR", args->dir, "output folder (created; replaced files are written atomically)")->required();
   cmd->add_option("--threads", args->threads, "CPU reference threads, 0..4096 (0: all hardware threads)")
-      ->check(CLI::Range(0, 4096));
+      ->check(integer_in(0, 4096));
   add_limit_options(cmd, &args->scenario);
   cmd->callback([args, invocation, exit_code] {
     *exit_code = run_command([&] { return export_one_case(*args, invocation.command_line); });

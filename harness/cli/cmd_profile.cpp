@@ -182,7 +182,7 @@ CLI::App* add_profile_command(CLI::App& app, const Invocation& invocation, int* 
                   "instead of the NVTX launch: time cold-L2 launches of a build with -DVB_DEBUG_TIMELINE=1, "
                   "print where each launch's time went (medians) and write every block's stamps to this CSV file");
   cmd->add_option("--launches", args->timeline_launches, "cold launches for --timeline (1..1000)")
-      ->capture_default_str()->check(CLI::Range(1, 1000))->needs(timeline_option);
+      ->capture_default_str()->check(integer_in(1, 1000))->needs(timeline_option);
   cmd->add_option("--timeline-mode", args->timeline_mode,
                   "what each --timeline launch is: cold (one cold-L2 launch), chain or chain-pdl (the last of a "
                   "chain sample's back-to-back launches, chain-pdl each over the previous)")

@@ -403,17 +403,17 @@ void add_timing_options(CLI::App* cmd, TimeArgs* time_args) {
   cmd->add_option("--noise", time_args->noise,
                   "target relative noise: stop when the relative standard error of the median "
                   "is at or below it")
-      ->capture_default_str()->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str()->check(number_in({0, 1}))
       ->needs(time);
   cmd->add_option("--min-samples", time_args->min_samples, "minimum samples per measurement (>= 3)")
-      ->capture_default_str()->check(CLI::Range(3, 1000000))
+      ->capture_default_str()->check(integer_in(3, 1000000))
       ->needs(time);
   cmd->add_option("--max-samples", time_args->max_samples, "maximum samples per measurement")
-      ->capture_default_str()->check(CLI::Range(3, 1000000))
+      ->capture_default_str()->check(integer_in(3, 1000000))
       ->needs(time);
   cmd->add_option("--budget-s", time_args->budget_s,
                   "time budget per measurement in seconds (never cuts below --min-samples)")
-      ->capture_default_str()->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str()->check(number_in({0, 3600}))
       ->needs(time);
   cmd->add_option("--time-executor", time_args->executors,
                   "time only this executor (record name: production, production/sm120-proxy, ...); repeatable. "
@@ -438,7 +438,7 @@ CLI::App* add_run_command(CLI::App& app, const Invocation& invocation, int* exit
                   "also/instead: write the combined JSON result file here (the other reports "
                   "still go to the report folder)");
   cmd->add_option("--threads", args->threads, "CPU reference threads, 0..4096 (0: all hardware threads)")
-      ->check(CLI::Range(0, 4096));
+      ->check(integer_in(0, 4096));
   add_planner_option(cmd, &args->scenario);
   cmd->add_option("--out-dir", args->out_dir,
                   "report folder: result.json, summary.md, results.csv, roofline.svg (default: "

@@ -218,9 +218,7 @@ namespace {
 
 // scenarios/README.md, "Non-finite inputs": q of (node 0, head 0) channel 3, or K channel
 // 520 (a rope channel: in K, not in V) of the prefix row at position P_b / 2, of every
-// request with at least kPoisonMinPrefix prefix tokens (so the poisoned query also sees
-// finite rows and its outcome is the reference's rule, not "nothing visible").
-constexpr int kPoisonMinPrefix = 16;
+// request with at least kPoisonMinPrefix prefix tokens (harness/scenario/scenario.h).
 constexpr int kPoisonQChannel = 3;
 constexpr int kPoisonKChannel = 520;
 

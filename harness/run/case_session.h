@@ -5,6 +5,7 @@
 #pragma once
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "harness/problem/problem.h"
@@ -18,10 +19,16 @@ namespace vb {
 // sample), or all of them whatever the check mode (an export carries the full answer).
 enum class ReferenceRows { kAsChecked, kAll };
 
+// Building a case's host buffers ran out of memory; the message names the case and its size.
+struct CaseMemoryError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 class CaseSession {
  public:
   // Materializes the problem inside the "materialize" NVTX range; throws ScenarioError when
-  // the spec cannot be materialized.
+  // the spec cannot be materialized, CaseMemoryError when its buffers do not fit in memory
+  // (reference() too).
   explicit CaseSession(const CaseSpec& spec);
   CaseSession(const CaseSession&) = delete;
   CaseSession& operator=(const CaseSession&) = delete;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "verifybench/planner.h"
@@ -120,6 +121,9 @@ struct CaseSpec {
   // The production planner's settings for this case: the scenario's `planner:` map, then any
   // `--planner key=value` of the command line.
   PlannerConfig planner;
+  // The host memory the case's buffers take, as the loader bounds it (--max-host-bytes):
+  // named when building them runs out of memory.
+  std::int64_t host_bytes = 0;
 };
 
 struct ScenarioFile {
@@ -170,6 +174,20 @@ std::int64_t full_tree_nodes(int k, int depth, std::int64_t cap);
 double data_value_magnitude(const DataSpec& data);
 // The O / LSE tolerances a case gets when its file does not state them.
 ToleranceSpec default_tolerance(const DataSpec& data);
+// `data.poison` poisons the requests with at least this many prefix tokens, so the poisoned
+// query also sees finite rows and its outcome is the reference's rule, not "nothing visible".
+inline constexpr int kPoisonMinPrefix = 16;
+// The smallest `normal` scale (2^-60): bf16 shares fp32's smallest normal, 2^-126, and at this
+// scale the data (~scale), the q.K products (~scale^2 >= 2^-120) and the tolerance (4e-2 x
+// scale) are normal numbers; below it they round toward zero, and at 4.9e-324 q = K = O = 0
+// with o_atol = 0, which an all-zero kernel passes.
+inline constexpr double kMinNormalScale = 0x1p-60;
+// FNV-1a, 64-bit: a hash of text that is the same on every machine and build (std::hash is
+// not), for case names made from long sweep values.
+std::uint64_t fnv1a64(std::string_view text);
+
+// Text safe for a one-line message: control characters, DEL and bytes >= 0x80 as \xNN.
+std::string one_line_text(const std::string& raw);
 
 const char* to_string(TreeKind);
 const char* to_string(PagePlacement);

@@ -31,10 +31,12 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "harness/scenario/scenario.h"
+#include "verifybench/decimal_text.h"
 #include "verifybench/verify_params.h"
 
 namespace vb {
@@ -140,50 +142,45 @@ YAML::Mark mark_of(const YAML::Node& n) {
 // A plain scalar: neither quoted (tag "!") nor explicitly tagged (walk_tags refuses tags).
 bool is_plain(const YAML::Node& n) { return n.IsScalar() && n.Tag() == "?"; }
 
-// Text safe for a one-line message: control characters, DEL and bytes >= 0x80 as \xNN.
-std::string one_line(const std::string& raw) {
-  std::string s;
-  for (const char ch : raw) {
-    const auto u = static_cast<unsigned char>(ch);
-    if (u < 0x20 || u >= 0x7f) {
-      s += fmt::format("\\x{:02x}", u);
-    } else {
-      s += ch;
-    }
-  }
-  return s;
-}
-
-// one_line(), at most kMaxShownChars characters: for values quoted in a message.
+// one_line_text(), at most kMaxShownChars characters: for values quoted in a message.
 std::string printable(const std::string& raw) {
-  const std::string s = one_line(raw);
+  const std::string s = one_line_text(raw);
   return s.size() > kMaxShownChars ? s.substr(0, kMaxShownChars) + "..." : s;
 }
 
-// The node as the user wrote it, for messages: quoted strings stay quoted, lists and maps
-// in flow style, long text cut.
+// A value's one canonical text, whatever YAML style it was written in: a plain scalar
+// as written, a quoted one in double quotes, a list as [a, b], a map as {k: v}, null as ~.
+// Sweep values are told apart by it, in full, and case names are made from it, so a
+// block-style list and the same list in flow style name the same case.
+std::string canonical_value(const YAML::Node& n) {
+  std::string out;
+  switch (n.Type()) {
+    case YAML::NodeType::Scalar: return is_plain(n) ? n.Scalar() : "\"" + n.Scalar() + "\"";
+    case YAML::NodeType::Sequence:
+      out = "[";
+      for (std::size_t i = 0; i < n.size(); ++i) out += (i ? ", " : "") + canonical_value(n[i]);
+      return out + "]";
+    case YAML::NodeType::Map:
+      out = "{";
+      for (const auto& kv : n) {
+        out += (out.size() > 1 ? ", " : "") + canonical_value(kv.first) + ": " + canonical_value(kv.second);
+      }
+      return out + "}";
+    default: return "~";
+  }
+}
+
+// The node for messages: its canonical text (quoted strings stay quoted), long text cut.
 std::string show(const YAML::Node& n) {
   if (!n.IsDefined()) return "nothing";
-  std::string s;
-  switch (n.Type()) {
-    case YAML::NodeType::Null: return "null (empty value)";
-    case YAML::NodeType::Scalar:
-      s = is_plain(n) ? n.Scalar() : "\"" + n.Scalar() + "\"";
-      break;
-    default: {
-      YAML::Emitter e;
-      e << YAML::Flow << n;
-      s = e.c_str();
-      break;
-    }
-  }
-  return printable(s);
+  if (n.IsNull()) return "null (empty value)";
+  return printable(canonical_value(n));
 }
 
 [[noreturn]] void fail_at(const Ctx& c, const YAML::Mark& m, const std::string& path,
                           const std::string& msg) {
   // Keys and values may hold any bytes (quoted YAML): the message stays one line.
-  throw ScenarioError(one_line(fmt::format("{}: {}: {}{}", where(c, m), path, msg, c.note)));
+  throw ScenarioError(one_line_text(fmt::format("{}: {}: {}{}", where(c, m), path, msg, c.note)));
 }
 
 [[noreturn]] void fail_value(const Ctx& c, const YAML::Node& n, const std::string& path,
@@ -193,58 +190,14 @@ std::string show(const YAML::Node& n) {
 }
 
 // ---- scalars ----
-// One optional sign (when `signed_ok`), then decimal digits without a leading zero: YAML 1.1
-// reads 010 as octal 8, so a leading zero would mean different numbers to different tools.
-bool decimal_integer_syntax(const std::string& s, bool signed_ok) {
-  std::size_t i = 0;
-  if (signed_ok && i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-  if (i == s.size()) return false;
-  if (s[i] == '0' && i + 1 < s.size()) return false;
-  return std::all_of(s.begin() + static_cast<std::ptrdiff_t>(i), s.end(),
-                     [](char ch) { return ch >= '0' && ch <= '9'; });
-}
-
-// [+-] digits [. digits] [e [+-] digits], or [+-] . digits [exponent]; integer part without
-// a leading zero (see decimal_integer_syntax).
-bool decimal_number_syntax(const std::string& s) {
-  std::size_t i = 0;
-  auto digits = [&] {
-    const std::size_t from = i;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-    return i - from;
-  };
-  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-  const std::size_t int_begin = i;
-  const std::size_t int_digits = digits();
-  if (int_digits > 1 && s[int_begin] == '0') return false;
-  std::size_t frac_digits = 0;
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    frac_digits = digits();
-  }
-  if (int_digits + frac_digits == 0) return false;
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-    if (digits() == 0) return false;
-  }
-  return i == s.size();
-}
-
-// Integers are plain decimal scalars (no quotes, no exponent, no hex) in [lo, hi].
+// Integers are plain decimal scalars (no quotes, no exponent, no hex) in [lo, hi]
+// (verifybench/decimal_text.h).
 std::int64_t as_int(const Ctx& c, const YAML::Node& n, const std::string& path, std::int64_t lo,
                     std::int64_t hi, const std::string& allowed = "") {
   const std::string what = allowed.empty() ? fmt::format("an integer in {}..{}", lo, hi) : allowed;
-  if (!is_plain(n) || !decimal_integer_syntax(n.Scalar(), true)) fail_value(c, n, path, what);
-  const std::string& s = n.Scalar();
-  const char* b = s.data();
-  const char* e = s.data() + s.size();
-  if (*b == '+') ++b;
-  std::int64_t v = 0;
-  const auto [ptr, ec] = std::from_chars(b, e, v);
-  if (ptr != e) fail_value(c, n, path, what);
-  if (ec == std::errc::result_out_of_range || v < lo || v > hi) fail_value(c, n, path, what);
-  return v;
+  const std::optional<std::int64_t> v = is_plain(n) ? parse_decimal_integer(n.Scalar(), true) : std::nullopt;
+  if (!v || *v < lo || *v > hi) fail_value(c, n, path, what);
+  return *v;
 }
 
 std::uint64_t as_seed(const Ctx& c, const YAML::Node& n, const std::string& path) {
@@ -259,17 +212,9 @@ std::uint64_t as_seed(const Ctx& c, const YAML::Node& n, const std::string& path
 
 // Finite decimal number (integer, fraction or exponent form), plain scalar.
 bool parse_number(const YAML::Node& n, double* out) {
-  if (!is_plain(n)) return false;
-  const std::string& s = n.Scalar();
-  if (!decimal_number_syntax(s)) return false;
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  // ERANGE with a finite result is a subnormal (or zero): a real value, range-checked by
-  // the caller; with an infinite one the number does not fit a double.
-  if (end != s.c_str() + s.size() || !std::isfinite(v)) return false;
-  *out = v;
-  return true;
+  const std::optional<double> v = is_plain(n) ? parse_decimal_number(n.Scalar()) : std::nullopt;
+  if (v) *out = *v;
+  return v.has_value();
 }
 
 double as_number(const Ctx& c, const YAML::Node& n, const std::string& path, bool zero_ok) {
@@ -731,6 +676,11 @@ void parse_data(const Ctx& c, const MapView& d, DataSpec* out) {
     case DataDist::kNormal:
       allow_only({"dist", "scale"}, what);
       out->scale = data_number(c, d, "scale", 0, 4, out->scale);
+      if (out->scale < kMinNormalScale) {
+        fail_value(c, d.get("scale"), d.child_path("scale"), fmt::format("a number in [{:.3g}, 4]", kMinNormalScale),
+                   "below 2^-60 the data, the scores q.K and o_atol round toward zero in bf16 and fp32: an "
+                   "all-zero output would pass");
+      }
       return;
     case DataDist::kSink: {
       allow_only({"dist", "at", "count", "nats"}, what);
@@ -817,8 +767,8 @@ std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / static_
 
 // What materializing and checking the case costs, bounded before anything is allocated:
 // the host bytes of every buffer the run holds, the reference's FLOP and the K it gathers
-// per request (as doubles). Distributions count at their largest prefix.
-void check_case_budget(const Ctx& c, const MapView& m, const MapView& bm, const CaseSpec& cs,
+// per request (as doubles). Distributions count at their largest prefix. Returns the host bytes.
+std::int64_t check_case_budget(const Ctx& c, const MapView& m, const MapView& bm, const CaseSpec& cs,
                        int tree_nodes, int max_prefix, std::int64_t pool_rows) {
   const ScenarioLimits& lim = c.limits;
   const BatchSpec& b = cs.batch;
@@ -858,6 +808,36 @@ void check_case_budget(const Ctx& c, const MapView& m, const MapView& bm, const 
                         "allowed: at most {:.3g} (check: {{mode: sampled, rows: 256}} checks a "
                         "sample; or raise with --max-reference-flop)",
                         flop, full ? "full" : "sampled", lim.max_reference_flop));
+  }
+  return static_cast<std::int64_t>(host);
+}
+
+// Data settings that would test nothing (scenarios/README.md, "Data that tests nothing"),
+// judged on the prefixes a request of the batch can have (a list's or a fixed value exactly,
+// a distribution's min and max): poison that reaches no request, a sink whose rows lie
+// outside some request's prefix.
+void check_data_reaches_requests(const Ctx& c, const MapView& m, const DataSpec& d, int min_prefix,
+                                 int max_prefix) {
+  const MapView dm = m.sub("data");
+  if (d.poison != PoisonValue::kNone && max_prefix < kPoisonMinPrefix) {
+    const MapView p = dm.sub("poison");
+    fail_at(c, p.mark(), p.path(),
+            fmt::format("poisons no request: only requests with at least {} prefix tokens get the poison and the "
+                        "longest prefix a request of this batch can have is {}; allowed: poison with a batch that "
+                        "has a prefix of {} tokens or more",
+                        kPoisonMinPrefix, max_prefix, kPoisonMinPrefix));
+  }
+  if (d.dist != DataDist::kSink || d.sink_at == SinkAt::kRoot || d.sink_at == SinkAt::kTree) return;
+  const int first = d.sink_at == SinkAt::kIndex ? d.sink_index : 0;
+  const int end = first + d.sink_count;  // first, index: rows [first, end); last: the last count rows
+  if (end > min_prefix) {
+    const char* key = dm.has("at") ? "at" : dm.has("count") ? "count" : "dist";
+    fail_value(c, dm.get(key), dm.child_path(key),
+               fmt::format("a sink of {} row(s) at {} inside every request's prefix (the shortest a request of "
+                           "this batch can have is {} tokens); or at: root / tree",
+                           d.sink_count, d.sink_at == SinkAt::kIndex ? std::to_string(d.sink_index) : to_string(d.sink_at),
+                           min_prefix),
+               "the sink would lie beyond that request's prefix: it would get no sink, or one in its tree rows");
   }
 }
 
@@ -923,6 +903,7 @@ CaseSpec parse_case(const Ctx& c, const YAML::Node& entry, const std::string& pa
   const auto [min_prefix, max_prefix] = parse_batch(c, bm, &cs.batch);
 
   parse_pages(c, m.sub("pages"), cs.batch.size, min_prefix, &cs.pages);
+  check_data_reaches_requests(c, m, cs.data, min_prefix, max_prefix);
 
   // Host KV pool: every request's P_b + T rows (distributions at their largest prefix).
   std::int64_t rows = 0;
@@ -940,7 +921,7 @@ CaseSpec parse_case(const Ctx& c, const YAML::Node& entry, const std::string& pa
                         cs.batch.dist == PrefixDist::kList ? "" : ", P_b at the distribution's max",
                         kMaxPoolBytes >> 30));
   }
-  check_case_budget(c, m, bm, cs, tree_nodes, max_prefix, rows);
+  cs.host_bytes = check_case_budget(c, m, bm, cs, tree_nodes, max_prefix, rows);
   return cs;
 }
 
@@ -949,15 +930,16 @@ struct SweepAxis {
   std::string key;
   YAML::Mark key_mark;
   std::vector<YAML::Node> values;
-  std::vector<std::string> labels;  // value as written, for case names
+  std::vector<std::string> labels;  // the values' case-name text (case_name_label)
 };
 
-// The value as it appears in a case name: one line, printable (see printable()).
-std::string label_of(const YAML::Node& n) {
-  if (n.IsScalar()) return printable(n.Scalar());
-  YAML::Emitter e;
-  e << YAML::Flow << n;
-  return printable(e.c_str());
+// The value's part of a case name: its canonical text on one line (one_line_text); past
+// kMaxShownChars the first ones, "~" and 8 hex digits of a hash of the whole text, so two
+// long values that differ only at the end still name two cases.
+std::string case_name_label(const std::string& canonical) {
+  const std::string text = one_line_text(canonical);
+  if (text.size() <= kMaxShownChars) return text;
+  return fmt::format("{}~{:08x}", text.substr(0, kMaxShownChars), static_cast<std::uint32_t>(fnv1a64(canonical)));
 }
 
 std::vector<SweepAxis> parse_sweep(const Ctx& c, const YAML::Node& node, const std::string& path) {
@@ -987,7 +969,8 @@ std::vector<SweepAxis> parse_sweep(const Ctx& c, const YAML::Node& node, const s
       fail_value(c, vals, kpath, "a non-empty list of values", "a sweep needs at least one value");
     }
     SweepAxis axis{key, kv.first.Mark(), {}, {}};
-    std::set<std::string> seen;
+    std::set<std::string> seen;  // canonical values
+    std::set<std::string> names;  // their case-name labels
     for (std::size_t i = 0; i < vals.size(); ++i) {
       // The cap is checked value by value, so a huge list stops at the first value too many.
       if (points * static_cast<std::int64_t>(i + 1) > kMaxSweepPoints) {
@@ -995,10 +978,15 @@ std::vector<SweepAxis> parse_sweep(const Ctx& c, const YAML::Node& node, const s
                 fmt::format("the sweep expands to more than {} cases; allowed: at most {}",
                             kMaxSweepPoints, kMaxSweepPoints));
       }
-      const std::string label = label_of(vals[i]);
-      if (!seen.insert(label).second) {
+      const std::string canonical = canonical_value(vals[i]);
+      const std::string label = case_name_label(canonical);
+      if (!seen.insert(canonical).second) {
         fail_value(c, vals[i], fmt::format("{}[{}]", kpath, i), "distinct values",
                    "repeated in this sweep list");
+      }
+      if (!names.insert(label).second) {  // a hash collision of two long values
+        fail_value(c, vals[i], fmt::format("{}[{}]", kpath, i), "values whose case names differ",
+                   "another value of this list has the case name " + label);
       }
       axis.values.push_back(vals[i]);
       axis.labels.push_back(label);
@@ -1101,6 +1089,31 @@ std::optional<YAML::Mark> second_document_start(const std::string& text) {
   return starts.starts.empty() ? YAML::Mark() : starts.starts.back();
 }
 
+// Refuses anything but blank and comment lines after a document end marker ("..." at the
+// start of a line, which ends the document wherever it stands): yaml-cpp ignores a directive
+// there (%YAML, %TAG, or any other), so the file would say more than what is read.
+void refuse_content_after_document_end(const Ctx& c, const std::string& text) {
+  bool ended = false;
+  int line = 0;
+  for (std::size_t at = 0; at < text.size(); ++line) {
+    const std::size_t eol = std::min(text.find('\n', at), text.size());
+    const std::string_view row(text.data() + at, eol - at);
+    at = eol + 1;
+    const std::size_t first = row.find_first_not_of(" \t\r");
+    if (ended && first != std::string_view::npos && row[first] != '#') {
+      YAML::Mark mark;
+      mark.line = line;
+      mark.column = static_cast<int>(first);
+      fail_at(c, mark, "(document)",
+              fmt::format("'{}' after the document end marker '...'; allowed: only comments after '...'",
+                          printable(std::string(row.substr(first)))));
+    }
+    const bool end_marker = row.substr(0, 3) == "..." && (row.size() == 3 || row[3] == ' ' || row[3] == '\t' ||
+                                                          row[3] == '\r' || row[3] == '#');
+    ended = ended || end_marker;
+  }
+}
+
 // Refuses explicit tags (!!str 8, !!int, !custom) anywhere in the document: the schema
 // reads plain scalars, and a tag would make one value mean different things to different
 // readers. Aliases are read as what they point at; the case cap bounds what they expand to.
@@ -1131,6 +1144,19 @@ void refuse_tags(const Ctx& c, const YAML::Node& n, std::int64_t* budget) {
 
 }  // namespace
 
+std::string one_line_text(const std::string& raw) {
+  std::string s;
+  for (const char ch : raw) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (u < 0x20 || u >= 0x7f) {
+      s += fmt::format("\\x{:02x}", u);
+    } else {
+      s += ch;
+    }
+  }
+  return s;
+}
+
 ScenarioFile parse_scenario_text(const std::string& text, const std::string& path,
                                  const ScenarioLimits& limits) {
   Ctx c;
@@ -1155,6 +1181,7 @@ ScenarioFile parse_scenario_text(const std::string& text, const std::string& pat
     if (second_document) {
       fail_at(c, *second_document, "(document)", "a second YAML document; allowed: one document per file");
     }
+    refuse_content_after_document_end(c, text);
     if (!root.IsDefined() || root.IsNull()) {
       fail_at(c, YAML::Mark(), "scenarios",
               "the file is empty; allowed: a map with the key 'scenarios' holding a list of "

@@ -24,6 +24,15 @@ double data_value_magnitude(const DataSpec& d) {
   }
 }
 
+std::uint64_t fnv1a64(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const char ch : text) {
+    h ^= static_cast<unsigned char>(ch);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
 ToleranceSpec default_tolerance(const DataSpec& d) {
   ToleranceSpec t;
   t.o_atol *= data_value_magnitude(d);

@@ -7,9 +7,13 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
 
 #include "combine/combine_config.h"
 #include "mma_sync/mma_config.h"
+#include "verifybench/decimal_text.h"
 #include "verifybench/kernels.h"
 #include "verifybench/tile_balance.h"
 #include "wgmma/wgmma_config.h"
@@ -140,13 +144,21 @@ const std::vector<PlannerOptionInfo>& planner_options() {
 bool set_planner_option(PlannerConfig* config, std::string_view key, std::string_view value, std::string* error) {
   for (const OptionField& f : option_fields()) {
     if (f.info.key != key) continue;
-    double v = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-    if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(v)) {
-      if (error) *error = "planner setting '" + std::string(key) + "': '" + std::string(value) + "' is not a number";
+    // Integer keys take integer text only ("2e0" and "2." are refused, as in every other
+    // integer field of a scenario file).
+    std::optional<double> v = parse_decimal_number(value);
+    if (f.integer) {
+      const std::optional<std::int64_t> i = parse_decimal_integer(value, true);
+      v = i ? std::optional<double>(static_cast<double>(*i)) : std::nullopt;
+    }
+    if (!v) {
+      if (error) {
+        *error = "planner setting '" + std::string(key) + "': '" + std::string(value) + "' is not " +
+                 (f.integer ? "a plain decimal integer" : "a finite decimal number");
+      }
       return false;
     }
-    if (!f.set(*config, v)) {
+    if (!f.set(*config, *v)) {
       if (error) {
         *error = "planner setting '" + std::string(key) + "': " + std::string(value) + " is out of range (" +
                  f.info.meaning + ")";
@@ -223,11 +235,33 @@ int flash_verify_combine_lanes(int combine_splits, std::int64_t rows, int num_sm
   return best;
 }
 
+std::string planner_shape_error(int batch, int tree_size, int num_heads, int max_kv_len, const int* kv_lens) {
+  const std::string allowed = "; allowed: at most " + std::to_string(kMaxPlannedCount) + " (2^30)";
+  if (batch < 0) return "batch " + std::to_string(batch) + "; allowed: 0 or more";
+  if (tree_size < 1) return "tree_size " + std::to_string(tree_size) + "; allowed: 1 or more";
+  if (num_heads < 1) return "num_heads " + std::to_string(num_heads) + "; allowed: 1 or more";
+  const std::int64_t rows = std::int64_t{batch} * tree_size * num_heads;
+  if (rows > kMaxPlannedCount || std::int64_t{tree_size} * num_heads > kMaxPlannedCount) {
+    return "batch * tree_size * num_heads = " + std::to_string(batch) + " * " + std::to_string(tree_size) + " * " +
+           std::to_string(num_heads) + " query rows" + allowed;
+  }
+  if (max_kv_len < 0 || max_kv_len > kMaxPlannedCount) return "max_kv_len " + std::to_string(max_kv_len) + allowed;
+  for (int b = 0; kv_lens != nullptr && b < batch; ++b) {
+    if (kv_lens[b] < 0 || kv_lens[b] > kMaxPlannedCount) {
+      return "kv_lens[" + std::to_string(b) + "] " + std::to_string(kv_lens[b]) + allowed;
+    }
+  }
+  return "";
+}
+
 // The engine: wgmma where its tiles carry enough work per SM (compute-bound rows), or where
 // few rows stream paged bytes (17-63 rows over pages of >= 16 rows).
 SplitSchedule plan_split_schedule(int batch, int tree_size, int num_heads, int max_kv_len, int num_sms,
                                   int blocks_per_sm, bool wgmma_available, const int* kv_lens, int page_size,
                                   const PlannerConfig& config) {
+  if (const std::string why = planner_shape_error(batch, tree_size, num_heads, max_kv_len, kv_lens); !why.empty()) {
+    throw std::invalid_argument(why);
+  }
   long kv_tiles = 0;  // 64-token tiles of all requests (each at most max_kv_len long)
   for (int b = 0; b < batch; ++b) {
     kv_tiles += ceil_div(std::max(1, std::min(max_kv_len, kv_lens ? kv_lens[b] : max_kv_len)),
@@ -258,6 +292,9 @@ SplitSchedule plan_split_schedule(int batch, int tree_size, int num_heads, int m
 SplitSchedule plan_split_schedule_for_path(FlashVerifyPath path, int batch, int tree_size, int num_heads,
                                            int max_kv_len, int num_sms, int blocks_per_sm, const int* kv_lens,
                                            const PlannerConfig& config) {
+  if (const std::string why = planner_shape_error(batch, tree_size, num_heads, max_kv_len, kv_lens); !why.empty()) {
+    throw std::invalid_argument(why);
+  }
   SplitSchedule plan;
   const bool wgmma = path == FlashVerifyPath::kWgmma;
   plan.path = path;
@@ -346,8 +383,9 @@ SplitSchedule plan_split_schedule_for_path(FlashVerifyPath path, int batch, int 
     plan.modelled_block_tiles =
         static_cast<int>(tile_balance::units_per_block(best_balanced_units_total, plan.num_splits));
   } else {
+    // Many waves on a device of few SMs can pass an int: the model only compares it.
     const long waves = plan.tiles_per_split > 0 ? 1 : even_waves(plan.num_splits);
-    plan.modelled_block_tiles = static_cast<int>(waves * longest_split);
+    plan.modelled_block_tiles = static_cast<int>(std::min<long>(waves * longest_split, INT32_MAX));
   }
   // The token split, where one 16-row group holds every row and the longest request's splits
   // are long enough to repay the merge (the kernel checks each block's own length again).
@@ -394,6 +432,11 @@ LaunchPlan complete_launch_plan(const SplitSchedule& schedule, const PlanShape& 
   if (wgmma) {
     if (!target.wgmma) return invalid(plan, "the wgmma path needs a compute capability 9.0 device");
     if (s.pipeline_stages != 0) return invalid(plan, "the wgmma path has one pipeline depth (ask for 0)");
+    if (target.smem_optin_bytes > 0 && wgmma_cfg::kSmemBytes > target.smem_optin_bytes) {
+      return invalid(plan, "the wgmma kernel's " + std::to_string(wgmma_cfg::kSmemBytes) +
+                               " bytes of shared memory exceed the device's per-block limit (smem_optin_bytes " +
+                               std::to_string(target.smem_optin_bytes) + ")");
+    }
     plan.instance = wgmma_instance_for(s, shape, config);
     plan.pipeline_stages = wgmma_cfg::kStages;
     plan.smem_bytes = wgmma_cfg::kSmemBytes;
@@ -452,8 +495,17 @@ PlanShape plan_shape(const std::vector<int>& kv_lens, int tree_size, int num_hea
   return shape;
 }
 
+namespace {
+
+std::string shape_error(const PlanShape& shape) {
+  return planner_shape_error(shape.batch, shape.tree_size, shape.num_heads, shape.max_kv_len, shape.kv_lens);
+}
+
+}  // namespace
+
 LaunchPlan make_launch_plan_for_path(FlashVerifyPath path, const PlanShape& shape, const DeviceTarget& target,
                                 const PlannerConfig& config) {
+  if (const std::string why = shape_error(shape); !why.empty()) return invalid(LaunchPlan{}, why);
   const SplitSchedule s =
       plan_split_schedule_for_path(path, shape.batch, shape.tree_size, shape.num_heads, shape.max_kv_len,
                                  target.num_sms, target.main_blocks_per_sm, shape.kv_lens, config);
@@ -461,6 +513,7 @@ LaunchPlan make_launch_plan_for_path(FlashVerifyPath path, const PlanShape& shap
 }
 
 LaunchPlan make_launch_plan(const PlanShape& shape, const DeviceTarget& target, const PlannerConfig& config) {
+  if (const std::string why = shape_error(shape); !why.empty()) return invalid(LaunchPlan{}, why);
   const SplitSchedule s =
       plan_split_schedule(shape.batch, shape.tree_size, shape.num_heads, shape.max_kv_len, target.num_sms,
                         target.main_blocks_per_sm, target.wgmma, shape.kv_lens, shape.page_size, config);

@@ -55,12 +55,14 @@ std::string shape_check_text(const vbops_shape& s) {
     return "tree_size " + std::to_string(s.tree_size) + "; allowed: 1 to " + std::to_string(vb::mla::kMaxTreeNodes);
   }
   if (s.num_heads < 1) return "num_heads " + std::to_string(s.num_heads) + "; allowed: 1 or more";
-  if (static_cast<int64_t>(s.max_batch) * s.tree_size * s.num_heads > INT32_MAX) {
-    return "max_batch * tree_size * num_heads above 2^31 - 1 query rows";
-  }
   if (s.max_kv_len < s.tree_size) {
     return "max_kv_len " + std::to_string(s.max_kv_len) + "; allowed: tree_size (" + std::to_string(s.tree_size) +
            ") or more (prefix + tree nodes of the longest request)";
+  }
+  // The planner's own bounds (query rows, KV length): its arithmetic is 32-bit.
+  if (std::string why = vb::planner_shape_error(s.max_batch, s.tree_size, s.num_heads, s.max_kv_len, nullptr);
+      !why.empty()) {
+    return why;
   }
   if (s.page_size < 1) return "page_size " + std::to_string(s.page_size) + "; allowed: 1 or more";
   return "";

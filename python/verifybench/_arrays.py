@@ -8,6 +8,7 @@ import ctypes
 import sys
 
 from . import _abi
+from ._ints import INT64, UINT64, as_list, c_int
 from .errors import VerifyError
 
 # __cuda_array_interface__ typestr -> ABI dtype. NumPy and CuPy have no bfloat16: a bf16
@@ -34,16 +35,26 @@ def _torch_dtype_code(dtype):
     return table.get(dtype, _abi.OTHER)
 
 
-def _fill(t, data, dtype, shape, strides, device):
+def _fill(name, t, data, dtype, shape, strides, device):
+    """Fills the ABI tensor `t`; every integer is range-checked first (ctypes would keep the low
+    bits of one that does not fit: a 2**64 + 1000-row array would pass as 1000 rows)."""
+    shape, strides = as_list(f"{name}: shape", shape), as_list(f"{name}: strides", strides)
     if len(shape) > _abi.MAX_DIMS:
-        raise ValueError(f"{len(shape)} dimensions; allowed: at most {_abi.MAX_DIMS}")
-    t.data = data or None
+        raise VerifyError(f"{name}: {len(shape)} dimensions; allowed: at most {_abi.MAX_DIMS}")
+    if len(strides) != len(shape):
+        raise VerifyError(f"{name}: {len(strides)} strides for {len(shape)} dimensions")
+    t.data = c_int(f"{name}: data pointer", data, UINT64) if data else None
     t.dtype = dtype
     n = t.ndim = len(shape)
-    t.shape[:n] = shape
-    t.strides[:n] = strides
-    t.device = device
+    t.shape[:n] = _extents(f"{name}: shape", shape, low=0)
+    t.strides[:n] = _extents(f"{name}: strides", strides)
+    t.device = c_int(f"{name}: device", device)
     return t
+
+
+def _extents(name, values, low=None):
+    """Shape or stride entries as int64s, each checked (c_int)."""
+    return [c_int(f"{name}[{i}]", v, INT64, low) for i, v in enumerate(as_list(name, values))]
 
 
 def _contiguous_strides(shape):
@@ -123,43 +134,45 @@ def describe(name, obj, out, *, device_hint, stream=None, holds=None, optional=F
     """Fills the ctypes Tensor `out` with a view of `obj`; raises VerifyError naming `name`."""
     if obj is None:
         if optional:
-            return _fill(out, None, 0, [], [], 0)
+            return _fill(name, out, None, 0, [], [], 0)
         raise VerifyError(f"{name}: missing; a CUDA device array is required")
     try:
         if _is_torch(obj):
             if not obj.is_cuda:
                 raise VerifyError(f"{name}: host memory (a torch.Tensor on {obj.device}); a CUDA device tensor "
                                   "is required")
-            return _fill(out, obj.data_ptr(), _torch_dtype_code(obj.dtype), list(obj.shape), list(obj.stride()),
+            return _fill(name, out, obj.data_ptr(), _torch_dtype_code(obj.dtype), list(obj.shape), list(obj.stride()),
                          obj.device.index if obj.device.index is not None else device_hint)
         cai = getattr(obj, "__cuda_array_interface__", None)
         if cai is not None:
-            shape = [int(s) for s in cai["shape"]]
+            shape = _extents(f"{name}: shape", cai["shape"], low=0)
             typestr = cai["typestr"]
             dtype = _TYPESTR.get(typestr, _abi.OTHER)
             itemsize = int(typestr[2:]) if typestr[2:].isdigit() else 0
             if cai.get("strides") is None:
                 strides = _contiguous_strides(shape)
             else:
-                if itemsize == 0 or any(s % itemsize for s in cai["strides"]):
-                    raise VerifyError(f"{name}: strides {tuple(cai['strides'])} bytes are not whole "
+                byte_strides = _extents(f"{name}: strides", cai["strides"])
+                if itemsize == 0 or any(s % itemsize for s in byte_strides):
+                    raise VerifyError(f"{name}: strides {tuple(byte_strides)} bytes are not whole "
                                       f"{itemsize}-byte elements")
-                strides = [s // itemsize for s in cai["strides"]]
+                strides = [s // itemsize for s in byte_strides]
             if dtype == _abi.OTHER:
                 raise VerifyError(f"{name}: dtype {typestr!r} (__cuda_array_interface__) has no meaning here; "
                                   "allowed: " + ", ".join(sorted(_TYPESTR)))
             # The interface names no device: the library checks the pointer's own device.
-            return _fill(out, cai["data"][0], dtype, shape, strides, device_hint)
+            return _fill(name, out, cai["data"][0], dtype, shape, strides, device_hint)
         if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
             shape, strides, data, dtype, device = _from_dlpack(name, obj, stream, holds if holds is not None else [])
-            return _fill(out, data, dtype, shape, strides, device)
+            return _fill(name, out, data, dtype, shape, strides, device)
         if hasattr(obj, "__array_interface__") or hasattr(obj, "__array__"):
             raise VerifyError(f"{name}: host memory ({type(obj).__module__}.{type(obj).__name__}); a CUDA device "
                               "array is required")
     except VerifyError:
         raise
-    except ValueError as e:
-        raise VerifyError(f"{name}: {e}") from None
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError) as e:
+        # A malformed array interface (a missing key, a shape that is not a tuple of ints, ...).
+        raise VerifyError(f"{name}: a malformed array ({type(obj).__name__}): {type(e).__name__}: {e}") from None
     raise VerifyError(f"{name}: a {type(obj).__name__} is not an array: it exposes neither "
                       "__cuda_array_interface__ nor DLPack (__dlpack__)")
 

@@ -1,6 +1,7 @@
 """Cases written by `verifybench export` (harness/export/export_safetensors.h): case.json plus
 inputs.safetensors and outputs.safetensors, read into NumPy arrays (bf16 as float32)."""
 import json
+import math
 import os
 import struct
 
@@ -42,6 +43,49 @@ def read_safetensors(path):
     return tensors
 
 
+# case.json fields the readers use, each with what it must be.
+_POSITIVE_INTS = ("batch", "tree_size", "heads", "page_size")
+_TOLERANCES = ("o_atol", "o_rtol", "lse_atol", "lse_rtol")
+
+
+def _is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _check_meta(path, meta):
+    """Raises ValueError naming the field of case.json that the readers could not use."""
+    def bad(field, value, allowed):
+        raise ValueError(f"{path}: {field}: {value!r}; allowed: {allowed}")
+
+    if not isinstance(meta, dict):
+        bad("(document)", type(meta).__name__, "an object")
+    if not str(meta.get("format", "")).startswith("verifybench-export/"):
+        bad("format", meta.get("format"), "verifybench-export/1")
+    if not isinstance(meta.get("case"), str):
+        bad("case", meta.get("case"), "the case name (a string)")
+    for field in _POSITIVE_INTS:
+        v = meta.get(field)
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v < 2**31:
+            bad(field, v, "an integer in 1..2147483647")
+    if not _is_number(meta.get("sm_scale")) or meta["sm_scale"] <= 0:
+        bad("sm_scale", meta.get("sm_scale"), "a finite number > 0")
+    tree = meta.get("tree")
+    if not isinstance(tree, dict) or not isinstance(tree.get("kind"), str):
+        bad("tree", tree, "an object with a string 'kind'")
+    tol = meta.get("tolerance")
+    if not isinstance(tol, dict):
+        bad("tolerance", tol, "an object with " + ", ".join(_TOLERANCES))
+    for field in _TOLERANCES:
+        if not _is_number(tol.get(field)) or tol[field] < 0:
+            bad("tolerance." + field, tol.get(field), "a finite number >= 0")
+    wide = tol.get("o_wide_channels", [])
+    if not isinstance(wide, list) or any(isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < 512
+                                         for c in wide):
+        bad("tolerance.o_wide_channels", wide, "a list of O channels 0..511")
+    if not _is_number(tol.get("o_wide_channel_scale", 1.0)):
+        bad("tolerance.o_wide_channel_scale", tol.get("o_wide_channel_scale"), "a finite number")
+
+
 class Case:
     """One exported case: `meta` (case.json), `inputs` and `outputs` (read on first use)."""
 
@@ -53,8 +97,12 @@ class Case:
                 self.meta = json.load(f)
         except OSError as e:
             raise ValueError(f"{path}: {e.strerror}") from None
-        if not str(self.meta.get("format", "")).startswith("verifybench-export/"):
-            raise ValueError(f"{path}: format {self.meta.get('format')!r}; expected verifybench-export/1")
+        except (ValueError, RecursionError) as e:  # JSONDecodeError, UnicodeDecodeError, nesting too deep
+            raise ValueError(f"{path}: not JSON: {type(e).__name__}: {e}") from None
+        _check_meta(path, self.meta)
+        for name in ("inputs.safetensors", "outputs.safetensors"):
+            if not os.path.isfile(os.path.join(directory, name)):
+                raise ValueError(f"{os.path.join(directory, name)}: missing or not a regular file")
         self._inputs = self._outputs = None
 
     name = property(lambda self: self.meta["case"])

@@ -3,6 +3,7 @@ import ctypes
 import sys
 
 from . import _abi, _arrays
+from ._ints import UINT64, as_list, c_int, c_ints, positive_finite
 from .errors import VerifyError
 
 
@@ -10,6 +11,15 @@ def _raise_for(status, lib):
     if status != _abi.OK:
         message = lib.vbops_last_error().decode("utf-8", "replace")
         raise VerifyError(message or _abi.STATUS_NAMES.get(status, f"status {status}"), status)
+
+
+def _device_facts(facts):
+    """The DeviceFacts of a sequence of its five integers, each checked by name."""
+    names = [name for name, _ in _abi.DeviceFacts._fields_]
+    values = as_list("device_facts", facts)
+    if len(values) != len(names):
+        raise VerifyError(f"device_facts: {len(values)} values; allowed: {len(names)} ({', '.join(names)})")
+    return _abi.DeviceFacts(*(c_int(f"device_facts.{n}", v) for n, v in zip(names, values)))
 
 
 class Plan:
@@ -26,24 +36,23 @@ class Plan:
                  device_facts=None, device=None):
         lib = _abi.library()
         self._lib = lib
+        # Every integer is range-checked before ctypes sees it (ctypes keeps the low bits of one
+        # that does not fit); the library checks what the values mean.
         fields = dict(max_batch=max_batch, tree_size=tree_size, num_heads=num_heads, max_kv_len=max_kv_len,
                       page_size=page_size)
-        for name, value in fields.items():
-            if isinstance(value, bool) or not isinstance(value, int) or not -2**31 <= value < 2**31:
-                raise VerifyError(f"{name}: {value!r}; a 32-bit integer is required")
-        self.shape = _abi.Shape(**fields)
-        facts = _abi.DeviceFacts(*device_facts) if device_facts is not None else None
+        self.shape = _abi.Shape(**{name: c_int(name, value) for name, value in fields.items()})
+        facts = _device_facts(device_facts) if device_facts is not None else None
+        self.device = c_int("device", device) if device is not None else None
         lens = None
         if kv_lens is not None:
-            kv_lens = [int(x) for x in kv_lens]
-            if len(kv_lens) != max_batch:
+            kv_lens = c_ints("kv_lens", kv_lens)
+            if len(kv_lens) != self.shape.max_batch:
                 raise VerifyError(f"kv_lens: {len(kv_lens)} entries; expected max_batch ({max_batch})")
-            lens = (ctypes.c_int32 * max_batch)(*kv_lens)
+            lens = (ctypes.c_int32 * len(kv_lens))(*kv_lens)
         handle = ctypes.c_void_p()
         _raise_for(lib.vbops_plan_create(ctypes.byref(self.shape), ctypes.byref(facts) if facts else None, lens,
                                          ctypes.byref(handle)), lib)
         self._handle = handle
-        self.device = device
         self.workspace_bytes = lib.vbops_plan_workspace_bytes(handle)
         n = lib.vbops_plan_describe(handle, None, 0)
         text = ctypes.create_string_buffer(n + 1)
@@ -69,9 +78,9 @@ def resolve_stream(stream, arrays):
     if stream is not None:
         for attribute in ("cuda_stream", "ptr", "handle"):
             if hasattr(stream, attribute):
-                return int(getattr(stream, attribute))
+                return c_int(f"stream.{attribute}", getattr(stream, attribute), UINT64)
         if isinstance(stream, int) and not isinstance(stream, bool):
-            return stream
+            return c_int("stream", stream, UINT64)
         raise VerifyError(f"stream: a {type(stream).__name__}; allowed: a stream handle (int), a torch.cuda.Stream "
                           "or a CuPy stream")
     torch = sys.modules.get("torch")
@@ -88,10 +97,7 @@ def resolve_stream(stream, arrays):
 def _launch(plan, fn_name, args_type, names, optional, values, sm_scale, workspace, stream):
     if not isinstance(plan, Plan):
         raise VerifyError(f"plan: a {type(plan).__name__}; a verifybench.Plan is required")
-    try:
-        scale = float(sm_scale)
-    except (TypeError, ValueError):
-        raise VerifyError(f"sm_scale: {sm_scale!r} is not a number") from None
+    scale = positive_finite("sm_scale", sm_scale)
     handle = resolve_stream(stream, list(values.values()) + [workspace])
     args = args_type()
     args.sm_scale = scale

@@ -16,7 +16,9 @@ form; `verifybench run FILE --peers PEERS.json` puts them into summary.md, the C
 and result.json beside production.
 
 Exit codes: 0 every peer that ran passed, 1 one was incorrect, 2 bad input (a case folder
-that is not an export), 3 a peer failed to launch or time, or NumPy is not installed."""
+that is not an export or whose case.json lacks a field, --out in a missing folder or not a
+regular file, an option out of range; all checked before any peer runs), 3 a peer failed to
+launch or time, the result file could not be written, or NumPy is not installed."""
 import argparse
 import ctypes
 import importlib
@@ -488,6 +490,34 @@ def exit_code(document):
     return EXIT_INCORRECT if "incorrect" in outcomes else EXIT_OK
 
 
+def _number_in(lo, hi, integer=False):
+    """An argparse type: a finite number (an integer when `integer`) in [lo, hi]; float() alone
+    takes "nan" and "inf", which would switch the stop rule off."""
+    def parse(text):
+        try:
+            value = int(text) if integer else float(text)
+        except ValueError:
+            value = None
+        if value is None or not math.isfinite(value) or not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{text!r}; allowed: {'an integer' if integer else 'a finite number'} "
+                                             f"in {lo}..{hi}")
+        return value
+    return parse
+
+
+def out_path_error(path):
+    """Why the result file cannot be written at `path` (None when it can): checked before any
+    peer runs, so a typo does not cost the whole run."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"--out {path}: the folder {folder} does not exist"
+    if os.path.islink(path) or (os.path.lexists(path) and not os.path.isfile(path)):
+        return f"--out {path}: exists and is not a regular file; allowed: a new or regular file"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"--out {path}: the folder {folder} is not writable"
+    return None
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="python -m verifybench.peers", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -496,10 +526,10 @@ def parse_args(argv):
     p.add_argument("--modes", default="cold,hot", help="timing modes as `verifybench run --modes` (default: cold,hot; "
                    "graph and chain capture the peer's Python launch, which may allocate)")
     p.add_argument("--l2-flush", default="read", choices=("read", "write"))
-    p.add_argument("--noise", type=float, default=0.01)
-    p.add_argument("--min-samples", type=int, default=10)
-    p.add_argument("--max-samples", type=int, default=1000)
-    p.add_argument("--budget-s", type=float, default=1.0)
+    p.add_argument("--noise", type=_number_in(0, 1), default=0.01)
+    p.add_argument("--min-samples", type=_number_in(3, 1000000, integer=True), default=10)
+    p.add_argument("--max-samples", type=_number_in(3, 1000000, integer=True), default=1000)
+    p.add_argument("--budget-s", type=_number_in(0, 3600), default=1.0)
     p.add_argument("--no-time", action="store_true", help="check only")
     p.add_argument("--peer", action="append", default=None, help="run only this executor (repeatable)")
     return p.parse_args(argv)
@@ -513,6 +543,9 @@ def main(argv=None):
         known = ", ".join(p.executor for p in PEERS)
         unknown = ", ".join(n for n in args.peer if n not in known.split(", "))
         print(f"verifybench.peers: error: --peer {unknown}: unknown executor (allowed: {known})", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if (why := out_path_error(args.out)) is not None:
+        print(f"verifybench.peers: error: {why}", file=sys.stderr)
         return EXIT_BAD_INPUT
     backend, timer = NumpyBackend(), None
     try:
@@ -533,9 +566,13 @@ def main(argv=None):
         print(f"verifybench.peers: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
     tmp = args.out + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(document, f, indent=1)
-    os.replace(tmp, args.out)
+    try:
+        with open(tmp, "w") as f:
+            json.dump(document, f, indent=1)
+        os.replace(tmp, args.out)
+    except OSError as e:
+        print(f"verifybench.peers: error: {args.out}: cannot write the result file: {e.strerror}", file=sys.stderr)
+        return EXIT_RUNTIME
     print(f"wrote {args.out}")
     return exit_code(document)
 

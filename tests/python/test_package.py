@@ -13,7 +13,8 @@ H200_FACTS = (132, 1, 1, 2048, 232448)
 
 
 def plan(**kw):
-    return verifybench.Plan(3, 4, 8, 4096, device_facts=H200_FACTS, **kw)
+    kw.setdefault("device_facts", H200_FACTS)
+    return verifybench.Plan(3, 4, 8, 4096, **kw)
 
 
 class PackageTest(unittest.TestCase):
@@ -97,7 +98,7 @@ class PackageTest(unittest.TestCase):
     def test_plan_fields_and_stream(self):
         with self.assertRaises(verifybench.VerifyError) as caught:
             verifybench.Plan(3, 4.5, 8, 4096, device_facts=H200_FACTS)
-        self.assertIn("tree_size: 4.5; a 32-bit integer is required", str(caught.exception))
+        self.assertIn("tree_size: 4.5 (float); allowed: a 32-bit integer", str(caught.exception))
         args = sglang_arrays()
         with self.assertRaises(verifybench.VerifyError) as caught:
             verifybench.verify_sglang(self.plan, **args, sm_scale=0.1, workspace=self.workspace, stream="s")
@@ -116,6 +117,68 @@ class PackageTest(unittest.TestCase):
         # addresses, which no device holds (or there is no device): refused, nothing launched.
         e = self.refuse("q_extend: ")
         self.assertIn(e.status, (1, 5))
+
+
+class IntegerRangeTest(unittest.TestCase):
+    """Every integer is checked against its C type before ctypes keeps its low bits, and every
+    refusal is a VerifyError naming the argument (issue 48, item 10)."""
+
+    def refused(self, call, *fragments):
+        with self.assertRaises(verifybench.VerifyError) as caught:
+            call()
+        message = str(caught.exception)
+        for fragment in fragments:
+            self.assertIn(fragment, message)
+        return caught.exception
+
+    def test_device_facts_and_kv_lens_do_not_wrap(self):
+        self.refused(lambda: plan(device_facts=(2**32 + 132, 1, 1, 2048, 232448)),
+                     "device_facts.sm_count: 4294967428; allowed: a 32-bit integer")
+        self.refused(lambda: plan(kv_lens=[2**32 + 100, 100, 100]), "kv_lens[0]: 4294967396")
+        self.refused(lambda: verifybench.Plan(2**31, 4, 8, 4096, device_facts=H200_FACTS), "max_batch: 2147483648")
+        self.refused(lambda: plan(device=2**40), "device: 1099511627776")
+
+    def test_buffer_extents_do_not_wrap(self):
+        p = plan()
+        workspace = CudaArray((p.workspace_bytes,), "|u1")
+        for rows in (2**64 + 1000, 2**63, -1):
+            args = sglang_arrays()
+            args["k_buffer"] = bf16(rows, 1, 576)
+            self.refused(lambda: verifybench.verify_sglang(p, **args, sm_scale=0.1, workspace=workspace),
+                         f"k_buffer: shape[0]: {rows}")
+
+    def test_plans_the_device_cannot_hold_are_refused(self):
+        # smem_optin_bytes=1: neither engine's shared memory fits (wgmma: 64 query rows).
+        tiny = (132, 1, 1, 2048, 1)
+        e = self.refused(lambda: verifybench.Plan(8, 4, 16, 8192, device_facts=tiny), "wgmma", "smem_optin_bytes 1")
+        self.assertEqual(e.status, 2)
+        self.refused(lambda: verifybench.Plan(3, 4, 8, 4096, device_facts=tiny), "mma.sync", "shared memory")
+        # num_heads = 2**31 - 1 once overflowed the planner's row count (m_tiles = -33554431).
+        e = self.refused(lambda: verifybench.Plan(1, 1, 2**31 - 1, 4096, device_facts=H200_FACTS),
+                         "num_heads = 1 * 1 * 2147483647 query rows", "at most 1073741824")
+        self.assertEqual(e.status, 1)
+
+    def test_wrong_types_are_verify_errors(self):
+        p = plan()
+        workspace = CudaArray((p.workspace_bytes,), "|u1")
+        self.refused(lambda: plan(device_facts=5), "device_facts: 5 (int)")
+        self.refused(lambda: plan(device_facts=(132, 1)), "device_facts: 2 values; allowed: 5")
+        self.refused(lambda: plan(device_facts=(132, "1", 1, 2048, 232448)), "device_facts.blocks_per_sm: '1'")
+        self.refused(lambda: plan(kv_lens=[1.5, 100, 100]), "kv_lens[0]: 1.5 (float)")
+        self.refused(lambda: plan(kv_lens=7), "kv_lens: 7 (int)")
+        for bad in (float("nan"), float("inf"), -1.0, None):
+            self.refused(lambda: verifybench.verify_sglang(p, **sglang_arrays(), sm_scale=bad, workspace=workspace),
+                         "sm_scale: ")
+        self.refused(lambda: verifybench.verify_sglang(p, **sglang_arrays(), sm_scale=0.1, workspace=workspace,
+                                                       stream=2**64), "stream: 18446744073709551616")
+        args = sglang_arrays()
+        args["o"] = CudaArray(("12", 8, 512), "<u2")
+        self.refused(lambda: verifybench.verify_sglang(p, **args, sm_scale=0.1, workspace=workspace), "o: shape[0]: '12'")
+        malformed = CudaArray((12, 8, 512), "<u2")
+        del malformed.__cuda_array_interface__["data"]
+        args["o"] = malformed
+        self.refused(lambda: verifybench.verify_sglang(p, **args, sm_scale=0.1, workspace=workspace),
+                     "o: a malformed array", "KeyError")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ the reasons for skipped peers and cases, the check against the exported referenc
 that ignores the tree mask is reported incorrect), and the result file's form.
 
 The exported case comes from VERIFYBENCH_TEST_CASE (a `verifybench export` folder)."""
+import contextlib
 import importlib
 import io
 import json
@@ -133,6 +134,48 @@ class PeersTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             self.assertEqual(peers.main([tmp, "--no-time"]), peers.EXIT_BAD_INPUT)
         self.assertEqual(peers.main([CASE_DIR, "--peer", "peer/bogus"]), peers.EXIT_BAD_INPUT)
+
+    def test_malformed_case_json_and_bad_out_are_refused_before_any_peer_runs(self):
+        # Issue 48, item 10: these ran every peer, then ended in a traceback with exit 1.
+        import shutil
+        with_standins("good")
+        ran = []
+        original = peers.run_peer
+        peers.run_peer = lambda *a, **kw: ran.append(a) or original(*a, **kw)
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                for name, text in (("list", "[]"), ("no batch", None), ("nan scale", None), ("not json", "{"),
+                                   ("deep", "[" * 100000 + "]" * 100000)):
+                    case = os.path.join(tmp, name.replace(" ", "_"))
+                    shutil.copytree(CASE_DIR, case)
+                    if text is None:
+                        with open(os.path.join(case, "case.json")) as f:
+                            meta = json.load(f)
+                        if name == "no batch":
+                            del meta["batch"]
+                        else:
+                            meta["sm_scale"] = float("nan")
+                        text = json.dumps(meta)
+                    with open(os.path.join(case, "case.json"), "w") as f:
+                        f.write(text)
+                    err = io.StringIO()
+                    with contextlib.redirect_stderr(err):
+                        code = peers.main([CASE_DIR, case, "--no-time", "--out", os.path.join(tmp, "p.json")])
+                    self.assertEqual(code, peers.EXIT_BAD_INPUT, name)
+                    self.assertIn("case.json", err.getvalue(), name)
+                for out in (tmp, os.path.join(tmp, "missing", "p.json")):
+                    err = io.StringIO()
+                    with contextlib.redirect_stderr(err):
+                        self.assertEqual(peers.main([CASE_DIR, "--no-time", "--out", out]), peers.EXIT_BAD_INPUT)
+                    self.assertIn("--out", err.getvalue())
+                for option in ("--noise", "--budget-s", "--min-samples"):
+                    for value in ("nan", "inf", "-1"):
+                        with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit) as caught:
+                            peers.main([CASE_DIR, option, value, "--out", os.path.join(tmp, "p.json")])
+                        self.assertEqual(caught.exception.code, peers.EXIT_BAD_INPUT, (option, value))
+        finally:
+            peers.run_peer = original
+        self.assertEqual(ran, [])
 
 
 if __name__ == "__main__":
