@@ -55,28 +55,31 @@ int run_command(const std::function<int()>& body) {
 
 // ---------------------------------------------------------------- numeric options
 CLI::Validator number_in(NumberBounds bounds) {
+  const bool unbounded = bounds.hi == std::numeric_limits<double>::max();
   const std::string range =
-      fmt::format("{}{:g}, {:g}{}", bounds.lo_open ? "(" : "[", bounds.lo, bounds.hi, bounds.hi_open ? ")" : "]");
+      unbounded ? fmt::format("{} {:g}", bounds.lo_open ? ">" : ">=", bounds.lo)
+                : fmt::format("in {}{:g}, {:g}{}", bounds.lo_open ? "(" : "[", bounds.lo, bounds.hi, bounds.hi_open ? ")" : "]");
   return CLI::Validator(
       [bounds, range](const std::string& text) -> std::string {
         const std::optional<double> v = parse_decimal_number(text);
         const bool above_lo = v && (bounds.lo_open ? *v > bounds.lo : *v >= bounds.lo);
         const bool below_hi = v && (bounds.hi_open ? *v < bounds.hi : *v <= bounds.hi);
         if (above_lo && below_hi) return "";
-        return fmt::format("got {}; allowed: a finite decimal number in {}", one_line_text(text), range);
+        return fmt::format("got {}; allowed: a finite decimal number {}", one_line_text(text), range);
       },
-      "NUMBER in " + range);
+      "NUMBER " + range);
 }
 
 CLI::Validator integer_in(std::int64_t lo, std::int64_t hi) {
-  const std::string range = fmt::format("{}..{}", lo, hi);
+  const std::string range =
+      hi == std::numeric_limits<std::int64_t>::max() ? fmt::format(">= {}", lo) : fmt::format("in {}..{}", lo, hi);
   return CLI::Validator(
       [lo, hi, range](const std::string& text) -> std::string {
         const std::optional<std::int64_t> v = parse_decimal_integer(text, true);
         if (v && *v >= lo && *v <= hi) return "";
-        return fmt::format("got {}; allowed: a decimal integer in {}", one_line_text(text), range);
+        return fmt::format("got {}; allowed: a decimal integer {}", one_line_text(text), range);
       },
-      "INT in " + range);
+      "INT " + range);
 }
 
 // ---------------------------------------------------------------- loading scenario files

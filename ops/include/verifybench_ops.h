@@ -75,8 +75,8 @@ typedef struct vbops_tensor {
 typedef struct vbops_shape {
   int32_t max_batch;   /* B, 1 .. 65535 */
   int32_t tree_size;   /* T, 1 .. 1024 */
-  int32_t num_heads;   /* H, >= 1 */
-  int32_t max_kv_len;  /* >= T */
+  int32_t num_heads;   /* H, >= 1; B * T * H at most 2^30 query rows (the planner's 32-bit arithmetic) */
+  int32_t max_kv_len;  /* T to 2^30 */
   int32_t page_size;   /* the block table's rows per page (1 for token-table callers such as SGLang);
                           token-table launches run with any plan */
 } vbops_shape;

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -68,7 +69,18 @@ TEST_CASE("planner settings: unknown keys, non-numbers and out-of-range values a
   CHECK(error.find("unknown planner setting 'split_divsor'") != std::string::npos);
   CHECK(error.find("split_divisor") != std::string::npos);  // the known keys are listed
   CHECK_FALSE(vb::set_planner_option(&config, "max_splits", "two", &error));
-  CHECK(error.find("is not a number") != std::string::npos);
+  CHECK(error.find("'two' is not a plain decimal integer") != std::string::npos);
+  // Integer settings take integer text only, as every other integer field (issue 48, item 11).
+  for (const char* text : {"2e0", "1e2", "2.", "0x2", "02", "+-2", " 2"}) {
+    INFO(text);
+    CHECK_FALSE(vb::set_planner_option(&config, "max_splits", text, &error));
+    CHECK(error.find("is not a plain decimal integer") != std::string::npos);
+  }
+  CHECK_FALSE(vb::set_planner_option(&config, "split_overhead_tiles", "inf", &error));
+  CHECK(error.find("is not a finite decimal number") != std::string::npos);
+  CHECK(vb::set_planner_option(&config, "split_overhead_tiles", "2.5e0", &error));  // a number setting
+  CHECK(config.split_overhead_tiles == 2.5);
+  config = vb::PlannerConfig{};
   CHECK_FALSE(vb::set_planner_option(&config, "max_splits", "129", &error));  // past the combine's lanes
   CHECK_FALSE(vb::set_planner_option(&config, "max_splits", "2.5", &error));  // an integer setting
   CHECK_FALSE(vb::set_planner_option(&config, "token_split", "2", &error));
@@ -217,4 +229,43 @@ TEST_CASE("each instance and depth a plan names is a kernel of its own", "[plann
   narrow.combine_split_lanes = 8;
   CHECK(vb::flash_verify_combine_kernel_of(vb::complete_launch_plan(wide, shape, h200)) !=
         vb::flash_verify_combine_kernel_of(vb::complete_launch_plan(narrow, shape, h200)));
+}
+
+TEST_CASE("planner: shapes whose 32-bit arithmetic would overflow are refused, not planned", "[planner]") {
+  // num_heads 2^31 - 1 once gave m_tiles = -33554431 (issue 48, item 10).
+  const vb::DeviceTarget h200 = vb::device_target(*vb::find_device_model("h200"));
+  std::vector<int> lens;
+  const vb::PlanShape huge = chain_shape(1, 0, 1, 2147483647, &lens);
+  CHECK(vb::planner_shape_error(1, 1, 2147483647, 1, nullptr) ==
+        "batch * tree_size * num_heads = 1 * 1 * 2147483647 query rows; allowed: at most 1073741824 (2^30)");
+  const vb::LaunchPlan plan = vb::plan_launch(huge, h200);
+  CHECK_FALSE(plan.valid);
+  CHECK(plan.why_invalid.find("query rows") != std::string::npos);
+  CHECK_FALSE(vb::plan_launch_for_path(vb::FlashVerifyPath::kMmaSync, huge, h200).valid);
+  CHECK_THROWS_AS(vb::flash_verify_plan(1, 1, 2147483647, 1, 132, 1, true), std::invalid_argument);
+  CHECK_THROWS_AS(vb::flash_verify_plan(65535, 1024, 128, 4096, 132, 1, true), std::invalid_argument);
+  CHECK(vb::planner_shape_error(1, 4, 8, 2147483647, nullptr).rfind("max_kv_len 2147483647", 0) == 0);
+  const int bad_len = -5;
+  CHECK(vb::planner_shape_error(1, 4, 8, 100, &bad_len).rfind("kv_lens[0] -5", 0) == 0);
+  CHECK(vb::planner_shape_error(1, 0, 8, 100, nullptr).rfind("tree_size 0", 0) == 0);
+  // The largest shape within the bound still plans, with positive counts.
+  const vb::PlanShape edge = chain_shape(1, 100, 1, 1 << 30, &lens);
+  const vb::LaunchPlan fits = vb::plan_launch(edge, h200);
+  REQUIRE(fits.valid);
+  CHECK(fits.schedule.m_tiles > 0);
+  CHECK(fits.schedule.num_splits > 0);
+}
+
+TEST_CASE("planner: a wgmma plan whose shared memory the device cannot give is refused", "[planner]") {
+  // smem_optin_bytes = 1 once planned a 230,992-byte wgmma launch.
+  vb::DeviceTarget tiny = vb::device_target(*vb::find_device_model("h200"));
+  tiny.smem_optin_bytes = 1;
+  std::vector<int> lens;
+  const vb::PlanShape shape = chain_shape(8, 8188, 4, 16, &lens);  // 64 rows: the wgmma path
+  const vb::LaunchPlan plan = vb::plan_launch(shape, tiny);
+  REQUIRE(plan.schedule.path == vb::FlashVerifyPath::kWgmma);
+  CHECK_FALSE(plan.valid);
+  CHECK(plan.why_invalid.find("exceed the device's per-block limit (smem_optin_bytes 1)") != std::string::npos);
+  CHECK_FALSE(vb::plan_launch_for_path(vb::FlashVerifyPath::kMmaSync, shape, tiny).valid);
+  CHECK(vb::plan_launch(shape, vb::device_target(*vb::find_device_model("h200"))).valid);
 }

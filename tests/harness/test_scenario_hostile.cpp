@@ -298,3 +298,128 @@ TEST_CASE("hostile: a file above the size limit is refused from its size, not it
 }
 
 }  // namespace vb
+
+// ---- issue 48, items 9 and 11; issue 44, item 8 ----
+namespace vb {
+
+TEST_CASE("hostile: a normal scale so small the data rounds to zero is refused", "[scenario][hostile]") {
+  // scale 4.9e-324 made q = K = O = 0 and o_atol 0: an all-zero kernel passed.
+  for (const char* scale : {"4.9e-324", "1e-30", "8e-19"}) {
+    const std::string msg = error_of(entry(fmt::format("    data: {{dist: normal, scale: {}}}\n", scale)));
+    require_contract(msg);
+    CHECK_THAT(msg, Contains("scenarios[0].data.scale: got " + std::string(scale)));
+    CHECK_THAT(msg, Contains("allowed: a number in [8.67e-19, 4]"));
+    CHECK_THAT(msg, Contains("an all-zero output would pass"));
+  }
+  const ScenarioFile f = parse_scenario_text(entry("    data: {dist: normal, scale: 1e-18}\n"), "t.yaml");
+  REQUIRE(f.cases.size() == 1);
+  CHECK(f.cases[0].tolerance.o_atol > 0);
+}
+
+TEST_CASE("hostile: poison that reaches no request is refused", "[scenario][hostile]") {
+  // Only requests with 16 or more prefix tokens are poisoned.
+  const std::string msg = error_of(
+      entry("    data: {dist: uniform, poison: {value: nan}}\n", "8", "{prefix_lens: [15, 5]}"));
+  require_contract(msg);
+  CHECK_THAT(msg, Contains("t.yaml:7:35: scenarios[0].data.poison: poisons no request"));
+  CHECK_THAT(msg, Contains("the longest prefix of this batch is 15"));
+  // A distribution is judged on what it draws: at most 15 tokens here.
+  CHECK_THAT(error_of(entry("    data: {dist: uniform, poison: {value: inf, in: q}}\n", "8",
+                            "{size: 8, prefix: {dist: uniform, min: 0, max: 15}, seed: 3}")),
+             Contains("poisons no request"));
+  // A swept poison is judged per sweep point.
+  CHECK_THAT(error_of(entry("    data: {dist: uniform}\n    sweep: {data.poison.value: [nan]}\n", "8",
+                            "{prefix_lens: [3]}")),
+             Contains("poisons no request"));
+  CHECK(parse_scenario_text(entry("    data: {dist: uniform, poison: {value: nan}}\n", "8", "{prefix_lens: [16, 0]}"),
+                            "t.yaml")
+            .cases.size() == 1);
+}
+
+TEST_CASE("hostile: a sink outside a request's prefix is refused", "[scenario][hostile]") {
+  // entry()'s batch: prefixes 16 and 5.
+  const std::string msg = error_of(entry("    data: {dist: sink, at: 10}\n"));
+  require_contract(msg);
+  CHECK_THAT(msg, Contains("t.yaml:7:28: scenarios[0].data.at: got 10"));
+  CHECK_THAT(msg, Contains("the shortest is 5 tokens: request 1"));
+  CHECK_THAT(error_of(entry("    data: {dist: sink, at: 3, count: 3}\n")), Contains("data.at: got 3"));
+  CHECK_THAT(error_of(entry("    data: {dist: sink, at: last}\n", "8", "{prefix_lens: [16, 0]}")),
+             Contains("data.at: got last"));
+  CHECK_THAT(error_of(entry("    data: {dist: sink, count: 6}\n")), Contains("data.count: got 6"));
+  for (const char* ok : {"{dist: sink, at: 4}", "{dist: sink, at: last, count: 5}", "{dist: sink}",
+                         "{dist: sink, at: root}", "{dist: sink, at: tree}"}) {
+    INFO(ok);
+    CHECK(parse_scenario_text(entry(fmt::format("    data: {}\n", ok)), "t.yaml").cases.size() == 1);
+  }
+  CHECK(parse_scenario_text(entry("    data: {dist: sink, at: root}\n", "8", "{prefix_lens: [0]}"), "t.yaml")
+            .cases.size() == 1);
+}
+
+TEST_CASE("hostile: sweep values are distinct on their whole value, not a cut label", "[scenario][hostile]") {
+  // Two 41-element lists that differ only at the end were refused as repeated.
+  std::string a = "[-1", b = "[-1";
+  for (int i = 1; i < 41; ++i) {
+    a += ", 0";
+    b += i == 40 ? ", 1" : ", 0";
+  }
+  a += "]";
+  b += "]";
+  const ScenarioFile f = parse_scenario_text(
+      entry("    sweep: {tree.parents: [" + a + ", " + b + "]}\n", "8", "{prefix_lens: [3]}",
+            "{kind: explicit, parents: [-1]}"),
+      "t.yaml");
+  REQUIRE(f.cases.size() == 2);
+  CHECK(f.cases[0].name != f.cases[1].name);
+  for (const CaseSpec& c : f.cases) {
+    INFO(c.name);
+    CHECK(c.name.rfind("a/tree.parents=[-1, 0, 0, ", 0) == 0);
+    CHECK(c.name.size() == std::string("a/tree.parents=").size() + 80 + 9);  // 80 characters, "~", 8 hex digits
+    CHECK(c.name[c.name.size() - 9] == '~');
+  }
+  // The same value twice, once in block style, is still repeated.
+  CHECK_THAT(error_of(entry("    sweep:\n      batch.prefix_lens:\n        - [1, 2]\n        - - 1\n          - 2\n")),
+             Contains("repeated in this sweep list"));
+}
+
+TEST_CASE("hostile: a block-style sweep list names its case in flow style, and --case finds it", "[scenario][hostile]") {
+  // Issue 44, item 8: the name was a/batch.prefix_lens=- 1\x0a- 2, which no one can type.
+  const std::string text = entry("    sweep:\n      batch.prefix_lens:\n        - - 1\n          - 2\n        - [3]\n");
+  const ScenarioFile f = parse_scenario_text(text, "t.yaml");
+  REQUIRE(f.cases.size() == 2);
+  CHECK(f.cases[0].name == "a/batch.prefix_lens=[1, 2]");
+  CHECK(f.cases[1].name == "a/batch.prefix_lens=[3]");
+  // A list whose item starts on the line after its dash.
+  const ScenarioFile g = parse_scenario_text(
+      entry("    sweep:\n      tree.parents:\n        -\n          - -1\n          - 0\n", "8", "{prefix_lens: [3]}",
+            "{kind: explicit, parents: [-1]}"),
+      "t.yaml");
+  REQUIRE(g.cases.size() == 1);
+  CHECK(g.cases[0].name == "a/tree.parents=[-1, 0]");
+}
+
+TEST_CASE("hostile: planner integers refuse 2e0, 1e2 and 2. as every other integer field", "[scenario][hostile]") {
+  for (const char* value : {"2e0", "1e2", "2.", "0x2"}) {
+    const std::string msg = error_of(entry(fmt::format("    planner: {{max_splits: {}}}\n", value)));
+    require_contract(msg);
+    CHECK_THAT(msg, Contains("scenarios[0].planner.max_splits: planner setting 'max_splits': '" + std::string(value) +
+                             "' is not a plain decimal integer"));
+  }
+  CHECK_THAT(error_of(entry("    planner: {split_overhead_tiles: .nan}\n")), Contains("is not a finite decimal number"));
+  CHECK(parse_scenario_text(entry("    planner: {max_splits: 2, split_overhead_tiles: 2.5e0}\n"), "t.yaml")
+            .cases[0].planner.max_splits == 2);
+}
+
+TEST_CASE("hostile: nothing but comments after the document end marker", "[scenario][hostile]") {
+  // yaml-cpp ignores a directive after '...': the file would say more than what is read.
+  for (const char* tail : {"...\n%YAML 1.2\n", "...\n%TAG ! tag:x,2000:\n", "... # end\n%FOO bar\n"}) {
+    const std::string msg = error_of(entry("") + tail);
+    require_contract(msg);
+    CHECK_THAT(msg, Contains("(document): '%"));
+    CHECK_THAT(msg, Contains("after the document end marker '...'; allowed: only comments after '...'"));
+  }
+  CHECK_THAT(error_of(entry("") + "...\n%YAML 1.2\n"), Contains("t.yaml:8:1:"));
+  CHECK(parse_scenario_text(entry("") + "...\n# a comment\n\n", "t.yaml").cases.size() == 1);
+  CHECK(parse_scenario_text("%YAML 1.2\n---\n" + entry(""), "t.yaml").cases.size() == 1);
+}
+
+}  // namespace vb
