@@ -15,6 +15,7 @@
 #include <iterator>
 #include <string>
 
+#include "harness/cli/cli_common.h"
 #include "harness/scenario/scenario.h"
 
 namespace vb {
@@ -388,6 +389,12 @@ TEST_CASE("hostile: a block-style sweep list names its case in flow style, and -
   REQUIRE(f.cases.size() == 2);
   CHECK(f.cases[0].name == "a/batch.prefix_lens=[1, 2]");
   CHECK(f.cases[1].name == "a/batch.prefix_lens=[3]");
+  // --case takes the name as `list` prints it.
+  const std::vector<ScenarioFile> loaded = {f};
+  const std::vector<Selected> picked = select_cases(loaded, {"t.yaml"}, {"a/batch.prefix_lens=[1, 2]"});
+  REQUIRE(picked.size() == 1);
+  REQUIRE(picked[0].cases.size() == 1);
+  CHECK(picked[0].cases[0]->batch.prefix_lens == std::vector<int>{1, 2});
   // A list whose item starts on the line after its dash.
   const ScenarioFile g = parse_scenario_text(
       entry("    sweep:\n      tree.parents:\n        -\n          - -1\n          - 0\n", "8", "{prefix_lens: [3]}",
