@@ -23,6 +23,7 @@ import functools
 import inspect
 import logging
 
+from ._ints import c_int, positive_finite
 from .errors import VerifyError
 
 log = logging.getLogger("verifybench.sglang")
@@ -97,16 +98,16 @@ def extend_attention_fwd(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buf
         raise VerifyError(f"not supported by the production kernel: {reason}")
     import torch
     from . import torch_ops
-    batch, tree_size, heads = qo_indptr.shape[0] - 1, int(max_len_extend), q_extend.shape[1]
+    batch, tree_size, heads = qo_indptr.shape[0] - 1, c_int("max_len_extend", max_len_extend), q_extend.shape[1]
     if max_kv_len is None:
         max_kv_len = min(kv_indices.numel(), _MAX_DEFAULT_PREFIX) + tree_size
-    plan_id, _ = torch_ops.plan_for(q_extend.device, batch, tree_size, heads, int(max_kv_len))
+    plan_id, _ = torch_ops.plan_for(q_extend.device, batch, tree_size, heads, c_int("max_kv_len", max_kv_len))
     scale = sm_scale if sm_scale else 1.0 / (_HEAD_DIM_QK ** 0.5)
     lse = torch.empty((q_extend.shape[0], heads), dtype=torch.float32, device=q_extend.device)
     if custom_mask.dtype not in (torch.bool, torch.uint8):
         custom_mask = custom_mask.to(torch.uint8)
     torch.ops.verifybench.verify_sglang_(q_extend, k_extend, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask,
-                                         mask_indptr, o_extend, lse, float(scale), plan_id)
+                                         mask_indptr, o_extend, lse, positive_finite("sm_scale", scale), plan_id)
 
 
 _DROP_IN_PARAMETERS = inspect.signature(extend_attention_fwd).parameters

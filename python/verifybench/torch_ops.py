@@ -16,6 +16,7 @@ from typing import Optional
 import torch
 
 from . import ops
+from ._ints import INT64, c_int, c_ints, positive_finite
 
 _plans = {}
 _plans_by_shape = {}
@@ -35,6 +36,7 @@ def plan_for(device, batch, tree_size, num_heads, max_kv_len, page_size=1, kv_le
     graph capture, e.g. in a warm-up step). Returns (plan_id, plan)."""
     device = torch.device(device)
     index = device.index if device.index is not None else torch.cuda.current_device()
+    kv_lens = c_ints("kv_lens", kv_lens) if kv_lens is not None else None  # the key needs them as ints
     key = (index, batch, tree_size, num_heads, max_kv_len, page_size, tuple(kv_lens) if kv_lens else None)
     with _lock:
         found = _plans_by_shape.get(key)
@@ -106,7 +108,8 @@ def sglang_verify(q_extend, k_extend, k_buffer, qo_indptr, kv_indptr, kv_indices
     """Functional form of verify_sglang_: returns new (o, lse)."""
     o, lse = _outputs(q_extend, q_extend.shape[1])
     torch.ops.verifybench.verify_sglang_(q_extend, k_extend, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask,
-                                         mask_indptr, o, lse, float(sm_scale), int(plan_id))
+                                         mask_indptr, o, lse, positive_finite("sm_scale", sm_scale),
+                                         c_int("plan_id", plan_id, INT64))
     return o, lse
 
 
@@ -115,5 +118,6 @@ def native_verify(q, kv_pool, prefix_len, tree_mask, sm_scale, plan_id, kv_indpt
     """Functional form of verify_native_: returns new (o, lse)."""
     o, lse = _outputs(q, q.shape[1])
     torch.ops.verifybench.verify_native_(q, kv_pool, prefix_len, kv_indptr, kv_indices, block_table, tree_kv,
-                                         tree_mask, o, lse, float(sm_scale), int(plan_id))
+                                         tree_mask, o, lse, positive_finite("sm_scale", sm_scale),
+                                         c_int("plan_id", plan_id, INT64))
     return o, lse
