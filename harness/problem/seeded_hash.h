@@ -3,7 +3,6 @@
 // function of (k, s, i), so results do not depend on thread count or generation order.
 #pragma once
 #include <cstdint>
-#include <string_view>
 
 namespace vb {
 
@@ -21,16 +20,5 @@ inline std::uint64_t hash3(std::uint64_t seed, std::uint64_t stream, std::uint64
 
 // Uniform in [0, 1) from the top 53 bits.
 inline double unit_interval(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
-
-// FNV-1a, 64-bit: a hash of text that is the same on every machine and build (std::hash is
-// not), for names derived from values.
-inline std::uint64_t fnv1a64(std::string_view text) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (const char ch : text) {
-    h ^= static_cast<unsigned char>(ch);
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
 
 }  // namespace vb

@@ -323,8 +323,8 @@ TEST_CASE("hostile: poison that reaches no request is refused", "[scenario][host
       entry("    data: {dist: uniform, poison: {value: nan}}\n", "8", "{prefix_lens: [15, 5]}"));
   require_contract(msg);
   CHECK_THAT(msg, Contains("t.yaml:7:35: scenarios[0].data.poison: poisons no request"));
-  CHECK_THAT(msg, Contains("the longest prefix of this batch is 15"));
-  // A distribution is judged on what it draws: at most 15 tokens here.
+  CHECK_THAT(msg, Contains("the longest prefix a request of this batch can have is 15"));
+  // A distribution is judged on its bounds: at most 15 tokens here.
   CHECK_THAT(error_of(entry("    data: {dist: uniform, poison: {value: inf, in: q}}\n", "8",
                             "{size: 8, prefix: {dist: uniform, min: 0, max: 15}, seed: 3}")),
              Contains("poisons no request"));
@@ -342,7 +342,7 @@ TEST_CASE("hostile: a sink outside a request's prefix is refused", "[scenario][h
   const std::string msg = error_of(entry("    data: {dist: sink, at: 10}\n"));
   require_contract(msg);
   CHECK_THAT(msg, Contains("t.yaml:7:28: scenarios[0].data.at: got 10"));
-  CHECK_THAT(msg, Contains("the shortest is 5 tokens: request 1"));
+  CHECK_THAT(msg, Contains("the shortest a request of this batch can have is 5 tokens"));
   CHECK_THAT(error_of(entry("    data: {dist: sink, at: 3, count: 3}\n")), Contains("data.at: got 3"));
   CHECK_THAT(error_of(entry("    data: {dist: sink, at: last}\n", "8", "{prefix_lens: [16, 0]}")),
              Contains("data.at: got last"));
