@@ -238,19 +238,19 @@ TEST_CASE("planner: shapes whose 32-bit arithmetic would overflow are refused, n
   const vb::PlanShape huge = chain_shape(1, 0, 1, 2147483647, &lens);
   CHECK(vb::planner_shape_error(1, 1, 2147483647, 1, nullptr) ==
         "batch * tree_size * num_heads = 1 * 1 * 2147483647 query rows; allowed: at most 1073741824 (2^30)");
-  const vb::LaunchPlan plan = vb::plan_launch(huge, h200);
+  const vb::LaunchPlan plan = vb::make_launch_plan(huge, h200);
   CHECK_FALSE(plan.valid);
   CHECK(plan.why_invalid.find("query rows") != std::string::npos);
-  CHECK_FALSE(vb::plan_launch_for_path(vb::FlashVerifyPath::kMmaSync, huge, h200).valid);
-  CHECK_THROWS_AS(vb::flash_verify_plan(1, 1, 2147483647, 1, 132, 1, true), std::invalid_argument);
-  CHECK_THROWS_AS(vb::flash_verify_plan(65535, 1024, 128, 4096, 132, 1, true), std::invalid_argument);
+  CHECK_FALSE(vb::make_launch_plan_for_path(vb::FlashVerifyPath::kMmaSync, huge, h200).valid);
+  CHECK_THROWS_AS(vb::plan_split_schedule(1, 1, 2147483647, 1, 132, 1, true), std::invalid_argument);
+  CHECK_THROWS_AS(vb::plan_split_schedule(65535, 1024, 128, 4096, 132, 1, true), std::invalid_argument);
   CHECK(vb::planner_shape_error(1, 4, 8, 2147483647, nullptr).rfind("max_kv_len 2147483647", 0) == 0);
   const int bad_len = -5;
   CHECK(vb::planner_shape_error(1, 4, 8, 100, &bad_len).rfind("kv_lens[0] -5", 0) == 0);
   CHECK(vb::planner_shape_error(1, 0, 8, 100, nullptr).rfind("tree_size 0", 0) == 0);
   // The largest shape within the bound still plans, with positive counts.
   const vb::PlanShape edge = chain_shape(1, 100, 1, 1 << 30, &lens);
-  const vb::LaunchPlan fits = vb::plan_launch(edge, h200);
+  const vb::LaunchPlan fits = vb::make_launch_plan(edge, h200);
   REQUIRE(fits.valid);
   CHECK(fits.schedule.m_tiles > 0);
   CHECK(fits.schedule.num_splits > 0);
@@ -262,10 +262,10 @@ TEST_CASE("planner: a wgmma plan whose shared memory the device cannot give is r
   tiny.smem_optin_bytes = 1;
   std::vector<int> lens;
   const vb::PlanShape shape = chain_shape(8, 8188, 4, 16, &lens);  // 64 rows: the wgmma path
-  const vb::LaunchPlan plan = vb::plan_launch(shape, tiny);
+  const vb::LaunchPlan plan = vb::make_launch_plan(shape, tiny);
   REQUIRE(plan.schedule.path == vb::FlashVerifyPath::kWgmma);
   CHECK_FALSE(plan.valid);
   CHECK(plan.why_invalid.find("exceed the device's per-block limit (smem_optin_bytes 1)") != std::string::npos);
-  CHECK_FALSE(vb::plan_launch_for_path(vb::FlashVerifyPath::kMmaSync, shape, tiny).valid);
-  CHECK(vb::plan_launch(shape, vb::device_target(*vb::find_device_model("h200"))).valid);
+  CHECK_FALSE(vb::make_launch_plan_for_path(vb::FlashVerifyPath::kMmaSync, shape, tiny).valid);
+  CHECK(vb::make_launch_plan(shape, vb::device_target(*vb::find_device_model("h200"))).valid);
 }
