@@ -15,6 +15,7 @@
 #include "mma_sync/mma_config.h"
 #include "verifybench/decimal_text.h"
 #include "verifybench/kernels.h"
+#include "verifybench/planner_limits.h"
 #include "verifybench/tile_balance.h"
 #include "wgmma/wgmma_config.h"
 

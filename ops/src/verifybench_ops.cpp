@@ -16,6 +16,7 @@
 
 #include "kernel_bridge.h"
 #include "tensor_check.h"
+#include "verifybench/planner_limits.h"
 
 struct vbops_plan {
   vbops_shape shape;

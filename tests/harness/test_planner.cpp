@@ -12,6 +12,7 @@
 #include "harness/scenario/scenario.h"
 #include "verifybench/kernels.h"
 #include "verifybench/planner.h"
+#include "verifybench/planner_limits.h"
 
 namespace {
 

@@ -179,17 +179,7 @@ struct LaunchPlan {
   std::string why_invalid;   // what does not fit, when !valid
 };
 
-// The planner's arithmetic is 32-bit (tile counts, grids, split sizes): a shape is planned only
-// when its query rows (batch * tree_size * num_heads) and every KV length are at most
-// kMaxPlannedCount, which leaves room for the roundings up to whole tiles and splits.
-inline constexpr int kMaxPlannedCount = 1 << 30;
-// "" when the planner can plan this shape, else why not, naming the field ("batch * tree_size *
-// num_heads = 1 * 1 * 2147483647 query rows; allowed: ..."). kv_lens: nullptr or batch entries.
-std::string planner_shape_error(int batch, int tree_size, int num_heads, int max_kv_len, const int* kv_lens);
-
 // The schedule the wave model chooses (the engine where wgmma_available, else mma.sync).
-// Both throw std::invalid_argument (planner_shape_error's text) for a shape the planner cannot
-// plan; make_launch_plan and make_launch_plan_for_path return it as an invalid LaunchPlan instead.
 SplitSchedule plan_split_schedule(int batch, int tree_size, int num_heads, int max_kv_len, int num_sms,
                                   int blocks_per_sm, bool wgmma_available = false, const int* kv_lens = nullptr,
                                   int page_size = 1, const PlannerConfig& config = PlannerConfig{});
