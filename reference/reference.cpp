@@ -1,9 +1,10 @@
-// CPU oracle for MLA tree-verify attention (docs/background.md §1), double precision from bf16 inputs.
+// CPU oracle for MLA tree-verify attention (docs/background.md §1), double precision from bf16
+// inputs (an fp8 KV pool: its dequantized values, e4m3 x kv_scale, exact in double).
 //
 // Work split: the requested query rows are grouped by request and cut into row blocks;
 // one block is one work item. Threads take items in request order from an atomic counter.
 // The first thread to touch a request gathers its P_b + T candidate K rows (through
-// VerifyParams::kv_row_ptr only, so every page-table form and the SGLang tree_kv form
+// VerifyParams' row accessors only, so every page-table form, KV dtype and the SGLang tree_kv form
 // work) into a double matrix; the last thread to finish a block of that request frees it.
 // Items are handed out in request order, so at most `threads` gathered requests are alive
 // at once; a gathered K costs 4.6 KB per token (~150 MB at 32k, ~600 MB at 128k).
@@ -69,6 +70,7 @@ void check_params(const VerifyParams& p) {
   }
   if (any_pool_row) {
     if (p.kv_pool == nullptr) fail("kv_pool is null");
+    if (p.kv_is_fp8() && !(p.kv_scale > 0 && std::isfinite(p.kv_scale))) fail("kv_scale must be finite and > 0");
     if (p.page_kind == PageTableKind::kTokenIndices) {
       if (p.kv_indptr == nullptr || p.kv_indices == nullptr) fail("token page table is null");
     } else {
@@ -102,9 +104,16 @@ void gather_request_k(const VerifyParams& p, int b, RowMatrix* k) {
                               std::to_string(t) + " maps to pool row " + std::to_string(row) +
                               " outside [0, pool_rows " + std::to_string(p.pool_rows) + ")");
     }
-    const bf16_bits* src = p.kv_row_ptr(b, t);
     double* dst = k->data() + static_cast<std::ptrdiff_t>(t) * kQK;
-    for (int c = 0; c < kQK; ++c) dst[c] = static_cast<double>(bf16_to_float(src[c]));
+    if (p.kv_is_fp8() && in_pool) {
+      // The dequantized value, e4m3 (4 significant bits) times a float scale: exact in double.
+      const fp8_e4m3_bits* src = p.kv_row_fp8(b, t);
+      const double scale = p.kv_scale;
+      for (int c = 0; c < kQK; ++c) dst[c] = static_cast<double>(fp8_e4m3_to_float(src[c])) * scale;
+    } else {
+      const bf16_bits* src = p.kv_row_ptr(b, t);
+      for (int c = 0; c < kQK; ++c) dst[c] = static_cast<double>(bf16_to_float(src[c]));
+    }
   }
 }
 

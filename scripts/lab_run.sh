@@ -4,7 +4,7 @@
 #
 # Usage: scripts/lab_run.sh BUNDLE OUT PHASE...
 #   tests        GPU Catch2 tests (bin/vb_test_kernels)
-#   correctness  scenarios/correctness.yaml, every row checked against the CPU reference
+#   correctness  scenarios/correctness.yaml and correctness_fp8.yaml, every row checked against the CPU reference
 #   perf         scenarios/perf.yaml timed (cold L2 + graph replay) with in-run ceilings
 #                (VB_PERF_ARGS: timing arguments, default "--budget-s 0.3 --max-samples 200";
 #                VB_PERF_MODES: --modes, default "cold,graph"; add chain,chain-pdl for the
@@ -69,7 +69,7 @@ for phase in "$@"; do
       "$bundle/bin/vb_test_kernels" > "$out/gpu-tests.log" 2>&1; rc=$?
       summary tests $rc "$(tail -n 2 "$out/gpu-tests.log" | tr '\n' ' ')" ;;
     correctness)
-      vb run scenarios/correctness.yaml --out-dir "$out/correctness" > "$out/correctness.log" 2>&1; rc=$?
+      vb run scenarios/correctness.yaml scenarios/correctness_fp8.yaml --out-dir "$out/correctness" > "$out/correctness.log" 2>&1; rc=$?
       summary correctness $rc "$(grep '^summary' "$out/correctness.log")" ;;
     perf)
       # shellcheck disable=SC2086  # VB_PERF_ARGS is a list of arguments

@@ -17,5 +17,5 @@ echo "run.sh: build done after $((SECONDS - start)) s"
 if [ $# -gt 0 ]; then
   build/verifybench "$@"
 else
-  build/verifybench run scenarios/smoke.yaml scenarios/correctness.yaml
+  build/verifybench run scenarios/smoke.yaml scenarios/correctness.yaml scenarios/correctness_fp8.yaml
 fi

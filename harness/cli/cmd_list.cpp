@@ -50,9 +50,9 @@ int list_cases(const std::vector<std::string>& files, const ScenarioOptions& sce
     if (i > 0) std::printf("\n");
     std::printf("%s: %zu scenarios, %zu cases\n", file.path.c_str(), scenarios.size(),
                 file.cases.size());
-    TextTable table({"case", "tree", "B", "T", "H", "page", "placement", "KV tokens", "check",
+    TextTable table({"case", "tree", "B", "T", "H", "page", "placement", "KV tokens", "KV cache", "check",
                      "source"},
-                    {false, false, false, true, true, true, true, false, true, false, false});
+                    {false, false, false, true, true, true, true, false, true, false, false, false});
     for (const CaseSpec& c : file.cases) {
       const int t = tree_size(c.tree);
       const std::string check =
@@ -62,7 +62,7 @@ int list_cases(const std::vector<std::string>& files, const ScenarioOptions& sce
       table.add_row({c.name, to_string(c.tree.kind), fmt::format("{}", batch_size(c.batch)),
                      fmt::format("{}", t), fmt::format("{}", c.heads),
                      fmt::format("{}", c.pages.size), to_string(c.pages.placement),
-                     kv_tokens_text(c, t), check, c.source});
+                     kv_tokens_text(c, t), kv_cache_label(c.kv_cache), check, c.source});
     }
     std::fputs(table.render().c_str(), stdout);
   }

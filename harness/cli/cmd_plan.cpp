@@ -48,14 +48,15 @@ std::vector<const DeviceModel*> devices_named(const std::vector<std::string>& sl
 void print_plan_table(const ScenarioFile& file, const std::vector<const DeviceModel*>& devices) {
   std::printf("%s: %zu cases\n", file.path.c_str(), file.cases.size());
   TextTable table({"case", "device", "launch plan (production)", "block table", "blocks", "waves", "KV tokens",
-                   "MB", "GFLOP", "mem floor us", "mma floor us", "bound"},
-                  {false, false, false, false, true, true, true, true, true, true, true, false});
+                   "KV cache", "MB", "GFLOP", "mem floor us", "mma floor us", "bound"},
+                  {false, false, false, false, true, true, true, false, true, true, true, true, false});
   for (const CaseSpec& c : file.cases) {
     for (const DeviceModel* d : devices) {
       const PlannedLaunch p = plan_launch(c, *d);
       table.add_row({c.name, d->slug, describe(p.launch),
                      p.block_table_launch.valid ? to_string(p.block_table_launch.instance) : "-",
                      fmt::format("{}", p.blocks), fmt::format("{:.2f}", p.waves), fmt::format("{}", p.kv_tokens),
+                     kv_cache_label(c.kv_cache),
                      fmt::format("{:.1f}", p.bytes / 1e6), fmt::format("{:.2f}", p.flops / 1e9),
                      fmt::format("{:.1f}", p.memory_floor_us), fmt::format("{:.1f}", p.mma_floor_us),
                      p.memory_floor_us >= p.mma_floor_us ? "memory" : "compute"});

@@ -22,6 +22,7 @@ TrafficInput traffic_input(const Problem& problem) {
   in.mask_words = problem.mask_words;
   in.prefix_len = problem.prefix_len;
   in.kv_rows = problem.pages.kv_indices;
+  in.kv_row_bytes = kv_row_bytes(problem.kv_dtype());
   return in;
 }
 
@@ -44,10 +45,10 @@ TrafficModel traffic_model(const TrafficInput& in) {
   const std::int64_t table_bytes =
       4 * B + (page == 1 ? 4 * (B + 1) + 8 * kv_tokens : 4 * table_pages);
   const std::int64_t mask_bytes = 8 * B * T * std::max(1, in.mask_words);
-  m.kv_unique_bytes = kKvRowBytes * unique_rows;
+  m.kv_unique_bytes = in.kv_row_bytes * unique_rows;
   m.algorithmic_bytes = m.kv_unique_bytes + (kQRowBytes + kORowBytes + kLseBytes) * B * T * H +
                         table_bytes + mask_bytes;
-  m.page_bytes = unique_pages * page * kKvRowBytes;
+  m.page_bytes = unique_pages * page * in.kv_row_bytes;
   m.flops = kFlopsPerVisiblePair * static_cast<double>(kv_tokens) * static_cast<double>(H) *
             static_cast<double>(T);
   return m;

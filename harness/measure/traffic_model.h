@@ -1,8 +1,9 @@
 // Bytes and FLOPs of one case (docs/background.md §4) and where a measured time puts an executor on the
 // roofline. Pure functions over plain values: tested on hand-computed cases on the CPU.
 //
-// Definitions (all bytes are what the op must move at least once, not what a kernel moves):
-//   kv_unique_bytes   = 1152 * |distinct physical KV rows named by the token page table|
+// Definitions (all bytes are what the op must move at least once, not what a kernel moves;
+// R, the KV row's bytes, is 1152 for a bf16 pool and 576 for an fp8 e4m3 one):
+//   kv_unique_bytes   = R * |distinct physical KV rows named by the token page table|
 //                       (a shared prefix's rows count once, however many requests read them)
 //   algorithmic_bytes = kv_unique_bytes + 1152*B*T*H (q) + 1024*B*T*H (o) + 4*B*T*H (lse)
 //                       + page-table bytes + mask bytes, where
@@ -10,7 +11,7 @@
 //                        8*sum_b(P_b+T) kv_indices; block form otherwise:
 //                        4*sum_b ceil((P_b+T)/page) block-table entries in use
 //     mask bytes       = 8 * B * T * mask_words (one uint64 ancestor word per 64 nodes)
-//   page_bytes        = |distinct physical pages touched| * page_size * 1152
+//   page_bytes        = |distinct physical pages touched| * page_size * R
 //   flops             = 2 * sum_b (P_b+T) * H * T * (576 + 512)   (upper bound: the tree part
 //                       is masked)
 #pragma once
@@ -28,6 +29,7 @@ struct Problem;
 // What the model needs from a problem.
 struct TrafficInput {
   int batch = 0, tree_size = 0, num_heads = 0, page_size = 1, mask_words = 1;
+  std::int64_t kv_row_bytes = kKvRowBytes;  // R: kKvRowBytes (bf16 pool) or kKvRowBytesFp8
   std::vector<std::int32_t> prefix_len;  // [B]
   std::vector<std::int64_t> kv_rows;     // physical rows of every logical token, all requests
 };

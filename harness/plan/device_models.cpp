@@ -80,6 +80,7 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
   for (int len : kv_lens) pages_used += (len + spec.pages.size - 1) / spec.pages.size;
   PlanShape shape = plan_shape(kv_lens, tree, spec.heads, PageTableKind::kTokenIndices, spec.pages.size,
                                pool_pages_for(pages_used) * spec.pages.size);
+  shape.kv_dtype = spec.kv_cache.dtype;
   const DeviceTarget target = device_target(device);
   plan.launch = make_launch_plan(shape, target, spec.planner);
   shape.page_kind = PageTableKind::kBlockTable;
@@ -108,7 +109,7 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
   }
   const std::int64_t query_rows = static_cast<std::int64_t>(batch) * tree * spec.heads;
   plan.waves = static_cast<double>(plan.blocks) / (static_cast<double>(device.num_sms) * device.blocks_per_sm);
-  plan.bytes = static_cast<double>(kKvRowBytes) * static_cast<double>(plan.kv_tokens) +
+  plan.bytes = static_cast<double>(kv_row_bytes(spec.kv_cache.dtype)) * static_cast<double>(plan.kv_tokens) +
                static_cast<double>(query_rows) * static_cast<double>(kQRowBytes + kORowBytes + kLseBytes);
   plan.flops = kFlopsPerVisiblePair * static_cast<double>(plan.kv_tokens) * spec.heads * tree;
   plan.memory_floor_us = plan.bytes / (device.memory_gbps * 1e9) * 1e6;

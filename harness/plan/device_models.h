@@ -54,7 +54,7 @@ struct PlannedLaunch {
   std::int64_t blocks = 0;     // blocks that hold tiles (B * m_tiles * splits for equal lengths)
   double waves = 0;            // blocks / (SMs * blocks per SM)
   std::int64_t kv_tokens = 0;  // sum over requests of prefix + tree
-  double bytes = 0;            // KV rows once + q + o + lse (docs/background.md §4; no page table or mask)
+  double bytes = 0;            // KV rows once (of the case's KV dtype) + q + o + lse (docs/background.md §4; no page table or mask)
   double flops = 0;            // 2 * (P+T) * H * T * 1088 summed over requests
   double memory_floor_us = 0;  // bytes / memory roof
   double mma_floor_us = 0;     // flops / mma roof

@@ -5,7 +5,9 @@
 namespace vb {
 
 PlanShape CasePlanInputs::shape(PageTableKind table) const {
-  return plan_shape(kv_lens, tree_size, num_heads, table, page_size, pool_rows);
+  PlanShape shape = plan_shape(kv_lens, tree_size, num_heads, table, page_size, pool_rows);
+  shape.kv_dtype = kv_dtype;
+  return shape;
 }
 
 CasePlanInputs case_plan_inputs(const std::vector<std::int32_t>& prefix_len, int tree_size, int num_heads,
@@ -29,7 +31,9 @@ CasePlanInputs case_plan_inputs(const CaseSpec& spec) {
   } catch (const ScenarioError& e) {
     throw ScenarioError("case '" + spec.name + "': " + e.what());
   }
-  return case_plan_inputs(prefix, tree, spec.heads, case_page_layout(spec, prefix, tree), spec.planner);
+  CasePlanInputs in = case_plan_inputs(prefix, tree, spec.heads, case_page_layout(spec, prefix, tree), spec.planner);
+  in.kv_dtype = spec.kv_cache.dtype;
+  return in;
 }
 
 LaunchPlan executor_launch_plan(const ExecutorPlanRole& role, const CasePlanInputs& inputs,

@@ -21,6 +21,7 @@ struct CasePlanInputs {
   int num_heads = 0;
   int page_size = 1;
   std::int64_t pool_rows = 0;
+  KvDtype kv_dtype = KvDtype::kBf16;  // an fp8 pool plans the mma.sync engine only
   PlannerConfig config;
   // The shape of the launch over this page-table form (kv_lens must outlive it).
   PlanShape shape(PageTableKind table) const;

@@ -196,6 +196,8 @@ VerifyParams verify_params(const Problem& problem, PageTableKind kind, const Pro
   p.sm_scale = problem.sm_scale;
   p.q = buffers.q;
   p.kv_pool = buffers.kv_pool;
+  p.kv_dtype = problem.kv_dtype();
+  p.kv_scale = problem.kv_scale;
   p.pool_rows = problem.pages.pool_rows();
   p.prefix_len = buffers.prefix_len;
   p.tree_kv = nullptr;
@@ -212,10 +214,19 @@ VerifyParams verify_params(const Problem& problem, PageTableKind kind, const Pro
   return p;
 }
 
-VerifyParams host_params(const Problem& problem, PageTableKind kind, bf16_bits* o, float* lse) {
-  return verify_params(problem, kind,
+const void* Problem::executed_kv_pool() const {
+  return kv_dtype() == KvDtype::kFp8E4m3 ? static_cast<const void*>(kv_pool_fp8.data()) : kv_pool.data();
+}
+
+std::size_t Problem::executed_kv_pool_bytes() const {
+  return kv_dtype() == KvDtype::kFp8E4m3 ? kv_pool_fp8.size() : kv_pool.size() * sizeof(bf16_bits);
+}
+
+VerifyParams host_params(const Problem& problem, PageTableKind kind, bf16_bits* o, float* lse, HostPool pool) {
+  const bool unquantized = pool == HostPool::kUnquantized;
+  VerifyParams p = verify_params(problem, kind,
                        ProblemBuffers{.q = problem.q.data(),
-                                      .kv_pool = problem.kv_pool.data(),
+                                      .kv_pool = unquantized ? problem.kv_pool.data() : problem.executed_kv_pool(),
                                       .prefix_len = problem.prefix_len.data(),
                                       .kv_indptr = problem.pages.kv_indptr.data(),
                                       .kv_indices = problem.pages.kv_indices.data(),
@@ -223,6 +234,11 @@ VerifyParams host_params(const Problem& problem, PageTableKind kind, bf16_bits* 
                                       .tree_mask = problem.tree_mask.data(),
                                       .o = o,
                                       .lse = lse});
+  if (unquantized) {
+    p.kv_dtype = KvDtype::kBf16;
+    p.kv_scale = 1.f;
+  }
+  return p;
 }
 
 }  // namespace vb

@@ -60,10 +60,21 @@ struct Problem {
   std::vector<std::uint64_t> tree_mask;  // [B, T, mask_words]
   std::vector<bf16_bits> q;              // [B*T, H, 576], random, no zeros pattern
   PageLayout pages;
-  std::vector<bf16_bits> kv_pool;        // [pool_rows, 576]; rows nobody may read are NaN
+  // [pool_rows, 576]: the generated values; rows nobody may read are NaN. What a bf16 case's
+  // executors read; for an fp8 case, the unquantized data its quantization note compares with.
+  std::vector<bf16_bits> kv_pool;
+  // fp8 cases (spec.kv_cache): the pool the executors read, kv_pool / kv_scale rounded to
+  // e4m3 (quantize_kv_pool); empty for bf16 cases.
+  std::vector<fp8_e4m3_bits> kv_pool_fp8;
+  float kv_scale = 1.f;  // the dequantization scale the executors get (1 for bf16)
   // SGLang flat custom mask (docs/background.md §2) derived from the same trees.
   std::vector<std::uint8_t> sglang_custom_mask;
   std::vector<std::int64_t> sglang_mask_indptr;  // [B+1]
+
+  KvDtype kv_dtype() const { return spec.kv_cache.dtype; }
+  // The pool the executors read, as raw bytes (kv_pool or kv_pool_fp8).
+  const void* executed_kv_pool() const;
+  std::size_t executed_kv_pool_bytes() const;
 
   std::int64_t query_rows() const {
     return static_cast<std::int64_t>(batch) * tree_size * num_heads;
@@ -76,6 +87,12 @@ struct Problem {
 void fill_problem_data(Problem* problem);
 // Whether logical token t of a request with this prefix is a sink row under `data`.
 bool is_sink_position(const DataSpec& data, int prefix_len, int tree_size, int t);
+// fp8 cases: kv_scale (the spec's, or max |finite kv_pool value| / 448 for `amax`) and
+// kv_pool_fp8 from kv_pool (each value / kv_scale, round to nearest even, saturating at
+// +-448; NaN rows and poison stay NaN). Nothing for bf16 cases. Called by fill_problem_data.
+void quantize_kv_pool(Problem* problem);
+// The largest |value| of the finite entries of a bf16 pool (0 when there is none).
+double kv_pool_amax(const std::vector<bf16_bits>& pool);
 
 // Builds the problem a spec describes. Throws ScenarioError on impossible specs (e.g. a
 // shared prefix longer than a request's prefix).
@@ -90,7 +107,7 @@ PageLayout case_page_layout(const CaseSpec& spec, const std::vector<std::int32_t
 // device copies. The outputs, [B*T, H, 512] and [B*T, H], are the caller's.
 struct ProblemBuffers {
   const bf16_bits* q = nullptr;
-  const bf16_bits* kv_pool = nullptr;
+  const void* kv_pool = nullptr;  // of the problem's kv_dtype()
   const std::int32_t* prefix_len = nullptr;
   const std::int32_t* kv_indptr = nullptr;
   const std::int64_t* kv_indices = nullptr;
@@ -102,8 +119,12 @@ struct ProblemBuffers {
 // The one VerifyParams filler, for the CPU reference and the GPU executors alike: the
 // problem's shapes and page-table form `kind` over `buffers`.
 VerifyParams verify_params(const Problem& problem, PageTableKind kind, const ProblemBuffers& buffers);
-// verify_params over the problem's host buffers (for the CPU reference).
-VerifyParams host_params(const Problem& problem, PageTableKind kind, bf16_bits* o, float* lse);
+// verify_params over the problem's host buffers (for the CPU reference): the pool the
+// executors read (kExecuted), or the generated values before an fp8 case's quantization
+// (kUnquantized: a bf16 pool, scale 1; the same as kExecuted for a bf16 case).
+enum class HostPool { kExecuted, kUnquantized };
+VerifyParams host_params(const Problem& problem, PageTableKind kind, bf16_bits* o, float* lse,
+                         HostPool pool = HostPool::kExecuted);
 
 // Builds SGLang's flat custom mask for the trees: request b starts at
 // sum_{c<b} T*(P_c+T); T rows of P_b+T bytes, prefix columns all 1.

@@ -12,8 +12,11 @@
 #include <cmath>
 #include <cstdint>
 #include <numbers>
+#include <string>
 #include <thread>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "harness/problem/problem.h"
 #include "harness/problem/seeded_hash.h"
@@ -212,6 +215,38 @@ void fill_problem_data(Problem* pr) {
     }
   });
   apply_poison(pr);
+  quantize_kv_pool(pr);
+}
+
+double kv_pool_amax(const std::vector<bf16_bits>& pool) {
+  double amax = 0;
+  for (const bf16_bits v : pool) {
+    const double x = std::fabs(static_cast<double>(bf16_to_float(v)));
+    if (std::isfinite(x)) amax = std::max(amax, x);
+  }
+  return amax;
+}
+
+void quantize_kv_pool(Problem* pr) {
+  const KvCacheSpec& kv = pr->spec.kv_cache;
+  pr->kv_pool_fp8.clear();
+  pr->kv_scale = 1.f;
+  if (kv.dtype != KvDtype::kFp8E4m3) return;
+  double scale = kv.scale;
+  if (kv.scale_from_amax) {
+    const double amax = kv_pool_amax(pr->kv_pool);
+    scale = amax > 0 ? amax / kFp8E4m3Max : 1.0;
+  }
+  // The executors get the scale as a float: quantize with exactly that value.
+  pr->kv_scale = static_cast<float>(scale);
+  const double divisor = pr->kv_scale;
+  pr->kv_pool_fp8.resize(pr->kv_pool.size());
+  parallel_for(static_cast<std::int64_t>(pr->kv_pool.size()), [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      pr->kv_pool_fp8[k] = fp8_e4m3_from_double(static_cast<double>(bf16_to_float(pr->kv_pool[k])) / divisor);
+    }
+  });
 }
 
 namespace {
@@ -252,6 +287,19 @@ const char* to_string(DataDist d) {
     case DataDist::kOutlierChannels: return "outlier_channels";
   }
   return "unknown-data-dist";
+}
+
+const char* to_string(KvDtype d) {
+  switch (d) {
+    case KvDtype::kBf16: return "bf16";
+    case KvDtype::kFp8E4m3: return "fp8_e4m3";
+  }
+  return "unknown-kv-dtype";
+}
+
+std::string kv_cache_label(const KvCacheSpec& kv) {
+  if (kv.dtype == KvDtype::kBf16) return to_string(kv.dtype);
+  return std::string(to_string(kv.dtype)) + " scale " + (kv.scale_from_amax ? std::string("amax") : fmt::format("{:g}", kv.scale));
 }
 
 const char* to_string(SinkAt s) {

@@ -79,8 +79,8 @@ struct Achieved {
 // Bytes and FLOPs of one case (docs/background.md §4), computed from the materialized problem.
 struct TrafficModel {
   std::int64_t algorithmic_bytes = 0;  // unique KV rows + q + o + lse + page table + mask
-  std::int64_t page_bytes = 0;         // whole pages touched x page_size x 1152
-  std::int64_t kv_unique_bytes = 0;    // 1152 x unique physical KV rows (shared prefix once)
+  std::int64_t page_bytes = 0;         // whole pages touched x page_size x KV row bytes
+  std::int64_t kv_unique_bytes = 0;    // KV row bytes (1152 bf16, 576 fp8) x unique physical rows
   double flops = 0;                    // 2 * sum_b (P_b+T) * H * T * (576 + 512)
   double intensity() const {           // FLOP per algorithmic byte
     return algorithmic_bytes > 0 ? flops / static_cast<double>(algorithmic_bytes) : 0;
@@ -165,6 +165,7 @@ struct CaseResult {
   std::string source;
   int batch = 0, tree_size = 0, heads = 0, page_size = 1;
   std::int64_t total_kv_tokens = 0;  // sum_b P_b + T
+  std::string kv_cache = "bf16";     // the KV pool: kv_cache_label() ("fp8_e4m3 scale 0.5", ...)
   std::string reproducer;            // command line that runs exactly this case
   std::vector<std::string> tags;     // the scenario's tags (e.g. "mask-tax-baseline:<case>")
   std::optional<TrafficModel> traffic;

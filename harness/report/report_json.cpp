@@ -216,6 +216,7 @@ nlohmann::ordered_json to_json(const CaseResult& c) {
               {"heads", c.heads},
               {"page_size", c.page_size},
               {"total_kv_tokens", c.total_kv_tokens},
+              {"kv_cache", c.kv_cache},
               {"reproducer", c.reproducer},
               {"tags", c.tags},
               {"traffic", c.traffic ? to_json(*c.traffic) : json(nullptr)},
@@ -238,6 +239,7 @@ CaseResult case_result_from_json(const nlohmann::ordered_json& j) {
   c.heads = read_integer<int>(j, "heads");
   c.page_size = read_integer<int>(j, "page_size");
   c.total_kv_tokens = read_integer<std::int64_t>(j, "total_kv_tokens");
+  if (j.contains("kv_cache")) c.kv_cache = j.at("kv_cache").get<std::string>();  // absent before fp8 KV
   c.reproducer = j.at("reproducer").get<std::string>();
   if (j.contains("tags")) c.tags = j.at("tags").get<std::vector<std::string>>();
   if (j.contains("traffic") && !j.at("traffic").is_null()) c.traffic = traffic_from_json(j.at("traffic"));

@@ -114,12 +114,14 @@ struct CallChecker {
   bool ok() const { return error.empty(); }
 };
 
+void upload_bytes(CallChecker& check, DeviceBuffer& buffer, const void* host, std::size_t bytes, const char* what) {
+  if (!check(buffer.allocate(bytes), what)) return;
+  if (bytes > 0) check(cudaMemcpy(buffer.get(), host, bytes, cudaMemcpyHostToDevice), what);
+}
+
 template <typename T>
 void upload_vector(CallChecker& check, DeviceBuffer& buffer, const std::vector<T>& host, const char* what) {
-  if (!check(buffer.allocate(host.size() * sizeof(T)), what)) return;
-  if (!host.empty()) {
-    check(cudaMemcpy(buffer.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), what);
-  }
+  upload_bytes(check, buffer, host.data(), host.size() * sizeof(T), what);
 }
 
 }  // namespace
@@ -173,7 +175,7 @@ struct DeviceProblem::Impl {
   VerifyParams params(PageTableKind kind) const {
     return verify_params(*problem, kind,
                          ProblemBuffers{.q = q.as<bf16_bits>(),
-                                        .kv_pool = kv_pool.as<bf16_bits>(),
+                                        .kv_pool = kv_pool.get(),
                                         .prefix_len = prefix_len.as<std::int32_t>(),
                                         .kv_indptr = kv_indptr.as<std::int32_t>(),
                                         .kv_indices = kv_indices.as<std::int64_t>(),
@@ -291,7 +293,7 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
   check(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking), "cudaStreamCreate");
 
   upload_vector(check, impl->q, problem.q, "upload q");
-  upload_vector(check, impl->kv_pool, problem.kv_pool, "upload kv_pool");
+  upload_bytes(check, impl->kv_pool, problem.executed_kv_pool(), problem.executed_kv_pool_bytes(), "upload kv_pool");
   upload_vector(check, impl->prefix_len, problem.prefix_len, "upload prefix_len");
   upload_vector(check, impl->kv_indptr, problem.pages.kv_indptr, "upload kv_indptr");
   upload_vector(check, impl->kv_indices, problem.pages.kv_indices, "upload kv_indices");
@@ -324,8 +326,9 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
   targets.device = target;
   targets.sm120_proxy = sm120_proxy_target_on(gpu, check, &impl->proxy_not_run);
   targets.has_sm120_proxy = impl->proxy_not_run.empty();
-  const CasePlanInputs inputs =
+  CasePlanInputs inputs =
       case_plan_inputs(problem.prefix_len, T, problem.num_heads, problem.pages, problem.spec.planner);
+  inputs.kv_dtype = problem.kv_dtype();
   std::size_t workspace_bytes = 0;
   for (const GpuExecutorKind kind : kAllExecutorKinds) {
     for (const PageTableKind table : {PageTableKind::kTokenIndices, PageTableKind::kBlockTable}) {
@@ -348,9 +351,15 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
 
 bool DeviceProblem::executor_overlaps(GpuExecutorKind kind) { return kind != GpuExecutorKind::kNaive; }
 
+bool DeviceProblem::executor_takes_fp8_kv(GpuExecutorKind kind) {
+  return kind == GpuExecutorKind::kNaive || kind == GpuExecutorKind::kProduction ||
+         kind == GpuExecutorKind::kProductionMmaSync || kind == GpuExecutorKind::kProductionSm120Proxy;
+}
+
 cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind, cudaStream_t stream,
                                   bool overlap_previous) {
   Impl& d = *impl_;
+  if (d.problem->kv_dtype() == KvDtype::kFp8E4m3 && !executor_takes_fp8_kv(kind)) return cudaErrorNotSupported;
   FlashVerifyLaunchOptions options;
   options.overlap_previous_kernel = overlap_previous;
   switch (kind) {
@@ -417,6 +426,10 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
 }
 
 bool DeviceProblem::executor_applies(GpuExecutorKind kind, std::string* why_not) const {
+  if (impl_->problem->kv_dtype() == KvDtype::kFp8E4m3 && !executor_takes_fp8_kv(kind)) {
+    if (why_not) *why_not = fmt::format("not run: {} has no fp8 KV path yet", executor_name(kind));
+    return false;
+  }
   const std::string reason = executor_not_run_reason(kind, impl_->plans[Impl::kPlanned][0].schedule.path,
                                                      impl_->wgmma_supported, impl_->proxy_not_run);
   if (why_not) *why_not = reason;

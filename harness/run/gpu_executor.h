@@ -99,7 +99,12 @@ class DeviceProblem {
   // (a forced path that production already runs) or cannot run on this device
   // (kProductionWgmma without compute capability 9.0; kProductionSm120Proxy on anything but a
   // Hopper, or where its plan could not hold the SM to sm_120's resident blocks).
+  // An fp8 KV case: only the executors with an fp8 path (executor_takes_fp8_kv) apply.
   bool executor_applies(GpuExecutorKind kind, std::string* why_not) const;
+  // Whether `kind` reads an fp8 e4m3 pool: naive and the mma.sync engine (production, its
+  // forced path, the sm_120 proxy). The wgmma engine and the SGLang adapter do not yet; their
+  // launch() returns cudaErrorNotSupported on an fp8 case rather than read its bytes as bf16.
+  static bool executor_takes_fp8_kv(GpuExecutorKind kind);
 
   struct Impl;
 

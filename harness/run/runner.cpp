@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <numeric>
@@ -108,6 +109,20 @@ int reference_threads(int requested, const Problem& problem) {
   return static_cast<int>(std::min<std::int64_t>(threads, cap));
 }
 
+// What an fp8 case's quantization itself costs, for information (never a criterion): the
+// reference on the dequantized pool (`ref`, what the executors are checked against) against
+// the reference on the same rows of the generated, unquantized data.
+std::string quantization_note(const Problem& problem, const ReferenceOutput& ref, const ReferenceOptions& options) {
+  const VerifyParams unquantized =
+      host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr, HostPool::kUnquantized);
+  const ReferenceOutput exact = reference_verify_rows(unquantized, ref.rows, options);
+  double o_diff = 0, lse_diff = 0;  // NaN (poisoned rows) compares false: not counted
+  for (std::size_t i = 0; i < ref.o.size(); ++i) o_diff = std::max(o_diff, std::fabs(ref.o[i] - exact.o[i]));
+  for (std::size_t i = 0; i < ref.lse.size(); ++i) lse_diff = std::max(lse_diff, std::fabs(ref.lse[i] - exact.lse[i]));
+  return fmt::format("fp8 KV (scale {:g}) vs the unquantized data, for information: max |dO| {:.3g}, max |dLSE| {:.3g}",
+                     problem.kv_scale, o_diff, lse_diff);
+}
+
 }  // namespace
 
 CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& options) {
@@ -128,6 +143,7 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
   result.tree_size = problem.tree_size;
   result.heads = problem.num_heads;
   result.page_size = problem.pages.page_size;
+  result.kv_cache = kv_cache_label(spec.kv_cache);
   result.total_kv_tokens =
       std::accumulate(problem.prefix_len.begin(), problem.prefix_len.end(), std::int64_t{0}) +
       static_cast<std::int64_t>(problem.batch) * problem.tree_size;
@@ -153,6 +169,7 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
     r.detail = sampled ? fmt::format("CPU oracle, sampled {} of {} rows (seed {})", ref_rows,
                                      all_rows, spec.check.seed)
                        : fmt::format("CPU oracle, all {} rows", all_rows);
+    if (problem.kv_dtype() == KvDtype::kFp8E4m3) r.detail += "; " + quantization_note(problem, ref, ref_options);
     r.rows_checked = ref_rows;
     r.wall_ms = ref_ms;
     result.executors.push_back(std::move(r));

@@ -90,6 +90,14 @@ struct DataSpec {
   PoisonIn poison_in = PoisonIn::kKv;
 };
 
+// The KV pool's element type and scale (scenarios/README.md, `kv_cache`). An fp8 pool is
+// the bf16 case's generated data, each value divided by the scale and rounded to e4m3.
+struct KvCacheSpec {
+  KvDtype dtype = KvDtype::kBf16;
+  double scale = 1.0;            // fp8: the dequantization scale (unless scale_from_amax)
+  bool scale_from_amax = false;  // fp8: scale = max |generated KV value| / 448
+};
+
 // Performance gate of `verifybench compare` (issue 6). Unset: compare's --tolerance.
 struct GateSpec {
   std::optional<double> tolerance;  // allowed relative change of the median time, 0 < t < 1
@@ -118,6 +126,7 @@ struct CaseSpec {
   CheckSpec check;
   GateSpec gate;
   DataSpec data;
+  KvCacheSpec kv_cache;
   // The production planner's settings for this case: the scenario's `planner:` map, then any
   // `--planner key=value` of the command line.
   PlannerConfig planner;
@@ -159,6 +168,10 @@ ScenarioFile parse_scenario_text(const std::string& text, const std::string& pat
 // scenario limits (scenario_yaml.cpp), the traffic model (harness/measure/traffic_model.h)
 // and the plan's floors (harness/plan/device_models.cpp) count with these.
 inline constexpr std::int64_t kKvRowBytes = 576 * 2;  // one latent+rope row, bf16
+inline constexpr std::int64_t kKvRowBytesFp8 = 576;   // the same row, fp8 e4m3
+inline constexpr std::int64_t kv_row_bytes(KvDtype dtype) {
+  return dtype == KvDtype::kFp8E4m3 ? kKvRowBytesFp8 : kKvRowBytes;
+}
 inline constexpr std::int64_t kQRowBytes = 576 * 2;   // per (node, head)
 inline constexpr std::int64_t kORowBytes = 512 * 2;
 inline constexpr std::int64_t kLseBytes = 4;
@@ -195,5 +208,8 @@ const char* to_string(PrefixDist);
 const char* to_string(CheckMode);
 const char* to_string(DataDist);
 const char* to_string(SinkAt);
+const char* to_string(KvDtype);  // "bf16", "fp8_e4m3": the names `kv_cache.dtype` takes
+// "bf16", "fp8_e4m3 scale 0.5", "fp8_e4m3 scale amax": the KV pool in list and plan tables.
+std::string kv_cache_label(const KvCacheSpec& kv);
 
 }  // namespace vb

@@ -55,6 +55,9 @@ constexpr std::size_t kMaxShownChars = 80;
 // the kernels get is a normal number and scaled scores stay far from fp32's range.
 constexpr double kMinSmScale = 1e-6;
 constexpr double kMaxSmScale = 100.0;
+// kv_cache.scale: wide enough for any calibration of bf16-range data (amax / 448).
+constexpr double kMinKvScale = 0x1.0p-20;
+constexpr double kMaxKvScale = 0x1.0p20;
 constexpr double kMaxLogNormalSigma = 10.0;
 // Reference cost per (query row, candidate token): a 576-wide dot product and a 512-wide
 // weighted sum, 2 FLOP each; its gathered K holds one double per channel per token.
@@ -79,7 +82,7 @@ const std::vector<std::string> kTopKeys = {"scenarios"};
 const std::vector<std::string> kEntryKeys = {"name",  "tags",  "heads", "sm_scale",
                                              "dtype", "seed",  "tolerance", "check",
                                              "batch", "tree",  "pages", "sweep",
-                                             "gate",  "data", "planner"};
+                                             "gate",  "data", "planner", "kv_cache"};
 const std::vector<std::string> kToleranceKeys = {"o_atol", "o_rtol", "lse_atol", "lse_rtol"};
 const std::vector<std::string> kPageKeys = {"size", "placement", "seed", "shared_prefix"};
 const std::vector<std::string> kSharedPrefixKeys = {"groups", "length"};
@@ -97,7 +100,8 @@ const std::vector<std::string> kSweepable = {
     "pages.size", "pages.placement", "pages.seed", "pages.shared_prefix.groups",
     "pages.shared_prefix.length", "gate.tolerance",
     "data.dist", "data.scale", "data.at", "data.count", "data.nats", "data.step",
-    "data.distinct", "data.channels", "data.factor", "data.poison.value", "data.poison.in"};
+    "data.distinct", "data.channels", "data.factor", "data.poison.value", "data.poison.in",
+    "kv_cache.dtype", "kv_cache.scale"};
 
 std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
   std::string out;
@@ -742,6 +746,30 @@ void parse_data(const Ctx& c, const MapView& d, DataSpec* out) {
   }
 }
 
+// `kv_cache: {dtype: bf16 | fp8_e4m3, scale: <number> | amax}`; scale only with fp8_e4m3.
+void parse_kv_cache(const Ctx& c, const MapView& k, KvCacheSpec* out) {
+  k.allow_only({"dtype", "scale"}, "kv_cache");
+  const std::vector<std::string> dtypes = {to_string(KvDtype::kBf16), to_string(KvDtype::kFp8E4m3)};
+  const std::string dtype = as_choice(c, k.require("dtype", "one of " + join(dtypes)), k.child_path("dtype"), dtypes);
+  out->dtype = dtype == dtypes[0] ? KvDtype::kBf16 : KvDtype::kFp8E4m3;
+  if (!k.has("scale")) return;
+  const YAML::Node n = k.get("scale");
+  const std::string path = k.child_path("scale");
+  if (out->dtype != KvDtype::kFp8E4m3) {
+    fail_at(c, mark_of(n), path, "a scale applies to dtype fp8_e4m3 only; a bf16 pool holds its values as they are");
+  }
+  if (is_plain(n) && n.Scalar() == "amax") {
+    out->scale_from_amax = true;
+    return;
+  }
+  double v = 0;
+  if (!parse_number(n, &v) || v < kMinKvScale || v > kMaxKvScale) {
+    fail_value(c, n, path,
+               fmt::format("a number in [{:g}, {:g}] or amax (max |KV value| / 448)", kMinKvScale, kMaxKvScale));
+  }
+  out->scale = v;
+}
+
 double parse_sm_scale(const Ctx& c, const YAML::Node& n, const std::string& path) {
   std::vector<std::string> names;
   for (const Preset& p : kScalePresets) names.push_back(p.name);
@@ -780,8 +808,14 @@ std::int64_t check_case_budget(const Ctx& c, const MapView& m, const MapView& bm
   const double ref_rows = full ? q_rows : std::min<double>(q_rows, cs.check.sampled_rows);
   // q (bf16 576) + two bf16 O copies (an executor's output, the naive oracle's) + LSEs +
   // the reference's double O; the pool and its token table; tree masks; SGLang's flat mask.
-  const double host = q_rows * (1152.0 + 2 * 1024 + 8) + ref_rows * (512 * 8 + 8) +
-                      sum_kv * (kKvRowBytes + 8 + 4) + batch * T * ((T + 63) / 64) * 8 +
+  // An fp8 case also holds its e4m3 pool beside the generated (bf16) one, and computes the
+  // reference twice (on the dequantized pool, and on the generated data for the report's
+  // quantization note).
+  const bool fp8 = cs.kv_cache.dtype == KvDtype::kFp8E4m3;
+  const double fp8_pool_row = fp8 ? mla::kHeadDimQK : 0;
+  const double references = fp8 ? 2 : 1;
+  const double host = q_rows * (1152.0 + 2 * 1024 + 8) + references * ref_rows * (512 * 8 + 8) +
+                      sum_kv * (kKvRowBytes + fp8_pool_row + 8 + 4) + batch * T * ((T + 63) / 64) * 8 +
                       T * sum_kv;
   if (host > static_cast<double>(lim.max_host_bytes)) {
     fail_at(c, m.mark(), m.path(),
@@ -800,8 +834,8 @@ std::int64_t check_case_budget(const Ctx& c, const MapView& m, const MapView& bm
                         gib(gather), longest, kReferenceBytesPerToken,
                         gib(static_cast<double>(lim.max_reference_bytes))));
   }
-  const double flop = full ? H * T * sum_kv * kReferenceFlopPerRowToken
-                           : ref_rows * longest * kReferenceFlopPerRowToken;
+  const double flop = references * (full ? H * T * sum_kv * kReferenceFlopPerRowToken
+                                        : ref_rows * longest * kReferenceFlopPerRowToken);
   if (flop > lim.max_reference_flop) {
     fail_at(c, m.mark(), m.path(),
             fmt::format("the CPU reference would need {:.3g} FLOP for this case ({} check); "
@@ -876,6 +910,16 @@ CaseSpec parse_case(const Ctx& c, const YAML::Node& entry, const std::string& pa
   cs.seed = opt_seed(c, m, "seed");
 
   if (m.has("data")) parse_data(c, m.sub("data"), &cs.data);
+  if (m.has("kv_cache")) {
+    const MapView k = m.sub("kv_cache");
+    parse_kv_cache(c, k, &cs.kv_cache);
+    if (cs.kv_cache.dtype == KvDtype::kFp8E4m3 && cs.data.poison == PoisonValue::kInf &&
+        cs.data.poison_in == PoisonIn::kKv) {
+      fail_at(c, mark_of(k.get("dtype")), k.child_path("dtype"),
+              "fp8_e4m3 has no infinity, so data.poison inf in kv cannot be stored; allowed: poison nan in kv, "
+              "or inf in q");
+    }
+  }
   cs.tolerance = default_tolerance(cs.data);
   if (m.has("tolerance")) parse_tolerance(c, m.sub("tolerance"), cs.data, &cs.tolerance);
   if (m.has("check")) parse_check(c, m.sub("check"), &cs.check);

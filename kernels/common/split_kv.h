@@ -225,7 +225,7 @@ struct RequestKvRows {
   // token_base: kv_indptr[b] (token_rows_base), loaded by the caller ahead of time.
   __device__ __forceinline__ RequestKvRows(const VerifyParams& p, int b, int prefix_len, int token_base)
       : tree_rows(p.tree_kv ? p.tree_kv + static_cast<std::int64_t>(b) * p.tree_size * mla::kHeadDimQK : nullptr),
-        kv_pool(p.kv_pool),
+        kv_pool(p.kv_pool_bf16()),
         token_rows(p.page_kind == PageTableKind::kBlockTable ? nullptr : p.kv_indices + token_base),
         request_pages(p.page_kind == PageTableKind::kBlockTable
                           ? p.block_table + static_cast<std::int64_t>(b) * p.max_pages

@@ -67,6 +67,12 @@ bool params_valid(const VerifyParams& p) {
   // on the device: refuse it here instead.
   if (!aligned_to(p.q, 16) || !aligned_to(p.kv_pool, 16) || !aligned_to(p.tree_kv, 16)) return false;
   if (!aligned_to(p.o, 4) || !aligned_to(p.lse, 4)) return false;
+  // fp8 KV: a positive finite scale, and pool rows only (dense bf16 tree rows beside an fp8
+  // pool, SGLang's k_extend, are not read yet).
+  if (p.kv_dtype != KvDtype::kBf16 &&
+      (p.kv_dtype != KvDtype::kFp8E4m3 || !(p.kv_scale > 0.f) || !std::isfinite(p.kv_scale) || p.tree_kv != nullptr)) {
+    return false;
+  }
   if (p.page_kind == PageTableKind::kTokenIndices) return p.kv_indptr && p.kv_indices;
   return p.block_table && p.page_size > 0 && p.max_pages > 0;
 }
@@ -76,9 +82,14 @@ bool params_valid(const VerifyParams& p) {
 enum class Instance : int { kPlain = 0, kTokenSplit = 1, kBalanced = 2 };
 constexpr int kNumInstances = 3;
 
+// Which kernel of an instance family a launch takes: the bf16 pool's, the bf16 pool's over a
+// kernel still writing the mask and the lengths (IndptrLengthParams), or the fp8 pool's.
+enum class KernelForm : int { kBf16 = 0, kBf16OverMaskWriter = 1, kFp8Kv = 2 };
+constexpr int kNumKernelForms = 3;
+
 // The production kernel instance for a pipeline depth, and its dynamic shared memory.
-// over_mask_writer: the instance for launches over a kernel still writing the mask and the
-// lengths (IndptrLengthParams); `kernel` then stays null.
+// KernelForm::kBf16OverMaskWriter: `over_mask_writer` is set and `kernel` stays null;
+// otherwise `kernel` is (the fp8 pool's kernel has the same parameters).
 struct KernelVariant {
   void (*kernel)(VerifyParams, int, int, SplitWorkspace);
   void (*over_mask_writer)(IndptrLengthParams, int, int, SplitWorkspace);
@@ -96,11 +107,20 @@ detail::MmaKernelFamily family_of(Instance instance) {
                                            : detail::mma_plain_family();
 }
 
-KernelVariant variant_for_stages(int stages, Instance instance, bool over_mask_writer) {
+KernelVariant variant_for_stages(int stages, Instance instance, KernelForm form) {
   const detail::MmaKernels k = family_of(instance).at_depth(stages);
   if (k.kernel == nullptr) return {nullptr, nullptr, stages, 0};  // not a built depth
-  if (over_mask_writer) return {nullptr, k.over_mask_writer, stages, smem_bytes_for_stages(stages)};
+  switch (form) {
+    case KernelForm::kBf16OverMaskWriter: return {nullptr, k.over_mask_writer, stages, smem_bytes_for_stages(stages)};
+    case KernelForm::kFp8Kv: return {k.fp8_kv, nullptr, stages, smem_bytes_for_stages(stages)};
+    case KernelForm::kBf16: break;
+  }
   return {k.kernel, nullptr, stages, smem_bytes_for_stages(stages)};
+}
+
+KernelForm form_of(const VerifyParams& params, bool over_mask_writer) {
+  if (params.kv_is_fp8()) return KernelForm::kFp8Kv;
+  return over_mask_writer ? KernelForm::kBf16OverMaskWriter : KernelForm::kBf16;
 }
 
 // Per device, variant and instance, the dynamic shared memory the kernel's limit has been
@@ -110,7 +130,7 @@ KernelVariant variant_for_stages(int stages, Instance instance, bool over_mask_w
 // behind the cache's back; nothing in verifybench resets a device.)
 constexpr int kMaxCachedDevices = 64;
 constexpr int kNumVariants = static_cast<int>(sizeof(kPipelineVariants) / sizeof(kPipelineVariants[0]));
-std::atomic<int> g_smem_limit_raised[kMaxCachedDevices][kNumVariants][kNumInstances][2];  // [.][over_mask_writer]
+std::atomic<int> g_smem_limit_raised[kMaxCachedDevices][kNumVariants][kNumInstances][kNumKernelForms];
 
 Instance instance_for(KernelInstance instance) {
   return instance == KernelInstance::kMmaTokenSplit ? Instance::kTokenSplit
@@ -119,11 +139,11 @@ Instance instance_for(KernelInstance instance) {
 }
 
 // The plan's variant, with the kernel's shared-memory limit raised to the plan's request.
-cudaError_t select_variant(const LaunchPlan& plan, bool over_mask_writer, KernelVariant* out) {
+cudaError_t select_variant(const LaunchPlan& plan, KernelForm form, KernelVariant* out) {
   const Instance instance = instance_for(plan.instance);
   for (int i = 0; i < kNumVariants; ++i) {
     if (kPipelineVariants[i] != plan.pipeline_stages) continue;
-    const KernelVariant v = variant_for_stages(plan.pipeline_stages, instance, over_mask_writer);
+    const KernelVariant v = variant_for_stages(plan.pipeline_stages, instance, form);
     if (plan.smem_bytes < v.smem_bytes) return cudaErrorInvalidConfiguration;
     *out = v;
     out->smem_bytes = plan.smem_bytes;
@@ -131,7 +151,7 @@ cudaError_t select_variant(const LaunchPlan& plan, bool over_mask_writer, Kernel
     if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
     const bool cacheable = device >= 0 && device < kMaxCachedDevices;
     std::atomic<int>* raised =
-        cacheable ? &g_smem_limit_raised[device][i][static_cast<int>(instance)][over_mask_writer ? 1 : 0] : nullptr;
+        cacheable ? &g_smem_limit_raised[device][i][static_cast<int>(instance)][static_cast<int>(form)] : nullptr;
     if (raised && raised->load(std::memory_order_acquire) >= plan.smem_bytes) return cudaSuccess;
     const cudaError_t err =
         cudaFuncSetAttribute(out->function(), cudaFuncAttributeMaxDynamicSharedMemorySize, plan.smem_bytes);
@@ -208,7 +228,7 @@ int flash_verify_blocks_per_sm(cudaError_t* error) {
   deepest.pipeline_stages = flash_verify_stages_for_smem_optin(optin);
   deepest.smem_bytes = flash_verify_smem_bytes(deepest.pipeline_stages);
   KernelVariant v{};
-  if (err == cudaSuccess) err = select_variant(deepest, false, &v);
+  if (err == cudaSuccess) err = select_variant(deepest, KernelForm::kBf16, &v);
   if (err == cudaSuccess) {
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.kernel, kBlockThreads, v.smem_bytes);
   }
@@ -218,7 +238,7 @@ int flash_verify_blocks_per_sm(cudaError_t* error) {
 
 int flash_verify_sm120_blocks_per_sm(cudaError_t* error) {
   const int stages = flash_verify_stages_for_smem_optin(Sm120Limits::kSmemPerBlockOptin);
-  const KernelVariant v = variant_for_stages(stages, Instance::kPlain, false);
+  const KernelVariant v = variant_for_stages(stages, Instance::kPlain, KernelForm::kBf16);
   cudaFuncAttributes attributes{};
   const cudaError_t err = v.kernel != nullptr ? cudaFuncGetAttributes(&attributes, v.function())
                                               : cudaErrorInvalidConfiguration;  // no depth fits 99 KB
@@ -259,7 +279,7 @@ DeviceTarget sm120_proxy_target(cudaError_t* error) {
 
 int flash_verify_plan_blocks_per_sm(const LaunchPlan& plan, cudaError_t* error) {
   KernelVariant v{};
-  cudaError_t err = plan.schedule.path == FlashVerifyPath::kMmaSync ? select_variant(plan, false, &v)
+  cudaError_t err = plan.schedule.path == FlashVerifyPath::kMmaSync ? select_variant(plan, KernelForm::kBf16, &v)
                                                                     : cudaErrorInvalidValue;
   int blocks = 0;
   if (err == cudaSuccess) {
@@ -357,6 +377,8 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& pl
   }
   if (!plan_matches(params, plan)) return cudaErrorInvalidConfiguration;
   const SplitSchedule& s = plan.schedule;
+  // fp8 KV: the mma.sync engine's ordinary launches only (the planner never picks wgmma for it).
+  if (params.kv_is_fp8() && (s.path != FlashVerifyPath::kMmaSync || over_mask_writer)) return cudaErrorNotSupported;
   const std::size_t needed = flash_verify_workspace_bytes(s, params.batch, params.tree_size, params.num_heads);
   if (workspace_bytes < needed || (needed > 0 && workspace == nullptr)) return cudaErrorInvalidValue;
   const SplitWorkspace ws =
@@ -376,7 +398,9 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& pl
     }
   } else {
     KernelVariant variant{};
-    if (cudaError_t err = select_variant(plan, over_mask_writer, &variant); err != cudaSuccess) return err;
+    if (cudaError_t err = select_variant(plan, form_of(params, over_mask_writer), &variant); err != cudaSuccess) {
+      return err;
+    }
     launched_main = variant.function();
     const dim3 grid(plan.main_grid.x, plan.main_grid.y, plan.main_grid.z);
     cudaLaunchAttribute attribute{};
@@ -406,9 +430,14 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& pl
   return err;
 }
 
-const void* flash_verify_main_kernel_of(const LaunchPlan& plan, bool over_mask_writer) {
-  if (plan.schedule.path == FlashVerifyPath::kWgmma) return detail::wgmma_main_kernel_of(plan, over_mask_writer);
-  return variant_for_stages(plan.pipeline_stages, instance_for(plan.instance), over_mask_writer).function();
+const void* flash_verify_main_kernel_of(const LaunchPlan& plan, bool over_mask_writer, KvDtype kv_dtype) {
+  const bool fp8 = kv_dtype == KvDtype::kFp8E4m3;
+  if (plan.schedule.path == FlashVerifyPath::kWgmma) {
+    return fp8 ? nullptr : detail::wgmma_main_kernel_of(plan, over_mask_writer);
+  }
+  if (fp8 && over_mask_writer) return nullptr;
+  const KernelForm form = fp8 ? KernelForm::kFp8Kv : over_mask_writer ? KernelForm::kBf16OverMaskWriter : KernelForm::kBf16;
+  return variant_for_stages(plan.pipeline_stages, instance_for(plan.instance), form).function();
 }
 
 const void* flash_verify_combine_kernel_of(const LaunchPlan& plan) {

@@ -20,10 +20,11 @@ using MmaKernel = void (*)(VerifyParams, int, int, SplitWorkspace);
 // (FlashVerifyLaunchOptions::previous_kernel_writes_only_mask_and_lengths).
 using MmaOverMaskWriterKernel = void (*)(IndptrLengthParams, int, int, SplitWorkspace);
 
-// One instance family at one pipeline depth; both null where the depth is not built.
+// One instance family at one pipeline depth; all null where the depth is not built.
 struct MmaKernels {
   MmaKernel kernel;
   MmaOverMaskWriterKernel over_mask_writer;
+  MmaKernel fp8_kv;  // an fp8 e4m3 pool (VerifyParams::kv_dtype), ordinary launches only
 };
 
 // An instance file's kernels and its timeline slots (the timeline functions return

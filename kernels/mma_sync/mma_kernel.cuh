@@ -22,6 +22,12 @@
 //   O += P V     the group's warps split the 512 output channels; V is the first 512
 //                columns of the same shared-memory K rows (ldmatrix.trans), no second copy.
 //
+// fp8 e4m3 KV (the kFp8Kv instances, VerifyParams::kv_dtype): the producers load the 576-byte
+// rows with plain 16-byte loads and store them widened to bf16 (exact) into the same stage
+// layout, then arrive on the stage's "full" mbarrier; the compute warps are unchanged. The
+// pool's scale folds into sm_scale for the scores and into O's normalisation (final O and
+// split partials alike, so the combine, linear in the partials, needs nothing).
+//
 // Split contract: with num_splits == 1 the block writes final O (bf16) and LSE. Otherwise it
 // writes its split's normalised O (bf16; fp32 under the tile-balanced schedule) and
 // natural-log LSE (fp32) to the workspace (an empty split writes LSE -inf and zero O for even
@@ -30,6 +36,8 @@
 // once replays correctly with other lengths up to the planned maximum.
 #pragma once
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <cmath>
 #include <vector>
@@ -243,6 +251,61 @@ __device__ __forceinline__ void copy_rows_to_stage(bf16_bits* dst, const bf16_bi
 #endif
 }
 
+// fp8 KV: a producer warp's kRowsPerProducer rows of 576 e4m3 values, widened to bf16 into
+// their stage rows. The 32 lanes split the rows' 16-byte chunks (kFp8ChunksPerLane each, in
+// row order: chunk c of the warp is chunk c % 36 of row c / 36), so that a load instruction
+// reads 512 contiguous-per-row bytes and every load is in flight before the first store.
+// Lane r < kRowsPerProducer holds row r's address (`src`); the others read it by shuffle.
+// Then the rows are announced as VB_DEBUG_SYNC_COPY's plain copies announce theirs: after
+// __syncwarp, an arrival (release) on the stage's "full" mbarrier.
+constexpr int kFp8ChunksPerRow = mla::kHeadDimQK / 16;                         // 36
+constexpr int kFp8ChunksPerLane = kRowsPerProducer * kFp8ChunksPerRow / 32;     // 9
+static_assert(kFp8ChunksPerLane * 32 == kRowsPerProducer * kFp8ChunksPerRow, "the warp's chunks split evenly");
+
+// Two e4m3 values (low byte first) as a bf16 pair, exactly (cvt.rn.f16x2.e4m3x2, then f16 ->
+// f32 -> bf16, each exact for e4m3 values; NaN stays NaN).
+__device__ __forceinline__ std::uint32_t widen_e4m3x2(std::uint32_t two) {
+  const __half2 h(__nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(two & 0xffffu), __NV_E4M3));
+  const __nv_bfloat162 b = __float22bfloat162_rn(__half22float2(h));
+  return *reinterpret_cast<const std::uint32_t*>(&b);
+}
+
+// Eight e4m3 values (4 in each word, lowest byte first) as eight bf16 values.
+__device__ __forceinline__ uint4 widen_e4m3x8(std::uint32_t lo, std::uint32_t hi) {
+  return make_uint4(widen_e4m3x2(lo), widen_e4m3x2(lo >> 16), widen_e4m3x2(hi), widen_e4m3x2(hi >> 16));
+}
+
+__device__ __forceinline__ void widen_fp8_rows_to_stage(bf16_bits* warp_rows, const fp8_e4m3_bits* src, int lane,
+                                                        std::uint64_t* full) {
+  const auto src_address = reinterpret_cast<unsigned long long>(src);
+  uint4 chunk[kFp8ChunksPerLane];
+#pragma unroll
+  for (int i = 0; i < kFp8ChunksPerLane; ++i) {
+    const int c = lane + 32 * i;
+    const auto* row = reinterpret_cast<const uint4*>(__shfl_sync(0xffffffffu, src_address, c / kFp8ChunksPerRow));
+    chunk[i] = __ldg(row + c % kFp8ChunksPerRow);
+  }
+#pragma unroll
+  for (int i = 0; i < kFp8ChunksPerLane; ++i) {
+    const int c = lane + 32 * i;
+    auto* dst = reinterpret_cast<uint4*>(warp_rows + (c / kFp8ChunksPerRow) * kKvStride) + 2 * (c % kFp8ChunksPerRow);
+    dst[0] = widen_e4m3x8(chunk[i].x, chunk[i].y);
+    dst[1] = widen_e4m3x8(chunk[i].z, chunk[i].w);
+  }
+  __syncwarp();
+  if (kFullArrivalsPerWarp > 1 || lane == 0) warp::mbarrier_arrive(full);  // release: rows are in
+}
+
+// The pool row of token t in an fp8 pool: RequestKvRows::row_ptr's arithmetic over 576-byte
+// rows (an fp8 launch has no dense tree rows).
+__device__ __forceinline__ const fp8_e4m3_bits* fp8_row_ptr(const detail::RequestKvRows& rows, int t,
+                                                            std::int64_t entry) {
+  const std::int64_t row =
+      !rows.block_form ? entry
+                       : entry * rows.page_size + (rows.page_shift >= 0 ? t & (rows.page_size - 1) : t % rows.page_size);
+  return reinterpret_cast<const fp8_e4m3_bits*>(rows.kv_pool) + row * mla::kHeadDimQK;
+}
+
 // The stages' "full" barriers (one arrival per producer warp, plus the bytes) and "empty"
 // barriers (one arrival per warp that reads the stage), made visible to the copy engine.
 template <int kStages>
@@ -262,7 +325,7 @@ __device__ __forceinline__ void init_stage_barriers(std::uint64_t* s_full, std::
 // ahead (the loop unrolled by kStages, one register per stage: moving a word still in flight
 // would wait for it): its compute is fast enough for one table round trip per tile to show,
 // where the two-group plans are slower that way.
-template <int kStages, bool kTokenSplit, class TokenOf>
+template <int kStages, bool kTokenSplit, bool kFp8Kv, class TokenOf>
 __device__ __forceinline__ void copy_segment_tiles(std::int64_t (&entry)[kTokenSplit ? kStages : 1],
                                                    const detail::RequestKvRows& rows, int iter0, int tile_begin,
                                                    int tile_end, bf16_bits* s_kv, std::uint64_t* s_full,
@@ -283,14 +346,24 @@ __device__ __forceinline__ void copy_segment_tiles(std::int64_t (&entry)[kTokenS
       const int stage = kAhead == kStages ? j : iter % kStages;
       const int round = iter / kStages + (stage == kStages - 1 ? 1 : 0);  // Q's phase first
       if (round > 0) warp::mbarrier_wait_parity(&s_empty[stage], (round - 1) & 1);
-      const bf16_bits* src = rows.row_ptr(token_of(tile), entry[j]);
+      const auto* src = [&] {
+        if constexpr (kFp8Kv) {
+          return fp8_row_ptr(rows, token_of(tile), entry[j]);
+        } else {
+          return rows.row_ptr(token_of(tile), entry[j]);
+        }
+      }();
       if (VB_DEBUG_TIMELINE && iter == 0 && warp == kWarps && lane == 0) {
         asm volatile("" ::"l"(src));  // the page-table word is in
         VB_TIMELINE_STAMP(g_timeline_main, kTimelineTableIn);
       }
       bf16_bits* dst = s_kv + (stage * kTokensPerTile + row_in_tile) * kKvStride;
       if (is_copy_lane && tile + kAhead < tile_end) entry[j] = rows.table_entry(token_of(tile + kAhead));
-      copy_rows_to_stage(dst, src, is_copy_lane, lane, &s_full[stage]);
+      if constexpr (kFp8Kv) {
+        widen_fp8_rows_to_stage(dst - lane * kKvStride, src, lane, &s_full[stage]);  // from the warp's first row
+      } else {
+        copy_rows_to_stage(dst, src, is_copy_lane, lane, &s_full[stage]);
+      }
       if (VB_DEBUG_TIMELINE && iter == 0 && warp == kWarps && lane == 0) {
         VB_TIMELINE_STAMP(g_timeline_main, kTimelineFirstIssue);
       }
@@ -518,8 +591,8 @@ __device__ __forceinline__ void token_split_merge(float (&o_acc)[kNTilesO][4], f
 template <class Request0, class PartialRow>
 __device__ __forceinline__ void store_bf16_partials(const SplitWorkspace& ws, const float (&o_acc)[kNTilesO][4],
                                                     bool token_split, const float (&merged_sum)[2],
-                                                    const float* s_final_sum, int row0, int rows_per_request,
-                                                    int mgroup, int kgroup, int lane,
+                                                    const float* s_final_sum, float o_scale, int row0,
+                                                    int rows_per_request, int mgroup, int kgroup, int lane,
                                                     const Request0& current_request_row0,
                                                     const PartialRow& partial_row) {
 #pragma unroll
@@ -527,7 +600,7 @@ __device__ __forceinline__ void store_bf16_partials(const SplitWorkspace& ws, co
     const int r = mgroup * kMmaM + lane / 4 + half * 8;
     const std::int64_t qrow = current_request_row0() + row0 + r;
     const float sum = token_split ? merged_sum[half] : s_final_sum[r];
-    const float inv = sum > 0.f ? 1.f / sum : 0.f;
+    const float inv = sum > 0.f ? o_scale / sum : 0.f;
     __nv_bfloat16* row = reinterpret_cast<__nv_bfloat16*>(ws.o_partial) +
                          partial_row(qrow, row0 + r) * mla::kHeadDimV + kgroup * kChannelsPerWarp;
 #pragma unroll
@@ -544,7 +617,8 @@ __device__ __forceinline__ void store_bf16_partials(const SplitWorkspace& ws, co
 // store_o_row's 8-byte stores. Block-uniform: every lane reaches the shuffles.
 template <class Request0, class PartialRow>
 __device__ __forceinline__ void store_fp32_partials(const SplitWorkspace& ws, const float (&o_acc)[kNTilesO][4],
-                                                    const float* s_final_sum, int row0, int rows_per_request,
+                                                    const float* s_final_sum, float o_scale, int row0,
+                                                    int rows_per_request,
                                                     int mgroup, int kgroup, int lane,
                                                     const Request0& current_request_row0,
                                                     const PartialRow& partial_row) {
@@ -555,7 +629,7 @@ __device__ __forceinline__ void store_fp32_partials(const SplitWorkspace& ws, co
     const int r = mgroup * kMmaM + lane / 4 + half * 8;
     const std::int64_t qrow = current_request_row0() + row0 + r;
     const float sum = s_final_sum[r];  // no token split in this branch
-    const float inv = sum > 0.f ? 1.f / sum : 0.f;
+    const float inv = sum > 0.f ? o_scale / sum : 0.f;
     float* row = ws.o_partial + partial_row(qrow, row0 + r) * mla::kHeadDimV + kgroup * kChannelsPerWarp;
 #pragma unroll
     for (int nt = 0; nt < kNTilesO; nt += 2) {
@@ -608,7 +682,8 @@ __device__ __forceinline__ void store_row_lse(const Params& p, const SplitWorksp
 // Params: VerifyParams, or IndptrLengthParams for a launch over a kernel that is still
 // writing the mask and the lengths (FlashVerifyLaunchOptions): then the lengths come from
 // kv_indptr and the wait for that kernel comes after the Q copy is issued.
-template <int kStages, bool kTokenSplit, bool kBalanced, class Params = VerifyParams>
+// kFp8Kv: the instance for an fp8 e4m3 pool (VerifyParams::kv_dtype; no dense tree rows).
+template <int kStages, bool kTokenSplit, bool kBalanced, class Params = VerifyParams, bool kFp8Kv = false>
 __global__ void __launch_bounds__(kBlockThreads, 1)
     flash_verify_mma_kernel(const Params p, const int num_splits, const int split_tiles, const SplitWorkspace ws) {
   static_assert(kStages >= kMinStages, "Q is staged through the last stage while tile 0 lands");
@@ -742,7 +817,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     int iter0 = 0;  // tiles of earlier segments
     for (;;) {
       std::int64_t entry[kAhead];
-      copy_segment_tiles<kStages, kTokenSplit>(entry, rows, iter0, tile_begin, tile_end, s_kv, s_full, s_empty, warp,
+      copy_segment_tiles<kStages, kTokenSplit, kFp8Kv>(entry, rows, iter0, tile_begin, tile_end, s_kv, s_full, s_empty, warp,
                                                lane, row_in_tile, is_copy_lane, token_of);
       iter0 += tile_end - tile_begin;
       if (!next_segment()) break;
@@ -795,7 +870,9 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   const int srow_global = row0 + query_row_of(srow);
   const bool srow_valid = srow_global < rows_per_request;
   const int srow_node = srow_valid ? srow_global / p.num_heads : 0;  // its mask row is found per tree tile
-  const float scale_log2 = p.sm_scale * kLog2e;
+  // fp8 KV: scores and O of the stored values, times kv_scale (K and V are the same row).
+  const float scale_log2 = (kFp8Kv ? p.sm_scale * p.kv_scale : p.sm_scale) * kLog2e;
+  const float o_scale = kFp8Kv ? p.kv_scale : 1.f;
   // Where query row qrow (row rr of its request) keeps this block's partial.
   auto partial_row = [&](std::int64_t qrow, int rr) -> std::int64_t {
     return kBalanced ? balanced_partial_row(blockIdx.y, current_b(), rows_per_request, rr) : qrow * num_splits + split;
@@ -870,11 +947,11 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     }
     // ---- O in the plan's format: bf16 or fp32 partials, or the final O ----
     if (detail::bf16_partials(false, kBalanced) && num_splits > 1) {
-      store_bf16_partials(ws, o_acc, token_split, merged_sum, s_final_sum, row0, rows_per_request, mgroup, kgroup, lane,
-                          current_request_row0, partial_row);
+      store_bf16_partials(ws, o_acc, token_split, merged_sum, s_final_sum, o_scale, row0, rows_per_request, mgroup,
+                          kgroup, lane, current_request_row0, partial_row);
     } else if (!kTokenSplit && num_splits > 1 && rows_per_request - row0 > kMmaM) {
-      store_fp32_partials(ws, o_acc, s_final_sum, row0, rows_per_request, mgroup, kgroup, lane, current_request_row0,
-                          partial_row);
+      store_fp32_partials(ws, o_acc, s_final_sum, o_scale, row0, rows_per_request, mgroup, kgroup, lane,
+                          current_request_row0, partial_row);
     } else
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
@@ -882,7 +959,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       if (row0 + r >= rows_per_request) continue;
       const std::int64_t qrow = current_request_row0() + row0 + r;
       const float sum = token_split ? merged_sum[half] : s_final_sum[r];
-      const float inv = sum > 0.f ? 1.f / sum : 0.f;
+      const float inv = sum > 0.f ? o_scale / sum : 0.f;
       store_o_row(p, ws, o_acc, half, inv, qrow, row0 + r, num_splits, kgroup, lane, partial_row);
     }
     store_row_lse(p, ws, row_max, row_sum, num_splits, srow_global, srow_valid, tid, current_request_row0,
@@ -933,12 +1010,14 @@ detail::MmaKernels mma_kernels_at_depth(int stages) {
   switch (stages) {
     case 4:
       return {flash_verify_mma_kernel<4, kTokenSplit, kBalanced, VerifyParams>,
-              flash_verify_mma_kernel<4, kTokenSplit, kBalanced, IndptrLengthParams>};
+              flash_verify_mma_kernel<4, kTokenSplit, kBalanced, IndptrLengthParams>,
+              flash_verify_mma_kernel<4, kTokenSplit, kBalanced, VerifyParams, /*kFp8Kv=*/true>};
     case 2:
       return {flash_verify_mma_kernel<2, kTokenSplit, kBalanced, VerifyParams>,
-              flash_verify_mma_kernel<2, kTokenSplit, kBalanced, IndptrLengthParams>};
+              flash_verify_mma_kernel<2, kTokenSplit, kBalanced, IndptrLengthParams>,
+              flash_verify_mma_kernel<2, kTokenSplit, kBalanced, VerifyParams, /*kFp8Kv=*/true>};
   }
-  return {nullptr, nullptr};
+  return {nullptr, nullptr, nullptr};
 }
 
 template <bool kTokenSplit, bool kBalanced>

@@ -6,7 +6,11 @@
 // reduction and an fp32 online-softmax update of the 512 V channels (the first 8 of the
 // 9 column pairs each lane already loaded). No tiling, no splitting, no length ceiling;
 // every row re-reads the whole prefix. Writes O (bf16) and LSE (natural log) directly.
+// An fp8 e4m3 pool (the kFp8Kv kernel) is read as its dequantized values: each e4m3 pair
+// widened to float and multiplied by kv_scale; tree_kv rows are bf16 either way.
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <cmath>
 
@@ -21,6 +25,25 @@ constexpr int kPairsPerLaneV = mla::kHeadDimV / (2 * kLanes);   // 8 bf16 pairs 
 static_assert(kPairsPerLaneK * 2 * kLanes == mla::kHeadDimQK, "576 must split over a warp");
 static_assert(kPairsPerLaneV * 2 * kLanes == mla::kHeadDimV, "512 must split over a warp");
 
+// Pair k of this lane (columns 2(lane + 32k), +1) of logical token t's K row, as floats.
+template <bool kFp8Kv>
+__device__ __forceinline__ void load_kv_pairs(const VerifyParams& p, int b, int t, int lane,
+                                              float2 (&kv)[kPairsPerLaneK]) {
+  if (kFp8Kv && !p.token_in_tree_kv(b, t)) {
+    const auto* k2 = reinterpret_cast<const __nv_fp8x2_storage_t*>(p.kv_row_fp8(b, t));
+#pragma unroll
+    for (int k = 0; k < kPairsPerLaneK; ++k) {
+      const float2 v = __half22float2(__half2(__nv_cvt_fp8x2_to_halfraw2(k2[lane + k * kLanes], __NV_E4M3)));
+      kv[k] = make_float2(v.x * p.kv_scale, v.y * p.kv_scale);
+    }
+    return;
+  }
+  const auto* k2 = reinterpret_cast<const __nv_bfloat162*>(p.kv_row_ptr(b, t));
+#pragma unroll
+  for (int k = 0; k < kPairsPerLaneK; ++k) kv[k] = __bfloat1622float2(k2[lane + k * kLanes]);
+}
+
+template <bool kFp8Kv>
 __global__ void __launch_bounds__(kLanes) naive_verify_kernel(const VerifyParams p) {
   const std::int64_t row = blockIdx.x;  // (b*T + node)*H + head; the head only picks q
   const int node = static_cast<int>((row / p.num_heads) % p.tree_size);
@@ -41,12 +64,11 @@ __global__ void __launch_bounds__(kLanes) naive_verify_kernel(const VerifyParams
   const int kv_len = p.kv_len(b);
   for (int t = 0; t < kv_len; ++t) {
     if (!token_visible(p, b, node, t)) continue;
-    const auto* k2 = reinterpret_cast<const __nv_bfloat162*>(p.kv_row_ptr(b, t));
     float2 kv[kPairsPerLaneK];
+    load_kv_pairs<kFp8Kv>(p, b, t, lane, kv);
     float dot = 0.f;
 #pragma unroll
     for (int k = 0; k < kPairsPerLaneK; ++k) {
-      kv[k] = __bfloat1622float2(k2[lane + k * kLanes]);
       dot = fmaf(q[k].x, kv[k].x, dot);
       dot = fmaf(q[k].y, kv[k].y, dot);
     }
@@ -84,7 +106,12 @@ cudaError_t naive_verify_launch(const VerifyParams& params, cudaStream_t stream)
       static_cast<std::int64_t>(params.batch) * params.tree_size * params.num_heads;
   if (rows <= 0) return cudaErrorInvalidValue;
   if (rows > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
-  naive_verify_kernel<<<static_cast<unsigned>(rows), kLanes, 0, stream>>>(params);
+  if (params.kv_is_fp8()) {
+    if (!(params.kv_scale > 0.f) || !std::isfinite(params.kv_scale)) return cudaErrorInvalidValue;
+    naive_verify_kernel<true><<<static_cast<unsigned>(rows), kLanes, 0, stream>>>(params);
+  } else {
+    naive_verify_kernel<false><<<static_cast<unsigned>(rows), kLanes, 0, stream>>>(params);
+  }
   return cudaGetLastError();
 }
 

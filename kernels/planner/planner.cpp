@@ -510,14 +510,20 @@ LaunchPlan make_launch_plan_for_path(FlashVerifyPath path, const PlanShape& shap
   const SplitSchedule s =
       plan_split_schedule_for_path(path, shape.batch, shape.tree_size, shape.num_heads, shape.max_kv_len,
                                  target.num_sms, target.main_blocks_per_sm, shape.kv_lens, config);
-  return complete_launch_plan(s, shape, target, config);
+  LaunchPlan plan = complete_launch_plan(s, shape, target, config);
+  if (path == FlashVerifyPath::kWgmma && shape.kv_dtype != KvDtype::kBf16) {
+    plan.valid = false;
+    plan.why_invalid = "the wgmma engine has no fp8 KV path yet";
+  }
+  return plan;
 }
 
 LaunchPlan make_launch_plan(const PlanShape& shape, const DeviceTarget& target, const PlannerConfig& config) {
   if (const std::string why = shape_error(shape); !why.empty()) return invalid(LaunchPlan{}, why);
   const SplitSchedule s =
       plan_split_schedule(shape.batch, shape.tree_size, shape.num_heads, shape.max_kv_len, target.num_sms,
-                        target.main_blocks_per_sm, target.wgmma, shape.kv_lens, shape.page_size, config);
+                          target.main_blocks_per_sm, target.wgmma && shape.kv_dtype == KvDtype::kBf16, shape.kv_lens,
+                          shape.page_size, config);
   return complete_launch_plan(s, shape, target, config);
 }
 

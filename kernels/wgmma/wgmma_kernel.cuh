@@ -790,7 +790,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           // One TMA box for this warp's 16 rows when they are consecutive rows of the pool: in a
           // tile with no dense tree row and no row past kv_len (those repeat the last row).
           if (tma_runs && (tile + 1) * kTokensPerTile <= (rows.tree_rows != nullptr ? prefix : kv_len)) {
-            tma_box = rows_form_run(src, p.kv_pool, lane, box_row);
+            tma_box = rows_form_run(src, p.kv_pool_bf16(), lane, box_row);
           }
         }
         if (tile + 1 < tile_end) {

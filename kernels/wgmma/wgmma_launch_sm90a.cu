@@ -61,7 +61,7 @@ bool encode_kv_rows_map(const VerifyParams& p, CUtensorMap* map) {
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(mla::kHeadDimQK) * sizeof(bf16_bits)};
   const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(kTmaBoxRows)};
   const cuuint32_t element_strides[2] = {1, 1};
-  return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf16_bits*>(p.kv_pool), dims, strides, box,
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf16_bits*>(p.kv_pool_bf16()), dims, strides, box,
                 element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                 static_cast<CUtensorMapL2promotion>(kTmaL2Promotion), CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) ==
          CUDA_SUCCESS;

@@ -327,6 +327,58 @@ TEST_CASE("correctness.yaml's rising cases rise past fp32's exp2 range inside ev
   CHECK(cases >= 6);
 }
 
+TEST_CASE("correctness_fp8.yaml covers every mma.sync instance, distribution, poison and scale", "[scenario][fp8]") {
+  const ScenarioFile f = load("correctness_fp8.yaml");
+  check_common(f);
+  double flops = 0;
+  enum Form { kSingle, kSplit, kBalanced };
+  std::set<std::pair<DataDist, int>> dist_forms;
+  std::set<vb::KernelInstance> instances;
+  std::set<int> poison_forms;
+  std::set<int> page_sizes;  // the token and block tables run on every case: both page-table forms
+  std::set<std::pair<PoisonValue, PoisonIn>> poisons;
+  std::set<double> scales;
+  bool amax = false;
+  for (const CaseSpec& c : f.cases) {
+    INFO(c.name << " (" << c.source << ")");
+    REQUIRE(c.kv_cache.dtype == KvDtype::kFp8E4m3);
+    CHECK(c.check.mode == CheckMode::kFull);
+    flops += 2 * full_flops(c);  // the reference, and the quantization note's second one
+    const PlannedCase pc = planned_case(c);
+    // The H200 planner never takes the wgmma engine for an fp8 pool (it has no fp8 path yet).
+    CHECK(pc.plan.path == vb::FlashVerifyPath::kMmaSync);
+    instances.insert(pc.token_table_launch.instance);
+    instances.insert(pc.block_table_launch.instance);
+    const int form = pc.plan.tile_balanced ? kBalanced : pc.plan.num_splits > 1 ? kSplit : kSingle;
+    dist_forms.insert({c.data.dist, form});
+    page_sizes.insert(c.pages.size);
+    if (c.data.poison != PoisonValue::kNone) {
+      poisons.insert({c.data.poison, c.data.poison_in});
+      if (c.data.poison_in == PoisonIn::kKv) poison_forms.insert(form);
+    }
+    amax = amax || c.kv_cache.scale_from_amax;
+    if (!c.kv_cache.scale_from_amax) scales.insert(c.kv_cache.scale);
+  }
+  CHECK(flops < 1.0e12);
+  for (const auto instance : {vb::KernelInstance::kMmaPlain, vb::KernelInstance::kMmaTokenSplit,
+                              vb::KernelInstance::kMmaBalanced}) {
+    CHECK(instances.count(instance));
+  }
+  // Every distribution on one split, on split KV and on the tile-balanced schedule.
+  for (const DataDist d : {DataDist::kUniform, DataDist::kNormal, DataDist::kSink, DataDist::kRising, DataDist::kLarge,
+                           DataDist::kTies, DataDist::kOutlierChannels}) {
+    INFO(to_string(d));
+    for (const int form : {kSingle, kSplit, kBalanced}) CHECK(dist_forms.count({d, form}));
+  }
+  CHECK(page_sizes == std::set<int>{1, 16, 64});
+  CHECK(poisons.count({PoisonValue::kNaN, PoisonIn::kKv}));
+  CHECK(poisons.count({PoisonValue::kNaN, PoisonIn::kQ}));
+  CHECK(poisons.count({PoisonValue::kInf, PoisonIn::kQ}));
+  CHECK(poison_forms == std::set<int>{kSingle, kSplit, kBalanced});
+  CHECK(amax);
+  CHECK(std::count_if(scales.begin(), scales.end(), [](double s) { return s != 1.0; }) >= 2);
+}
+
 TEST_CASE("perf.yaml parses, keeps KV pools small and tags regimes", "[scenario]") {
   const ScenarioFile f = load("perf.yaml");
   check_common(f);
@@ -352,12 +404,33 @@ TEST_CASE("perf.yaml parses, keeps KV pools small and tags regimes", "[scenario]
   }
   CHECK(*prefixes.rbegin() == 131072);
   CHECK(prefixes.count(4096));
+  // Every fp8 case has its bf16 twin: the case of the same name without "_fp8", same shape.
+  int fp8_cases = 0;
+  for (const CaseSpec& c : f.cases) {
+    if (c.kv_cache.dtype != KvDtype::kFp8E4m3) continue;
+    ++fp8_cases;
+    std::string twin_name = c.name;
+    const std::size_t at = twin_name.find("_fp8");
+    REQUIRE(at != std::string::npos);
+    twin_name.erase(at, 4);
+    INFO(c.name << " -> " << twin_name);
+    const auto twin = std::find_if(f.cases.begin(), f.cases.end(), [&](const CaseSpec& b) { return b.name == twin_name; });
+    REQUIRE(twin != f.cases.end());
+    CHECK(twin->kv_cache.dtype == KvDtype::kBf16);
+    CHECK(twin->seed == c.seed);
+    CHECK(twin->heads == c.heads);
+    CHECK(tree_size(twin->tree) == tree_size(c.tree));
+    CHECK(case_prefix_lengths(*twin) == case_prefix_lengths(c));
+    CHECK(twin->pages.size == c.pages.size);
+    CHECK(twin->pages.placement == c.pages.placement);
+  }
+  CHECK(fp8_cases >= 20);
   CHECK(batches.count(1));
   CHECK(*batches.rbegin() == 64);
 }
 
 TEST_CASE("smoke and correctness cases materialize", "[scenario]") {
-  for (const char* name : {"smoke.yaml", "correctness.yaml"}) {
+  for (const char* name : {"smoke.yaml", "correctness.yaml", "correctness_fp8.yaml"}) {
     const ScenarioFile f = load(name);
     for (const CaseSpec& c : f.cases) {
       INFO(c.name << " (" << c.source << ")");

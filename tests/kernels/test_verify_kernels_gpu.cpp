@@ -251,6 +251,15 @@ template <typename T>
 void overwrite(T* dst, const std::vector<T>& host) {
   REQUIRE(cudaMemcpy(dst, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
 }
+// The pool the problem's executors read (bf16, or the fp8 e4m3 bytes), in at least
+// `min_bytes` of device memory.
+void* pool_to_device(const vb::Problem& problem, std::size_t min_bytes) {
+  void* ptr = nullptr;
+  const std::size_t bytes = problem.executed_kv_pool_bytes();
+  REQUIRE(cudaMalloc(&ptr, std::max<std::size_t>({bytes, min_bytes, 1})) == cudaSuccess);
+  REQUIRE(cudaMemcpy(ptr, problem.executed_kv_pool(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+  return ptr;
+}
 
 struct DeviceOutputs {
   std::vector<vb::bf16_bits> o;
@@ -287,7 +296,9 @@ struct DeviceTokenProblem {
     p.num_heads = problem.num_heads;
     p.sm_scale = problem.sm_scale;
     p.q = to_device(problem.q);
-    p.kv_pool = to_device(problem.kv_pool, capacity.kv_pool.size());
+    p.kv_pool = pool_to_device(problem, capacity.executed_kv_pool_bytes());
+    p.kv_dtype = problem.kv_dtype();
+    p.kv_scale = problem.kv_scale;
     p.pool_rows = capacity.pages.pool_rows();
     p.prefix_len = to_device(problem.prefix_len);
     p.page_kind = PageTableKind::kTokenIndices;
@@ -301,7 +312,10 @@ struct DeviceTokenProblem {
   }
   void load(const vb::Problem& problem) {
     overwrite(const_cast<vb::bf16_bits*>(p.q), problem.q);
-    overwrite(const_cast<vb::bf16_bits*>(p.kv_pool), problem.kv_pool);
+    REQUIRE(problem.kv_dtype() == p.kv_dtype);
+    p.kv_scale = problem.kv_scale;
+    REQUIRE(cudaMemcpy(const_cast<void*>(p.kv_pool), problem.executed_kv_pool(), problem.executed_kv_pool_bytes(),
+                       cudaMemcpyHostToDevice) == cudaSuccess);
     overwrite(const_cast<std::int32_t*>(p.prefix_len), problem.prefix_len);
     overwrite(const_cast<std::int32_t*>(p.kv_indptr), problem.pages.kv_indptr);
     overwrite(const_cast<std::int64_t*>(p.kv_indices), problem.pages.kv_indices);
@@ -309,7 +323,7 @@ struct DeviceTokenProblem {
   }
   ~DeviceTokenProblem() {
     cudaFree(const_cast<vb::bf16_bits*>(p.q));
-    cudaFree(const_cast<vb::bf16_bits*>(p.kv_pool));
+    cudaFree(const_cast<void*>(p.kv_pool));
     cudaFree(const_cast<std::int32_t*>(p.prefix_len));
     cudaFree(const_cast<std::int32_t*>(p.kv_indptr));
     cudaFree(const_cast<std::int64_t*>(p.kv_indices));
@@ -345,10 +359,11 @@ void check_outputs(const vb::Problem& problem, const vb::ReferenceOutput& ref, c
 
 // The launcher ran exactly the plan it was given: the kernel the plan names, its grid, block
 // and shared memory, and the combine's kernel, grid and block (none for one split).
-void check_ran_plan(const vb::FlashVerifyLaunchRecord& record, const vb::LaunchPlan& plan) {
+void check_ran_plan(const vb::FlashVerifyLaunchRecord& record, const vb::LaunchPlan& plan,
+                    vb::KvDtype kv_dtype = vb::KvDtype::kBf16) {
   INFO("plan " << vb::describe(plan));
   CHECK(record.main_kernel != nullptr);
-  CHECK(record.main_kernel == vb::flash_verify_main_kernel_of(plan));
+  CHECK(record.main_kernel == vb::flash_verify_main_kernel_of(plan, false, kv_dtype));
   CHECK(record.main_grid.x == plan.main_grid.x);
   CHECK(record.main_grid.y == plan.main_grid.y);
   CHECK(record.main_grid.z == plan.main_grid.z);
@@ -382,7 +397,7 @@ cudaError_t run_plan_and_check(const vb::Problem& problem, const vb::ReferenceOu
   const cudaError_t launched = vb::flash_verify_launch(d.p, launch, ws, ws_bytes, nullptr, options);
   if (launched == cudaSuccess) {
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    check_ran_plan(record, launch);
+    check_ran_plan(record, launch, d.p.kv_dtype);
     check_outputs(problem, ref, spec, d);
   }
   if (ws) cudaFree(ws);
@@ -1089,4 +1104,163 @@ TEST_CASE("two launches back to back over one workspace, the second over the fir
     if (ws) cudaFree(ws);
   }
   cudaStreamDestroy(stream);
+}
+
+// ---- the fp8 e4m3 KV cache (issue 45, phase 1): naive and the mma.sync engine read the pool
+// widened to bf16, with the scale folded into sm_scale and O.
+
+namespace {
+
+CaseSpec fp8_case(CaseSpec spec, double scale, bool amax = false) {
+  spec.name += amax ? "-fp8-amax" : "-fp8";
+  spec.kv_cache.dtype = vb::KvDtype::kFp8E4m3;
+  spec.kv_cache.scale = scale;
+  spec.kv_cache.scale_from_amax = amax;
+  return spec;
+}
+
+CaseSpec with_data(CaseSpec spec, vb::DataDist dist) {
+  spec.data.dist = dist;
+  spec.tolerance = vb::default_tolerance(spec.data);
+  return spec;
+}
+
+// Cases whose answer a wrong scale changes: non-unit scales, scores steered by the rope
+// channels (rising, sink: a scale missing from the scores moves the softmax), saturated
+// outliers, NaN in the pool, the token split's and the tile-balanced schedule's shapes.
+std::vector<CaseSpec> fp8_cases() {
+  using P = vb::PagePlacement;
+  CaseSpec outliers = with_data(make_case("outliers-saturate", 8, {300, 40}, random_tree(9, 4), 16, P::kShuffled, 61),
+                                vb::DataDist::kOutlierChannels);
+  outliers.data.outlier_factor = 1000;  // above 448 x scale: the outlier channels saturate
+  outliers.tolerance = vb::default_tolerance(outliers.data);
+  CaseSpec poisoned = make_case("poison-nan-kv", 16, {100, 5}, chain(4), 1, P::kShuffled, 62);
+  poisoned.data.poison = vb::PoisonValue::kNaN;
+  return {
+      fp8_case(make_case("chain4-p100-h16-page1", 16, {100}, chain(4), 1, P::kShuffled, 51), 0.37),
+      fp8_case(with_data(make_case("rising-eagle", 8, {700, 33, 0}, random_tree(8, 21), 16, P::kInterleaved, 52),
+                         vb::DataDist::kRising),
+               0, /*amax=*/true),
+      fp8_case(with_data(make_case("sink-kary", 16, {1000, 63}, kary(2, 2), 64, P::kFragmented, 53),
+                         vb::DataDist::kSink),
+               2.5),
+      fp8_case(make_case("decode-t1-h16", 16, {4097, 0, 31}, chain(1), 16, P::kInterleaved, 54), 0.02),
+      fp8_case(make_case("random37-h8-long", 8, {6000, 1, 65}, random_tree(37, 5), 1, P::kReversed, 55), 1.0),
+      fp8_case(outliers, 1.0),
+      fp8_case(poisoned, 0.5),
+  };
+}
+
+}  // namespace
+
+TEST_CASE("fp8 KV: naive and the mma.sync executors match the reference on the dequantized pool", "[gpu][fp8]") {
+  REQUIRE(has_device());
+  const vb::GpuInfo gpu = vb::query_gpu();
+  REQUIRE(gpu.available);
+  for (const CaseSpec& spec : fp8_cases()) {
+    INFO("case " << spec.name);
+    const vb::Problem problem = vb::materialize(spec);
+    REQUIRE(problem.kv_dtype() == vb::KvDtype::kFp8E4m3);
+    const vb::ReferenceOutput ref =
+        vb::reference_verify(vb::host_params(problem, PageTableKind::kTokenIndices, nullptr, nullptr));
+    std::string error;
+    auto device = vb::DeviceProblem::upload(problem, gpu, &error);
+    REQUIRE(device != nullptr);
+    // The executors without an fp8 path say so and launch nothing.
+    for (const GpuExecutorKind kind : {GpuExecutorKind::kProductionWgmma, GpuExecutorKind::kSglangAdapter}) {
+      std::string why_not;
+      CHECK_FALSE(device->executor_applies(kind, &why_not));
+      CHECK_THAT(why_not, Catch::Contains("has no fp8 KV path yet"));
+      CHECK(device->launch(kind, PageTableKind::kTokenIndices, nullptr) == cudaErrorNotSupported);
+    }
+    const std::pair<GpuExecutorKind, PageTableKind> runs[] = {
+        {GpuExecutorKind::kNaive, PageTableKind::kBlockTable},
+        {GpuExecutorKind::kNaive, PageTableKind::kTokenIndices},
+        {GpuExecutorKind::kProduction, PageTableKind::kTokenIndices},
+        {GpuExecutorKind::kProduction, PageTableKind::kBlockTable},
+        {GpuExecutorKind::kProductionMmaSync, PageTableKind::kBlockTable},
+        {GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kTokenIndices},
+        {GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kBlockTable},
+    };
+    for (const auto& [kind, page_kind] : runs) {
+      if (std::string why_not; kind == GpuExecutorKind::kProductionSm120Proxy && !device->executor_applies(kind, &why_not)) {
+        WARN(why_not);
+        continue;
+      }
+      INFO("executor " << vb::executor_name(kind) << " page form " << static_cast<int>(page_kind));
+      const vb::GpuRunOutput out = device->run(kind, page_kind);  // outputs poisoned first
+      INFO("plan " << out.plan << " error " << out.error);
+      REQUIRE(out.ok);
+      if (kind != GpuExecutorKind::kNaive) CHECK_THAT(out.plan, Catch::Contains("mma.sync"));
+      vb::ExecutorResult result;
+      vb::compare_with_reference(ref, out.o, out.lse, problem.tree_size, problem.num_heads, spec.tolerance, &result);
+      INFO("O max abs " << result.o.max_abs_error << " LSE max abs " << result.lse.max_abs_error << " " << result.detail);
+      CHECK(result.outcome == vb::Outcome::kPassed);
+      CHECK(result.o.elements_checked == problem.query_rows() * vb::mla::kHeadDimV);
+    }
+  }
+}
+
+TEST_CASE("fp8 KV: every mma.sync instance, depth and split count matches the reference", "[gpu][fp8]") {
+  REQUIRE(has_device());
+  int variants[8];
+  const int num_variants = vb::flash_verify_pipeline_variants(variants, 8);
+  int device_optin = 0;
+  REQUIRE(cudaDeviceGetAttribute(&device_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) == cudaSuccess);
+  const vb::FlashVerifyConfigInfo cfg = vb::flash_verify_path_config(vb::FlashVerifyPath::kMmaSync);
+  // 16 heads x random tree of 24 (12 row tiles), and 8 heads x T = 2 (16 rows: the token split's shape).
+  const CaseSpec specs[] = {
+      fp8_case(with_data(make_case("splits-sink", 16, {5000, 77, 0}, random_tree(24, 3), 1, vb::PagePlacement::kShuffled, 71),
+                         vb::DataDist::kSink),
+               0.37),
+      fp8_case(with_data(make_case("token-split-rising", 8, {160 * 32 + 7, 24 * 32, 0}, chain(2), 1,
+                                   vb::PagePlacement::kShuffled, 72),
+                         vb::DataDist::kRising),
+               0, /*amax=*/true),
+  };
+  for (const CaseSpec& spec : specs) {
+    INFO("case " << spec.name);
+    ReferencedProblem checked(spec);
+    auto& [problem, ref, d] = checked;
+    REQUIRE(d.p.kv_dtype == vb::KvDtype::kFp8E4m3);
+    const int rows = problem.tree_size * problem.num_heads;
+    const int m_tiles = (rows + cfg.rows_per_tile - 1) / cfg.rows_per_tile;
+    for (int v = 0; v < num_variants; ++v) {
+      if (vb::flash_verify_smem_bytes(variants[v]) > device_optin) continue;
+      for (int splits : {1, 2, 7, 30, 128}) {
+        INFO("stages " << variants[v] << " splits " << splits);
+        REQUIRE(run_plan_and_check(problem, ref, spec, d, vb::FlashVerifyPlan{splits, m_tiles, variants[v]}) == cudaSuccess);
+        if (rows <= cfg.rows_per_tile / 2) {  // the token split instance
+          vb::FlashVerifyPlan plan{splits, m_tiles, variants[v]};
+          plan.token_split = true;
+          REQUIRE(run_plan_and_check(problem, ref, spec, d, plan) == cudaSuccess);
+        }
+        if (splits > 1) {  // the tile-balanced instance, with every slot and with one
+          for (bool all_slots : {true, false}) {
+            vb::FlashVerifyPlan plan{splits, m_tiles, variants[v]};
+            plan.tile_balanced = true;
+            plan.balanced_slots = all_slots ? splits : 1;
+            REQUIRE(run_plan_and_check(problem, ref, spec, d, plan) == cudaSuccess);
+          }
+        }
+      }
+    }
+    // Refused: the wgmma path (no fp8 path yet), an fp8 pool with dense bf16 tree rows, and a
+    // scale that is not a positive finite number.
+    vb::FlashVerifyPlan wgmma_plan{1, (rows + 63) / 64, 0, vb::FlashVerifyPath::kWgmma};
+    const vb::LaunchPlan wgmma_launch = complete_for(d.p, wgmma_plan);
+    if (wgmma_launch.valid) {
+      CHECK(vb::flash_verify_launch(d.p, wgmma_launch, nullptr, 0, nullptr) == cudaErrorNotSupported);
+    }
+    const vb::LaunchPlan one_split = complete_for(d.p, vb::FlashVerifyPlan{1, m_tiles});
+    vb::VerifyParams tree_rows = d.p;
+    tree_rows.tree_kv = static_cast<const vb::bf16_bits*>(d.p.q);
+    CHECK(vb::flash_verify_launch(tree_rows, one_split, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+    for (const float scale : {0.f, -1.f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
+      vb::VerifyParams bad = d.p;
+      bad.kv_scale = scale;
+      CHECK(vb::flash_verify_launch(bad, one_split, nullptr, 0, nullptr) == cudaErrorInvalidValue);
+      CHECK(vb::naive_verify_launch(bad, nullptr) == cudaErrorInvalidValue);
+    }
+  }
 }

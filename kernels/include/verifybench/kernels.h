@@ -66,6 +66,9 @@ int flash_verify_plan_blocks_per_sm(const LaunchPlan& plan, cudaError_t* error);
 // instance for) is refused with cudaErrorInvalidConfiguration before any device call.
 // `workspace` must hold flash_verify_workspace_bytes(plan.schedule, ...) bytes. q, kv_pool and
 // tree_kv must be 16-byte aligned, o and lse 4-byte aligned (cudaErrorInvalidValue otherwise).
+// An fp8 e4m3 pool (params.kv_dtype) needs a finite kv_scale > 0 and no tree_kv
+// (cudaErrorInvalidValue otherwise), and runs on mma.sync plans in ordinary launches only:
+// a wgmma plan, or a launch over a mask writer, is refused with cudaErrorNotSupported.
 cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& plan,
                                 void* workspace, std::size_t workspace_bytes,
                                 cudaStream_t stream);
@@ -81,9 +84,11 @@ struct FlashVerifyLaunchRecord {
   LaunchGrid combine_grid;
   LaunchGrid combine_block;
 };
-// The main kernel a plan names (over_mask_writer: its IndptrLengthParams instance), and its
-// combine (null for one split); null where this build has no such kernel.
-const void* flash_verify_main_kernel_of(const LaunchPlan& plan, bool over_mask_writer = false);
+// The main kernel a plan names (over_mask_writer: its IndptrLengthParams instance; kv_dtype
+// fp8: its fp8 pool instance), and its combine (null for one split); null where this build
+// has no such kernel.
+const void* flash_verify_main_kernel_of(const LaunchPlan& plan, bool over_mask_writer = false,
+                                        KvDtype kv_dtype = KvDtype::kBf16);
 const void* flash_verify_combine_kernel_of(const LaunchPlan& plan);
 
 // How a launch joins the work already on its stream.

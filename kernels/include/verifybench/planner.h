@@ -88,6 +88,9 @@ struct PlanShape {
   PageTableKind page_kind = PageTableKind::kTokenIndices;
   int page_size = 1;                // rows per page (block table), 1 for the token table
   std::int64_t pool_rows = 0;       // KV pool rows (TMA boxes address at most INT32_MAX)
+  // fp8 e4m3 pool: the mma.sync engine only (the wgmma engine has no fp8 path yet), with the
+  // bf16 pool's tiles, stages and splits (its stages hold the rows widened to bf16).
+  KvDtype kv_dtype = KvDtype::kBf16;
 };
 
 // The shape of a batch of these lengths (prefix + tree per request; kv_lens must outlive it),

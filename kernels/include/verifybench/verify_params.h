@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "verifybench/bf16.h"
+#include "verifybench/fp8.h"
 #include "verifybench/hd.h"
 
 namespace vb {
@@ -17,6 +18,12 @@ inline constexpr int kHeadDimV = 512;   // V = first 512 values of the same cach
 inline constexpr int kMaxTreeNodes = 1024;
 inline constexpr int kMaskWordBits = 64;
 }  // namespace mla
+
+// The element type of the KV pool's rows (scenarios/README.md, `kv_cache`).
+enum class KvDtype : int {
+  kBf16 = 0,     // 576 bf16 values a row (1,152 bytes)
+  kFp8E4m3 = 1,  // 576 e4m3 values a row (576 bytes), stored divided by kv_scale
+};
 
 enum class PageTableKind : int {
   kTokenIndices = 0,  // kv_indptr[B+1] + int64 kv_indices: one physical row per token
@@ -32,7 +39,9 @@ struct VerifyParams {
 
   // ---- inputs ----
   const bf16_bits* q = nullptr;        // [B*T, H, 576]
-  const bf16_bits* kv_pool = nullptr;  // [pool_rows, 576]; K = row[0:576], V = row[0:512]
+  // [pool_rows, 576] of kv_dtype; K = row[0:576], V = row[0:512]. Untyped so that no code
+  // reads it without naming the dtype: kv_pool_bf16() / kv_pool_fp8().
+  const void* kv_pool = nullptr;
   std::int64_t pool_rows = 0;
   const std::int32_t* prefix_len = nullptr;  // [B] committed prefix P_b (may be 0)
 
@@ -43,6 +52,11 @@ struct VerifyParams {
 
   // ---- page table: exactly one form is read, chosen by page_kind ----
   PageTableKind page_kind = PageTableKind::kTokenIndices;
+  // The pool's element type. fp8: a pool value v stands for v * kv_scale (K and V alike).
+  // Tree rows from tree_kv are bf16 whatever the pool's dtype. kv_dtype and kv_scale sit
+  // in the struct's alignment gaps (after page_kind, after mask_words), so the fields the
+  // kernels read keep their offsets.
+  KvDtype kv_dtype = KvDtype::kBf16;
   const std::int32_t* kv_indptr = nullptr;   // [B+1] token form: offsets into kv_indices
   const std::int64_t* kv_indices = nullptr;  // [kv_indptr[B]] token form: physical rows
   const std::int32_t* block_table = nullptr;  // [B, max_pages] block form: page ids
@@ -53,6 +67,7 @@ struct VerifyParams {
   // [B, T, mask_words] bit j of node i's words: tree node j is i itself or an ancestor.
   const std::uint64_t* tree_mask = nullptr;
   int mask_words = 0;  // ceil(T / 64)
+  float kv_scale = 1.f;  // fp8 pool: the per-layer dequantization scale; bf16: 1
 
   // ---- outputs ----
   bf16_bits* o = nullptr;  // [B*T, H, 512]
@@ -74,13 +89,26 @@ struct VerifyParams {
     return page * page_size + t % page_size;
   }
 
-  // Address of the 576-wide K row (whose first 512 values are V) of logical token t.
+  // The pool under its dtype: only the accessor of kv_dtype may be called.
+  VB_HD const bf16_bits* kv_pool_bf16() const { return static_cast<const bf16_bits*>(kv_pool); }
+  VB_HD const fp8_e4m3_bits* kv_pool_fp8() const { return static_cast<const fp8_e4m3_bits*>(kv_pool); }
+  VB_HD bool kv_is_fp8() const { return kv_dtype == KvDtype::kFp8E4m3; }
+
+  // Whether logical token t of request b is read from tree_kv (bf16) rather than the pool.
+  VB_HD bool token_in_tree_kv(int b, int t) const { return tree_kv != nullptr && t >= prefix_len[b]; }
+  VB_HD const bf16_bits* tree_kv_row(int b, int t) const {
+    return tree_kv + (static_cast<std::int64_t>(b) * tree_size + (t - prefix_len[b])) * mla::kHeadDimQK;
+  }
+
+  // Address of the 576-wide K row (whose first 512 values are V) of logical token t, for a
+  // bf16 pool.
   VB_HD const bf16_bits* kv_row_ptr(int b, int t) const {
-    const int p = prefix_len[b];
-    if (tree_kv != nullptr && t >= p) {
-      return tree_kv + (static_cast<std::int64_t>(b) * tree_size + (t - p)) * mla::kHeadDimQK;
-    }
-    return kv_pool + pool_row(b, t) * mla::kHeadDimQK;
+    if (token_in_tree_kv(b, t)) return tree_kv_row(b, t);
+    return kv_pool_bf16() + pool_row(b, t) * mla::kHeadDimQK;
+  }
+  // The same row of an fp8 pool (t must not be a tree_kv row).
+  VB_HD const fp8_e4m3_bits* kv_row_fp8(int b, int t) const {
+    return kv_pool_fp8() + pool_row(b, t) * mla::kHeadDimQK;
   }
 
   VB_HD const std::uint64_t* node_mask(int b, int node) const {
