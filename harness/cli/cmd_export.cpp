@@ -23,10 +23,6 @@ struct ExportArgs {
 int export_one_case(const ExportArgs& args, const std::string& command_line) {
   const std::vector<ScenarioFile> loaded = load_all({args.file}, args.scenario);
   const CaseSpec& spec = select_one_case(loaded, args.file, args.case_name);
-  if (spec.kv_cache.dtype != KvDtype::kBf16) {
-    throw UsageError("case '" + spec.name + "' (" + spec.source + ") has kv_cache dtype " + to_string(spec.kv_cache.dtype) +
-                     ": export writes bf16 KV pools only; allowed: a case with kv_cache dtype bf16");
-  }
   ExportOptions options;
   options.scenario_path = args.file;
   options.command = command_line;

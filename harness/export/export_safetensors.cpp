@@ -353,10 +353,20 @@ const char* kNaNRowsNote =
 
 // export_case, with the warnings an earlier phase (export_case_from_spec) already gave,
 // so case.json lists them too.
+// The export writes SGLang's bf16 k_buffer only: an fp8 pool is refused (bad input), not
+// written as its unquantized values.
+void require_bf16_pool(const CaseSpec& spec) {
+  if (spec.kv_cache.dtype == KvDtype::kBf16) return;
+  throw ScenarioError(fmt::format("case '{}' ({}): kv_cache dtype {}: export writes bf16 KV pools only so far; "
+                                  "allowed: a case with kv_cache dtype bf16",
+                                  spec.name, spec.source, to_string(spec.kv_cache.dtype)));
+}
+
 ExportResult export_case_impl(const Problem& problem, const ReferenceOutput& reference,
                               const std::vector<std::pair<std::string, GpuRunOutput>>& gpu_outputs,
                               const std::string& dir, const ExportOptions& options,
                               std::vector<std::string> earlier_warnings) {
+  require_bf16_pool(problem.spec);
   ExportResult result;
   result.dir = dir;
   result.warnings = std::move(earlier_warnings);
@@ -566,6 +576,7 @@ ExportResult export_case(const Problem& problem, const ReferenceOutput& referenc
 
 ExportResult export_case_from_spec(const CaseSpec& spec, const GpuInfo& gpu, const std::string& dir,
                                    const ExportOptions& options) {
+  require_bf16_pool(spec);
   std::vector<std::string> warnings;
   auto note = [&](std::string text, bool is_warning) {
     if (options.on_note) options.on_note(text);

@@ -368,6 +368,20 @@ TEST_CASE("export_case writes SGLang's tensors, the reference and case.json", "[
 
 // A distribution that makes some channels larger widens O's atol there (the harness's check);
 // case.json must say so, or a kernel checked against the export fails where the harness passes.
+TEST_CASE("export refuses an fp8 KV case instead of writing its unquantized pool", "[export][fp8]") {
+  TempDir tmp;
+  vb::CaseSpec spec = small_case();
+  spec.kv_cache.dtype = vb::KvDtype::kFp8E4m3;
+  const vb::Problem pr = vb::materialize(spec);
+  const vb::ReferenceOutput ref = full_reference(pr);
+  const fs::path dir = tmp.path / "fp8";
+  REQUIRE_THROWS_MATCHES(vb::export_case(pr, ref, {}, dir.string(), vb::ExportOptions{}), vb::ScenarioError,
+                         Catch::Message("case 'unit/export,page=16' (scenarios/unit.yaml:12): kv_cache dtype fp8_e4m3: "
+                                        "export writes bf16 KV pools only so far; allowed: a case with kv_cache dtype "
+                                        "bf16"));
+  CHECK_FALSE(fs::exists(dir));
+}
+
 TEST_CASE("export_case writes O's widened channels with the tolerance", "[export]") {
   TempDir tmp;
   vb::CaseSpec spec = small_case();

@@ -171,6 +171,7 @@ PlannedCase planned_case(const CaseSpec& spec) {
   shape.page_kind = vb::PageTableKind::kBlockTable;
   shape.page_size = pc.spec.pages.size;
   shape.pool_rows = 1 << 20;
+  shape.kv_dtype = pc.spec.kv_cache.dtype;
   pc.block_table_launch = vb::make_launch_plan(shape, vb::device_target(*vb::find_device_model("h200")), pc.spec.planner);
   pc.plan = pc.block_table_launch.schedule;
   shape.page_kind = vb::PageTableKind::kTokenIndices;
