@@ -52,7 +52,7 @@ int list_cases(const std::vector<std::string>& files, const ScenarioOptions& sce
                 file.cases.size());
     TextTable table({"case", "tree", "B", "T", "H", "page", "placement", "KV tokens", "KV cache", "check",
                      "source"},
-                    {false, false, false, true, true, true, true, false, true, false, false, false});
+                    {false, false, false, true, true, true, true, false, false, true, false});
     for (const CaseSpec& c : file.cases) {
       const int t = tree_size(c.tree);
       const std::string check =

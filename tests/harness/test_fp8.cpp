@@ -154,7 +154,7 @@ std::string kv_error(const std::string& extra) {
 
 }  // namespace
 
-TEST_CASE("kv_cache: bf16 by default; fp8_e4m3 with a number, amax, or 1", "[fp8][scenario]") {
+TEST_CASE("kv_cache: bf16 by default, fp8_e4m3 with a number, amax, or 1", "[fp8][scenario]") {
   CHECK(fp8_case("").kv_cache.dtype == KvDtype::kBf16);
   const CaseSpec half = fp8_case("    kv_cache: {dtype: fp8_e4m3, scale: 0.5}\n");
   CHECK(half.kv_cache.dtype == KvDtype::kFp8E4m3);
