@@ -1229,15 +1229,15 @@ TEST_CASE("fp8 KV: every mma.sync instance, depth and split count matches the re
       if (vb::flash_verify_smem_bytes(variants[v]) > device_optin) continue;
       for (int splits : {1, 2, 7, 30, 128}) {
         INFO("stages " << variants[v] << " splits " << splits);
-        REQUIRE(run_plan_and_check(problem, ref, spec, d, vb::FlashVerifyPlan{splits, m_tiles, variants[v]}) == cudaSuccess);
+        REQUIRE(run_plan_and_check(problem, ref, spec, d, vb::SplitSchedule{splits, m_tiles, variants[v]}) == cudaSuccess);
         if (rows <= cfg.rows_per_tile / 2) {  // the token split instance
-          vb::FlashVerifyPlan plan{splits, m_tiles, variants[v]};
+          vb::SplitSchedule plan{splits, m_tiles, variants[v]};
           plan.token_split = true;
           REQUIRE(run_plan_and_check(problem, ref, spec, d, plan) == cudaSuccess);
         }
         if (splits > 1) {  // the tile-balanced instance, with every slot and with one
           for (bool all_slots : {true, false}) {
-            vb::FlashVerifyPlan plan{splits, m_tiles, variants[v]};
+            vb::SplitSchedule plan{splits, m_tiles, variants[v]};
             plan.tile_balanced = true;
             plan.balanced_slots = all_slots ? splits : 1;
             REQUIRE(run_plan_and_check(problem, ref, spec, d, plan) == cudaSuccess);
@@ -1247,12 +1247,12 @@ TEST_CASE("fp8 KV: every mma.sync instance, depth and split count matches the re
     }
     // Refused: the wgmma path (no fp8 path yet), an fp8 pool with dense bf16 tree rows, and a
     // scale that is not a positive finite number.
-    vb::FlashVerifyPlan wgmma_plan{1, (rows + 63) / 64, 0, vb::FlashVerifyPath::kWgmma};
+    vb::SplitSchedule wgmma_plan{1, (rows + 63) / 64, 0, vb::FlashVerifyPath::kWgmma};
     const vb::LaunchPlan wgmma_launch = complete_for(d.p, wgmma_plan);
     if (wgmma_launch.valid) {
       CHECK(vb::flash_verify_launch(d.p, wgmma_launch, nullptr, 0, nullptr) == cudaErrorNotSupported);
     }
-    const vb::LaunchPlan one_split = complete_for(d.p, vb::FlashVerifyPlan{1, m_tiles});
+    const vb::LaunchPlan one_split = complete_for(d.p, vb::SplitSchedule{1, m_tiles});
     vb::VerifyParams tree_rows = d.p;
     tree_rows.tree_kv = static_cast<const vb::bf16_bits*>(d.p.q);
     CHECK(vb::flash_verify_launch(tree_rows, one_split, nullptr, 0, nullptr) == cudaErrorInvalidValue);
