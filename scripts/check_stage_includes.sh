@@ -8,7 +8,7 @@ set -euo pipefail
 root=$(cd "${1:-.}" && pwd)
 # Lowest first. A stage folder not listed here is an error: a new folder takes its place in
 # the order before its first include is checked.
-stages=(scenario problem plan record measure run report compare export cli)
+stages=(io scenario problem plan record measure run report compare export cli)
 declare -A rank
 for i in "${!stages[@]}"; do rank[${stages[$i]}]=$i; done
 

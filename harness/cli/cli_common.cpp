@@ -1,17 +1,26 @@
 // Shared parts of the verifybench commands (harness/cli/cli_common.h).
 #include "harness/cli/cli_common.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <cstdio>
 #include <exception>
 #include <limits>
 #include <optional>
+#include <map>
 #include <set>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "harness/export/export_safetensors.h"
+#include "harness/io/files.h"
 #include "harness/report/report_json.h"
 #include "harness/record/result.h"
 #include "harness/run/runner.h"
@@ -43,6 +52,8 @@ int run_command(const std::function<int()>& body) {
   } catch (const ScenarioError& e) {
     return fail(kExitBadInput, e.what());
   } catch (const UsageError& e) {
+    return fail(kExitBadInput, e.what());
+  } catch (const BadFileError& e) {
     return fail(kExitBadInput, e.what());
   } catch (const ExportError& e) {
     return fail(kExitRuntimeFailure, e.what());
@@ -80,6 +91,29 @@ CLI::Validator integer_in(std::int64_t lo, std::int64_t hi) {
         return fmt::format("got {}; allowed: a decimal integer {}", one_line_text(text), range);
       },
       "INT " + range);
+}
+
+void prepare_output_dir(const std::string& dir, const std::string& option) {
+  std::error_code ec;
+  const std::filesystem::path path(dir);
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec)) {
+    throw UsageError(fmt::format("{} {}: not a directory; allowed: a folder (created if missing)", option, dir));
+  }
+  std::filesystem::create_directories(path, ec);
+  if (ec) throw UsageError(fmt::format("{} {}: cannot create it: {}", option, dir, ec.message()));
+  const std::string probe = (path / fmt::format(".verifybench-probe-{}", ::getpid())).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    throw UsageError(fmt::format("{} {}: not writable: {}", option, dir, std::strerror(errno)));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+void prepare_output_file(const std::string& path, const std::string& option) {
+  check_destination(path, option);
+  const std::string parent = std::filesystem::path(path).parent_path().string();
+  if (!parent.empty()) prepare_output_dir(parent, option + "'s folder");
 }
 
 // ---------------------------------------------------------------- loading scenario files
@@ -134,7 +168,27 @@ void add_one_case_options(CLI::App* cmd, std::string* file, std::string* case_na
   cmd->add_option("--case", *case_name, "the case (exact name as `list` prints it)")->required();
 }
 
+namespace {
+
+// A file named twice (as `a.yaml a.yaml`, or `a.yaml ./a.yaml`) would run its cases twice
+// under the same names, which result.json and compare cannot tell apart.
+void refuse_repeated_files(const std::vector<std::string>& files) {
+  std::map<std::pair<dev_t, ino_t>, std::string> seen;
+  for (const std::string& f : files) {
+    struct stat st {};
+    if (::stat(f.c_str(), &st) != 0) continue;  // the loader names what is wrong with it
+    const auto [at, added] = seen.emplace(std::make_pair(st.st_dev, st.st_ino), f);
+    if (!added) {
+      throw UsageError(fmt::format("FILE {}: the same file as {}, given earlier; allowed: each scenario file once",
+                                   printable_text(f), printable_text(at->second)));
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<ScenarioFile> load_all(const std::vector<std::string>& files, const ScenarioOptions& options) {
+  refuse_repeated_files(files);
   std::vector<ScenarioFile> loaded;
   for (const std::string& f : files) {
     loaded.push_back(load_scenario_file(f, options.limits));

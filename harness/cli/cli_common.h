@@ -33,8 +33,8 @@ Invocation invocation_of(int argc, char** argv);
 // Prints "verifybench: error: <message>" on stderr and returns `code`.
 int fail(int code, const std::string& message);
 
-// Runs a command's body and turns what it throws into the documented exit codes: scenario
-// and usage errors 2, export, report and every other failure 3.
+// Runs a command's body and turns what it throws into the documented exit codes: scenario,
+// usage and bad-path errors 2, export, report and every other failure 3.
 int run_command(const std::function<int()>& body);
 
 // The checks of every numeric option, run on the text before CLI11 converts it. CLI11's Range
@@ -51,6 +51,13 @@ CLI::Validator number_in(NumberBounds bounds);
 // A plain decimal integer in [lo, hi].
 CLI::Validator integer_in(std::int64_t lo, std::int64_t hi);
 
+// Checked before any work (docs/hostile-inputs.md), each throwing UsageError or BadFileError
+// naming `option` and the path: a report folder is a directory that can be created and
+// written (a probe file is created and removed); a report file is absent or a regular file
+// (never a link, device, FIFO, socket or directory) in such a folder.
+void prepare_output_dir(const std::string& dir, const std::string& option);
+void prepare_output_file(const std::string& path, const std::string& option);
+
 // How a command loads scenario files: the resource limits (--max-* options) and the
 // --planner settings applied to every case after its scenario's own planner: map.
 struct ScenarioOptions {
@@ -59,7 +66,8 @@ struct ScenarioOptions {
 };
 void add_limit_options(CLI::App* cmd, ScenarioOptions* options);
 void add_planner_option(CLI::App* cmd, ScenarioOptions* options);
-// Throws ScenarioError for a bad file, UsageError for a bad --planner setting.
+// Throws ScenarioError for a bad file, UsageError for a bad --planner setting or a file
+// given twice (the same file under two names too).
 std::vector<ScenarioFile> load_all(const std::vector<std::string>& files, const ScenarioOptions& options);
 
 // Levenshtein distance: insertions, deletions and substitutions of one character.

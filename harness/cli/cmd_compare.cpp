@@ -7,12 +7,14 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "harness/cli/commands.h"
 #include "harness/compare/compare.h"
+#include "harness/io/files.h"
 #include "harness/report/report_json.h"
 
 namespace vb {
@@ -28,16 +30,22 @@ constexpr const char* kCompareFooter = R"(Verdict per (case, executor), from the
 --normalize ceilings multiplies current times by current/baseline ceiling (mma for
 compute-bound records, row-read bandwidth for memory-bound ones), cancelling machine drift;
 auto does so when both files carry ceilings.
+Peer rows (peer/..., from run --peers) are not compared.
 Exit codes:
-  0  no slower record and no correctness failure (ambiguous, missing, untimed do not fail)
+  0  no slower record, no correctness failure, and a complete comparison (ambiguous,
+     untimed and cases only in CURRENT do not fail)
   1  regression: some record is slower
-  2  bad input: unreadable file, not a regular file, over 256 MiB, not JSON (numbers that
-     overflow a double included), schema other than verifybench.result/2, usage; the
-     message names the file
+  2  bad input: unreadable file, not a regular file, over 256 MiB (or a document over 1 GiB
+     parsed), not JSON (numbers that overflow a double included), schema other than
+     verifybench.result/2, a field of the wrong type, a report path that is a directory,
+     link, device, FIFO or socket, usage; the message names the file
   3  a report (--markdown, --json, --slower-list) could not be written
-  4  correctness failure in CURRENT (incorrect or launch failed), even when faster; wins over 1
+  4  correctness failure in CURRENT (incorrect or launch failed), even when faster; wins
+     over 6 and 1
   5  refused: the files differ in device name, driver version, build type or build flags
      (--allow-cross-device compares anyway and marks every verdict cross-device)
+  6  incomplete: the runs share no case, no (case, executor) has samples of --mode in both,
+     or CURRENT lacks cases BASELINE has (--allow-missing accepts that); wins over 1
 Errors are one line on stderr: "verifybench: error: <message>".)";
 
 struct CompareArgs {
@@ -47,26 +55,68 @@ struct CompareArgs {
   std::string mode = "cold-l2";
   std::string normalize = "none";
   bool allow_cross_device = false;
+  bool allow_missing = false;
   int resamples = 2000;
   std::string markdown_path, json_path, slower_list_path;
 };
 
-void write_report(const std::string& path, const std::string& content) {
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) {
+// The report paths given, as (option, path).
+std::vector<std::pair<std::string, std::string>> report_paths(const CompareArgs& args) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!args.markdown_path.empty()) out.emplace_back("--markdown", args.markdown_path);
+  if (!args.json_path.empty()) out.emplace_back("--json", args.json_path);
+  if (!args.slower_list_path.empty()) out.emplace_back("--slower-list", args.slower_list_path);
+  return out;
+}
+
+// Before any file is read: every report path is absent or a regular file in a writable
+// folder, none is an input of this comparison, and no two are the same file.
+void check_report_paths(const CompareArgs& args) {
+  std::vector<std::string> inputs = {args.baseline, args.current};
+  inputs.insert(inputs.end(), args.pool_baseline.begin(), args.pool_baseline.end());
+  inputs.insert(inputs.end(), args.pool_current.begin(), args.pool_current.end());
+  std::vector<std::string> seen;
+  for (const auto& [option, path] : report_paths(args)) {
+    prepare_output_file(path, option);
     std::error_code ec;
-    std::filesystem::create_directories(parent, ec);
-    if (ec) throw ReportError(fmt::format("cannot create {}: {}", parent.string(), ec.message()));
+    for (const std::string& input : inputs) {
+      if (std::filesystem::equivalent(path, input, ec)) {
+        throw UsageError(fmt::format("{} {}: is the input {}; allowed: a path that is not read by this compare", option,
+                                     path, input));
+      }
+    }
+    for (const std::string& other : seen) {
+      if (path == other || std::filesystem::equivalent(path, other, ec)) {
+        throw UsageError(fmt::format("{} {}: named by another report option too", option, path));
+      }
+    }
+    seen.push_back(path);
   }
-  write_file_atomic(path, content);
-  std::printf("wrote %s\n", path.c_str());
+}
+
+// The reports, written as one set: all or none replace earlier ones.
+void write_reports(const CompareArgs& args, const CompareReport& report) {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& [option, path] : report_paths(args)) {
+    if (option == "--markdown") files.emplace_back(path, format_compare_markdown(report));
+    if (option == "--json") files.emplace_back(path, compare_to_json(report).dump(2) + "\n");
+    if (option == "--slower-list") {
+      std::string names;  // empty file: nothing to confirm
+      for (const std::string& name : report.slower_cases()) names += name + "\n";
+      files.emplace_back(path, names);
+    }
+  }
+  write_files_as_set(files);
+  for (const auto& file : files) std::printf("wrote %s\n", file.first.c_str());
 }
 
 int run_compare(const CompareArgs& args) {
+  check_report_paths(args);
   CompareOptions options;
   options.mode = args.mode;
   options.tolerance = args.tolerance;
   options.allow_cross_device = args.allow_cross_device;
+  options.allow_missing = args.allow_missing;
   options.resamples = args.resamples;
   normalize_from_string(args.normalize, &options.normalize);  // CLI11 checked the value
 
@@ -99,13 +149,7 @@ int run_compare(const CompareArgs& args) {
 
   std::fputs(format_compare_table(report).c_str(), stdout);
   std::fflush(stdout);
-  if (!args.markdown_path.empty()) write_report(args.markdown_path, format_compare_markdown(report));
-  if (!args.json_path.empty()) write_report(args.json_path, compare_to_json(report).dump(2) + "\n");
-  if (!args.slower_list_path.empty()) {
-    std::string names;
-    for (const std::string& name : report.slower_cases()) names += name + "\n";
-    write_report(args.slower_list_path, names);  // empty file: nothing to confirm
-  }
+  write_reports(args, report);
   return compare_exit_code(report);
 }
 
@@ -132,6 +176,9 @@ CLI::App* add_compare_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--allow-cross-device", args->allow_cross_device,
                 "compare across device, driver or build differences; verdicts are marked "
                 "cross-device");
+  cmd->add_flag("--allow-missing", args->allow_missing,
+                "CURRENT may lack cases BASELINE has (a re-measured subset); without it that is "
+                "exit 6");
   cmd->add_option("--markdown", args->markdown_path, "write the Markdown diff table here");
   cmd->add_option("--json", args->json_path, "write the comparison JSON (verifybench.compare/1) here");
   cmd->add_option("--slower-list", args->slower_list_path,
@@ -151,7 +198,11 @@ CLI::App* add_compare_command(CLI::App& app, int* exit_code) {
       *exit_code = run_compare(*args);
     } catch (const CompareInputError& e) {
       *exit_code = fail(kCompareExitBadInput, e.what());
-    } catch (const ReportError& e) {
+    } catch (const BadFileError& e) {
+      *exit_code = fail(kCompareExitBadInput, e.what());
+    } catch (const UsageError& e) {
+      *exit_code = fail(kCompareExitBadInput, e.what());
+    } catch (const FileWriteError& e) {
       *exit_code = fail(kCompareExitIo, e.what());
     } catch (const std::exception& e) {
       *exit_code = fail(kCompareExitIo, e.what());

@@ -2,9 +2,12 @@
 // names and dtypes (safetensors + case.json), so other kernels can run on exactly the same
 // bytes.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "harness/cli/commands.h"
 #include "harness/export/export_safetensors.h"
@@ -20,7 +23,20 @@ struct ExportArgs {
   ScenarioOptions scenario;
 };
 
+// The export folder and its three files, checked before the reference is computed: a
+// folder that is a file, or an export file that is a link, device, FIFO, socket or
+// directory, is bad input (exit 2) with nothing done. The folder is not created here: a
+// failed export removes only folders it made.
+void check_export_destination(const std::string& dir) {
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec)) {
+    throw UsageError(fmt::format("DIR {}: not a directory; allowed: a folder (created if missing)", dir));
+  }
+  for (const std::string& path : export_file_paths(dir)) check_destination(path, "export file");
+}
+
 int export_one_case(const ExportArgs& args, const std::string& command_line) {
+  check_export_destination(args.dir);
   const std::vector<ScenarioFile> loaded = load_all({args.file}, args.scenario);
   const CaseSpec& spec = select_one_case(loaded, args.file, args.case_name);
   ExportOptions options;

@@ -125,6 +125,7 @@ int profile_case(const ProfileArgs& args, const std::string& program) {
     return fail(kExitBadInput, "--timeline: this build records no timeline; build the kernels with "
                                "-DVB_DEBUG_TIMELINE=1 (scripts/bundle_variant.sh BASE OUT -DVB_DEBUG_TIMELINE=1)");
   }
+  if (timeline) prepare_output_file(args.timeline_csv_path, "--timeline");
   const std::string range = nvtx_case_range_name(args.file, spec.name);
   if (!timeline) print_ncu_command(args, spec.name, range, program);
   std::fflush(stdout);

@@ -1,13 +1,10 @@
 // `verifybench run FILE...`: every case (or the named ones) through the fixed phases
 // (harness/run/runner.h), then the terminal table and the report set of each file.
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <numeric>
@@ -22,6 +19,7 @@
 
 #include "harness/cli/commands.h"
 #include "harness/cli/interrupt.h"
+#include "harness/io/files.h"
 #include "harness/measure/ceilings.h"
 #include "harness/measure/timing.h"
 #include "harness/measure/traffic_model.h"
@@ -55,25 +53,6 @@ std::vector<std::string> default_out_dirs(const std::vector<std::string>& paths)
     dirs.push_back(d);
   }
   return dirs;
-}
-
-// A report folder must be a writable directory before the first case runs: created if
-// missing, probed with a file that is removed again.
-void check_output_dir(const std::string& dir, const char* option) {
-  std::error_code ec;
-  const std::filesystem::path path(dir);
-  if (std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec)) {
-    throw UsageError(fmt::format("{} {}: not a directory; allowed: a folder (created if missing)", option, dir));
-  }
-  std::filesystem::create_directories(path, ec);
-  if (ec) throw UsageError(fmt::format("{} {}: cannot create it: {}", option, dir, ec.message()));
-  const std::string probe = (path / fmt::format(".verifybench-probe-{}", ::getpid())).string();
-  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    throw UsageError(fmt::format("{} {}: not writable: {}", option, dir, std::strerror(errno)));
-  }
-  ::close(fd);
-  ::unlink(probe.c_str());
 }
 
 void make_dirs(const std::filesystem::path& dir) {
@@ -168,19 +147,20 @@ std::vector<CaseResult> merge_peers(const PeerRows& peers, std::vector<std::vect
   return all;
 }
 
+// The files of one report set (write_reports), as written into `dir`.
+constexpr const char* kReportSetFiles[] = {"result.json", "summary.md", "results.csv", "roofline.svg"};
+
 // Every report location must be usable before the first case runs.
 void check_report_paths(const RunArgs& args, const std::vector<std::string>& report_dirs) {
-  if (!args.out_dir.empty()) {
-    check_output_dir(args.out_dir, "--out-dir");
-  } else {
-    for (const std::string& d : report_dirs) check_output_dir(d, "report folder");
+  const std::vector<std::string> dirs = args.out_dir.empty() ? report_dirs : std::vector<std::string>{args.out_dir};
+  const char* option = args.out_dir.empty() ? "report folder" : "--out-dir";
+  for (const std::string& d : dirs) {
+    prepare_output_dir(d, option);
+    for (const char* name : kReportSetFiles) {
+      check_destination((std::filesystem::path(d) / name).string(), "report file");
+    }
   }
-  if (args.json_path.empty()) return;
-  if (std::filesystem::is_directory(args.json_path)) {
-    throw UsageError(fmt::format("--json {}: a directory; allowed: a file path", args.json_path));
-  }
-  const std::string parent = std::filesystem::path(args.json_path).parent_path().string();
-  if (!parent.empty()) check_output_dir(parent, "--json's folder");
+  if (!args.json_path.empty()) prepare_output_file(args.json_path, "--json");
 }
 
 std::optional<PeerRows> read_peers(const std::string& path) {
@@ -332,9 +312,25 @@ void write_run_reports(const RunArgs& args, const std::vector<std::string>& path
   }
 }
 
+// result.json and compare key on case names: two files of one run may not share one.
+void refuse_shared_case_names(const std::vector<Selected>& selected) {
+  std::map<std::string, std::string> file_of;
+  for (const Selected& s : selected) {
+    for (const CaseSpec* c : s.cases) {
+      const auto [at, added] = file_of.emplace(c->name, s.path_as_given);
+      if (!added) {
+        throw UsageError(fmt::format("case {} is in both {} and {}; allowed: case names unique across a run's files",
+                                     printable_text(c->name), printable_text(at->second),
+                                     printable_text(s.path_as_given)));
+      }
+    }
+  }
+}
+
 int run_cases(const RunArgs& args, const std::string& command_line) {
   const std::vector<ScenarioFile> loaded = load_all(args.files, args.scenario);
   const std::vector<Selected> selected = select_cases(loaded, args.files, args.cases);
+  refuse_shared_case_names(selected);
   RunContext ctx;
   std::vector<std::string> paths;
   for (const Selected& s : selected) {

@@ -7,9 +7,12 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "harness/io/files.h"
 #include "harness/measure/statistics.h"
 #include "harness/report/report_json.h"
 #include "harness/report/report_table.h"
@@ -24,14 +27,36 @@ using json = nlohmann::ordered_json;
   throw CompareInputError(fmt::format("{}: {}", path, what));
 }
 
-// Strings as written; numbers and other scalars as their JSON text ("12080"); "" for null
-// or absent. Driver versions are integers in some writers and strings in others.
-std::string scalar_text(const json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key)) return "";
-  const json& v = j.at(key);
+// What a provenance field of a result file may be, and how compare reads it as text.
+enum class Field {
+  kString,          // a string
+  kStringOrNumber,  // a string or a number as its JSON text (driver versions: both in use)
+  kAnyJson,         // a string as written, anything else as its JSON text (build flags)
+};
+
+// `key` of `object` as text; "" for null or absent. A value of another type than `kind`
+// allows is bad input naming `where`.`key` (a provenance of the wrong type must not turn
+// into a device mismatch, exit 5).
+std::string field_text(const json& object, const char* key, Field kind, const std::string& path,
+                       const std::string& where) {
+  if (!object.contains(key)) return "";
+  const json& v = object.at(key);
   if (v.is_null()) return "";
   if (v.is_string()) return v.get<std::string>();
-  return v.dump();
+  if (kind == Field::kAnyJson || (kind == Field::kStringOrNumber && v.is_number())) return v.dump();
+  bad(path, fmt::format("{}.{}: {} ({}); allowed: {}", where, key, printable_text(v.dump()), v.type_name(),
+                        kind == Field::kString ? "a string or null" : "a string, a number or null"));
+}
+
+// `key` of `object`: absent, null or an object; anything else is bad input.
+const json* object_field(const json& object, const char* key, const std::string& path, const std::string& where) {
+  if (!object.contains(key) || object.at(key).is_null()) return nullptr;
+  const json& v = object.at(key);
+  if (!v.is_object()) {
+    bad(path, fmt::format("{}.{}: {} ({}); allowed: an object or null", where, key, printable_text(v.dump()),
+                          v.type_name()));
+  }
+  return &v;
 }
 
 // 0 stands for "not measured" in the ceiling factors.
@@ -78,14 +103,17 @@ TimedCase timed_case_of(const CaseResult& c, const std::string& path, const std:
   // reference and again against naive on every row appears twice, with its timings on one
   // record only. Merge them: the worse outcome wins, the samples come from the one record
   // that has them (two timed records of one executor are refused).
+  // Peer rows (run --peers) carry another process's times and verdicts: not compared.
+  std::unordered_map<std::string, std::size_t> index;
   for (const ExecutorResult& e : c.executors) {
+    if (is_peer_executor(e.executor)) continue;
     TimedRecord r = timed_record_of(e);
-    auto same = std::find_if(out.executors.begin(), out.executors.end(),
-                             [&](const TimedRecord& x) { return x.executor == r.executor; });
-    if (same == out.executors.end()) {
+    const auto [slot, added] = index.emplace(r.executor, out.executors.size());
+    if (added) {
       out.executors.push_back(std::move(r));
       continue;
     }
+    TimedRecord* same = &out.executors[slot->second];
     if (!same->samples_ms.empty() && !r.samples_ms.empty()) {
       bad(path, fmt::format("{}: executor \"{}\" is timed twice", at, r.executor));
     }
@@ -182,20 +210,35 @@ std::optional<double> ceiling_factor(Bound bound, int page_size, const RunCeilin
   return std::nullopt;
 }
 
-const TimedCase* find_case(const TimedRun& run, const std::string& name) {
-  for (const TimedCase& c : run.cases) {
-    if (c.name == name) return &c;
+// Each run's cases by name and each case's records by executor: compare_runs looks every
+// (case, executor) up once, so a file of many cases or a case of many executors costs
+// linear time.
+class RunIndex {
+ public:
+  explicit RunIndex(const TimedRun& run) {
+    cases_.reserve(run.cases.size());
+    for (const TimedCase& c : run.cases) {
+      cases_.emplace(c.name, &c);
+      auto& records = records_[&c];
+      records.reserve(c.executors.size());
+      for (const TimedRecord& r : c.executors) records.emplace(r.executor, &r);
+    }
   }
-  return nullptr;
-}
+  const TimedCase* find_case(const std::string& name) const {
+    const auto it = cases_.find(name);
+    return it == cases_.end() ? nullptr : it->second;
+  }
+  const TimedRecord* find_record(const TimedCase* c, const std::string& executor) const {
+    if (c == nullptr) return nullptr;
+    const auto& records = records_.at(c);
+    const auto it = records.find(executor);
+    return it == records.end() ? nullptr : it->second;
+  }
 
-const TimedRecord* find_record(const TimedCase* c, const std::string& executor) {
-  if (c == nullptr) return nullptr;
-  for (const TimedRecord& r : c->executors) {
-    if (r.executor == executor) return &r;
-  }
-  return nullptr;
-}
+ private:
+  std::unordered_map<std::string, const TimedCase*> cases_;
+  std::unordered_map<const TimedCase*, std::unordered_map<std::string, const TimedRecord*>> records_;
+};
 
 const std::vector<double>& samples_of(const TimedRecord* r, const std::string& mode) {
   static const std::vector<double> kNone;
@@ -239,29 +282,32 @@ TimedRun timed_run_from_json(const json& doc, const std::string& path) {
     bad(path, e.what());
   }
   const json& prov = document.provenance;
-  run.git_commit = scalar_text(prov, "git_commit");
-  run.git_state = scalar_text(prov, "git_state");
-  run.date_utc = scalar_text(prov, "date_utc");
-  run.command = scalar_text(prov, "command");
-  if (prov.is_object() && prov.contains("device") && prov.at("device").is_object()) {
-    const json& d = prov.at("device");
+  if (!prov.is_object()) {
+    bad(path, fmt::format("provenance: {} ({}); allowed: an object", printable_text(prov.dump()), prov.type_name()));
+  }
+  run.git_commit = field_text(prov, "git_commit", Field::kString, path, "provenance");
+  run.git_state = field_text(prov, "git_state", Field::kString, path, "provenance");
+  run.date_utc = field_text(prov, "date_utc", Field::kString, path, "provenance");
+  run.command = field_text(prov, "command", Field::kString, path, "provenance");
+  if (const json* d = object_field(prov, "device", path, "provenance")) {
+    const std::string where = "provenance.device";
     run.device.present = true;
-    run.device.name = scalar_text(d, "name");
-    run.device.cc = scalar_text(d, "cc");
-    run.device.driver_version = scalar_text(d, "driver_version");
-    run.device.runtime_version = scalar_text(d, "runtime_version");
-    if (d.contains("sm_count") && d.at("sm_count").is_number_integer()) {
-      const auto sm_count = d.at("sm_count").get<json::number_integer_t>();
+    run.device.name = field_text(*d, "name", Field::kString, path, where);
+    run.device.cc = field_text(*d, "cc", Field::kStringOrNumber, path, where);
+    run.device.driver_version = field_text(*d, "driver_version", Field::kStringOrNumber, path, where);
+    run.device.runtime_version = field_text(*d, "runtime_version", Field::kStringOrNumber, path, where);
+    if (d->contains("sm_count") && d->at("sm_count").is_number_integer()) {
+      const auto sm_count = d->at("sm_count").get<json::number_integer_t>();
       if (sm_count > 0 && sm_count <= std::numeric_limits<int>::max()) {
         run.device.sm_count = static_cast<int>(sm_count);
       }
     }
   }
-  if (prov.is_object() && prov.contains("build") && prov.at("build").is_object()) {
-    const json& b = prov.at("build");
-    run.build.type = scalar_text(b, "type");
-    run.build.cuda_architectures = scalar_text(b, "cuda_architectures");
-    run.build.flags = scalar_text(b, "flags");
+  if (const json* b = object_field(prov, "build", path, "provenance")) {
+    const std::string where = "provenance.build";
+    run.build.type = field_text(*b, "type", Field::kString, path, where);
+    run.build.cuda_architectures = field_text(*b, "cuda_architectures", Field::kAnyJson, path, where);
+    run.build.flags = field_text(*b, "flags", Field::kAnyJson, path, where);
   }
   if (document.ceilings) {
     const Ceilings& c = *document.ceilings;
@@ -286,35 +332,35 @@ TimedRun load_timed_run(const std::string& path) {
   json doc;
   try {
     doc = read_result_json(path);
-  } catch (const ReportError& e) {
+  } catch (const BadFileError& e) {
     throw CompareInputError(e.what());
   }
   return timed_run_from_json(doc, path);
 }
 
 void pool_samples(TimedRun* into, const TimedRun& extra) {
+  std::unordered_map<std::string, std::size_t> cases;
+  for (std::size_t i = 0; i < into->cases.size(); ++i) cases.emplace(into->cases[i].name, i);
   for (const TimedCase& ec : extra.cases) {
-    TimedCase* ic = nullptr;
-    for (TimedCase& c : into->cases) {
-      if (c.name == ec.name) ic = &c;
-    }
-    if (ic == nullptr) {
+    const auto [at, added] = cases.emplace(ec.name, into->cases.size());
+    if (added) {
       into->cases.push_back(ec);
       continue;
     }
+    TimedCase& ic = into->cases[at->second];
+    std::unordered_map<std::string, std::size_t> records;
+    for (std::size_t i = 0; i < ic.executors.size(); ++i) records.emplace(ic.executors[i].executor, i);
     for (const TimedRecord& er : ec.executors) {
-      TimedRecord* ir = nullptr;
-      for (TimedRecord& r : ic->executors) {
-        if (r.executor == er.executor) ir = &r;
-      }
-      if (ir == nullptr) {
-        ic->executors.push_back(er);
+      const auto [rat, radded] = records.emplace(er.executor, ic.executors.size());
+      if (radded) {
+        ic.executors.push_back(er);
         continue;
       }
+      TimedRecord& ir = ic.executors[rat->second];
       // A correctness failure in any pooled run stays visible.
-      if (is_correctness_failure(er.outcome)) ir->outcome = er.outcome;
+      if (is_correctness_failure(er.outcome)) ir.outcome = er.outcome;
       for (const auto& [mode, samples] : er.samples_ms) {
-        std::vector<double>& dst = ir->samples_ms[mode];
+        std::vector<double>& dst = ir.samples_ms[mode];
         dst.insert(dst.end(), samples.begin(), samples.end());
       }
     }
@@ -418,11 +464,9 @@ int CompareReport::correctness_failures() const {
 
 std::vector<std::string> CompareReport::slower_cases() const {
   std::vector<std::string> out;
+  std::unordered_set<std::string> seen;
   for (const CompareRow& r : rows) {
-    if (r.verdict == Verdict::kSlower &&
-        std::find(out.begin(), out.end(), r.case_name) == out.end()) {
-      out.push_back(r.case_name);
-    }
+    if (r.verdict == Verdict::kSlower && seen.insert(r.case_name).second) out.push_back(r.case_name);
   }
   return out;
 }
@@ -534,6 +578,29 @@ struct Comparer {
 
 }  // namespace
 
+namespace {
+
+// Why the comparison cannot pass as a gate ("" when it can): the runs share no case, no
+// record has samples of the mode on both sides, or CURRENT lacks cases BASELINE has (unless
+// allowed).
+std::string incompleteness(const CompareReport& report, int shared_cases, const std::vector<std::string>& missing_cases,
+                           const CompareOptions& opt) {
+  if (shared_cases == 0) return "the runs share no case: nothing was compared (is CURRENT the right file?)";
+  const bool any_compared = std::any_of(report.rows.begin(), report.rows.end(), [](const CompareRow& r) {
+    return r.baseline_samples > 0 && r.current_samples > 0;
+  });
+  if (!any_compared) {
+    return fmt::format("no (case, executor) has {} samples in both runs: nothing was compared", opt.mode);
+  }
+  if (!missing_cases.empty() && !opt.allow_missing) {
+    return fmt::format("CURRENT lacks {} case(s) of BASELINE (first: {}); --allow-missing accepts that",
+                       missing_cases.size(), printable_text(missing_cases.front()));
+  }
+  return "";
+}
+
+}  // namespace
+
 CompareReport compare_runs(const TimedRun& base, const TimedRun& cur, const CompareOptions& opt) {
   CompareReport report;
   report.options = opt;
@@ -556,11 +623,16 @@ CompareReport compare_runs(const TimedRun& base, const TimedRun& cur, const Comp
   auto add = [&](std::optional<CompareRow> r) {
     if (r) report.rows.push_back(std::move(*r));
   };
+  const RunIndex base_index(base), cur_index(cur);
+  int shared_cases = 0;
+  std::vector<std::string> missing_cases;
   for (const TimedCase& bc : base.cases) {
-    const TimedCase* cc = find_case(cur, bc.name);
+    const TimedCase* cc = cur_index.find_case(bc.name);
+    if (cc == nullptr) missing_cases.push_back(bc.name);
+    else ++shared_cases;
     bool any = false;
     for (const TimedRecord& br : bc.executors) {
-      const TimedRecord* cr = find_record(cc, br.executor);
+      const TimedRecord* cr = cur_index.find_record(cc, br.executor);
       if (cc == nullptr && samples_of(&br, opt.mode).empty()) continue;
       any = true;
       add(cmp.row(bc.name, br.executor, &bc, &br, cc, cr));
@@ -570,13 +642,13 @@ CompareReport compare_runs(const TimedRun& base, const TimedRun& cur, const Comp
       continue;
     }
     for (const TimedRecord& cr : cc->executors) {
-      if (find_record(&bc, cr.executor) == nullptr) {
+      if (base_index.find_record(&bc, cr.executor) == nullptr) {
         add(cmp.row(bc.name, cr.executor, &bc, nullptr, cc, &cr));
       }
     }
   }
   for (const TimedCase& cc : cur.cases) {
-    if (find_case(base, cc.name) != nullptr) continue;
+    if (base_index.find_case(cc.name) != nullptr) continue;
     bool any = false;
     for (const TimedRecord& cr : cc.executors) {
       if (samples_of(&cr, opt.mode).empty() && !is_correctness_failure(cr.outcome)) continue;
@@ -585,12 +657,14 @@ CompareReport compare_runs(const TimedRun& base, const TimedRun& cur, const Comp
     }
     if (!any) add(cmp.row(cc.name, "-", nullptr, nullptr, &cc, nullptr));
   }
+  report.incomplete = incompleteness(report, shared_cases, missing_cases, opt);
   return report;
 }
 
 int compare_exit_code(const CompareReport& report) {
   if (report.refused) return kCompareExitRefused;
   if (report.correctness_failures() > 0) return kCompareExitIncorrect;
+  if (!report.incomplete.empty()) return kCompareExitIncomplete;
   if (report.count(Verdict::kSlower) > 0) return kCompareExitRegression;
   return kCompareExitOk;
 }
@@ -683,6 +757,7 @@ std::string format_compare_table(const CompareReport& r) {
   }
   out += table.render();
   out += summary_text(r) + "\n";
+  if (!r.incomplete.empty()) out += "incomplete: " + r.incomplete + "\n";
   return out;
 }
 
@@ -709,6 +784,7 @@ std::string format_compare_markdown(const CompareReport& r) {
   }
   if (r.refused) return out;
   out += "**" + summary_text(r) + "**\n\n";
+  if (!r.incomplete.empty()) out += "**Incomplete: " + md_cell(r.incomplete) + ".**\n\n";
   out += "| case | executor | base median (ms) | current median (ms) | ratio | 95% interval | "
          "tolerance | verdict | note |\n";
   out += "| --- | --- | ---: | ---: | ---: | --- | --- | --- | --- |\n";
@@ -765,10 +841,12 @@ nlohmann::ordered_json compare_to_json(const CompareReport& r) {
         {"normalize", to_string(o.normalize)},
         {"normalized", r.normalized},
         {"allow_cross_device", o.allow_cross_device},
+        {"allow_missing", o.allow_missing},
         {"bootstrap", {{"resamples", o.resamples}, {"confidence", o.confidence}, {"seed", o.seed}}}}},
       {"cross_device", !r.mismatches.empty()},
       {"mismatches", r.mismatches},
       {"refused", r.refused},
+      {"incomplete", r.incomplete.empty() ? ojson(nullptr) : ojson(r.incomplete)},
       {"summary",
        {{"faster", r.count(Verdict::kFaster)},
         {"same", r.count(Verdict::kSame)},

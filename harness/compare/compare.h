@@ -40,14 +40,16 @@ namespace vb {
 // Compare reads kResultSchema (harness/report/report_json.h) files and writes this.
 inline constexpr const char* kCompareSchema = "verifybench.compare/1";
 
-// Exit codes of `verifybench compare` (documented in its --help and README.md). When several
-// apply, the highest wins except that a refusal (5) or bad input (2) stops before any verdict.
+// Exit codes of `verifybench compare` (documented in its --help, README.md and docs/cli.md).
+// Bad input (2) and a refusal (5) stop before any verdict; then a correctness failure (4)
+// wins over an incomplete comparison (6), which wins over a regression (1).
 inline constexpr int kCompareExitOk = 0;           // no regression, no correctness failure
 inline constexpr int kCompareExitRegression = 1;   // some record is "slower"
 inline constexpr int kCompareExitBadInput = 2;     // unreadable file, wrong schema, usage
 inline constexpr int kCompareExitIo = 3;           // a report could not be written
 inline constexpr int kCompareExitIncorrect = 4;    // current: incorrect or launch failed
 inline constexpr int kCompareExitRefused = 5;      // different device/driver/build
+inline constexpr int kCompareExitIncomplete = 6;   // nothing compared, or CURRENT lacks cases
 
 inline constexpr int kMinSamples = 3;
 
@@ -61,7 +63,7 @@ class CompareInputError : public std::runtime_error {
 // What compare needs of a verifybench.result/2 document: the document is read by the result
 // reader (result_document_from_json, harness/report/report_json.h) and mapped to this view.
 struct RunDevice {
-  bool present = false;  // false: "device": null / "none" (no GPU; nothing was timed)
+  bool present = false;  // false: "device": null or absent (no GPU; nothing was timed)
   std::string name, cc, driver_version, runtime_version;
   int sm_count = 0;
 };
@@ -100,7 +102,8 @@ struct TimedRun {
   std::vector<TimedCase> cases;
 };
 
-// Refuses a schema other than verifybench.result/2 (result/1 files hold no timings), reads
+// Refuses a schema other than verifybench.result/2 (result/1 files hold no timings) and a
+// provenance whose fields compare reads are of the wrong type, reads
 // the document with result_document_from_json and maps it: an executor's records merged into
 // one (the worse outcome, the samples of the one timed record), samples that are not finite
 // and positive left out. Throws CompareInputError naming the path and the field.
@@ -126,6 +129,7 @@ struct CompareOptions {
   double tolerance = 0.05;  // default gate; a case's gate_tolerance wins
   Normalize normalize = Normalize::kNone;
   bool allow_cross_device = false;
+  bool allow_missing = false;  // CURRENT may lack cases of BASELINE (a re-measured subset)
   int resamples = 2000;
   double confidence = 0.95;
   std::uint64_t seed = 0x5eed'c0de'2025'0006ULL;
@@ -168,20 +172,27 @@ struct CompareReport {
   std::vector<std::string> mismatches;  // device_mismatches(); non-empty: cross-device
   bool refused = false;                 // cross-device without allow_cross_device: no rows
   bool normalized = false;              // ceilings normalization actually applied
+  // Why this comparison cannot pass a gate, "" when it can: the runs share no case, no
+  // record was timed in the mode on both sides, or CURRENT lacks cases of BASELINE without
+  // allow_missing (kCompareExitIncomplete).
+  std::string incomplete;
   std::vector<CompareRow> rows;
   int count(Verdict v) const;
   int correctness_failures() const;
   std::vector<std::string> slower_cases() const;  // distinct case names, in row order
 };
 
-// Order: the baseline's cases and executors, then what only the current run has. Records
+// Linear in the cases and records of both runs (hash lookups). Peer rows (`peer/...`, from
+// run --peers) are not compared. Order: the baseline's cases and executors, then what only
+// the current run has. Records
 // without samples on either side are left out unless the current one failed correctness
 // (so the CPU "reference" record does not clutter the report). Throws CompareInputError
 // for --normalize ceilings when a run has no ceilings.
 CompareReport compare_runs(const TimedRun& baseline, const TimedRun& current,
                            const CompareOptions& options);
 
-// kCompareExitRefused, else kCompareExitIncorrect, else kCompareExitRegression, else Ok.
+// kCompareExitRefused, else kCompareExitIncorrect, else kCompareExitIncomplete, else
+// kCompareExitRegression, else Ok.
 int compare_exit_code(const CompareReport& report);
 
 struct RatioInterval {

@@ -148,51 +148,7 @@ std::uint64_t SafetensorsWriter::file_bytes() const {
   return total;
 }
 
-namespace {
-
-// std::FILE with every failure turned into an ExportError naming the path and errno.
-class OutFile {
- public:
-  explicit OutFile(const std::string& path) : path_(path) {
-    file_ = std::fopen(path.c_str(), "wb");
-    if (file_ == nullptr) fail("cannot create");
-  }
-  OutFile(const OutFile&) = delete;
-  OutFile& operator=(const OutFile&) = delete;
-  ~OutFile() {
-    if (file_ != nullptr) std::fclose(file_);
-  }
-  void write(const void* data, std::size_t bytes) {
-    if (bytes != 0 && std::fwrite(data, 1, bytes, file_) != bytes) fail("cannot write");
-  }
-  void close() {
-    std::FILE* f = file_;
-    file_ = nullptr;
-    if (std::fflush(f) != 0) {
-      const int err = errno;
-      std::fclose(f);
-      errno = err;
-      fail("cannot write");
-    }
-    if (std::fclose(f) != 0) fail("cannot close");
-  }
-
- private:
-  [[noreturn]] void fail(const char* what) const {
-    throw ExportError(fmt::format("{} '{}': {}", what, path_, std::strerror(errno)));
-  }
-  std::string path_;
-  std::FILE* file_ = nullptr;
-};
-
-void remove_quietly(const std::string& path) {
-  std::error_code ec;
-  fs::remove(path, ec);
-}
-
-}  // namespace
-
-void SafetensorsWriter::write_to(const std::string& path) const {
+void SafetensorsWriter::write_into(FileSet* set, std::FILE* file) const {
   const std::string head = header();
   unsigned char length[8];
   std::uint64_t n = head.size();
@@ -200,26 +156,18 @@ void SafetensorsWriter::write_to(const std::string& path) const {
     byte = static_cast<unsigned char>(n & 0xffu);
     n >>= 8;
   }
-  OutFile out(path);
-  out.write(length, sizeof length);
-  out.write(head.data(), head.size());
-  for (const Entry* e : file_order()) out.write(e->bytes_ptr(), e->bytes);
-  out.close();
+  set->write(file, length, sizeof length);
+  set->write(file, head.data(), head.size());
+  for (const Entry* e : file_order()) set->write(file, e->bytes_ptr(), e->bytes);
 }
 
 void SafetensorsWriter::write(const std::string& path) const {
-  const std::string tmp = path + ".tmp";
   try {
-    write_to(tmp);
-  } catch (...) {
-    remove_quietly(tmp);
-    throw;
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    remove_quietly(tmp);
-    throw ExportError(fmt::format("cannot rename '{}' to '{}': {}", tmp, path, ec.message()));
+    FileSet set;
+    write_into(&set, set.stage(path));
+    set.commit();
+  } catch (const FileWriteError& e) {
+    throw ExportError(e.what());
   }
 }
 
@@ -310,29 +258,22 @@ std::vector<std::uint8_t> float_to_bf16_bytes(const std::vector<float>& values) 
   return as_bytes(bits);
 }
 
-struct TempFiles {
-  std::vector<std::string> tmp;    // written .tmp files
-  std::vector<std::string> final;  // renamed into place
-  std::vector<fs::path> created_dirs;  // deepest last
+// The folders an export created, removed again (deepest first, only while empty) unless
+// the export was committed.
+struct CreatedDirs {
+  std::vector<fs::path> dirs;  // deepest last
   bool committed = false;
-  ~TempFiles() {
+  ~CreatedDirs() {
     if (committed) return;
-    // Only regular files: a directory or device squatting on a .tmp name is not ours.
-    for (const std::string& p : tmp) {
+    for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) {
       std::error_code ec;
-      if (fs::is_regular_file(fs::symlink_status(p, ec))) remove_quietly(p);
-    }
-    for (const std::string& p : final) remove_quietly(p);
-    // Only directories this export created, and only if empty (fs::remove refuses others).
-    for (auto it = created_dirs.rbegin(); it != created_dirs.rend(); ++it) {
-      std::error_code ec;
-      fs::remove(*it, ec);
+      fs::remove(*it, ec);  // refuses a folder that is not empty
     }
   }
 };
 
 // create_directories, remembering which levels did not exist, with a clear error.
-void create_export_dir(const std::string& dir, TempFiles* files) {
+void create_export_dir(const std::string& dir, CreatedDirs* created) {
   if (dir.empty()) throw ExportError("export directory is empty");
   std::vector<fs::path> missing;
   std::error_code ec;
@@ -344,7 +285,7 @@ void create_export_dir(const std::string& dir, TempFiles* files) {
   fs::create_directories(dir, ec);
   if (ec) throw ExportError(fmt::format("cannot create export directory '{}': {}", dir, ec.message()));
   if (!fs::is_directory(dir, ec)) throw ExportError(fmt::format("export path '{}' is not a directory", dir));
-  files->created_dirs.assign(missing.rbegin(), missing.rend());
+  created->dirs.assign(missing.rbegin(), missing.rend());
 }
 
 const char* kNaNRowsNote =
@@ -531,42 +472,36 @@ ExportResult export_case_impl(const Problem& problem, const ReferenceOutput& ref
       {"outputs.safetensors", {{"tensors", outputs.docs}}},
   };
   c["warnings"] = result.warnings;
-  const std::string case_text = c.dump(2) + "\n";
+  // Names and paths are bytes: invalid UTF-8 becomes U+FFFD, as in result.json.
+  const std::string case_text = c.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 
-  // ---- write all three as .tmp, then rename: whole or nothing
-  TempFiles files;
-  create_export_dir(dir, &files);
-  const fs::path base(dir);
-  const std::string inputs_path = (base / "inputs.safetensors").string();
-  const std::string outputs_path = (base / "outputs.safetensors").string();
-  const std::string case_path = (base / "case.json").string();
-  auto stage = [&](const std::string& path) {
-    files.tmp.push_back(path + ".tmp");
-    return files.tmp.back();
-  };
-  inputs.writer.write_to(stage(inputs_path));
-  outputs.writer.write_to(stage(outputs_path));
-  {
-    OutFile out(stage(case_path));
-    out.write(case_text.data(), case_text.size());
-    out.close();
+  // ---- stage all three, then rename them in: whole or nothing, an earlier export kept
+  const std::vector<std::string> finals = export_file_paths(dir);
+  for (const std::string& path : finals) check_destination(path, "export file");
+  CreatedDirs created;
+  create_export_dir(dir, &created);
+  try {
+    FileSet set;
+    inputs.writer.write_into(&set, set.stage(finals[0]));
+    outputs.writer.write_into(&set, set.stage(finals[1]));
+    set.write(set.stage(finals[2]), case_text.data(), case_text.size());
+    set.commit();
+  } catch (const FileWriteError& e) {
+    throw ExportError(e.what());
   }
+  created.committed = true;
   result.bytes_written = inputs.writer.file_bytes() + outputs.writer.file_bytes() + case_text.size();
-  const std::vector<std::string> finals = {inputs_path, outputs_path, case_path};
-  for (std::size_t i = 0; i < finals.size(); ++i) {
-    std::error_code ec;
-    fs::rename(files.tmp[i], finals[i], ec);
-    if (ec) {
-      throw ExportError(fmt::format("cannot rename '{}' to '{}': {}", files.tmp[i], finals[i], ec.message()));
-    }
-    files.final.push_back(finals[i]);
-  }
-  files.committed = true;
   result.files = finals;
   return result;
 }
 
 }  // namespace
+
+std::vector<std::string> export_file_paths(const std::string& dir) {
+  const fs::path base(dir);
+  return {(base / "inputs.safetensors").string(), (base / "outputs.safetensors").string(),
+          (base / "case.json").string()};
+}
 
 ExportResult export_case(const Problem& problem, const ReferenceOutput& reference,
                          const std::vector<std::pair<std::string, GpuRunOutput>>& gpu_outputs,

@@ -9,17 +9,20 @@
 //   <dir>/outputs.safetensors  o_reference, lse_reference, o_<executor>, lse_<executor>
 //   <dir>/case.json            the case, every tensor's dtype/shape/meaning, the reproducer
 //
-// Every file is written to <file>.tmp and renamed into place only after all three were
-// written: an export is there whole or not at all. Nothing here prints; notes for the user
+// The three files are staged as new temporaries (harness/io/files.h's FileSet) and renamed
+// into place only after all three were written: an export is there whole or not at all, and
+// a failed one leaves an earlier export in the folder as it was. Nothing here prints; notes for the user
 // come back in ExportResult::warnings (and through ExportOptions::on_note while running).
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "harness/io/files.h"
 #include "harness/run/gpu_executor.h"
 #include "harness/problem/problem.h"
 #include "harness/scenario/scenario.h"
@@ -67,11 +70,11 @@ class SafetensorsWriter {
   std::string header() const;
   // Total file size write() produces.
   std::uint64_t file_bytes() const;
-  // Writes exactly `path` (no rename); throws ExportError naming the path on any failure,
-  // leaving whatever was written for the caller to remove.
-  void write_to(const std::string& path) const;
-  // Atomic write: `path`.tmp, then rename over `path`; on failure the .tmp is removed and
-  // `path` is untouched. Throws ExportError.
+  // Writes the file into `file`, a temporary of `set` (FileSet::stage); throws
+  // FileWriteError naming its destination.
+  void write_into(FileSet* set, std::FILE* file) const;
+  // Atomic write of one file through a FileSet; on failure `path` is untouched. Throws
+  // ExportError.
   void write(const std::string& path) const;
 
   struct Entry {
@@ -115,16 +118,19 @@ struct ExportResult {
   std::vector<std::string> warnings;             // omitted tensors, sampled-mode note, ...
 };
 
+// The three files of an export into `dir`: inputs.safetensors, outputs.safetensors, case.json.
+std::vector<std::string> export_file_paths(const std::string& dir);
+
 // Writes the three files of one case into `dir` (created with its parents if missing;
-// existing export files there are replaced). `reference` must cover all B*T*H rows
+// existing export files there are replaced; each must be a regular file or absent, else
+// BadFileError before anything is written). `reference` must cover all B*T*H rows
 // (reference_verify, not the sampled form): an export carries the full answer, so a
 // sampled reference is refused with an ExportError that says so. `gpu_outputs` is
 // optional: (executor name, its run); runs that are not ok are omitted with a warning.
 // Throws ExportError. Everything is validated before `dir` is touched; on a failure while
-// writing, every .tmp this export wrote and every directory it created (if still empty) are
-// removed, and files of an earlier export in `dir` stay as they were. Only a failing
-// rename (after all three .tmp files were written) can remove earlier files: those
-// already replaced by this export are removed with the rest, never left mixed.
+// writing, every temporary this export made and every directory it created (if still empty)
+// are removed, and files of an earlier export in `dir` stay as they were. Only a failing
+// rename inside `dir` (after all three were written) could leave a mixed set.
 ExportResult export_case(const Problem& problem, const ReferenceOutput& reference,
                          const std::vector<std::pair<std::string, GpuRunOutput>>& gpu_outputs,
                          const std::string& dir, const ExportOptions& options = {});

@@ -33,8 +33,20 @@ bool outcome_from_string(const std::string& text, Outcome* outcome) {
   return false;
 }
 
+bool is_peer_executor(const std::string& executor) { return executor.rfind(kPeerExecutorPrefix, 0) == 0; }
+
+bool valid_peer_executor_name(const std::string& executor) {
+  constexpr std::size_t kMaxNameChars = 64;
+  if (!is_peer_executor(executor)) return false;
+  const std::string name = executor.substr(std::string(kPeerExecutorPrefix).size());
+  return !name.empty() && name.size() <= kMaxNameChars &&
+         name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-") ==
+             std::string::npos;
+}
+
 bool CaseResult::all_passed() const {
   for (const ExecutorResult& e : executors) {
+    if (is_peer_executor(e.executor)) continue;
     if (e.outcome == Outcome::kIncorrect || e.outcome == Outcome::kLaunchFailed) return false;
   }
   return true;
@@ -45,7 +57,7 @@ OutcomeCounts count_outcomes(const std::vector<CaseResult>& cases) {
   counts.cases = static_cast<int>(cases.size());
   for (const CaseResult& c : cases) {
     for (const ExecutorResult& e : c.executors) {
-      if (e.executor == "reference") continue;
+      if (e.executor == "reference" || is_peer_executor(e.executor)) continue;
       switch (e.outcome) {
         case Outcome::kPassed: ++counts.passed; break;
         case Outcome::kIncorrect: ++counts.incorrect; break;

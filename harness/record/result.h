@@ -133,6 +133,14 @@ struct DevicePrediction {
   std::string overlap_bound;             // what sets it: "memory" | "compute" | "SM cycles"
 };
 
+// Rows of other kernels (`verifybench run --peers`, python -m verifybench.peers) are named
+// "peer/<name>": a namespace no executor of the harness uses, so a peer row can never pose
+// as one, and the run's own verdict leaves peer rows out (all_passed, count_outcomes).
+inline constexpr const char* kPeerExecutorPrefix = "peer/";
+bool is_peer_executor(const std::string& executor);
+// A peer row's name: kPeerExecutorPrefix then 1..64 of [A-Za-z0-9._/-].
+bool valid_peer_executor_name(const std::string& executor);
+
 struct ExecutorResult {
   std::string executor;  // "reference", "naive", "production", "sglang-adapter"
   Outcome outcome = Outcome::kNotRun;
@@ -176,7 +184,8 @@ struct CaseResult {
   std::string timing_note;                 // why not timed ("not run: no CUDA device"), or ""
   std::vector<ExecutorResult> executors;
   // True when no record is kIncorrect or kLaunchFailed: executors that could not run on
-  // this machine (kNotRun), were not verified or do not support the case do not fail it.
+  // this machine (kNotRun), were not verified or do not support the case do not fail it,
+  // and peer rows are not this run's.
   bool all_passed() const;
 };
 
@@ -198,7 +207,7 @@ ReferenceOutput reference_from_full_output(const std::vector<float>& o,
                                            int tree_size, int num_heads);
 
 // Outcome counts over the records of many cases. The "reference" record (the CPU oracle
-// itself) is not counted: it is what the others are checked against.
+// itself) is not counted: it is what the others are checked against; nor are peer rows.
 struct OutcomeCounts {
   int cases = 0;
   int passed = 0, incorrect = 0, launch_failed = 0, not_verified = 0, not_supported = 0,

@@ -1,13 +1,13 @@
 #include "harness/report/peers_merge.h"
 
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/io/files.h"
 #include "harness/report/report_json.h"
 
 namespace vb {
@@ -46,34 +46,73 @@ void note_speedup(const CaseResult& c, ExecutorResult* peer) {
 
 }  // namespace
 
-PeerRows read_peer_rows(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot be read");
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::ordered_json doc;
-  try {
-    doc = nlohmann::ordered_json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw std::runtime_error(fmt::format("{}: not JSON ({})", path, e.what()));
-  }
-  const std::string format = doc.is_object() ? doc.value("format", "") : "";
-  if (format != "verifybench-peers/1") {
-    throw std::runtime_error(fmt::format("{}: format '{}'; expected verifybench-peers/1 (python -m verifybench.peers "
-                                         "--out FILE writes it)", path, format));
-  }
-  PeerRows rows;
-  rows.path = path;
-  try {
-    for (const auto& c : doc.at("cases")) {
-      std::vector<ExecutorResult> executors;
-      for (const auto& e : c.at("executors")) executors.push_back(executor_result_from_json(e));
-      rows.cases.emplace_back(c.at("case").get<std::string>(), std::move(executors));
+namespace {
+
+using json = nlohmann::ordered_json;
+
+[[noreturn]] void refuse(const std::string& path, const std::string& what) {
+  throw std::runtime_error(fmt::format("{}: {}", path, what));
+}
+
+// One case's rows: each a result.json executor record in the peer namespace, each name once.
+std::vector<ExecutorResult> peer_rows_of(const json& c, const std::string& path, const std::string& where) {
+  if (!c.contains("executors") || !c.at("executors").is_array()) refuse(path, where + ".executors: not a list");
+  std::vector<ExecutorResult> rows;
+  std::unordered_set<std::string> names;
+  const json& executors = c.at("executors");
+  for (std::size_t i = 0; i < executors.size(); ++i) {
+    ExecutorResult row;
+    try {
+      row = executor_result_from_json(executors[i]);
+    } catch (const std::exception& e) {
+      refuse(path, fmt::format("{}.executors[{}]: a malformed row ({})", where, i, e.what()));
     }
-  } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("{}: a malformed case or row ({})", path, e.what()));
+    if (!valid_peer_executor_name(row.executor)) {
+      refuse(path, fmt::format("{}.executors[{}]: executor '{}'; allowed: a peer name, {}<name> of letters, digits "
+                               "and ._/- (at most 64), never an executor verifybench runs",
+                               where, i, printable_text(row.executor), kPeerExecutorPrefix));
+    }
+    if (!names.insert(row.executor).second) {
+      refuse(path, fmt::format("{}.executors[{}]: executor '{}' listed twice in the case", where, i, row.executor));
+    }
+    rows.push_back(std::move(row));
   }
   return rows;
+}
+
+}  // namespace
+
+PeerRows peer_rows_from_json(const json& doc, const std::string& path) {
+  const json* format = doc.is_object() && doc.contains("format") ? &doc.at("format") : nullptr;
+  const std::string format_text = format == nullptr ? "" : format->is_string() ? format->get<std::string>() : format->dump();
+  if (format_text != "verifybench-peers/1") {
+    throw std::runtime_error(fmt::format("{}: format '{}'; expected verifybench-peers/1 (python -m verifybench.peers "
+                                         "--out FILE writes it)", path, printable_text(format_text)));
+  }
+  if (!doc.contains("cases") || !doc.at("cases").is_array()) refuse(path, "cases: not a list");
+  PeerRows rows;
+  rows.path = path;
+  std::unordered_set<std::string> case_names;
+  const json& cases = doc.at("cases");
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string where = fmt::format("cases[{}]", i);
+    const json& c = cases[i];
+    if (!c.is_object() || !c.contains("case") || !c.at("case").is_string()) {
+      refuse(path, where + ": a malformed case (an object with a string \"case\" and a list \"executors\")");
+    }
+    const std::string name = c.at("case").get<std::string>();
+    if (!case_names.insert(name).second) {
+      refuse(path, fmt::format("{}: case '{}' listed twice", where, printable_text(name)));
+    }
+    rows.cases.emplace_back(name, peer_rows_of(c, path, where));
+  }
+  return rows;
+}
+
+PeerRows read_peer_rows(const std::string& path) {
+  const std::string what = "a verifybench-peers/1 file (python -m verifybench.peers --out FILE)";
+  return peer_rows_from_json(
+      parse_json_within(read_input_file(path, kMaxPeersFileBytes, what), path, kMaxResultDocumentBytes, what), path);
 }
 
 PeerMergeSummary merge_peer_rows(const PeerRows& peers, std::vector<CaseResult>* results) {

@@ -4,9 +4,12 @@
 // shows them. A peer row timed cold-L2 next to a production row timed cold-L2 in this run
 // gets the speedup in its detail.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "harness/record/result.h"
 
@@ -17,9 +20,17 @@ struct PeerRows {
   std::vector<std::pair<std::string, std::vector<ExecutorResult>>> cases;  // case name -> its peer rows
 };
 
-// Reads a verifybench-peers/1 file. Throws std::runtime_error naming the file and what was
-// wrong (unreadable, not JSON, another format, a malformed row).
+// Peers files are read only up to this size (a peers file carries one row per case and
+// peer: far below it), parsed within the result files' document budget.
+inline constexpr std::uintmax_t kMaxPeersFileBytes = std::uintmax_t{64} << 20;
+
+// Reads a verifybench-peers/1 file through harness/io/files.h's bounded reader. Throws
+// std::runtime_error naming the file and what was wrong: unreadable, not a regular file,
+// too large, not JSON, another format, a malformed row, a row outside the peer namespace
+// (kPeerExecutorPrefix, harness/run/result.h), a case or a row listed twice.
 PeerRows read_peer_rows(const std::string& path);
+// The same, of a document already parsed (the fuzz target's entry).
+PeerRows peer_rows_from_json(const nlohmann::ordered_json& doc, const std::string& path);
 
 struct PeerMergeSummary {
   int rows_merged = 0;
@@ -27,6 +38,8 @@ struct PeerMergeSummary {
 };
 
 // Appends each case's peer rows to the case result of that name (after its own executors).
+// Peer rows never count in the run's verdict (CaseResult::all_passed, count_outcomes,
+// exit_code_for skip kPeerExecutorPrefix rows).
 PeerMergeSummary merge_peer_rows(const PeerRows& peers, std::vector<CaseResult>* results);
 
 }  // namespace vb

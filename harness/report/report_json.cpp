@@ -1,24 +1,15 @@
-// JSON result writer, its one reader (compare and the tests) and the atomic file writes.
+// JSON result writer and its one reader (compare and the tests).
 #include "harness/report/report_json.h"
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <array>
 #include <cctype>
-#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
-#include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <limits>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -443,24 +434,8 @@ ResultDocument result_document_from_json(const nlohmann::ordered_json& j) {
 }
 
 nlohmann::ordered_json read_result_json(const std::string& path) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (ec) throw ReportError(fmt::format("{}: cannot read: {}", path, ec.message()));
-  if (!std::filesystem::is_regular_file(status)) {
-    throw ReportError(fmt::format(
-        "{}: not a regular file (a directory, device or FIFO); allowed: a result JSON file", path));
-  }
-  if (std::filesystem::file_size(path, ec) > kMaxResultFileBytes) {
-    throw ReportError(fmt::format("{}: larger than {} MiB; allowed: a result JSON file", path,
-                                  kMaxResultFileBytes >> 20));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ReportError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {  // syntax, and numbers like 1e400 that overflow
-    throw ReportError(fmt::format("{}: not JSON: {}", path, e.what()));
-  }
+  return parse_json_within(read_input_file(path, kMaxResultFileBytes, kResultFileWhat), path, kMaxResultDocumentBytes,
+                           kResultFileWhat);
 }
 
 nlohmann::ordered_json result_document(const Provenance& provenance, const std::vector<CaseResult>& cases,
@@ -492,67 +467,6 @@ nlohmann::ordered_json result_document(const Provenance& provenance, const std::
   }
   if (!predictions.empty()) doc["predictions"] = predictions;
   return doc;
-}
-
-// ---------------------------------------------------------------- atomic write
-namespace {
-
-// Writes `content` to `path`.tmp and flushes it to disk; on failure removes the temporary
-// and throws ReportError naming `path` and the failing call.
-std::string write_temporary(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    throw ReportError(fmt::format("cannot write {}: open({}) failed: {}", path, tmp,
-                                  std::strerror(errno)));
-  }
-  auto fail = [&](const char* call) {
-    const int err = errno;
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw ReportError(
-        fmt::format("cannot write {}: {} failed: {}", path, call, std::strerror(err)));
-  };
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail("write");
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0) fail("fsync");
-  if (::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw ReportError(fmt::format("cannot write {}: close failed: {}", path, std::strerror(err)));
-  }
-  return tmp;
-}
-
-}  // namespace
-
-void write_files_as_set(const std::vector<std::pair<std::string, std::string>>& files) {
-  std::vector<std::string> temporaries;
-  try {
-    for (const auto& [path, content] : files) temporaries.push_back(write_temporary(path, content));
-  } catch (const ReportError&) {
-    for (const std::string& tmp : temporaries) ::unlink(tmp.c_str());
-    throw;
-  }
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    if (::rename(temporaries[i].c_str(), files[i].first.c_str()) != 0) {
-      const int err = errno;
-      for (std::size_t j = i; j < files.size(); ++j) ::unlink(temporaries[j].c_str());
-      throw ReportError(fmt::format("cannot write {}: rename({}, {}) failed: {}", files[i].first,
-                                    temporaries[i], files[i].first, std::strerror(err)));
-    }
-  }
-}
-
-void write_file_atomic(const std::string& path, const std::string& content) {
-  write_files_as_set({{path, content}});
 }
 
 std::string result_json_text(const Provenance& provenance, const std::vector<CaseResult>& cases,

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/io/files.h"  // write_files_as_set, write_file_atomic
 #include "harness/record/provenance.h"
 #include "harness/record/result.h"
 
@@ -56,21 +57,18 @@ struct ResultDocument {
 };
 ResultDocument result_document_from_json(const nlohmann::ordered_json& j);
 
-// Result files are read only up to this size.
+// Result files are read only up to this size, and parsed only while their document takes
+// at most kMaxResultDocumentBytes (a file of many tiny values, `[[],[],...]`, would take ~30
+// bytes of memory per byte of text).
 inline constexpr std::uintmax_t kMaxResultFileBytes = std::uintmax_t{256} << 20;
-// A result file's text parsed as JSON, for result_document_from_json. Throws ReportError
-// naming the path for a path that is not a regular file, a file over kMaxResultFileBytes and
-// text that is not JSON (a number that overflows a double included).
+inline constexpr std::uintmax_t kMaxResultDocumentBytes = 4 * kMaxResultFileBytes;
+inline constexpr const char* kResultFileWhat = "a verifybench result JSON file";
+// A result file's text parsed as JSON, for result_document_from_json, read and parsed within
+// those bounds (harness/io/files.h). Throws BadFileError naming the path for a path that is
+// not a regular file, a file over the caps and text that is not JSON (a number that overflows
+// a double included).
 nlohmann::ordered_json read_result_json(const std::string& path);
 
-// Writes <path>.tmp, flushes it to disk, renames it over `path`: the file is there whole or
-// not at all, and the temporary is removed on failure. Does not create directories.
-// Throws ReportError naming the path and the failing call.
-void write_file_atomic(const std::string& path, const std::string& content);
-// The same for a set of files (path, content): every temporary is written and flushed
-// before any is renamed into place, so a failed write leaves the earlier set as it was
-// and no temporaries behind.
-void write_files_as_set(const std::vector<std::pair<std::string, std::string>>& files);
 // result_document(...) as the text result.json holds (invalid UTF-8 replaced by U+FFFD).
 std::string result_json_text(const Provenance& provenance, const std::vector<CaseResult>& cases,
                              const std::optional<Ceilings>& ceilings = std::nullopt);

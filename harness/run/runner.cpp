@@ -67,6 +67,7 @@ int exit_code_for(const std::vector<CaseResult>& results) {
   bool incorrect = false;
   for (const CaseResult& c : results) {
     for (const ExecutorResult& e : c.executors) {
+      if (is_peer_executor(e.executor)) continue;  // another process's verdict, not this run's
       if (e.outcome == Outcome::kLaunchFailed) return kExitRuntimeFailure;
       if (e.outcome == Outcome::kIncorrect) incorrect = true;
     }

@@ -61,7 +61,7 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
 std::string reproducer_for(const std::string& scenario_path, const std::string& case_name);
 
 // kExitRuntimeFailure if any record launch-failed, else kExitIncorrect if any is
-// incorrect, else kExitOk.
+// incorrect, else kExitOk. Peer rows (is_peer_executor) are not this run's and never count.
 int exit_code_for(const std::vector<CaseResult>& results);
 
 }  // namespace vb

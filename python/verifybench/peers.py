@@ -228,7 +228,7 @@ class FlashInfer(Peer):
 
 
 class VerifybenchOp(Peer):
-    executor, package, module = "python/verifybench", "verifybench.torch_ops", "verifybench.torch_ops"
+    executor, package, module = "peer/verifybench-torch-op", "verifybench.torch_ops", "verifybench.torch_ops"
 
     def prepare(self, lib, dev):
         case, backend = dev.case, dev.backend

@@ -3,8 +3,10 @@
 // normalization, per-case gate tolerances, the writers and the CLI's exit codes.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -215,7 +217,97 @@ TEST_CASE("cases and executors missing on either side are reported", "[compare]"
   CHECK_THAT(row_of(r, "dropped", "production").note, Contains("case not in the current run"));
   CHECK(r.count(Verdict::kMissingInCurrent) == 2);
   CHECK(r.count(Verdict::kMissingInBaseline) == 2);
-  CHECK(compare_exit_code(r) == kCompareExitOk);  // reported, not a failure
+  // CURRENT lacks a case of BASELINE: the gate is incomplete unless that is allowed.
+  CHECK_THAT(r.incomplete, Contains("CURRENT lacks 1 case(s) of BASELINE (first: dropped)"));
+  CHECK(compare_exit_code(r) == kCompareExitIncomplete);
+  CompareOptions allow;
+  allow.allow_missing = true;
+  const CompareReport allowed = run(base, cur, allow);
+  CHECK(allowed.incomplete.empty());
+  CHECK(compare_exit_code(allowed) == kCompareExitOk);  // reported, not a failure
+  // Only cases CURRENT adds: complete.
+  CHECK(compare_exit_code(run(doc({a_case("kept", {executor("production", s)})}), cur)) == kCompareExitOk);
+}
+
+TEST_CASE("a gate cannot pass on nothing: no shared case, no cases, nothing timed on both sides", "[compare][hostile]") {
+  const std::vector<double> s = samples(0.020, 0.02, 20);
+  const json base = doc({a_case("a", {executor("production", s)})});
+  CompareOptions allow;
+  allow.allow_missing = true;  // not a way around it
+  for (const json& cur : {doc({a_case("other", {executor("production", s)})}), doc({})}) {
+    const CompareReport r = run(base, cur, allow);
+    CHECK_THAT(r.incomplete, Contains("the runs share no case"));
+    CHECK(compare_exit_code(r) == kCompareExitIncomplete);
+    CHECK_THAT(format_compare_table(r), Contains("incomplete: the runs share no case"));
+    CHECK(compare_to_json(r)["exit_code"] == kCompareExitIncomplete);
+  }
+  const CompareReport untimed = run(base, doc({a_case("a", {executor("production", {}, "not run")})}));
+  CHECK_THAT(untimed.incomplete, Contains("no (case, executor) has cold-l2 samples in both runs"));
+  CHECK(compare_exit_code(untimed) == kCompareExitIncomplete);
+  CompareOptions hot;
+  hot.mode = "hot-l2";  // the files hold cold-l2 samples only
+  CHECK(compare_exit_code(run(base, base, hot)) == kCompareExitIncomplete);
+  // A correctness failure still wins: it is the news.
+  const json failed = doc({a_case("x", {executor("production", s, "incorrect")})});
+  CHECK(compare_exit_code(run(base, failed)) == kCompareExitIncorrect);
+}
+
+TEST_CASE("peer rows are not compared: another process's times and verdicts", "[compare]") {
+  const std::vector<double> s = samples(0.020, 0.02, 20);
+  const json base = doc({a_case("a", {executor("production", s), executor("peer/x", s)})});
+  const json cur = doc({a_case("a", {executor("production", s), executor("peer/x", samples(0.040, 0.02, 20), "incorrect")})});
+  const CompareReport r = run(base, cur);
+  for (const CompareRow& row : r.rows) CHECK(row.executor == "production");
+  CHECK(compare_exit_code(r) == kCompareExitOk);
+}
+
+TEST_CASE("a provenance of the wrong type is bad input, not a device mismatch", "[compare][hostile]") {
+  const json good = doc({a_case("a", {executor("production", samples(0.020, 0.02, 20))})});
+  const std::vector<std::pair<std::string, json>> wrong = {
+      {"provenance", 5},
+      {"provenance.device", "H200"},
+      {"provenance.device.name", 7},
+      {"provenance.device.driver_version", json::array()},
+      {"provenance.build", "Release"},
+      {"provenance.build.type", false},
+      {"provenance.git_commit", 12},
+  };
+  for (const auto& [field, value] : wrong) {
+    INFO(field);
+    json d = good;
+    json* at = &d;
+    std::string rest = field;
+    for (std::size_t dot; (dot = rest.find('.')) != std::string::npos; rest = rest.substr(dot + 1)) {
+      at = &(*at)[rest.substr(0, dot)];
+    }
+    (*at)[rest] = value;
+    CHECK_THROWS_WITH(timed_run_from_json(d, "wrong.json"), Contains("wrong.json: " + field + ": "));
+  }
+}
+
+TEST_CASE("compare is linear: 100k cases, and one case of 100k executors, take seconds", "[compare][hostile]") {
+  json many_cases = doc({});
+  for (int i = 0; i < 100000; ++i) {
+    many_cases["cases"].push_back(a_case("c" + std::to_string(i), {executor("production", {1.0, 1.0, 1.0})}));
+  }
+  json many_executors = doc({a_case("a", {})});
+  for (int i = 0; i < 100000; ++i) {
+    many_executors["cases"][0]["executors"].push_back(executor(("e" + std::to_string(i)).c_str(), {}));
+  }
+  many_executors["cases"][0]["executors"].push_back(executor("production", {1.0, 1.0, 1.0}));
+  CompareOptions quick;
+  quick.resamples = 100;
+  for (const json* d : {&many_cases, &many_executors}) {
+    const TimedRun t = timed_run_from_json(*d, "many.json");
+    const auto start = std::chrono::steady_clock::now();
+    const CompareReport r = compare_runs(t, t, quick);
+    TimedRun pooled = t;
+    pool_samples(&pooled, t);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    INFO(s << " s");
+    CHECK(s < 10.0);  // quadratic lookups: > 20 s
+    CHECK(compare_exit_code(r) == kCompareExitOk);
+  }
 }
 
 TEST_CASE("a record timed on one side only is untimed", "[compare]") {
@@ -408,7 +500,7 @@ TEST_CASE("bad input is a CompareInputError naming the file", "[compare]") {
   json huge_count = doc({a_case("a", {executor("production", {0.1})})});
   huge_count["cases"][0]["executors"][1]["rows_checked"] = 3.7759e46;
   CHECK_THROWS_WITH(timed_run_from_json(huge_count, "x.json"), Contains("\"rows_checked\""));
-  CHECK_THROWS_WITH(load_timed_run("/nonexistent/result.json"), Contains("cannot read"));
+  CHECK_THROWS_WITH(load_timed_run("/nonexistent/result.json"), Contains("cannot open"));
 }
 
 TEST_CASE("compare reads what the result writer writes, through the reader the report tests use", "[compare]") {
@@ -529,6 +621,29 @@ TEST_CASE("compare CLI on the fixture files: exit codes and reports", "[compare]
   CHECK(cli({fixture("baseline_h200.json"), (dir / "absent.json").string()}) == kCompareExitBadInput);
   CHECK_THROWS_AS(cli({fixture("baseline_h200.json"), fixture("baseline_h200.json"), "--tolerance", "1"}),
                   CLI::ValidationError);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("compare CLI refuses report paths that are not regular files before reading anything", "[compare][hostile]") {
+  const fs::path dir = fs::temp_directory_path() / ("vb_test_compare_dest_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path fifo = dir / "fifo", link = dir / "link.json", kept = dir / "kept.json";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::ofstream(kept) << "kept";
+  fs::create_symlink(kept, link);
+  const std::string base = fixture("baseline_h200.json");
+  for (const auto& [option, path] : std::vector<std::pair<std::string, std::string>>{
+           {"--json", "/dev/null"}, {"--markdown", link.string()}, {"--slower-list", fifo.string()},
+           {"--json", dir.string()}, {"--json", base}}) {
+    INFO(option << " " << path);
+    CHECK(cli({base, base, option, path}) == kCompareExitBadInput);
+  }
+  CHECK(fs::is_fifo(fifo));
+  CHECK(fs::is_symlink(link));
+  CHECK(read_text(kept) == "kept");
+  CHECK(cli({base, base, "--json", (dir / "same").string(), "--markdown", (dir / "same").string()}) ==
+        kCompareExitBadInput);
   fs::remove_all(dir);
 }
 

@@ -3,6 +3,7 @@
 // the Problem, atomicity on failure.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -436,15 +437,12 @@ TEST_CASE("export_case into an unwritable place fails clearly and leaves no part
     REQUIRE(dir_entries(tmp.path) == std::vector<std::string>{"plain_file"});
   }
 
-  SECTION("a later file cannot be written: the earlier .tmp is removed too") {
-    // A directory where outputs.safetensors.tmp must go: fails even for root, after
-    // inputs.safetensors.tmp was written in full.
+  SECTION("an export file is a directory: refused before anything is written") {
     const fs::path dir = tmp.path / "case";
-    fs::create_directories(dir / "outputs.safetensors.tmp");
+    fs::create_directories(dir / "outputs.safetensors");
     REQUIRE_THROWS_WITH(vb::export_case(pr, ref, {}, dir.string()),
-                        Catch::Contains("cannot create") && Catch::Contains("outputs.safetensors.tmp"));
-    REQUIRE(dir_entries(dir) == std::vector<std::string>{"outputs.safetensors.tmp"});
-    REQUIRE(fs::is_directory(dir / "outputs.safetensors.tmp"));
+                        Catch::Contains("outputs.safetensors: a directory"));
+    REQUIRE(dir_entries(dir) == std::vector<std::string>{"outputs.safetensors"});
   }
 
   SECTION("a read-only directory (skipped as root, which ignores permissions)") {
@@ -456,7 +454,7 @@ TEST_CASE("export_case into an unwritable place fails clearly and leaves no part
     fs::create_directories(dir);
     fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec);
     REQUIRE_THROWS_WITH(vb::export_case(pr, ref, {}, dir.string()),
-                        Catch::Contains("cannot create") && Catch::Contains("inputs.safetensors.tmp"));
+                        Catch::Contains("cannot create a temporary") && Catch::Contains("inputs.safetensors"));
     fs::permissions(dir, fs::perms::owner_all);
     REQUIRE(dir_entries(dir).empty());
   }
@@ -468,6 +466,35 @@ TEST_CASE("export_case into an unwritable place fails clearly and leaves no part
     REQUIRE_THROWS_WITH(vb::export_case(bad, ref, {}, dir.string()), Catch::Contains("q_extend"));
     REQUIRE_FALSE(fs::exists(tmp.path / "new"));
   }
+}
+
+TEST_CASE("a failed export leaves the earlier export as it was, with no temporaries", "[export][hostile]") {
+  TempDir tmp;
+  const vb::Problem pr = vb::materialize(small_case());
+  const vb::ReferenceOutput ref = full_reference(pr);
+  const fs::path dir = tmp.path / "case";
+  vb::export_case(pr, ref, {}, dir.string());
+  const std::string inputs = read_all(dir / "inputs.safetensors"), outputs = read_all(dir / "outputs.safetensors");
+  vb::CaseSpec other = small_case();
+  other.seed = 6;  // other bytes
+  const vb::Problem pr2 = vb::materialize(other);
+  // case.json became a FIFO: refused before a byte is written, the other two untouched.
+  fs::remove(dir / "case.json");
+  REQUIRE(::mkfifo((dir / "case.json").c_str(), 0600) == 0);
+  REQUIRE_THROWS_WITH(vb::export_case(pr2, full_reference(pr2), {}, dir.string()), Catch::Contains("case.json: a FIFO"));
+  CHECK(read_all(dir / "inputs.safetensors") == inputs);
+  CHECK(read_all(dir / "outputs.safetensors") == outputs);
+  CHECK(dir_entries(dir) == std::vector<std::string>{"case.json", "inputs.safetensors", "outputs.safetensors"});
+}
+
+TEST_CASE("an export of a scenario path that is not UTF-8 writes case.json with U+FFFD", "[export][hostile]") {
+  TempDir tmp;
+  const vb::Problem pr = vb::materialize(small_case());
+  vb::ExportOptions options;
+  options.scenario_path = "scen\xff.yaml";
+  options.command = "verifybench export scen\xff.yaml";
+  REQUIRE_NOTHROW(vb::export_case(pr, full_reference(pr), {}, tmp.path.string(), options));
+  CHECK_THAT(read_all(tmp.path / "case.json"), Catch::Contains("scen\xef\xbf\xbd.yaml"));
 }
 
 TEST_CASE("export_case_from_spec computes the full reference for a sampled case and warns", "[export]") {

@@ -50,19 +50,18 @@ TEST_CASE("hostile: a failed write leaves the earlier report set whole and no te
   TempDir dir;
   const fs::path a = dir.path / "result.json", b = dir.path / "results.csv";
   write_files_as_set({{a.string(), "old json"}, {b.string(), "old csv"}});
-  // The second file's temporary cannot be created (a directory sits at its name): the
-  // first file must not be replaced, and the first temporary must be gone.
-  fs::create_directory(dir.path / "results.csv.tmp");
-  CHECK_THROWS_AS(write_files_as_set({{a.string(), "new json"}, {b.string(), "new csv"}}), ReportError);
+  // The second file's temporary cannot be created (its folder does not exist): the first
+  // file must not be replaced, and the first temporary must be gone.
+  CHECK_THROWS_AS(write_files_as_set({{a.string(), "new json"}, {(dir.path / "missing" / "results.csv").string(), "new csv"}}),
+                  FileWriteError);
   CHECK(read(a) == "old json");
   CHECK(read(b) == "old csv");
-  CHECK(names_in(dir.path) == std::vector<std::string>{"result.json", "results.csv", "results.csv.tmp"});
-  fs::remove(dir.path / "results.csv.tmp");
-  // A stale temporary of a killed run is simply replaced.
+  CHECK(names_in(dir.path) == std::vector<std::string>{"result.json", "results.csv"});
+  // A stale temporary of a killed run (the old fixed name) is neither used nor in the way.
   std::ofstream(dir.path / "result.json.tmp") << "stale";
   write_files_as_set({{a.string(), "new json"}, {b.string(), "new csv"}});
   CHECK(read(a) == "new json");
-  CHECK(names_in(dir.path) == std::vector<std::string>{"result.json", "results.csv"});
+  CHECK(names_in(dir.path) == std::vector<std::string>{"result.json", "result.json.tmp", "results.csv"});
 }
 
 TEST_CASE("hostile: a scenario path with a non-UTF-8 byte still gives a result.json", "[report][hostile]") {

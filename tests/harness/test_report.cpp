@@ -298,7 +298,7 @@ TEST_CASE("an unwritable target leaves no partial file behind", "[report]") {
     const fs::path target = not_a_dir / "result.json";
     CHECK_THROWS_AS(vb::write_result_json(target.string(), sample_provenance(false),
                                           sample_results()),
-                    vb::ReportError);
+                    vb::FileWriteError);
     CHECK(read_text(not_a_dir) == "x");
     CHECK(fs::directory_iterator(dir.path) != fs::directory_iterator());
     std::size_t entries = 0;
@@ -308,17 +308,17 @@ TEST_CASE("an unwritable target leaves no partial file behind", "[report]") {
     }
     CHECK(entries == 1);
   }
-  SECTION("the final rename fails (the target is a non-empty directory)") {
+  SECTION("the target is a directory (refused before any rename)") {
     const fs::path target = dir.path / "result.json";
     fs::create_directories(target / "inside");
     try {
       vb::write_file_atomic(target.string(), "content\n");
-      FAIL("expected ReportError");
-    } catch (const vb::ReportError& e) {
-      CHECK_THAT(std::string(e.what()), Catch::Contains("rename"));
+      FAIL("expected FileWriteError");
+    } catch (const vb::FileWriteError& e) {
+      CHECK_THAT(std::string(e.what()), Catch::Contains("a directory"));
     }
     CHECK(fs::is_directory(target / "inside"));
-    CHECK_FALSE(fs::exists(target.string() + ".tmp"));
+    CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 1);
   }
   SECTION("a read-only directory (skipped when running as root, who may write anyway)") {
     if (::geteuid() == 0) {
@@ -327,7 +327,7 @@ TEST_CASE("an unwritable target leaves no partial file behind", "[report]") {
       const fs::path ro = dir.path / "ro";
       fs::create_directories(ro);
       fs::permissions(ro, fs::perms::owner_read | fs::perms::owner_exec);
-      CHECK_THROWS_AS(vb::write_file_atomic((ro / "r.json").string(), "x"), vb::ReportError);
+      CHECK_THROWS_AS(vb::write_file_atomic((ro / "r.json").string(), "x"), vb::FileWriteError);
       fs::permissions(ro, fs::perms::owner_all);
       CHECK(fs::directory_iterator(ro) == fs::directory_iterator());
     }
