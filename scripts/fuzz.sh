@@ -25,17 +25,20 @@ flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undef
        -fno-sanitize-recover=undefined -ffunction-sections -fdata-sections -Wl,--gc-sections
        -I. -Ikernels/include -Ikernels -Ireference/include -I/usr/include/eigen3 -I/usr/local/cuda/include -I"$out/generated"
        -DVB_SOURCE_DIR="\"$PWD\"")
+report_sources="harness/io/files.cpp harness/measure/statistics.cpp harness/report/report_table.cpp harness/report/report_json.cpp harness/record/provenance.cpp harness/measure/timing_json.cpp harness/record/result.cpp harness/plan/device_models.cpp harness/measure/traffic_model.cpp harness/problem/problem.cpp harness/problem/page_layout.cpp harness/problem/problem_sglang.cpp harness/scenario/scenario_yaml.cpp harness/scenario/spec_rules.cpp harness/problem/problem_data.cpp harness/problem/tree.cpp kernels/planner/planner.cpp tests/fuzz/link_stubs.cpp"
 declare -A sources=(
   [scenario_loader]="harness/scenario/scenario_yaml.cpp harness/scenario/spec_rules.cpp harness/problem/problem_data.cpp harness/problem/tree.cpp kernels/planner/planner.cpp tests/fuzz/link_stubs.cpp"
-  [result_json]="harness/compare/compare.cpp harness/measure/statistics.cpp harness/report/report_table.cpp harness/report/report_json.cpp harness/record/provenance.cpp harness/measure/timing_json.cpp harness/record/result.cpp harness/plan/device_models.cpp harness/measure/traffic_model.cpp harness/problem/problem.cpp harness/problem/page_layout.cpp harness/problem/problem_sglang.cpp harness/scenario/scenario_yaml.cpp harness/scenario/spec_rules.cpp harness/problem/problem_data.cpp harness/problem/tree.cpp kernels/planner/planner.cpp tests/fuzz/link_stubs.cpp"
-  [safetensors_roundtrip]="harness/export/export_safetensors.cpp harness/run/case_session.cpp harness/measure/nvtx.cpp harness/scenario/scenario_yaml.cpp harness/scenario/spec_rules.cpp harness/problem/problem_data.cpp harness/problem/tree.cpp kernels/planner/planner.cpp tests/fuzz/link_stubs.cpp harness/problem/problem.cpp harness/problem/page_layout.cpp harness/problem/problem_sglang.cpp reference/reference.cpp"
+  [result_json]="harness/compare/compare.cpp $report_sources"
+  [peers_file]="harness/report/peers_merge.cpp $report_sources"
+  [safetensors_roundtrip]="harness/io/files.cpp harness/export/export_safetensors.cpp harness/run/case_session.cpp harness/measure/nvtx.cpp harness/scenario/scenario_yaml.cpp harness/scenario/spec_rules.cpp harness/problem/problem_data.cpp harness/problem/tree.cpp kernels/planner/planner.cpp tests/fuzz/link_stubs.cpp harness/problem/problem.cpp harness/problem/page_layout.cpp harness/problem/problem_sglang.cpp reference/reference.cpp"
 )
 # cudart: kernels/planner/planner.cpp's device queries (never called by the targets).
 cuda_libs="-L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lpthread"
 declare -A libs=([scenario_loader]="-lyaml-cpp -lfmt $cuda_libs" [result_json]="-lyaml-cpp -lfmt $cuda_libs"
+                 [peers_file]="-lyaml-cpp -lfmt $cuda_libs"
                  [safetensors_roundtrip]="-lyaml-cpp -lfmt $cuda_libs")
 status=0
-for target in scenario_loader result_json safetensors_roundtrip; do
+for target in scenario_loader result_json peers_file safetensors_roundtrip; do
   bin="$out/fuzz_$target"
   echo "fuzz: building $target"
   # shellcheck disable=SC2086

@@ -41,6 +41,8 @@
 #   4  correctness failure (an executor incorrect or its launch failed); wins over 1
 #   5  comparison refused: device, driver or build differ from the baseline's (re-bless, or
 #      VB_NIGHTLY_ALLOW_CROSS_DEVICE=1)
+#   6  comparison incomplete: the run shares no case with the baseline, nothing was timed on
+#      both sides, or the run lacks cases the baseline has (a gate never passes on nothing)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 3
 
@@ -111,10 +113,10 @@ if [ "$bless" = 1 ]; then
   [ -n "$slug" ] || die 2 "$bless_file has no device (run without a GPU): nothing to bless"
   build
   # The file compared with itself: exit 4 when it holds a correctness failure, 2 when it is
-  # not a timed result. A baseline must be neither.
+  # not a timed result, 6 when nothing in it is timed. A baseline must be none of them.
   "$bin" compare "$bless_file" "$bless_file" >/dev/null
   rc=$?
-  [ $rc -eq 0 ] || die "$rc" "$bless_file cannot be a baseline (verifybench compare exit $rc: 2 not a timed result/2 file, 4 correctness failure)"
+  [ $rc -eq 0 ] || die "$rc" "$bless_file cannot be a baseline (verifybench compare exit $rc: 2 not a timed result/2 file, 4 correctness failure, 6 nothing timed)"
   mkdir -p reports/baselines
   cp "$bless_file" "reports/baselines/$slug.json"
   log "blessed $bless_file as reports/baselines/$slug.json"
@@ -180,6 +182,7 @@ case $cmp_rc in
   1) ;;  # slower: confirm below
   4) log "FAIL: correctness failure"; exit 4 ;;
   5) log "REFUSED: the run's device, driver or build differ from the baseline's (see above)"; exit 5 ;;
+  6) log "INCOMPLETE: the run does not cover the baseline's cases (see above): nothing gated"; exit 6 ;;
   *) die "$cmp_rc" "verifybench compare failed (exit $cmp_rc)" ;;
 esac
 
@@ -219,7 +222,9 @@ done
 confirm_base=$baseline
 [ -n "${BASELINE_BIN:-}" ] && confirm_base=$confirm/baseline-1.json
 log "comparing the re-measurements: $confirm_base vs $confirm/current-*.json"
-"$bin" compare "$confirm_base" "$confirm/current-1.json" "${pooled[@]}" "${compare_args[@]}" \
+# The re-measurements hold the slower cases only: the baseline's other cases are missing on
+# purpose (--allow-missing); sharing no case at all still fails (exit 6).
+"$bin" compare "$confirm_base" "$confirm/current-1.json" "${pooled[@]}" "${compare_args[@]}" --allow-missing \
   --markdown "$confirm/compare.md" --json "$confirm/compare.json" --slower-list "$confirm/slower.txt"
 confirm_rc=$?
 case $confirm_rc in
@@ -229,5 +234,6 @@ case $confirm_rc in
      [ $run_failed = 1 ] && exit 4; exit 1 ;;
   4) log "FAIL: correctness failure in the re-measurement"; exit 4 ;;
   5) log "REFUSED: the baseline binary's run differs in device, driver or build (VB_NIGHTLY_ALLOW_CROSS_DEVICE=1 to compare anyway)"; exit 5 ;;
+  6) log "INCOMPLETE: the re-measurements share no timed case with $confirm_base"; exit 6 ;;
   *) die "$confirm_rc" "verifybench compare of the re-measurements failed (exit $confirm_rc)" ;;
 esac

@@ -22,7 +22,8 @@ namespace {
 
 constexpr const char* kCompareFooter = R"(Verdict per (case, executor), from the timing samples of --mode:
   r = median(current) / median(baseline); [lo, hi] = seeded bootstrap 95% interval of r
-  (a side of more than 1000 samples is bootstrapped from 1000 evenly spaced order statistics).
+  (a side of more than 1000 samples is bootstrapped from 1000 evenly spaced order statistics;
+  when all records together exceed 2e9 sample draws, each gets fewer resamples, >= 100).
   slower: lo > 1 + tol   faster: hi < 1 - tol   same: [lo, hi] inside [1 - tol, 1 + tol]
   ambiguous: anything else, or fewer than 3 samples on a side (noise too large; not a failure)
   tol: the case's gate_tolerance (scenario YAML `gate: {tolerance: t}`), else --tolerance.

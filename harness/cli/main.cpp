@@ -17,8 +17,9 @@ constexpr const char* kFooter = R"(Exit codes:
   0  every check passed (GPU executors not run for lack of a device never count as passed;
      they do not fail the run either)
   1  a check failed: some executor's output is out of tolerance or NaN/Inf misplaced
-  2  bad input: scenario file error, command-line usage error, unknown case name, a report
-     folder that cannot be created or written (checked before the first case)
+  2  bad input: scenario file error, command-line usage error, unknown case name, a file
+     given twice, a report folder that cannot be created or written, a report path that is
+     a directory, link, device, FIFO or socket (all checked before the first case)
   3  runtime failure: a CUDA call or launch failed, or a report could not be written after
      the run
      (3 wins over 1 when both happen)

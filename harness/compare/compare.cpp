@@ -412,7 +412,7 @@ RatioInterval bootstrap_median_ratio(const std::vector<double>& all_base,
   for (double& r : ratios) {
     for (double& x : rb) x = base[rng.below(base.size())];
     for (double& x : rc) x = cur[rng.below(cur.size())];
-    r = median_of(rc) / median_of(rb);
+    r = median_in_place(rc) / median_in_place(rb);
   }
   std::sort(ratios.begin(), ratios.end());
   const double alpha = 1.0 - confidence;
@@ -479,6 +479,7 @@ struct Comparer {
   const CompareOptions& opt;
   bool normalize;
   bool cross_device;
+  int resamples;  // CompareReport::resamples
 
   // Either record may be absent (missing); at least one is present.
   std::optional<CompareRow> row(const std::string& case_name, const std::string& executor,
@@ -554,7 +555,7 @@ struct Comparer {
     }
 
     const RatioInterval ri = bootstrap_median_ratio(
-        bs, cs, opt.resamples, opt.confidence, opt.seed ^ fnv1a(case_name + "\n" + executor));
+        bs, cs, resamples, opt.confidence, opt.seed ^ fnv1a(case_name + "\n" + executor));
     row.ratio = ri.ratio;
     row.lo = ri.lo;
     row.hi = ri.hi;
@@ -579,6 +580,27 @@ struct Comparer {
 }  // namespace
 
 namespace {
+
+// The bootstrap's resamples per record: opt.resamples, fewer (never below
+// kMinBootstrapResamples) when every record's resamples x (samples of both sides + a fixed
+// cost per resample) would exceed kMaxBootstrapWork, so a file of many timed records costs
+// seconds, not minutes. Records beyond kMaxBootstrapSamples a side count as that many.
+int bootstrap_resamples(const TimedRun& base, const RunIndex& cur_index, const CompareOptions& opt) {
+  constexpr double kPerResampleCost = 50;  // the medians and ratio, in sample draws
+  double per_resample = 0;
+  for (const TimedCase& bc : base.cases) {
+    const TimedCase* cc = cur_index.find_case(bc.name);
+    for (const TimedRecord& br : bc.executors) {
+      const std::size_t nb = samples_of(&br, opt.mode).size();
+      const std::size_t nc = samples_of(cur_index.find_record(cc, br.executor), opt.mode).size();
+      if (nb == 0 || nc == 0) continue;
+      per_resample += static_cast<double>(std::min(nb, kMaxBootstrapSamples) + std::min(nc, kMaxBootstrapSamples)) +
+                      kPerResampleCost;
+    }
+  }
+  if (per_resample * opt.resamples <= kMaxBootstrapWork) return opt.resamples;
+  return std::max(kMinBootstrapResamples, static_cast<int>(kMaxBootstrapWork / per_resample));
+}
 
 // Why the comparison cannot pass as a gate ("" when it can): the runs share no case, no
 // record has samples of the mode on both sides, or CURRENT lacks cases BASELINE has (unless
@@ -618,12 +640,13 @@ CompareReport compare_runs(const TimedRun& base, const TimedRun& cur, const Comp
                                         base.ceilings.present ? cur.path : base.path));
   }
   report.normalized = opt.normalize != Normalize::kNone && both_ceilings;
-  const Comparer cmp{base, cur, opt, report.normalized, !report.mismatches.empty()};
+  const RunIndex base_index(base), cur_index(cur);
+  report.resamples = bootstrap_resamples(base, cur_index, opt);
+  const Comparer cmp{base, cur, opt, report.normalized, !report.mismatches.empty(), report.resamples};
 
   auto add = [&](std::optional<CompareRow> r) {
     if (r) report.rows.push_back(std::move(*r));
   };
-  const RunIndex base_index(base), cur_index(cur);
   int shared_cases = 0;
   std::vector<std::string> missing_cases;
   for (const TimedCase& bc : base.cases) {
@@ -707,12 +730,15 @@ std::string describe(const RunIdentity& id) {
 std::string settings_text(const CompareReport& r) {
   const CompareOptions& o = r.options;
   return fmt::format("mode {}, normalize {}{}, default tolerance ±{:g}%, median ratio with a {:g}% "
-                     "bootstrap interval ({} resamples, seed {:#x})",
+                     "bootstrap interval ({} resamples{}, seed {:#x})",
                      o.mode, to_string(o.normalize),
                      o.normalize == Normalize::kNone ? ""
                      : r.normalized                   ? " (applied)"
                                                       : " (not applied: a run has no ceilings)",
-                     o.tolerance * 100, o.confidence * 100, o.resamples, o.seed);
+                     o.tolerance * 100, o.confidence * 100, r.resamples,
+                     r.resamples < o.resamples ? fmt::format(" of the {} asked: the files hold many timed records", o.resamples)
+                                               : std::string(),
+                     o.seed);
 }
 
 std::string summary_text(const CompareReport& r) {
@@ -842,7 +868,8 @@ nlohmann::ordered_json compare_to_json(const CompareReport& r) {
         {"normalized", r.normalized},
         {"allow_cross_device", o.allow_cross_device},
         {"allow_missing", o.allow_missing},
-        {"bootstrap", {{"resamples", o.resamples}, {"confidence", o.confidence}, {"seed", o.seed}}}}},
+        {"bootstrap",
+         {{"resamples", r.resamples}, {"resamples_asked", o.resamples}, {"confidence", o.confidence}, {"seed", o.seed}}}}},
       {"cross_device", !r.mismatches.empty()},
       {"mismatches", r.mismatches},
       {"refused", r.refused},

@@ -6,7 +6,8 @@
 // The rule, for one (case, executor) and one timing mode (default cold-l2):
 //   r        = median(current) / median(baseline)
 //   [lo, hi] = seeded percentile-bootstrap 95% interval of that median ratio (2000
-//              resamples of each side with replacement, independently; fixed seed mixed
+//              resamples of each side with replacement, independently; fewer, down to
+//              100, when all records together exceed kMaxBootstrapWork; fixed seed mixed
 //              with the case and executor names, so a report is reproducible; a side of
 //              more than kMaxBootstrapSamples samples enters as that many evenly spaced
 //              order statistics, which bounds the cost and never narrows the interval)
@@ -172,6 +173,7 @@ struct CompareReport {
   std::vector<std::string> mismatches;  // device_mismatches(); non-empty: cross-device
   bool refused = false;                 // cross-device without allow_cross_device: no rows
   bool normalized = false;              // ceilings normalization actually applied
+  int resamples = 0;                    // the bootstrap's resamples per record (see below)
   // Why this comparison cannot pass a gate, "" when it can: the runs share no case, no
   // record was timed in the mode on both sides, or CURRENT lacks cases of BASELINE without
   // allow_missing (kCompareExitIncomplete).
@@ -201,6 +203,12 @@ struct RatioInterval {
 // Each side enters the bootstrap as at most this many samples (evenly spaced order
 // statistics of all of them); the ratio itself uses every sample.
 inline constexpr std::size_t kMaxBootstrapSamples = 1000;
+// The bootstrap's work over all records, in sample draws: beyond it every record gets fewer
+// resamples than asked (never fewer than kMinBootstrapResamples), so a file of 100k timed
+// records takes seconds. A nightly file (hundreds of records of <= 1000 samples a side)
+// stays far below it.
+inline constexpr double kMaxBootstrapWork = 2e9;
+inline constexpr int kMinBootstrapResamples = 100;
 // median(cur)/median(base) and its percentile-bootstrap interval at `confidence`.
 RatioInterval bootstrap_median_ratio(const std::vector<double>& base,
                                      const std::vector<double>& cur, int resamples,

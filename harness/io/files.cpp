@@ -94,8 +94,13 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// Thrown out of the parse callback when the document outgrows its budget.
+// Thrown out of the counting pass: the document outgrows its budget, or the text is not JSON
+// (nlohmann's message, and the byte where it stopped).
 struct DocumentTooLarge {};
+struct NotJson {
+  std::string message;
+  std::size_t byte;
+};
 
 // What nlohmann's types take per event, with a vector's growth slack (up to twice the
 // elements) and the allocator's header counted: an element of an array or object, a
@@ -134,37 +139,55 @@ std::string parse_reason(const std::string& message) {
   return printable_text(reason);
 }
 
+
+// A SAX pass that builds nothing and only adds up what the document would take, throwing
+// DocumentTooLarge past the budget and NotJson for text that is not JSON (a syntax error, or
+// a number that overflows a double).
+// (nlohmann's parse callback cannot do this: its DOM parser scans the parent container each
+// time an object ends, quadratic in a list of many objects.)
+class DocumentCost : public nlohmann::json_sax<json> {
+ public:
+  explicit DocumentCost(std::uintmax_t budget) : budget_(budget) {}
+  bool null() override { return add(kElementBytes); }
+  bool boolean(bool) override { return add(kElementBytes); }
+  bool number_integer(number_integer_t) override { return add(kElementBytes); }
+  bool number_unsigned(number_unsigned_t) override { return add(kElementBytes); }
+  bool number_float(number_float_t, const string_t&) override { return add(kElementBytes); }
+  bool string(string_t& s) override { return add(kElementBytes + kStringBytes + heap_chars(s.size())); }
+  bool binary(binary_t& b) override { return add(kElementBytes + kStringBytes + b.size()); }
+  bool start_object(std::size_t) override { return add(kElementBytes + kContainerBytes); }
+  bool key(string_t& k) override { return add(kKeyBytes + heap_chars(k.size())); }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return add(kElementBytes + kContainerBytes); }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t byte, const std::string&, const nlohmann::detail::exception& e) override {
+    throw NotJson{e.what(), byte};
+  }
+
+ private:
+  bool add(std::uintmax_t bytes) {
+    used_ += bytes;
+    if (used_ > budget_) throw DocumentTooLarge{};
+    return true;
+  }
+  std::uintmax_t budget_, used_ = 0;
+};
+
 }  // namespace
 
 nlohmann::ordered_json parse_json_within(const std::string& text, const std::string& path,
                                          std::uintmax_t max_document_bytes, const std::string& what) {
-  std::uintmax_t used = 0;
-  const json::parser_callback_t count = [&](int, json::parse_event_t event, json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start:
-      case json::parse_event_t::array_start: used += kElementBytes + kContainerBytes; break;
-      case json::parse_event_t::key: used += kKeyBytes + heap_chars(parsed.get_ref<const std::string&>().size()); break;
-      case json::parse_event_t::value:
-        used += kElementBytes;
-        if (parsed.is_string()) used += kStringBytes + heap_chars(parsed.get_ref<const std::string&>().size());
-        break;
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end: break;
-    }
-    if (used > max_document_bytes) throw DocumentTooLarge{};
-    return true;
-  };
   try {
-    return json::parse(text, count);
+    DocumentCost cost(max_document_bytes);
+    json::sax_parse(text, &cost);
+    return json::parse(text);
   } catch (const DocumentTooLarge&) {
     throw BadFileError(fmt::format("{}: its JSON document would take more than {} MiB of memory; allowed: {} "
                                    "whose parsed form fits that",
                                    path, max_document_bytes >> 20, what));
-  } catch (const json::parse_error& e) {
+  } catch (const NotJson& e) {
     const auto [line, column] = line_and_column(text, e.byte == 0 ? 0 : e.byte - 1);
-    throw BadFileError(fmt::format("{}:{}:{}: not JSON: {}; allowed: {}", path, line, column, parse_reason(e.what()), what));
-  } catch (const json::exception& e) {  // numbers such as 1e400 that overflow a double
-    throw BadFileError(fmt::format("{}: not JSON: {}; allowed: {}", path, parse_reason(e.what()), what));
+    throw BadFileError(fmt::format("{}:{}:{}: not JSON: {}; allowed: {}", path, line, column, parse_reason(e.message), what));
   } catch (const std::bad_alloc&) {
     throw BadFileError(fmt::format("{}: no memory to parse it", path));
   }

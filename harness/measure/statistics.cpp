@@ -51,7 +51,9 @@ void fill_sample_stats(TimingRecord* rec) {
   rec->rel_noise = s.rel_noise;
 }
 
-double median_of(std::vector<double> v) {
+double median_of(std::vector<double> v) { return median_in_place(v); }
+
+double median_in_place(std::vector<double>& v) {
   if (v.empty()) return 0;
   const std::size_t mid = v.size() / 2;
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());

@@ -30,5 +30,7 @@ void fill_sample_stats(TimingRecord* rec);
 
 // The median of `samples` (mean of the two middle values for an even count); 0 if empty.
 double median_of(std::vector<double> samples);
+// The same, reordering `samples` instead of copying them (the bootstrap's resample buffers).
+double median_in_place(std::vector<double>& samples);
 
 }  // namespace vb

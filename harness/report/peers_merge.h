@@ -27,7 +27,7 @@ inline constexpr std::uintmax_t kMaxPeersFileBytes = std::uintmax_t{64} << 20;
 // Reads a verifybench-peers/1 file through harness/io/files.h's bounded reader. Throws
 // std::runtime_error naming the file and what was wrong: unreadable, not a regular file,
 // too large, not JSON, another format, a malformed row, a row outside the peer namespace
-// (kPeerExecutorPrefix, harness/run/result.h), a case or a row listed twice.
+// (kPeerExecutorPrefix, harness/record/result.h), a case or a row listed twice.
 PeerRows read_peer_rows(const std::string& path);
 // The same, of a document already parsed (the fuzz target's entry).
 PeerRows peer_rows_from_json(const nlohmann::ordered_json& doc, const std::string& path);

@@ -1,8 +1,10 @@
-// libFuzzer target: the one result-JSON reader (harness/report/report_json.cpp,
-// result_document_from_json) and compare's view over it (harness/compare/compare.cpp,
-// timed_run_from_json) on arbitrary bytes. Bad input must end in a ReportError from the
-// reader and a CompareInputError from compare (or nlohmann's parse error for text that is not
-// JSON); anything else escaping is a finding.
+// libFuzzer target: compare's input path on arbitrary bytes: the bounded parse
+// (harness/io/files.cpp, parse_json_within), the one result-JSON reader
+// (harness/report/report_json.cpp, result_document_from_json), compare's view over it
+// (harness/compare/compare.cpp, timed_run_from_json) and the comparison of that view with
+// itself (compare_runs, linear in its cases and records). Bad input must end in a
+// BadFileError from the parse, a ReportError from the reader and a CompareInputError from
+// compare; anything else escaping is a finding.
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -11,14 +13,18 @@
 #include <string>
 
 #include "harness/compare/compare.h"
+#include "harness/io/files.h"
 #include "harness/report/report_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   nlohmann::ordered_json j;
   try {
-    j = nlohmann::ordered_json::parse(data, data + size);
-  } catch (const nlohmann::json::exception&) {
-    return 0;  // not JSON: read_result_json reports it as a ReportError naming the file
+    // The document budget is scaled to the fuzzer's inputs (<= 64 KiB) as the real one is to
+    // the 256 MiB cap.
+    j = vb::parse_json_within(std::string(reinterpret_cast<const char*>(data), size), "fuzz.json",
+                              4 * std::uintmax_t{64 << 10}, "a result file");
+  } catch (const vb::BadFileError&) {
+    return 0;
   }
   try {
     const vb::ResultDocument doc = vb::result_document_from_json(j);
@@ -27,7 +33,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   try {
     const vb::TimedRun run = vb::timed_run_from_json(j, "fuzz.json");
-    (void)run;
+    vb::CompareOptions options;
+    options.resamples = 100;
+    const vb::CompareReport report = vb::compare_runs(run, run, options);
+    (void)vb::compare_exit_code(report);
   } catch (const vb::CompareInputError&) {
   }
   return 0;

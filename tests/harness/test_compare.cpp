@@ -252,7 +252,7 @@ TEST_CASE("a gate cannot pass on nothing: no shared case, no cases, nothing time
   CHECK(compare_exit_code(run(base, failed)) == kCompareExitIncorrect);
 }
 
-TEST_CASE("peer rows are not compared: another process's times and verdicts", "[compare]") {
+TEST_CASE("peer rows are not compared: times and verdicts of another process", "[compare]") {
   const std::vector<double> s = samples(0.020, 0.02, 20);
   const json base = doc({a_case("a", {executor("production", s), executor("peer/x", s)})});
   const json cur = doc({a_case("a", {executor("production", s), executor("peer/x", samples(0.040, 0.02, 20), "incorrect")})});
