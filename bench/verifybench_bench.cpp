@@ -65,7 +65,7 @@ bool prepare(CaseState& c, Shared& shared) {
   return c.error.empty();
 }
 
-void run_benchmark(benchmark::State& state, Shared* shared, CaseState* c, vb::GpuExecutorRun run) {
+void run_benchmark(benchmark::State& state, Shared* shared, CaseState* c, const vb::ExecutorInfo& run) {
   if (!shared->gpu.available) {
     state.SkipWithError(shared->gpu.reason.c_str());  // "no CUDA device (...)"
     return;
@@ -180,7 +180,7 @@ int main(int argc, char** argv) {
     found.push_back(spec.name);
     states.push_back(std::make_unique<CaseState>());
     states.back()->spec = spec;
-    for (const vb::GpuExecutorRun& run : vb::gpu_executor_runs()) {
+    for (const vb::ExecutorInfo& run : vb::executor_registry()) {
       benchmark::RegisterBenchmark((spec.name + "/" + run.name).c_str(), run_benchmark, &shared,
                                    states.back().get(), run)
           ->UseManualTime()

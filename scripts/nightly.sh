@@ -116,7 +116,7 @@ if [ "$bless" = 1 ]; then
   # not a timed result, 6 when nothing in it is timed. A baseline must be none of them.
   "$bin" compare "$bless_file" "$bless_file" >/dev/null
   rc=$?
-  [ $rc -eq 0 ] || die "$rc" "$bless_file cannot be a baseline (verifybench compare exit $rc: 2 not a timed result/2 file, 4 correctness failure, 6 nothing timed)"
+  [ $rc -eq 0 ] || die "$rc" "$bless_file cannot be a baseline (verifybench compare exit $rc: 2 not a timed result/2 or /3 file, 4 correctness failure, 6 nothing timed)"
   mkdir -p reports/baselines
   cp "$bless_file" "reports/baselines/$slug.json"
   log "blessed $bless_file as reports/baselines/$slug.json"

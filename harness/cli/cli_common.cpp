@@ -275,9 +275,9 @@ const CaseSpec& select_one_case(const std::vector<ScenarioFile>& loaded, const s
   return *select_cases(loaded, {file}, {name}).front().cases.front();
 }
 
-const GpuExecutorRun& executor_for_option(const std::string& option, const std::string& name) {
+const ExecutorInfo& executor_for_option(const std::string& option, const std::string& name) {
   try {
-    return gpu_executor_named(name);
+    return executor_named(name);
   } catch (const std::invalid_argument& e) {
     throw UsageError(fmt::format("{} {}: {}", option, name, e.what()));
   }

@@ -92,9 +92,9 @@ void add_one_case_options(CLI::App* cmd, std::string* file, std::string* case_na
 const CaseSpec& select_one_case(const std::vector<ScenarioFile>& loaded, const std::string& file,
                                 const std::string& name);
 
-struct GpuExecutorRun;
+struct ExecutorInfo;
 // The GPU executor of record name `name`, given to command-line option `option` (--executor,
 // --time-executor); throws UsageError naming the option and the allowed names.
-const GpuExecutorRun& executor_for_option(const std::string& option, const std::string& name);
+const ExecutorInfo& executor_for_option(const std::string& option, const std::string& name);
 
 }  // namespace vb

@@ -38,7 +38,7 @@ Exit codes:
   1  regression: some record is slower
   2  bad input: unreadable file, not a regular file, over 256 MiB (or a document over 1 GiB
      parsed), not JSON (numbers that overflow a double included), schema other than
-     verifybench.result/2, a field of the wrong type, a report path that is a directory,
+     verifybench.result/2 or /3, a field of the wrong type, a report path that is a directory,
      link, device, FIFO or socket, usage; the message names the file
   3  a report (--markdown, --json, --slower-list) could not be written
   4  correctness failure in CURRENT (incorrect or launch failed), even when faster; wins

@@ -28,7 +28,7 @@ namespace vb {
 namespace {
 
 struct ProfileArgs {
-  std::string file, case_name, executor = "production";
+  std::string file, case_name, executor = kProductionExecutor;
   std::string timeline_csv_path;
   int timeline_launches = 5;
   std::string timeline_mode = "cold";
@@ -42,7 +42,7 @@ struct ProfileArgs {
 // stamps as CSV. timeline_mode chain / chain-pdl: each recorded launch is instead the last of
 // a chain sample's launches (kChainLaunches back to back; chain-pdl each over the previous),
 // whose stamps are the ones left in the slots.
-int profile_timeline(DeviceProblem& device, const GpuExecutorRun& run, const GpuInfo& gpu,
+int profile_timeline(DeviceProblem& device, const ExecutorInfo& run, const GpuInfo& gpu,
                      const std::string& case_name, const std::string& csv_path, int launches,
                      const std::string& timeline_mode) {
   std::string error;
@@ -117,7 +117,7 @@ void print_ncu_command(const ProfileArgs& args, const std::string& case_name, co
 // Warms the executor up outside any range, then runs it once inside the case's NVTX range,
 // or hands it to the timeline.
 int profile_case(const ProfileArgs& args, const std::string& program) {
-  const GpuExecutorRun& run = executor_for_option("--executor", args.executor);
+  const ExecutorInfo& run = executor_for_option("--executor", args.executor);
   const std::vector<ScenarioFile> loaded = load_all({args.file}, args.scenario);
   const CaseSpec& spec = select_one_case(loaded, args.file, args.case_name);
   const bool timeline = !args.timeline_csv_path.empty();
@@ -175,9 +175,7 @@ CLI::App* add_profile_command(CLI::App& app, const Invocation& invocation, int* 
   add_one_case_options(cmd, &args->file, &args->case_name);
   add_planner_option(cmd, &args->scenario);
   cmd->add_option("--executor", args->executor,
-                  "GPU executor to run (production, production/block-table, production/mma.sync, production/wgmma, naive, "
-                  "sglang-adapter, production/block-table/dense-tree, production/sm120-proxy and the other */sm120-proxy "
-                  "executors)")
+                  "GPU executor to run (" + executor_names() + ")")
       ->capture_default_str();
   CLI::Option* timeline_option = cmd->add_option("--timeline", args->timeline_csv_path,
                   "instead of the NVTX launch: time cold-L2 launches of a build with -DVB_DEBUG_TIMELINE=1, "

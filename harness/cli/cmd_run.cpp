@@ -134,9 +134,11 @@ struct RunArgs {
 // this run did not have. Returns every file's results, in order.
 std::vector<CaseResult> merge_peers(const PeerRows& peers, std::vector<std::vector<CaseResult>>* per_file) {
   std::vector<CaseResult> all;
-  int merged = 0;
+  int merged = 0, without_speedup = 0;
   for (std::vector<CaseResult>& results : *per_file) {
-    merged += merge_peer_rows(peers, &results).rows_merged;
+    const PeerMergeSummary summary = merge_peer_rows(peers, &results);
+    merged += summary.rows_merged;
+    without_speedup += summary.rows_without_speedup;
     all.insert(all.end(), results.begin(), results.end());
   }
   for (const auto& [name, rows] : peers.cases) {
@@ -144,6 +146,10 @@ std::vector<CaseResult> merge_peers(const PeerRows& peers, std::vector<std::vect
     if (!in_run) std::fprintf(stderr, "verifybench: warning: --peers %s: case %s is not in this run\n", peers.path.c_str(), name.c_str());
   }
   std::printf("merged %d peer rows from %s\n", merged, peers.path.c_str());
+  if (without_speedup > 0) {
+    std::printf("note: %d timed peer rows get no speedup: production has no cold-l2 time in this run (run with --time)\n",
+                without_speedup);
+  }
   return all;
 }
 

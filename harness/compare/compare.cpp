@@ -270,10 +270,10 @@ TimedRun timed_run_from_json(const json& doc, const std::string& path) {
   run.schema = doc.contains("schema") && doc.at("schema").is_string()
                    ? doc.at("schema").get<std::string>()
                    : "";
-  if (run.schema != kResultSchema) {
-    bad(path, fmt::format("schema is \"{}\"; compare reads \"{}\" (a result of `verifybench run "
+  if (run.schema != kTimedResultSchemaV2 && run.schema != kResultSchema) {
+    bad(path, fmt::format("schema is \"{}\"; compare reads \"{}\" and \"{}\" (a result of `verifybench run "
                           "--time`)",
-                          run.schema, kResultSchema));
+                          run.schema, kTimedResultSchemaV2, kResultSchema));
   }
   ResultDocument document;
   try {

@@ -61,7 +61,7 @@ class CompareInputError : public std::runtime_error {
 };
 
 // ---------------------------------------------------------------- input: what compare reads
-// What compare needs of a verifybench.result/2 document: the document is read by the result
+// What compare needs of a verifybench.result/2 or /3 document: the document is read by the result
 // reader (result_document_from_json, harness/report/report_json.h) and mapped to this view.
 struct RunDevice {
   bool present = false;  // false: "device": null or absent (no GPU; nothing was timed)
@@ -103,8 +103,11 @@ struct TimedRun {
   std::vector<TimedCase> cases;
 };
 
-// Refuses a schema other than verifybench.result/2 (result/1 files hold no timings) and a
-// provenance whose fields compare reads are of the wrong type, reads
+// The oldest result schema with timings; compare reads it and kResultSchema (/3 adds the launch
+// records, which compare does not read).
+inline constexpr const char* kTimedResultSchemaV2 = "verifybench.result/2";
+// Refuses a schema other than verifybench.result/2 and /3 (result/1 files hold no timings) and
+// a provenance whose fields compare reads are of the wrong type, reads
 // the document with result_document_from_json and maps it: an executor's records merged into
 // one (the worse outcome, the samples of the one timed record), samples that are not finite
 // and positive left out. Throws CompareInputError naming the path and the field.

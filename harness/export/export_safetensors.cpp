@@ -330,7 +330,9 @@ ExportResult export_case_impl(const Problem& problem, const ReferenceOutput& ref
     if (name.empty() || !names.insert(name).second) {
       throw ExportError(fmt::format("GPU output name '{}' is empty or repeated", name));
     }
-    if (name == "reference") throw ExportError("GPU output name 'reference' collides with the CPU reference");
+    if (name == kReferenceExecutor) {
+      throw ExportError(fmt::format("GPU output name '{}' collides with the CPU reference", name));
+    }
     if (run.ok && (run.o.size() != static_cast<std::size_t>(rows) * mla::kHeadDimV ||
                    run.lse.size() != static_cast<std::size_t>(rows))) {
       throw ExportError(fmt::format("GPU output '{}' has o {} / lse {} values, the case needs {} / {}", name,
@@ -545,7 +547,7 @@ ExportResult export_case_from_spec(const CaseSpec& spec, const GpuInfo& gpu, con
     if (device == nullptr) {
       note("GPU outputs omitted: upload failed: " + upload_error, true);
     } else {
-      for (const GpuExecutorRun& run : gpu_executor_runs()) {
+      for (const ExecutorInfo& run : executor_registry()) {
         if (!device->executor_applies(run.kind, nullptr)) continue;
         gpu_outputs.emplace_back(run.name, device->run(run.kind, run.page_kind));
       }

@@ -138,7 +138,7 @@ ExportResult export_case(const Problem& problem, const ReferenceOutput& referenc
 // What `verifybench export` calls: materializes the spec, computes the FULL CPU reference
 // even when the case's check mode is sampled (warning first, through on_note, with the
 // work it implies: the CPU time grows with sum_b (P_b+T) * T * H), runs every GPU executor
-// of gpu_executor_runs() when `gpu.available` (failures become warnings, not errors), and
+// of executor_registry() when `gpu.available` (failures become warnings, not errors), and
 // calls export_case. Throws ScenarioError (bad spec) or ExportError (I/O).
 ExportResult export_case_from_spec(const CaseSpec& spec, const GpuInfo& gpu, const std::string& dir,
                                    const ExportOptions& options = {});

@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <string_view>
 
 #include <fmt/format.h>
 
@@ -85,16 +83,7 @@ double roof_time_us(const TrafficModel& traffic, const Ceilings& c, int page_siz
   return roof_us(traffic, memory_ceiling_gbps(c, page_size), tensor_ceiling_tflops(c));
 }
 
-std::string executor_engine(const ExecutorResult& e) {
-  // describe(LaunchPlan) opens with the kernel instance, "<engine>[/<variant>] stages=...";
-  // result files written before the LaunchPlan open with "path=<engine> ...".
-  std::string_view text = e.detail;
-  if (constexpr std::string_view kOldKey = "path="; text.substr(0, kOldKey.size()) == kOldKey) {
-    text.remove_prefix(kOldKey.size());
-  }
-  const std::string_view engine = text.substr(0, text.find_first_of(" /"));
-  return engine == "mma.sync" || engine == "wgmma" ? std::string(engine) : "";
-}
+std::string executor_engine(const ExecutorResult& e) { return e.launch ? e.launch->engine : ""; }
 
 const TimingRecord* find_timing(const ExecutorResult& e, const std::string& mode) {
   for (const TimingRecord& t : e.timings) {
@@ -204,15 +193,6 @@ const ExecutorResult* find_executor(const CaseResult& c, const std::string& name
   return nullptr;
 }
 
-// The blocks of a launch plan's text ("... grid=16x35x1 ..."); 0 when it names no grid.
-std::int64_t plan_blocks(const std::string& plan) {
-  const std::size_t at = plan.find("grid=");
-  if (at == std::string::npos) return 0;
-  long long x = 0, y = 0, z = 0;
-  if (std::sscanf(plan.c_str() + at, "grid=%lldx%lldx%lld", &x, &y, &z) != 3 || x <= 0 || y <= 0 || z <= 0) return 0;
-  return static_cast<std::int64_t>(x) * y * z;
-}
-
 std::optional<double> cold_median(const CaseResult& c, const std::string& executor) {
   const ExecutorResult* e = find_executor(c, executor);
   if (e == nullptr) return std::nullopt;
@@ -229,16 +209,17 @@ void annotate_roofline(std::vector<CaseResult>* cases, const std::optional<Ceili
     for (ExecutorResult& e : c.executors) {
       const TimingRecord* t = preferred_timing(e);
       if (t == nullptr || !c.traffic) continue;
-      // The proxy runs mma.sync by definition, whatever its plan text says.
+      // The proxy runs mma.sync by definition, whatever its launch record says.
       const bool proxy = e.executor == kSm120ProxyExecutor;
       e.achieved = achieved_for(*c.traffic, *t, ceilings, c.page_size, proxy ? "mma.sync" : executor_engine(e));
       if (proxy && ceilings && rtx != nullptr) {
         e.prediction =
-            predict_on_device(*c.traffic, t->median_ms * 1e3, *ceilings, c.page_size, *rtx, plan_blocks(e.detail));
+            predict_on_device(*c.traffic, t->median_ms * 1e3, *ceilings, c.page_size, *rtx,
+                              e.launch ? e.launch->launch_blocks() : 0);
       }
     }
     if (ceilings) c.pdl_goal = pdl_goal_for(c, *ceilings);
-    const auto naive = cold_median(c, "naive"), production = cold_median(c, "production");
+    const auto naive = cold_median(c, kNaiveExecutor), production = cold_median(c, kProductionExecutor);
     if (naive && production) c.speedup_vs_naive = *naive / *production;
   }
   for (CaseResult& c : *cases) {
@@ -247,7 +228,7 @@ void annotate_roofline(std::vector<CaseResult>* cases, const std::optional<Ceili
       const std::string twin = tag.substr(std::string(kMaskTaxTag).size());
       for (const CaseResult& other : *cases) {
         if (other.case_name != twin) continue;
-        const auto tree = cold_median(c, "production"), chain = cold_median(other, "production");
+        const auto tree = cold_median(c, kProductionExecutor), chain = cold_median(other, kProductionExecutor);
         if (tree && chain) c.mask_tax = *tree / *chain - 1.0;
       }
     }

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/record/executor_registry.h"
 #include "harness/record/result.h"
 
 namespace vb {
@@ -51,8 +52,8 @@ double attainable_tflops(const Ceilings& c, int page_size, double intensity);
 // ceiling). 0 when a ceiling is missing.
 double roof_time_us(const TrafficModel& traffic, const Ceilings& c, int page_size);
 
-// The tensor-core engine of a record: the engine its production launch's plan text names
-// in `detail` ("mma.sync", "wgmma"), or "" (naive, reference, not run).
+// The tensor-core engine of a record: its launch record's ("mma.sync", "wgmma"), or "" (naive,
+// reference, not run, result files before verifybench.result/3).
 std::string executor_engine(const ExecutorResult& e);
 
 // The timing the rates come from: cold-l2, else hot-l2, else graph; nullptr when none has
@@ -73,11 +74,9 @@ inline constexpr double kPdlGoalSlackUs = 3.0;
 // The goal of one case for `executor`'s chain-pdl median; none without that timing, a
 // traffic model, both ceilings of the roof or a PDL floor.
 std::optional<PdlGoal> pdl_goal_for(const CaseResult& c, const Ceilings& ceilings,
-                                    const std::string& executor = "production");
+                                    const std::string& executor = kProductionExecutor);
 
 // ---- predictions for a GPU this run did not measure
-// The executor that runs the sm_120 configuration on this device (issue 26, item 1).
-inline constexpr const char* kSm120ProxyExecutor = "production/sm120-proxy";
 struct DeviceModel;
 // The time a case would take on `target`, predicted from the proxy's median `median_us` here,
 // two ways:

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "harness/problem/problem.h"
 #include "verifybench/kernels.h"
 #include "verifybench/tile_balance.h"
 
@@ -69,22 +68,15 @@ PlannedLaunch plan_launch(const CaseSpec& spec, const DeviceModel& device) {
   const std::vector<std::int32_t> prefix = case_prefix_lengths(spec);
   const int batch = static_cast<int>(prefix.size());
   const int tree = tree_size(spec.tree);
-  std::vector<int> kv_lens;
-  for (std::int32_t p : prefix) {
-    plan.kv_tokens += p + tree;
-    kv_lens.push_back(p + tree);
-  }
-  // The pool as the page layout sizes it (harness/problem/page_layout.cpp: the pages used and 1/8
-  // more), ignoring shared prefixes: the planner only asks whether TMA can address it.
-  std::int64_t pages_used = 0;
-  for (int len : kv_lens) pages_used += (len + spec.pages.size - 1) / spec.pages.size;
-  PlanShape shape = plan_shape(kv_lens, tree, spec.heads, PageTableKind::kTokenIndices, spec.pages.size,
-                               pool_pages_for(pages_used) * spec.pages.size);
-  shape.kv_dtype = spec.kv_cache.dtype;
-  const DeviceTarget target = device_target(device);
-  plan.launch = make_launch_plan(shape, target, spec.planner);
-  shape.page_kind = PageTableKind::kBlockTable;
-  plan.block_table_launch = complete_launch_plan(plan.launch.schedule, shape, target, spec.planner);
+  // The planner's inputs as the run gets them from the materialized problem (executor_plans.h).
+  const CasePlanInputs inputs = case_plan_inputs(spec);
+  const std::vector<int>& kv_lens = inputs.kv_lens;
+  for (int len : kv_lens) plan.kv_tokens += len;
+  const PlanTargets targets = plan_targets(device);
+  ExecutorPlanRole production;  // the planner's launch on the device, token table
+  plan.launch = executor_launch_plan(production, inputs, targets);
+  production.table = PageTableKind::kBlockTable;
+  plan.block_table_launch = executor_launch_plan(production, inputs, targets);
   const SplitSchedule& s = plan.launch.schedule;
   // Blocks that hold tiles (the kernel's ranges: the others exit at once).
   const int tokens_per_tile = plan.launch.tokens_per_tile;

@@ -57,7 +57,7 @@ OutcomeCounts count_outcomes(const std::vector<CaseResult>& cases) {
   counts.cases = static_cast<int>(cases.size());
   for (const CaseResult& c : cases) {
     for (const ExecutorResult& e : c.executors) {
-      if (e.executor == "reference" || is_peer_executor(e.executor)) continue;
+      if (e.executor == kReferenceExecutor || is_peer_executor(e.executor)) continue;
       switch (e.outcome) {
         case Outcome::kPassed: ++counts.passed; break;
         case Outcome::kIncorrect: ++counts.incorrect; break;

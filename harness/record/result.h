@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "verifybench/reference.h"
+#include "harness/record/executor_registry.h"
+#include "harness/record/launch_record.h"
 #include "harness/scenario/scenario.h"
 
 namespace vb {
@@ -142,16 +144,22 @@ bool is_peer_executor(const std::string& executor);
 bool valid_peer_executor_name(const std::string& executor);
 
 struct ExecutorResult {
-  std::string executor;  // "reference", "naive", "production", "sglang-adapter"
+  std::string executor;  // kReferenceExecutor, a registry name (executor_registry.h) or a peer's
   Outcome outcome = Outcome::kNotRun;
-  std::string detail;        // why not run / which call failed / what was compared
+  // Why it did not run, which call failed, what the oracle is, or a peer row's own note; never
+  // the launch (that is `launch`).
+  std::string detail;
+  // The launch it made (the production kernel's executors and the SGLang adapter); none for the
+  // reference, the naive kernel, an executor that did not run, and result files before
+  // verifybench.result/3 (their detail holds the plan's text).
+  std::optional<LaunchRecord> launch;
   std::string checked_against;  // "reference", "reference (sampled N rows)", "naive"
   std::int64_t rows_checked = 0;
   ErrorStats o, lse;
   std::optional<double> wall_ms;  // CPU time for the reference
   std::vector<TimingRecord> timings;  // empty when not timed
   std::optional<Achieved> achieved;   // from the cold-l2 median (else hot-l2, else graph)
-  // Rows of `verifybench run --peers`: this row's cold-l2 median / production's in the run (also in detail).
+  // Rows of `verifybench run --peers`: this row's cold-l2 median / production's in the run.
   std::optional<double> production_speedup;
   std::optional<DevicePrediction> prediction;  // production/sm120-proxy only (kSm120ProxyExecutor)
 };

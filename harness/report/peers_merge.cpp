@@ -28,20 +28,16 @@ const ExecutorResult* find_executor(const CaseResult& c, const std::string& name
   return nullptr;
 }
 
-// Sets the row's production_speedup and says it in the detail: "; production 27.30x faster
-// (cold-l2 medians: 636.0 us in the peers file, 23.3 us in this run)".
-void note_speedup(const CaseResult& c, ExecutorResult* peer) {
+// Sets the row's production_speedup (the peer's cold-l2 median over production's in this run);
+// false when the peer row has a cold-l2 time and production has none.
+bool set_speedup(const CaseResult& c, ExecutorResult* peer) {
   const std::optional<double> peer_ms = cold_median_ms(*peer);
-  if (!peer_ms) return;
-  const ExecutorResult* production = find_executor(c, "production");
+  if (!peer_ms) return true;
+  const ExecutorResult* production = find_executor(c, kProductionExecutor);
   const std::optional<double> production_ms = production ? cold_median_ms(*production) : std::nullopt;
-  if (!production_ms) {
-    peer->detail += "; no speedup: production has no cold-l2 time in this run (run with --time)";
-    return;
-  }
+  if (!production_ms) return false;
   peer->production_speedup = *peer_ms / *production_ms;
-  peer->detail += fmt::format("; production {:.2f}x faster (cold-l2 medians: {:.1f} us in the peers file, {:.1f} us in "
-                              "this run)", *peer->production_speedup, *peer_ms * 1e3, *production_ms * 1e3);
+  return true;
 }
 
 }  // namespace
@@ -127,7 +123,7 @@ PeerMergeSummary merge_peer_rows(const PeerRows& peers, std::vector<CaseResult>*
       continue;
     }
     for (ExecutorResult row : rows) {
-      note_speedup(*target, &row);
+      if (!set_speedup(*target, &row)) ++summary.rows_without_speedup;
       target->executors.push_back(std::move(row));
       ++summary.rows_merged;
     }

@@ -2,7 +2,7 @@
 // ExecutorResult per case and peer, in result.json's form) put into this run's case results
 // beside production, so every writer (summary.md, results.csv, roofline.svg, result.json)
 // shows them. A peer row timed cold-L2 next to a production row timed cold-L2 in this run
-// gets the speedup in its detail.
+// gets the speedup (ExecutorResult::production_speedup); its detail stays the peer's own.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -34,6 +34,7 @@ PeerRows peer_rows_from_json(const nlohmann::ordered_json& doc, const std::strin
 
 struct PeerMergeSummary {
   int rows_merged = 0;
+  int rows_without_speedup = 0;  // peer rows timed cold-l2 in a case whose production was not
   std::vector<std::string> cases_not_in_run;  // peer-file cases this run has no result for
 };
 

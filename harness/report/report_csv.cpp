@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/report/report_columns.h"
+
 namespace vb {
 
 std::string csv_field(const std::string& text) {
@@ -15,51 +17,86 @@ std::string csv_field(const std::string& text) {
 }
 
 namespace {
+
+// One CSV row: a case, one of its executor records and one of that record's timings (none
+// for a record without timings: its timing and rate fields stay empty).
+struct CsvRow {
+  const CaseResult* c;
+  const ExecutorResult* e;
+  const TimingRecord* t;
+  // The record's achieved rates come from this row's timing.
+  const Achieved* achieved() const { return t && e->achieved && e->achieved->mode == t->mode ? &*e->achieved : nullptr; }
+};
+
 std::string num(double v) { return fmt::format("{:.6g}", v); }
 std::string opt(const std::optional<double>& v) { return v ? num(*v) : std::string(); }
+std::string flag(bool v) { return v ? "true" : "false"; }
+
+using CsvColumn = Column<CsvRow>;
+
+// A column of the case.
+CsvColumn of_case(const char* header, std::function<std::string(const CaseResult&)> cell) {
+  return {header, false, [cell](const CsvRow& r) { return cell(*r.c); }};
+}
+// A column of the row's timing; empty for a record without timings.
+CsvColumn of_timing(const char* header, std::function<std::string(const TimingRecord&)> cell) {
+  return {header, false, [cell](const CsvRow& r) { return r.t ? cell(*r.t) : std::string(); }};
+}
+// A column of the rates that come from the row's timing; empty on the record's other rows.
+CsvColumn of_rates(const char* header, std::function<std::string(const Achieved&)> cell) {
+  return {header, false, [cell](const CsvRow& r) { return r.achieved() ? cell(*r.achieved()) : std::string(); }};
+}
+
+const std::vector<CsvColumn>& csv_columns() {
+  static const std::vector<CsvColumn> columns = {
+      of_case("case", [](const CaseResult& c) { return c.case_name; }),
+      of_case("scenario", [](const CaseResult& c) { return c.scenario; }),
+      of_case("batch", [](const CaseResult& c) { return fmt::format("{}", c.batch); }),
+      of_case("tree_size", [](const CaseResult& c) { return fmt::format("{}", c.tree_size); }),
+      of_case("heads", [](const CaseResult& c) { return fmt::format("{}", c.heads); }),
+      of_case("page_size", [](const CaseResult& c) { return fmt::format("{}", c.page_size); }),
+      of_case("total_kv_tokens", [](const CaseResult& c) { return fmt::format("{}", c.total_kv_tokens); }),
+      of_case("algorithmic_bytes",
+              [](const CaseResult& c) { return c.traffic ? fmt::format("{}", c.traffic->algorithmic_bytes) : ""; }),
+      of_case("page_bytes", [](const CaseResult& c) { return c.traffic ? fmt::format("{}", c.traffic->page_bytes) : ""; }),
+      of_case("flops", [](const CaseResult& c) { return c.traffic ? num(c.traffic->flops) : ""; }),
+      {"executor", false, [](const CsvRow& r) { return r.e->executor; }},
+      {"outcome", false, [](const CsvRow& r) { return std::string(to_string(r.e->outcome)); }},
+      {"checked_against", false, [](const CsvRow& r) { return r.e->checked_against; }},
+      of_timing("mode", [](const TimingRecord& t) { return t.mode; }),
+      of_timing("samples", [](const TimingRecord& t) { return fmt::format("{}", t.samples_ms.size()); }),
+      of_timing("median_ms", [](const TimingRecord& t) { return num(t.median_ms); }),
+      of_timing("min_ms", [](const TimingRecord& t) { return num(t.min_ms); }),
+      of_timing("max_ms", [](const TimingRecord& t) { return num(t.max_ms); }),
+      of_timing("p10_ms", [](const TimingRecord& t) { return num(t.p10_ms); }),
+      of_timing("p90_ms", [](const TimingRecord& t) { return num(t.p90_ms); }),
+      of_timing("rel_noise", [](const TimingRecord& t) { return num(t.rel_noise); }),
+      of_timing("stop_reason", [](const TimingRecord& t) { return t.stop_reason; }),
+      of_timing("sm_clock_mhz_median", [](const TimingRecord& t) { return opt(t.sm_clock_mhz_median); }),
+      of_timing("temperature_c_max", [](const TimingRecord& t) { return opt(t.temperature_c_max); }),
+      of_timing("throttled", [](const TimingRecord& t) { return flag(t.throttled); }),
+      of_rates("gbps", [](const Achieved& a) { return num(a.gbps); }),
+      of_rates("tflops", [](const Achieved& a) { return num(a.tflops); }),
+      of_rates("pct_of_attainable", [](const Achieved& a) { return opt(a.pct_of_attainable); }),
+      of_rates("bound", [](const Achieved& a) { return a.bound; }),
+      of_rates("speed_of_light", [](const Achieved& a) { return flag(a.speed_of_light); }),
+      of_case("speedup_vs_naive", [](const CaseResult& c) { return opt(c.speedup_vs_naive); }),
+      of_case("mask_tax", [](const CaseResult& c) { return opt(c.mask_tax); }),
+  };
+  return columns;
+}
+
 }  // namespace
 
 std::string format_csv(const std::vector<CaseResult>& cases) {
-  std::string out =
-      "case,scenario,batch,tree_size,heads,page_size,total_kv_tokens,algorithmic_bytes,page_bytes,"
-      "flops,executor,outcome,checked_against,mode,samples,median_ms,min_ms,max_ms,p10_ms,p90_ms,"
-      "rel_noise,stop_reason,sm_clock_mhz_median,temperature_c_max,throttled,gbps,tflops,"
-      "pct_of_attainable,bound,speed_of_light,speedup_vs_naive,mask_tax\n";
+  std::vector<CsvRow> rows;
   for (const CaseResult& c : cases) {
-    const std::string head = fmt::format(
-        "{},{},{},{},{},{},{},{},{},{}", csv_field(c.case_name), csv_field(c.scenario), c.batch,
-        c.tree_size, c.heads, c.page_size, c.total_kv_tokens,
-        c.traffic ? fmt::format("{}", c.traffic->algorithmic_bytes) : "",
-        c.traffic ? fmt::format("{}", c.traffic->page_bytes) : "",
-        c.traffic ? num(c.traffic->flops) : "");
-    const std::string tail = fmt::format(",{},{}\n", opt(c.speedup_vs_naive), opt(c.mask_tax));
     for (const ExecutorResult& e : c.executors) {
-      const std::string who = fmt::format(",{},{},{}", csv_field(e.executor),
-                                          csv_field(to_string(e.outcome)),
-                                          csv_field(e.checked_against));
-      if (e.timings.empty()) {
-        out += head + who + std::string(18, ',') + tail.substr(1);  // 17 empty timing fields
-        continue;
-      }
-      for (const TimingRecord& t : e.timings) {
-        const bool achieved_here = e.achieved && e.achieved->mode == t.mode;
-        std::string rates = ",,,,,";
-        if (achieved_here) {
-          const Achieved& a = *e.achieved;
-          rates = fmt::format(",{},{},{},{},{}", num(a.gbps), num(a.tflops),
-                              opt(a.pct_of_attainable), a.bound, a.speed_of_light ? "true" : "false");
-        }
-        out += head + who +
-               fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{}", t.mode, t.samples_ms.size(),
-                           num(t.median_ms), num(t.min_ms), num(t.max_ms), num(t.p10_ms),
-                           num(t.p90_ms), num(t.rel_noise), csv_field(t.stop_reason),
-                           opt(t.sm_clock_mhz_median), opt(t.temperature_c_max),
-                           t.throttled ? "true" : "false") +
-               rates + tail;
-      }
+      if (e.timings.empty()) rows.push_back({&c, &e, nullptr});
+      for (const TimingRecord& t : e.timings) rows.push_back({&c, &e, &t});
     }
   }
-  return out;
+  return csv_table(csv_columns(), rows);
 }
 
 }  // namespace vb

@@ -151,10 +151,73 @@ PdlGoal pdl_goal_from_json(const nlohmann::ordered_json& j) {
   return g;
 }
 
+nlohmann::ordered_json to_json(const LaunchRecord& r) {
+  json settings = json::object();
+  for (const auto& [key, value] : r.planner_settings) settings[key] = value;
+  return json{{"engine", r.engine},
+              {"instance", r.instance},
+              {"page_table", r.page_table},
+              {"grid", r.grid},
+              {"threads", r.threads},
+              {"pipeline_stages", r.pipeline_stages},
+              {"smem_bytes", r.smem_bytes},
+              {"m_tiles", r.m_tiles},
+              {"splits", r.splits},
+              {"tiles_per_split", r.tiles_per_split},
+              {"token_split", r.token_split},
+              {"tile_balanced", r.tile_balanced},
+              {"balanced_slots", r.balanced_slots},
+              {"combine_lanes", r.combine_lanes},
+              {"combine_loads_per_lane", r.combine_loads_per_lane},
+              {"combine_grid", r.combine_grid},
+              {"blocks_per_sm", r.blocks_per_sm},
+              {"planner_settings", settings},
+              {"summary", r.summary}};
+}
+
+namespace {
+
+std::array<unsigned, 3> read_grid(const json& j, const char* key) {
+  const json& v = j.at(key);
+  if (!v.is_array() || v.size() != 3) throw ReportError(fmt::format("\"{}\": not a list of 3 integers", key));
+  std::array<unsigned, 3> grid{};
+  for (std::size_t i = 0; i < 3; ++i) grid[i] = read_integer<unsigned>(json{{key, v[i]}}, key);
+  return grid;
+}
+
+}  // namespace
+
+LaunchRecord launch_record_from_json(const nlohmann::ordered_json& j) {
+  LaunchRecord r;
+  r.engine = j.at("engine").get<std::string>();
+  r.instance = j.at("instance").get<std::string>();
+  r.page_table = j.at("page_table").get<std::string>();
+  r.grid = read_grid(j, "grid");
+  r.threads = read_integer<int>(j, "threads");
+  r.pipeline_stages = read_integer<int>(j, "pipeline_stages");
+  r.smem_bytes = read_integer<int>(j, "smem_bytes");
+  r.m_tiles = read_integer<int>(j, "m_tiles");
+  r.splits = read_integer<int>(j, "splits");
+  r.tiles_per_split = read_integer<int>(j, "tiles_per_split");
+  r.token_split = j.at("token_split").get<bool>();
+  r.tile_balanced = j.at("tile_balanced").get<bool>();
+  r.balanced_slots = read_integer<int>(j, "balanced_slots");
+  r.combine_lanes = read_integer<int>(j, "combine_lanes");
+  r.combine_loads_per_lane = read_integer<int>(j, "combine_loads_per_lane");
+  r.combine_grid = read_grid(j, "combine_grid");
+  r.blocks_per_sm = read_integer<int>(j, "blocks_per_sm");
+  const json& settings = j.at("planner_settings");
+  if (!settings.is_object()) throw ReportError("\"planner_settings\": not an object");
+  for (const auto& [key, value] : settings.items()) r.planner_settings.emplace_back(key, value.get<std::string>());
+  r.summary = j.at("summary").get<std::string>();
+  return r;
+}
+
 nlohmann::ordered_json to_json(const ExecutorResult& r) {
   json j{{"executor", r.executor},
          {"outcome", to_string(r.outcome)},
          {"detail", r.detail},
+         {"launch", r.launch ? to_json(*r.launch) : json(nullptr)},
          {"checked_against", r.checked_against},
          {"rows_checked", r.rows_checked}};
   j["wall_ms"] = r.wall_ms ? number(*r.wall_ms) : json(nullptr);
@@ -168,6 +231,7 @@ nlohmann::ordered_json to_json(const ExecutorResult& r) {
   j["timings"] = timings;
   j["achieved"] = r.achieved ? to_json(*r.achieved) : json(nullptr);
   j["prediction"] = r.prediction ? to_json(*r.prediction) : json(nullptr);
+  j["production_speedup"] = optional_number(r.production_speedup);
   return j;
 }
 
@@ -179,6 +243,8 @@ ExecutorResult executor_result_from_json(const nlohmann::ordered_json& j) {
     throw ReportError("unknown outcome in result JSON: " + outcome);
   }
   r.detail = j.at("detail").get<std::string>();
+  // verifybench.result/3 on; older files keep the launch's text in detail.
+  if (j.contains("launch") && !j.at("launch").is_null()) r.launch = launch_record_from_json(j.at("launch"));
   r.checked_against = j.at("checked_against").get<std::string>();
   r.rows_checked = read_integer<std::int64_t>(j, "rows_checked");
   if (j.contains("o")) r.o = stats_from_json(j.at("o"));
@@ -193,6 +259,7 @@ ExecutorResult executor_result_from_json(const nlohmann::ordered_json& j) {
   if (j.contains("prediction") && !j.at("prediction").is_null()) {
     r.prediction = prediction_from_json(j.at("prediction"));
   }
+  r.production_speedup = read_optional_number(j, "production_speedup");
   return r;
 }
 
@@ -413,9 +480,9 @@ ResultDocument result_document_from_json(const nlohmann::ordered_json& j) {
   if (!j.is_object() || !j.contains("schema")) throw ReportError("result JSON has no \"schema\"");
   if (!j.at("schema").is_string()) throw ReportError("result JSON's \"schema\" is not a string");
   d.schema = j.at("schema").get<std::string>();
-  if (d.schema != "verifybench.result/1" && d.schema != "verifybench.result/2") {
+  if (d.schema != "verifybench.result/1" && d.schema != "verifybench.result/2" && d.schema != kResultSchema) {
     throw ReportError("unsupported result schema " + d.schema + " (this build reads " +
-                      "verifybench.result/1 and /2)");
+                      "verifybench.result/1, /2 and /3)");
   }
   for (const char* key : {"provenance", "cases"}) {
     if (!j.contains(key)) throw ReportError(fmt::format("top level: missing \"{}\"", key));

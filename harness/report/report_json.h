@@ -18,7 +18,9 @@
 
 namespace vb {
 
-inline constexpr const char* kResultSchema = "verifybench.result/2";
+// /3 (2026-12-06): each executor's "launch" record (LaunchRecord) and "production_speedup";
+// "detail" no longer holds the plan's text or the peers' speedup.
+inline constexpr const char* kResultSchema = "verifybench.result/3";
 
 // Doubles that are not finite are written as the strings "nan", "inf", "-inf" (JSON has
 // no NaN); the readers below accept both forms.
@@ -30,6 +32,7 @@ nlohmann::ordered_json to_json(const TrafficModel& traffic);
 nlohmann::ordered_json to_json(const Ceilings& ceilings);
 nlohmann::ordered_json to_json(const DevicePrediction& prediction);  // "kind": "prediction"
 nlohmann::ordered_json to_json(const PdlGoal& goal);
+nlohmann::ordered_json to_json(const LaunchRecord& launch);
 ExecutorResult executor_result_from_json(const nlohmann::ordered_json& j);
 CaseResult case_result_from_json(const nlohmann::ordered_json& j);
 TimingRecord timing_record_from_json(const nlohmann::ordered_json& j);
@@ -38,6 +41,7 @@ TrafficModel traffic_from_json(const nlohmann::ordered_json& j);
 Ceilings ceilings_from_json(const nlohmann::ordered_json& j);
 DevicePrediction prediction_from_json(const nlohmann::ordered_json& j);
 PdlGoal pdl_goal_from_json(const nlohmann::ordered_json& j);
+LaunchRecord launch_record_from_json(const nlohmann::ordered_json& j);
 
 // {"schema": kResultSchema, "provenance": ..., "ceilings": null|{...}, "summary": ...,
 //  "cases": [...]}
@@ -46,8 +50,8 @@ nlohmann::ordered_json result_document(const Provenance& provenance,
                                        const std::optional<Ceilings>& ceilings = std::nullopt);
 
 // The one reader of result files: `verifybench compare` and the report tests read them back
-// through it. Accepts verifybench.result/1 (no timing fields) and /2 as the writer above writes
-// them, and what older writers left out (error statistics where nothing was compared, fields
+// through it. Accepts verifybench.result/1 (no timing fields), /2 (no launch records) and /3
+// as the writer above writes them, and what older writers left out (error statistics where nothing was compared, fields
 // added since); throws ReportError naming the field on anything else.
 struct ResultDocument {
   std::string schema;

@@ -1,9 +1,12 @@
 #include "harness/report/report_markdown.h"
 
+#include <functional>
+
 #include <fmt/format.h>
 
 #include "harness/plan/device_models.h"
 #include "harness/measure/traffic_model.h"
+#include "harness/report/report_columns.h"
 
 namespace vb {
 namespace {
@@ -20,26 +23,33 @@ std::string md(const std::string& text) {  // escape table pipes
 std::string us(double ms) { return fmt::format("{:.1f}", ms * 1e3); }
 std::string opt_pct(const std::optional<double>& v) { return v ? fmt::format("{:.1f}%", *v) : "-"; }
 
+// One row of a table over executor records: a case and one of its records.
+struct RecordRow {
+  const CaseResult* c;
+  const ExecutorResult* e;
+};
+
 // Each executor row that ran a production engine against that engine's own ceiling, and the
 // wgmma rows against the wgmma kernel's design ceiling (its tile with the stage's copies and
 // nothing else) where the run measured it.
 std::string format_engine_section(const std::vector<CaseResult>& cases, const std::optional<Ceilings>& ceilings) {
   const double design_tflops = ceilings ? ceilings->wgmma_mla_tile_copies_tflops : 0;
-  std::string rows;
+  std::vector<RecordRow> rows;
   for (const CaseResult& c : cases) {
     for (const ExecutorResult& e : c.executors) {
-      if (!e.achieved || !e.achieved->pct_of_engine_ceiling) continue;
-      const Achieved& a = *e.achieved;
-      rows += fmt::format("| {} | {} | {} | {} | {:.2f} | {} | {} |", md(c.case_name), md(e.executor), a.engine,
-                          a.bound.empty() ? "-" : a.bound, a.tflops, opt_pct(a.pct_of_engine_ceiling),
-                          opt_pct(a.pct_of_attainable));
-      if (design_tflops > 0) {
-        rows += a.engine == "wgmma" ? fmt::format(" {:.1f}% |", 100.0 * a.tflops / design_tflops) : std::string(" - |");
-      }
-      rows += "\n";
+      if (e.achieved && e.achieved->pct_of_engine_ceiling) rows.push_back({&c, &e});
     }
   }
   if (rows.empty()) return "";
+  std::vector<Column<RecordRow>> columns = {
+      {"case", false, [](const RecordRow& r) { return md(r.c->case_name); }},
+      {"executor", false, [](const RecordRow& r) { return md(r.e->executor); }},
+      {"engine", false, [](const RecordRow& r) { return r.e->achieved->engine; }},
+      {"bound", false, [](const RecordRow& r) { return r.e->achieved->bound.empty() ? "-" : r.e->achieved->bound; }},
+      {"TFLOP/s", true, [](const RecordRow& r) { return fmt::format("{:.2f}", r.e->achieved->tflops); }},
+      {"% of engine ceiling", true, [](const RecordRow& r) { return opt_pct(r.e->achieved->pct_of_engine_ceiling); }},
+      {"% attainable", true, [](const RecordRow& r) { return opt_pct(r.e->achieved->pct_of_attainable); }},
+  };
   std::string head =
       "\n## Tensor-core engines\n\n"
       "Each production row's TFLOP/s against the ceiling of the instruction it ran (mma.sync rows against the "
@@ -49,68 +59,207 @@ std::string format_engine_section(const std::vector<CaseResult>& cases, const st
                         "and nothing else ({:.0f} TFLOP/s, Ceilings): how far the softmax, the waits for loads and "
                         "the fixed costs leave the kernel below what its design can issue.",
                         design_tflops);
+    columns.push_back({"% of MLA tile + copies", true, [design_tflops](const RecordRow& r) {
+                         const Achieved& a = *r.e->achieved;
+                         return a.engine == "wgmma" ? fmt::format("{:.1f}%", 100.0 * a.tflops / design_tflops)
+                                                    : std::string("-");
+                       }});
   }
-  head += "\n\n| case | executor | engine | bound | TFLOP/s | % of engine ceiling | % attainable |";
-  head += design_tflops > 0 ? " % of MLA tile + copies |\n| --- | --- | --- | --- | ---: | ---: | ---: | ---: |\n"
-                            : "\n| --- | --- | --- | --- | ---: | ---: | ---: |\n";
-  return head + rows;
+  return head + "\n\n" + markdown_table(columns, rows);
 }
 
 // Issue 27, item 3: chain-pdl median against 1.5 x roof + PDL floor + 3 µs.
 std::string format_pdl_goal_section(const std::vector<CaseResult>& cases) {
-  std::string rows;
-  int met = 0, total = 0;
+  std::vector<const CaseResult*> rows;
+  int met = 0;
   for (const CaseResult& c : cases) {
     if (!c.pdl_goal) continue;
-    const PdlGoal& g = *c.pdl_goal;
-    ++total;
-    met += g.met ? 1 : 0;
-    rows += fmt::format("| {} | {:.1f} | {:.1f} | {:.1f} | {} |\n", md(c.case_name), g.chain_pdl_us, g.roof_us,
-                        g.bound_us, g.met ? "yes" : "**no**");
+    rows.push_back(&c);
+    met += c.pdl_goal->met ? 1 : 0;
   }
   if (rows.empty()) return "";
+  static const std::vector<Column<const CaseResult*>> columns = {
+      {"case", false, [](const CaseResult* c) { return md(c->case_name); }},
+      {"chain-pdl µs", true, [](const CaseResult* c) { return fmt::format("{:.1f}", c->pdl_goal->chain_pdl_us); }},
+      {"roof µs", true, [](const CaseResult* c) { return fmt::format("{:.1f}", c->pdl_goal->roof_us); }},
+      {"bound µs", true, [](const CaseResult* c) { return fmt::format("{:.1f}", c->pdl_goal->bound_us); }},
+      {"met?", false, [](const CaseResult* c) { return std::string(c->pdl_goal->met ? "yes" : "**no**"); }},
+  };
   return fmt::format(
              "\n## Small launches as serving runs them\n\n"
              "Goal: the production executor's chain-pdl median ≤ {} × roof + PDL floor + {:g} µs, where roof is the "
              "case's time at its attainable roof (max(bytes / memory ceiling, FLOPs / tensor ceiling)) and the PDL "
-             "floor is this run's. Met on {} of {} cases.\n\n"
-             "| case | chain-pdl µs | roof µs | bound µs | met? |\n| --- | ---: | ---: | ---: | --- |\n",
-             kPdlGoalRoofFactor, kPdlGoalSlackUs, met, total) +
-         rows;
+             "floor is this run's. Met on {} of {} cases.\n\n",
+             kPdlGoalRoofFactor, kPdlGoalSlackUs, met, rows.size()) +
+         markdown_table(columns, rows);
 }
 
 // Issue 26, item 1: the sm_120 proxy's rows and the RTX PRO 6000 time predicted from them.
 std::string format_sm120_proxy_section(const std::vector<CaseResult>& cases) {
-  std::string rows, method;
+  std::vector<RecordRow> rows;
+  std::string method;
   for (const CaseResult& c : cases) {
     for (const ExecutorResult& e : c.executors) {
       if (e.executor != kSm120ProxyExecutor || !e.achieved) continue;
-      const Achieved& a = *e.achieved;
-      const TimingRecord* t = preferred_timing(e);
-      const DevicePrediction* p = e.prediction ? &*e.prediction : nullptr;
-      if (p != nullptr && method.empty()) {
-        if (const DeviceModel* target = find_device_model(p->device)) method = prediction_method(*target);
+      rows.push_back({&c, &e});
+      if (e.prediction && method.empty()) {
+        if (const DeviceModel* target = find_device_model(e.prediction->device)) method = prediction_method(*target);
       }
-      rows += fmt::format("| {} | {} | {:.2f} | {} | {:.0f} | {} | {} | {} | {} |\n", md(c.case_name),
-                          t ? us(t->median_ms) : "-", a.tflops, opt_pct(a.pct_of_engine_ceiling), a.gbps,
-                          opt_pct(a.pct_of_memory_ceiling),
-                          p ? fmt::format("{:.0f}%", 100 * p->fraction_of_roof) : "-",
-                          p ? fmt::format("{:.1f} ({})", p->time_us, p->bound) : "-",
-                          p && p->overlap_bound_us ? fmt::format("{:.1f} ({})", *p->overlap_bound_us, p->overlap_bound)
-                                                   : "-");
     }
   }
   if (rows.empty()) return "";
+  // A column of the row's prediction; "-" without one.
+  auto of_prediction = [](const char* header, std::function<std::string(const DevicePrediction&)> cell) {
+    return Column<RecordRow>{header, true,
+                             [cell](const RecordRow& r) { return r.e->prediction ? cell(*r.e->prediction) : "-"; }};
+  };
+  static const std::vector<Column<RecordRow>> columns = {
+      {"case", false, [](const RecordRow& r) { return md(r.c->case_name); }},
+      {"proxy µs", true,
+       [](const RecordRow& r) {
+         const TimingRecord* t = preferred_timing(*r.e);
+         return t ? us(t->median_ms) : "-";
+       }},
+      {"TFLOP/s", true, [](const RecordRow& r) { return fmt::format("{:.2f}", r.e->achieved->tflops); }},
+      {"% of mma.sync ceiling", true, [](const RecordRow& r) { return opt_pct(r.e->achieved->pct_of_engine_ceiling); }},
+      {"GB/s", true, [](const RecordRow& r) { return fmt::format("{:.0f}", r.e->achieved->gbps); }},
+      {"% of row ceiling", true, [](const RecordRow& r) { return opt_pct(r.e->achieved->pct_of_memory_ceiling); }},
+      of_prediction("of roof", [](const DevicePrediction& p) { return fmt::format("{:.0f}%", 100 * p.fraction_of_roof); }),
+      of_prediction("predicted RTX PRO 6000 µs: roof-fraction estimate (bound there)",
+                    [](const DevicePrediction& p) { return fmt::format("{:.1f} ({})", p.time_us, p.bound); }),
+      of_prediction("overlap bound (set by)",
+                    [](const DevicePrediction& p) {
+                      return p.overlap_bound_us ? fmt::format("{:.1f} ({})", *p.overlap_bound_us, p.overlap_bound)
+                                                : std::string("-");
+                    }),
+  };
   return fmt::format("\n## sm_120 proxy and the predicted RTX PRO 6000 time\n\n"
                      "`{}`: the mma.sync path in sm_120's configuration on this device. The % columns are of this "
                      "run's mma.sync and row ceilings; \"of roof\" is the fraction f of its roof (mma.sync and "
-                     "memory) it reaches. **Predicted** RTX PRO 6000 µs: {}.\n\n"
-                     "| case | proxy µs | TFLOP/s | % of mma.sync ceiling | GB/s | % of row ceiling | of roof | "
-                     "predicted RTX PRO 6000 µs: roof-fraction estimate (bound there) | overlap bound (set by) |\n"
-                     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+                     "memory) it reaches. **Predicted** RTX PRO 6000 µs: {}.\n\n",
                      kSm120ProxyExecutor, md(method.empty() ? "not predicted (no ceilings)" : method)) +
-         rows;
+         markdown_table(columns, rows);
 }
+
+// The Timing table's rows are the timed executor records.
+using TimingRow = RecordRow;
+using TimingColumn = Column<TimingRow>;
+
+std::string median_us(const ExecutorResult& e, const char* mode) {
+  const TimingRecord* t = find_timing(e, mode);
+  return t ? us(t->median_ms) : std::string("-");
+}
+
+// Errors, throttling, a wrong output, a rate above its ceiling and a peer row's speedup.
+std::string timing_notes(const ExecutorResult& e) {
+  std::string notes;
+  bool throttled = false;
+  for (const TimingRecord& t : e.timings) {
+    throttled = throttled || t.throttled;
+    if (t.stop_reason.rfind("error", 0) == 0) notes += md(t.mode + ": " + t.stop_reason) + "; ";
+  }
+  if (throttled) notes += "throttled; ";
+  if (e.outcome == Outcome::kIncorrect) notes += "**INCORRECT output**; ";
+  if (e.achieved && e.achieved->speed_of_light) notes += "SoL! ";
+  if (e.production_speedup) notes += fmt::format("production {:.2f}x faster; ", *e.production_speedup);
+  return notes;
+}
+
+// A column of the case's traffic; "-" without one.
+TimingColumn of_traffic(const char* header, std::function<std::string(const TrafficModel&)> cell) {
+  return {header, true, [cell](const TimingRow& r) { return r.c->traffic ? cell(*r.c->traffic) : "-"; }};
+}
+// A column of the record's achieved rates; "-" without them.
+TimingColumn of_achieved(const char* header, bool numeric, std::function<std::string(const Achieved&)> cell) {
+  return {header, numeric, [cell](const TimingRow& r) { return r.e->achieved ? cell(*r.e->achieved) : "-"; }};
+}
+
+const std::vector<TimingColumn>& timing_columns() {
+  static const std::vector<TimingColumn> columns = {
+      {"case", false, [](const TimingRow& r) { return md(r.c->case_name); }},
+      {"B", true, [](const TimingRow& r) { return fmt::format("{}", r.c->batch); }},
+      {"T", true, [](const TimingRow& r) { return fmt::format("{}", r.c->tree_size); }},
+      {"H", true, [](const TimingRow& r) { return fmt::format("{}", r.c->heads); }},
+      {"page", true, [](const TimingRow& r) { return fmt::format("{}", r.c->page_size); }},
+      of_traffic("MB", [](const TrafficModel& t) { return fmt::format("{:.2f}", t.algorithmic_bytes / 1e6); }),
+      of_traffic("GFLOP", [](const TrafficModel& t) { return fmt::format("{:.3f}", t.flops / 1e9); }),
+      of_traffic("FLOP/B", [](const TrafficModel& t) { return fmt::format("{:.1f}", t.intensity()); }),
+      {"executor", false, [](const TimingRow& r) { return md(r.e->executor); }},
+      {"outcome", false, [](const TimingRow& r) { return std::string(to_string(r.e->outcome)); }},
+      {"cold µs", true, [](const TimingRow& r) { return median_us(*r.e, "cold-l2"); }},
+      {"hot µs", true, [](const TimingRow& r) { return median_us(*r.e, "hot-l2"); }},
+      {"graph µs", true, [](const TimingRow& r) { return median_us(*r.e, "graph"); }},
+      {"noise", true,
+       [](const TimingRow& r) {
+         const TimingRecord* pref = preferred_timing(*r.e);
+         return pref ? fmt::format("{:.2f}%", 100 * pref->rel_noise) : "-";
+       }},
+      of_achieved("GB/s", true, [](const Achieved& a) { return fmt::format("{:.0f}", a.gbps); }),
+      of_achieved("TFLOP/s", true, [](const Achieved& a) { return fmt::format("{:.2f}", a.tflops); }),
+      of_achieved("% attainable", true, [](const Achieved& a) { return opt_pct(a.pct_of_attainable); }),
+      of_achieved("bound", false, [](const Achieved& a) { return a.bound.empty() ? "-" : a.bound; }),
+      {"clock MHz", true,
+       [](const TimingRow& r) {
+         const TimingRecord* pref = preferred_timing(*r.e);
+         return pref && pref->sm_clock_mhz_median ? fmt::format("{:.0f}", *pref->sm_clock_mhz_median) : "-";
+       }},
+      {"notes", false, [](const TimingRow& r) { return timing_notes(*r.e); }},
+  };
+  return columns;
+}
+
+std::string format_speedup_section(const std::vector<CaseResult>& cases) {
+  std::vector<const CaseResult*> rows;
+  for (const CaseResult& c : cases) {
+    if (c.speedup_vs_naive || c.mask_tax) rows.push_back(&c);
+  }
+  if (rows.empty()) return "";
+  static const std::vector<Column<const CaseResult*>> columns = {
+      {"case", false, [](const CaseResult* c) { return md(c->case_name); }},
+      {"production vs naive (cold)", true,
+       [](const CaseResult* c) { return c->speedup_vs_naive ? fmt::format("{:.2f}x", *c->speedup_vs_naive) : "-"; }},
+      {"mask tax", true,
+       [](const CaseResult* c) { return c->mask_tax ? fmt::format("{:+.1f}%", 100 * *c->mask_tax) : "-"; }},
+  };
+  return "\n## Speedup and mask tax\n\n" + markdown_table(columns, rows);
+}
+
+// Chain samples (--modes chain,chain-pdl): a separate table, since they answer another
+// question than the cold sample (what a launch costs between other kernels).
+std::string format_chain_section(const std::vector<CaseResult>& cases) {
+  std::vector<RecordRow> rows;
+  for (const CaseResult& c : cases) {
+    for (const ExecutorResult& e : c.executors) {
+      if (find_timing(e, "chain") != nullptr || find_timing(e, "chain-pdl") != nullptr) rows.push_back({&c, &e});
+    }
+  }
+  if (rows.empty()) return "";
+  static const std::vector<Column<RecordRow>> columns = {
+      {"case", false, [](const RecordRow& r) { return md(r.c->case_name); }},
+      {"executor", false, [](const RecordRow& r) { return md(r.e->executor); }},
+      {"cold µs", true, [](const RecordRow& r) { return median_us(*r.e, "cold-l2"); }},
+      {"chain µs", true, [](const RecordRow& r) { return median_us(*r.e, "chain"); }},
+      {"chain-pdl µs", true, [](const RecordRow& r) { return median_us(*r.e, "chain-pdl"); }},
+      {"chain-pdl / chain", true,
+       [](const RecordRow& r) {
+         const TimingRecord* chain = find_timing(*r.e, "chain");
+         const TimingRecord* pdl = find_timing(*r.e, "chain-pdl");
+         return chain && pdl ? fmt::format("{:.3f}", pdl->median_ms / chain->median_ms) : "-";
+       }},
+  };
+  return fmt::format(
+             "\n## Back-to-back launches\n\n"
+             "A chain sample is {} launches back to back after a hold, divided by {}: what a launch costs "
+             "between other kernels, with the L2 holding what the previous launch left. chain-pdl launches each "
+             "production launch over the previous one (programmatic dependent launch).\n\n",
+             kChainLaunches, kChainLaunches) +
+         markdown_table(columns, rows);
+}
+
+// One row of the Ceilings table.
+struct CeilingRow {
+  std::string ceiling, value, how;
+};
 
 }  // namespace
 
@@ -150,38 +299,42 @@ std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& 
 
   s += "\n## Ceilings (measured in this run)\n\n";
   if (ceilings) {
-    s += "| ceiling | value | how |\n| --- | ---: | --- |\n";
     auto method = [&](const std::string& name) {
       for (const auto& [k, v] : ceilings->method) {
         if (k == name) return md(v);
       }
       return std::string("-");
     };
-    s += fmt::format("| 1152-byte rows, in order | {:.0f} GB/s | {} |\n", ceilings->row_read_contiguous_gbps, method("row_read_contiguous"));
-    s += fmt::format("| 1152-byte rows, page 1 shuffled | {:.0f} GB/s | {} |\n", ceilings->row_read_shuffled_gbps, method("row_read_shuffled"));
-    s += fmt::format("| device-to-device copy | {:.0f} GB/s | {} |\n", ceilings->d2d_copy_gbps, method("d2d_copy"));
-    s += fmt::format("| mma.sync bf16 | {:.0f} TFLOP/s | {} |\n", ceilings->mma_bf16_tflops, method("mma_bf16"));
-    if (ceilings->wgmma_bf16_tflops > 0 || method("wgmma_bf16") != "-") {
-      s += fmt::format("| wgmma bf16 | {} | {} |\n",
-                       ceilings->wgmma_bf16_tflops > 0 ? fmt::format("{:.0f} TFLOP/s", ceilings->wgmma_bf16_tflops)
-                                                       : std::string("-"),
-                       method("wgmma_bf16"));
-    }
-    auto design_ceiling = [&](const char* label, double tflops, const std::string& name) {
+    std::vector<CeilingRow> rows = {
+        {"1152-byte rows, in order", fmt::format("{:.0f} GB/s", ceilings->row_read_contiguous_gbps),
+         method("row_read_contiguous")},
+        {"1152-byte rows, page 1 shuffled", fmt::format("{:.0f} GB/s", ceilings->row_read_shuffled_gbps),
+         method("row_read_shuffled")},
+        {"device-to-device copy", fmt::format("{:.0f} GB/s", ceilings->d2d_copy_gbps), method("d2d_copy")},
+        {"mma.sync bf16", fmt::format("{:.0f} TFLOP/s", ceilings->mma_bf16_tflops), method("mma_bf16")},
+    };
+    // A tensor ceiling the run measured or says why not.
+    auto tensor_ceiling = [&](const char* label, double tflops, const std::string& name) {
       if (tflops > 0 || method(name) != "-") {
-        s += fmt::format("| {} | {} | {} |\n", label, tflops > 0 ? fmt::format("{:.0f} TFLOP/s", tflops) : std::string("-"),
-                         method(name));
+        rows.push_back({label, tflops > 0 ? fmt::format("{:.0f} TFLOP/s", tflops) : std::string("-"), method(name)});
       }
     };
-    design_ceiling("wgmma MLA tile (kernel design)", ceilings->wgmma_mla_tile_tflops, "wgmma_mla_tile");
-    design_ceiling("wgmma MLA tile + copies (kernel design)", ceilings->wgmma_mla_tile_copies_tflops,
+    tensor_ceiling("wgmma bf16", ceilings->wgmma_bf16_tflops, "wgmma_bf16");
+    tensor_ceiling("wgmma MLA tile (kernel design)", ceilings->wgmma_mla_tile_tflops, "wgmma_mla_tile");
+    tensor_ceiling("wgmma MLA tile + copies (kernel design)", ceilings->wgmma_mla_tile_copies_tflops,
                    "wgmma_mla_tile_copies");
     if (ceilings->launch_floor_us > 0) {
-      s += fmt::format("| launch floor | {:.1f} µs | {} |\n", ceilings->launch_floor_us, method("launch_floor"));
+      rows.push_back({"launch floor", fmt::format("{:.1f} µs", ceilings->launch_floor_us), method("launch_floor")});
     }
     if (ceilings->pdl_floor_us > 0) {
-      s += fmt::format("| PDL floor | {:.2f} µs | {} |\n", ceilings->pdl_floor_us, method("pdl_floor"));
+      rows.push_back({"PDL floor", fmt::format("{:.2f} µs", ceilings->pdl_floor_us), method("pdl_floor")});
     }
+    static const std::vector<Column<CeilingRow>> columns = {
+        {"ceiling", false, [](const CeilingRow& r) { return r.ceiling; }},
+        {"value", true, [](const CeilingRow& r) { return r.value; }},
+        {"how", false, [](const CeilingRow& r) { return r.how; }},
+    };
+    s += markdown_table(columns, rows);
     s += "\nThe memory roof of a case is the shuffled-row ceiling for page size 1 and the in-order one otherwise.";
     if (ceilings->wgmma_bf16_tflops > 0) {
       s += fmt::format(" The compute roof of every case is the device's best tensor-core ceiling ({} {:.0f} TFLOP/s), "
@@ -207,46 +360,18 @@ std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& 
   s += "Times are medians in µs of CUDA-event samples; noise is the relative standard error of the median; "
        "GB/s and TFLOP/s use the algorithmic bytes and FLOPs of the case and the cold-L2 median "
        "(hot-L2, then graph, when cold was not run); `SoL!` marks a rate above its measured ceiling.\n\n";
-  s += "| case | B | T | H | page | MB | GFLOP | FLOP/B | executor | outcome | cold µs | hot µs | graph µs | noise | GB/s | TFLOP/s | % attainable | bound | clock MHz | notes |\n";
-  s += "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |\n";
+  std::vector<TimingRow> rows;
   int untimed = 0;
   for (const CaseResult& c : cases) {
-    const std::string mb = c.traffic ? fmt::format("{:.2f}", c.traffic->algorithmic_bytes / 1e6) : "-";
-    const std::string gf = c.traffic ? fmt::format("{:.3f}", c.traffic->flops / 1e9) : "-";
-    const std::string in = c.traffic ? fmt::format("{:.1f}", c.traffic->intensity()) : "-";
     bool any = false;
     for (const ExecutorResult& e : c.executors) {
       if (e.timings.empty()) continue;
       any = true;
-      auto med = [&](const char* mode) {
-        const TimingRecord* t = find_timing(e, mode);
-        return t ? us(t->median_ms) : std::string("-");
-      };
-      const TimingRecord* pref = preferred_timing(e);
-      std::string notes;
-      bool throttled = false;
-      for (const TimingRecord& t : e.timings) {
-        throttled = throttled || t.throttled;
-        if (t.stop_reason.rfind("error", 0) == 0) notes += md(t.mode + ": " + t.stop_reason) + "; ";
-      }
-      if (throttled) notes += "throttled; ";
-      if (e.outcome == Outcome::kIncorrect) notes += "**INCORRECT output**; ";
-      if (e.achieved && e.achieved->speed_of_light) notes += "SoL! ";
-      if (e.production_speedup) notes += fmt::format("production {:.2f}x faster; ", *e.production_speedup);
-      s += fmt::format(
-          "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-          md(c.case_name), c.batch, c.tree_size, c.heads, c.page_size, mb, gf, in, md(e.executor),
-          to_string(e.outcome), med("cold-l2"), med("hot-l2"), med("graph"),
-          pref ? fmt::format("{:.2f}%", 100 * pref->rel_noise) : "-",
-          e.achieved ? fmt::format("{:.0f}", e.achieved->gbps) : "-",
-          e.achieved ? fmt::format("{:.2f}", e.achieved->tflops) : "-",
-          e.achieved ? opt_pct(e.achieved->pct_of_attainable) : "-",
-          e.achieved && !e.achieved->bound.empty() ? e.achieved->bound : "-",
-          pref && pref->sm_clock_mhz_median ? fmt::format("{:.0f}", *pref->sm_clock_mhz_median) : "-",
-          notes);
+      rows.push_back({&c, &e});
     }
     if (!any) ++untimed;
   }
+  s += markdown_table(timing_columns(), rows);
   if (untimed > 0) {
     std::string why = "not timed (run with --time)";
     for (const CaseResult& c : cases) {
@@ -258,45 +383,8 @@ std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& 
     s += fmt::format("\n{} of {} cases have no timing: {}\n", untimed, cases.size(), why);
   }
 
-  bool header = false;
-  for (const CaseResult& c : cases) {
-    if (!c.speedup_vs_naive && !c.mask_tax) continue;
-    if (!header) {
-      s += "\n## Speedup and mask tax\n\n| case | production vs naive (cold) | mask tax |\n| --- | ---: | ---: |\n";
-      header = true;
-    }
-    s += fmt::format("| {} | {} | {} |\n", md(c.case_name),
-                     c.speedup_vs_naive ? fmt::format("{:.2f}x", *c.speedup_vs_naive) : "-",
-                     c.mask_tax ? fmt::format("{:+.1f}%", 100 * *c.mask_tax) : "-");
-  }
-
-  // Chain samples (--modes chain,chain-pdl): a separate table, since they answer another
-  // question than the cold sample (what a launch costs between other kernels).
-  header = false;
-  for (const CaseResult& c : cases) {
-    for (const ExecutorResult& e : c.executors) {
-      const TimingRecord* chain = find_timing(e, "chain");
-      const TimingRecord* pdl = find_timing(e, "chain-pdl");
-      if (chain == nullptr && pdl == nullptr) continue;
-      if (!header) {
-        s += fmt::format(
-            "\n## Back-to-back launches\n\n"
-            "A chain sample is {} launches back to back after a hold, divided by {}: what a launch costs "
-            "between other kernels, with the L2 holding what the previous launch left. chain-pdl launches each "
-            "production launch over the previous one (programmatic dependent launch).\n\n"
-            "| case | executor | cold µs | chain µs | chain-pdl µs | chain-pdl / chain |\n"
-            "| --- | --- | ---: | ---: | ---: | ---: |\n",
-            kChainLaunches, kChainLaunches);
-        header = true;
-      }
-      const TimingRecord* cold = find_timing(e, "cold-l2");
-      s += fmt::format("| {} | {} | {} | {} | {} | {} |\n", md(c.case_name), md(e.executor),
-                       cold ? us(cold->median_ms) : "-", chain ? us(chain->median_ms) : "-",
-                       pdl ? us(pdl->median_ms) : "-",
-                       chain && pdl ? fmt::format("{:.3f}", pdl->median_ms / chain->median_ms) : "-");
-    }
-  }
-
+  s += format_speedup_section(cases);
+  s += format_chain_section(cases);
   s += format_engine_section(cases, ceilings);
   s += format_pdl_goal_section(cases);
   s += format_sm120_proxy_section(cases);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include <fmt/format.h>
 
@@ -31,18 +30,20 @@ struct Point {
   bool sol;
 };
 
-constexpr int kWidth = 960, kHeight = 640;
+constexpr int kWidth = 1120, kHeight = 640;
 constexpr int kKeyRowHeight = 14;  // the numbered case key under the plot
 constexpr std::size_t kKeyMaxChars = 64;
-constexpr int kLeft = 80, kRight = 200, kTop = 50, kBottom = 60;  // plot margins (legend right)
+constexpr int kLeft = 80, kRight = 360, kTop = 50, kBottom = 60;  // margins; the legend right
 
-const char* colour_for(const std::string& executor) {
-  static const std::map<std::string, const char*> kColours = {
-      {"production", "#1f77b4"}, {"production/block-table", "#17becf"}, {"production/mma.sync", "#9467bd"},
-      {"production/wgmma", "#8c564b"},
-      {"naive", "#d62728"},      {"sglang-adapter", "#2ca02c"}};
-  const auto it = kColours.find(executor);
-  return it != kColours.end() ? it->second : "#7f7f7f";
+// Executors outside the registry (peer rows) are grey.
+std::string colour_for(const std::string& executor) {
+  const ExecutorInfo* info = find_executor_info(executor);
+  return info != nullptr ? info->plot.colour : "#7f7f7f";
+}
+
+bool numbered(const std::string& executor) {
+  const ExecutorInfo* info = find_executor_info(executor);
+  return info != nullptr && info->plot.numbered;
 }
 
 }  // namespace
@@ -73,11 +74,12 @@ std::string format_roofline_svg(const std::optional<Ceilings>& ceilings,
   auto X = [&](double x) { return kLeft + (std::log10(x) - lx0) / (lx1 - lx0) * pw; };
   auto Y = [&](double y) { return kTop + ph - (std::log10(y) - ly0) / (ly1 - ly0) * ph; };
 
-  // Production points carry a number; the key under the plot names each case once, so
-  // dozens of cases stay readable (full names next to the points overlapped).
+  // The numbered executor's points (production's) carry a number; the key under the plot
+  // names each case once, so dozens of cases stay readable (full names next to the points
+  // overlapped).
   std::vector<std::string> key;
   for (const Point& p : points) {
-    if (p.executor == "production") key.push_back(p.label);
+    if (numbered(p.executor)) key.push_back(p.label);
   }
   const int key_rows = static_cast<int>((key.size() + 1) / 2);
   const int total_height = kHeight + (key.empty() ? 0 : 10 + key_rows * kKeyRowHeight);
@@ -155,7 +157,7 @@ std::string format_roofline_svg(const std::optional<Ceilings>& ceilings,
     s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"{}><title>{} ({}): {:.3g} TFLOP/s at {:.3g} FLOP/B</title></circle>\n",
                      x, y, colour_for(p.executor), p.sol ? " stroke=\"red\" stroke-width=\"2\"" : "",
                      escape_xml(p.label), escape_xml(p.executor), p.y, p.x);
-    if (p.executor == "production") {
+    if (numbered(p.executor)) {
       s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\">{}{}</text>\n", x + 6, y - 4,
                        ++number, p.sol ? " (above ceiling!)" : "");
     }
@@ -172,13 +174,15 @@ std::string format_roofline_svg(const std::optional<Ceilings>& ceilings,
   }
   // legend
   int ly = kTop + 10;
-  for (const char* name : {"production", "production/block-table", "production/mma.sync", "production/wgmma", "naive",
-                           "sglang-adapter"}) {
+  std::string numbered_names;
+  for (const ExecutorInfo& e : executor_registry()) {
     s += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
-                     kLeft + pw + 20, ly, colour_for(name), kLeft + pw + 30, ly + 4, name);
+                     kLeft + pw + 20, ly, e.plot.colour, kLeft + pw + 30, ly + 4, escape_xml(e.name));
     ly += 20;
+    if (e.plot.numbered) numbered_names += (numbered_names.empty() ? "" : ", ") + e.name;
   }
-  s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\">numbers: production (key below)</text>\n", kLeft + pw + 14, ly + 6);
+  s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\">numbers: {} (key below)</text>\n", kLeft + pw + 14,
+                   ly + 6, escape_xml(numbered_names));
   s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\">red ring: above a ceiling</text>\n", kLeft + pw + 14, ly + 22);
   s += "</svg>\n";
   return s;

@@ -66,7 +66,7 @@ bool compared(const ExecutorResult& e) {
 
 const ExecutorResult* find_reference(const CaseResult& c) {
   for (const ExecutorResult& e : c.executors) {
-    if (e.executor == "reference") return &e;
+    if (e.executor == kReferenceExecutor) return &e;
   }
   return nullptr;
 }

@@ -12,21 +12,6 @@
 
 namespace vb {
 
-const char* executor_name(GpuExecutorKind kind) {
-  switch (kind) {
-    case GpuExecutorKind::kNaive: return "naive";
-    case GpuExecutorKind::kProduction: return "production";
-    case GpuExecutorKind::kProductionMmaSync: return "production/mma.sync";
-    case GpuExecutorKind::kProductionWgmma: return "production/wgmma";
-    case GpuExecutorKind::kSglangAdapter: return "sglang-adapter";
-    case GpuExecutorKind::kProductionSm120Proxy: return "production/sm120-proxy";
-    case GpuExecutorKind::kSglangAdapterSm120Proxy: return "sglang-adapter/sm120-proxy";
-    case GpuExecutorKind::kProductionDenseTree: return "production/dense-tree";
-    case GpuExecutorKind::kProductionDenseTreeSm120Proxy: return "production/dense-tree/sm120-proxy";
-  }
-  return "unknown";
-}
-
 bool is_sglang_adapter(GpuExecutorKind kind) {
   return kind == GpuExecutorKind::kSglangAdapter || kind == GpuExecutorKind::kSglangAdapterSm120Proxy;
 }
@@ -389,8 +374,8 @@ GpuRunOutput DeviceProblem::run(GpuExecutorKind kind, PageTableKind page_kind) {
   Impl& d = *impl_;
   GpuRunOutput out;
   if (const std::optional<ExecutorPlanRole> role = executor_plan_role(kind, page_kind)) {
-    out.plan = describe(d.plan_for(kind, page_kind));
-    if (role->sm120_proxy) out.plan += fmt::format(" blocks_per_sm={}", d.proxy_blocks_per_sm);
+    out.launch = launch_record(d.plan_for(kind, page_kind), role->table, d.problem->spec.planner);
+    if (role->sm120_proxy) out.launch->blocks_per_sm = d.proxy_blocks_per_sm;
   }
   CallChecker check;
   // Poison: 0xFFFF is a bf16 NaN and 0xFFFFFFFF an fp32 NaN, so anything not written shows.

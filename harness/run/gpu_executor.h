@@ -10,37 +10,13 @@
 
 #include "harness/plan/executor_plans.h"
 #include "harness/problem/problem.h"
+#include "harness/record/executor_registry.h"
 #include "harness/record/gpu_info.h"
+#include "harness/record/launch_record.h"
 #include "verifybench/kernels.h"
 
 namespace vb {
 
-// kProduction runs the launch the production planner picks (on an H200, the wgmma path for
-// H*T >= 64 with enough work); kProductionMmaSync and kProductionWgmma force one path each,
-// where the planner picked the other, so on an H200 every case runs (and is checked on)
-// both paths, measured side by side in one run. kProductionSm120Proxy runs the mma.sync path
-// as sm_120 (RTX PRO 6000) runs it, on a Hopper's SMs (sm120_proxy_target): sm_120's
-// pipeline depth and planner choices, and its resident blocks per SM. kSglangAdapterSm120Proxy
-// is the SGLang adapter over that launch (how sm_120 is called from SGLang).
-// kProductionDenseTree runs the production kernel with the tree rows dense (SGLang's k_extend)
-// over the page table of the prefix, the way a caller with a block table passes them; the
-// table's pages that hold only tree rows point at a NaN page, so a launch that reads a tree
-// row from the pool shows. kProductionDenseTreeSm120Proxy: the same on sm_120's launch.
-enum class GpuExecutorKind {
-  kNaive,
-  kProduction,
-  kProductionMmaSync,
-  kProductionWgmma,
-  kSglangAdapter,
-  kProductionSm120Proxy,
-  kSglangAdapterSm120Proxy,
-  kProductionDenseTree,
-  kProductionDenseTreeSm120Proxy,
-};
-// "naive", "production", "production/mma.sync", "production/wgmma", "sglang-adapter",
-// "production/sm120-proxy", "sglang-adapter/sm120-proxy", "production/dense-tree",
-// "production/dense-tree/sm120-proxy"
-const char* executor_name(GpuExecutorKind kind);
 // Whether the executor goes through the SGLang adapter (its packing kernel, SGLang's inputs).
 bool is_sglang_adapter(GpuExecutorKind kind);
 
@@ -66,7 +42,7 @@ struct GpuRunOutput {
   std::string error;       // "<cuda call> failed: <error string>" when !ok
   std::vector<float> o;    // [B*T, H, 512], bf16 values widened to float
   std::vector<float> lse;  // [B*T, H]
-  std::string plan;        // e.g. "path=mma.sync splits=8 m_tiles=1" for the production kernel
+  std::optional<LaunchRecord> launch;  // the launch it made; none for the naive kernel
 };
 
 // Device copy of a Problem: every input buffer plus output buffers and workspace sized

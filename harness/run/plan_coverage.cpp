@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/run/runner.h"
+#include "harness/run/gpu_executor.h"
 
 namespace vb {
 namespace {
@@ -136,8 +136,7 @@ void for_each_launch(const CoverageTarget& target, const std::vector<CoverageExe
   const FlashVerifyPath planned_path = executor_launch_plan(ExecutorPlanRole{}, inputs, target.targets).schedule.path;
   const std::string proxy_not_run = target.targets.has_sm120_proxy ? "" : "not run: no sm_120 proxy on this device";
   for (const CoverageExecutor& e : executors) {
-    const GpuExecutorRun& run = gpu_executor_runs()[e.run_index];
-    if (!executor_not_run_reason(run.kind, planned_path, target.targets.device.wgmma, proxy_not_run).empty()) continue;
+    if (!executor_not_run_reason(e.kind, planned_path, target.targets.device.wgmma, proxy_not_run).empty()) continue;
     const LaunchPlan plan = executor_launch_plan(e.role, inputs, target.targets);
     if (plan.valid) visit(e, plan);
   }
@@ -185,10 +184,9 @@ std::vector<CoverageTarget> coverage_targets(const DeviceModel& lab) {
 
 std::vector<CoverageExecutor> coverage_executors(const CoverageTarget& target) {
   std::vector<CoverageExecutor> out;
-  const auto& runs = gpu_executor_runs();
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    const std::optional<ExecutorPlanRole> role = executor_plan_role(runs[i].kind, runs[i].page_kind);
-    if (role && role->sm120_proxy == target.sm120_proxy) out.push_back({runs[i].name, static_cast<int>(i), *role});
+  for (const ExecutorInfo& info : executor_registry()) {
+    const std::optional<ExecutorPlanRole> role = executor_plan_role(info.kind, info.page_kind);
+    if (role && role->sm120_proxy == target.sm120_proxy) out.push_back({info.name, info.kind, *role});
   }
   return out;
 }

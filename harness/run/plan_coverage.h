@@ -12,6 +12,7 @@
 
 #include "harness/plan/device_models.h"
 #include "harness/plan/executor_plans.h"
+#include "harness/record/executor_registry.h"
 #include "harness/scenario/scenario.h"
 
 namespace vb {
@@ -44,10 +45,11 @@ struct CoverageTarget {
 // The lab device's targets: itself, and sm_120 through the proxy where it is a Hopper.
 std::vector<CoverageTarget> coverage_targets(const DeviceModel& lab);
 
-// One executor of the registry (gpu_executor_runs) whose launches plan for a target.
+// One executor of the registry (harness/record/executor_registry.h) whose launches plan for a
+// target.
 struct CoverageExecutor {
   std::string name;
-  int run_index = 0;  // into gpu_executor_runs()
+  GpuExecutorKind kind = GpuExecutorKind::kProduction;
   ExecutorPlanRole role;
 };
 std::vector<CoverageExecutor> coverage_executors(const CoverageTarget& target);

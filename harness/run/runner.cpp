@@ -21,34 +21,9 @@
 
 namespace vb {
 
-const std::vector<GpuExecutorRun>& gpu_executor_runs() {
-  static const std::vector<GpuExecutorRun> runs = {
-      {"naive", GpuExecutorKind::kNaive, PageTableKind::kBlockTable},
-      {"production", GpuExecutorKind::kProduction, PageTableKind::kTokenIndices},
-      {"production/block-table", GpuExecutorKind::kProduction, PageTableKind::kBlockTable},
-      {"production/mma.sync", GpuExecutorKind::kProductionMmaSync, PageTableKind::kTokenIndices},
-      {"production/wgmma", GpuExecutorKind::kProductionWgmma, PageTableKind::kTokenIndices},
-      {"sglang-adapter", GpuExecutorKind::kSglangAdapter, PageTableKind::kTokenIndices},
-      {"production/sm120-proxy", GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kTokenIndices},
-      {"production/block-table/sm120-proxy", GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kBlockTable},
-      {"sglang-adapter/sm120-proxy", GpuExecutorKind::kSglangAdapterSm120Proxy, PageTableKind::kTokenIndices},
-      {"production/block-table/dense-tree", GpuExecutorKind::kProductionDenseTree, PageTableKind::kBlockTable},
-      {"production/block-table/dense-tree/sm120-proxy", GpuExecutorKind::kProductionDenseTreeSm120Proxy,
-       PageTableKind::kBlockTable},
-  };
-  return runs;
-}
-
-const GpuExecutorRun& gpu_executor_named(const std::string& name) {
-  const auto& runs = gpu_executor_runs();
-  const auto run = std::find_if(runs.begin(), runs.end(), [&](const GpuExecutorRun& r) { return r.name == name; });
-  if (run != runs.end()) return *run;
-  std::string allowed;
-  for (const GpuExecutorRun& r : runs) allowed += (allowed.empty() ? "" : ", ") + r.name;
-  throw std::invalid_argument(fmt::format("unknown executor (allowed: {})", allowed));
-}
-
 bool times_executor(const RunOptions& options, const std::string& name) {
+  const ExecutorInfo* info = find_executor_info(name);
+  if (info == nullptr || !info->timed) return false;
   const auto& only = options.timed_executors;
   return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
 }
@@ -82,7 +57,7 @@ double ms_since(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-ExecutorResult gpu_record(const GpuExecutorRun& run, Outcome outcome, std::string detail) {
+ExecutorResult gpu_record(const ExecutorInfo& run, Outcome outcome, std::string detail) {
   ExecutorResult r;
   r.executor = run.name;
   r.outcome = outcome;
@@ -161,11 +136,11 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
   const std::int64_t ref_rows = static_cast<std::int64_t>(ref.rows.size());
   const bool sampled = ref_rows < all_rows;
   const std::string ref_label =
-      sampled ? fmt::format("reference (sampled {} of {} rows)", ref_rows, all_rows)
-              : std::string("reference");
+      sampled ? fmt::format("{} (sampled {} of {} rows)", kReferenceExecutor, ref_rows, all_rows)
+              : std::string(kReferenceExecutor);
   {
     ExecutorResult r;
-    r.executor = "reference";
+    r.executor = kReferenceExecutor;
     r.outcome = Outcome::kNotVerified;  // it is the oracle: nothing to check it against
     r.detail = sampled ? fmt::format("CPU oracle, sampled {} of {} rows (seed {})", ref_rows,
                                      all_rows, spec.check.seed)
@@ -177,9 +152,9 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
   }
 
   // ---- GPU executors
-  const auto& runs = gpu_executor_runs();
+  const auto& runs = executor_registry();
   if (!gpu.available) {
-    for (const GpuExecutorRun& run : runs) {
+    for (const ExecutorInfo& run : runs) {
       result.executors.push_back(gpu_record(run, Outcome::kNotRun, not_run_detail(gpu)));
     }
     if (options.time) result.timing_note = not_run_detail(gpu);
@@ -188,7 +163,7 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
   std::string upload_error;
   DeviceProblem* const device = session.device(gpu, &upload_error);
   if (device == nullptr) {
-    for (const GpuExecutorRun& run : runs) {
+    for (const ExecutorInfo& run : runs) {
       result.executors.push_back(
           gpu_record(run, Outcome::kLaunchFailed, "upload failed: " + upload_error));
     }
@@ -200,7 +175,7 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
   std::optional<ReferenceOutput> naive_full;
   std::string naive_missing = "naive did not run";
   std::optional<NvtxRange> verify_range(std::in_place, "verify");
-  for (const GpuExecutorRun& run : runs) {
+  for (const ExecutorInfo& run : runs) {
     if (std::string why_not; !device->executor_applies(run.kind, &why_not)) {
       result.executors.push_back(gpu_record(run, Outcome::kNotSupported, why_not));
       continue;
@@ -211,9 +186,8 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
       if (run.kind == GpuExecutorKind::kNaive) naive_missing = "naive failed: " + out.error;
       continue;
     }
-    // The split plan describes the production kernel (the adapter runs it too), not naive.
-    const std::string plan = run.kind == GpuExecutorKind::kNaive ? std::string() : out.plan;
-    ExecutorResult r = gpu_record(run, Outcome::kNotVerified, plan);
+    ExecutorResult r = gpu_record(run, Outcome::kNotVerified, "");
+    r.launch = out.launch;
     r.checked_against = ref_label;
     compare_with_reference(ref, out.o, out.lse, problem.tree_size, problem.num_heads,
                            spec.tolerance, &r);
@@ -225,9 +199,10 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
                                               problem.num_heads);
     } else if (!is_sglang_adapter(run.kind)) {  // the production kernel, any path
       ExecutorResult vs = gpu_record(run, Outcome::kNotVerified, naive_missing);
+      vs.launch = out.launch;
       if (naive_full) {
-        vs.detail = out.plan;
-        vs.checked_against = fmt::format("naive (all {} rows)", all_rows);
+        vs.detail.clear();
+        vs.checked_against = fmt::format("{} (all {} rows)", kNaiveExecutor, all_rows);
         compare_with_reference(*naive_full, out.o, out.lse, problem.tree_size,
                                problem.num_heads, spec.tolerance, &vs);
       }
@@ -251,7 +226,7 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
         (mode == TimingMode::kChain || mode == TimingMode::kChainPdl ? chain_modes : single_modes).push_back(mode);
       }
       for (const bool chain_phase : {false, true}) {
-        for (const GpuExecutorRun& run : runs) {
+        for (const ExecutorInfo& run : runs) {
           if (!times_executor(options, run.name)) continue;
           ExecutorResult* record = nullptr;
           for (ExecutorResult& e : result.executors) {
@@ -291,7 +266,7 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
 
   // ---- exactly one production launch inside the case's NVTX range (for ncu --nvtx),
   // warmed up by everything above; outside every phase range.
-  for (const GpuExecutorRun& run : runs) {
+  for (const ExecutorInfo& run : runs) {
     if (run.kind != GpuExecutorKind::kProduction) continue;
     cudaStream_t stream = options.timer != nullptr ? options.timer->stream() : nullptr;
     cudaError_t err;

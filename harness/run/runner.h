@@ -32,22 +32,9 @@ struct RunOptions {
   std::vector<std::string> timed_executors;
 };
 
-// One GPU executor run of the plan: which kernel and which page-table form.
-struct GpuExecutorRun {
-  std::string name;  // record name: "naive", "production", "production/block-table", ...
-  GpuExecutorKind kind;
-  PageTableKind page_kind;
-};
-// naive (block table), production (token indices), production/block-table,
-// production/mma.sync and production/wgmma (one path forced, where production picks the
-// other; wgmma on compute capability 9.0 only),
-// sglang-adapter (SGLang's token-form inputs), production/sm120-proxy (the mma.sync path as
-// sm_120 runs it, on a Hopper only) and its block table and SGLang adapter,
-// production/block-table/dense-tree (the block table with dense tree rows) and its sm120-proxy.
-const std::vector<GpuExecutorRun>& gpu_executor_runs();
-// The executor of that record name; throws std::invalid_argument listing the allowed names.
-const GpuExecutorRun& gpu_executor_named(const std::string& name);
-// Whether run_case times the executor of that record name (RunOptions::timed_executors).
+// Whether run_case times the executor of that record name: a timed executor of the registry
+// (harness/record/executor_registry.h) that RunOptions::timed_executors names, or every one
+// when it is empty.
 bool times_executor(const RunOptions& options, const std::string& name);
 
 // Runs every phase of one case: materialize -> reference -> verify (every GPU executor)

@@ -20,6 +20,7 @@ vb::ExecutorResult timed(const std::string& executor, double cold_ms) {
   vb::ExecutorResult e;
   e.executor = executor;
   e.outcome = vb::Outcome::kPassed;
+  e.detail = "the peer's note";
   vb::TimingRecord t;
   t.mode = "cold-l2";
   t.median_ms = cold_ms;
@@ -56,10 +57,9 @@ TEST_CASE("peer rows join their case, with production's speedup", "[peers]") {
   CHECK(peer.executor == "peer/sglang-triton");
   REQUIRE(peer.production_speedup);
   CHECK(*peer.production_speedup == Approx(32.0));
-  CHECK_THAT(peer.detail, Catch::Matchers::Contains("production 32.00x faster (cold-l2 medians: 640.0 us in the "
-                                                    "peers file, 20.0 us in this run)"));
+  CHECK(peer.detail == "the peer's note");  // the peer's own, nothing added
   CHECK_FALSE(results[1].executors[1].production_speedup);
-  CHECK_THAT(results[1].executors[1].detail, Catch::Matchers::Contains("no speedup: production has no cold-l2 time"));
+  CHECK(summary.rows_without_speedup == 1);
 }
 
 TEST_CASE("a peers file of another form is refused naming the file", "[peers]") {
@@ -133,9 +133,9 @@ TEST_CASE("a peers file that is a device or FIFO is refused without reading it",
 }
 
 TEST_CASE("no executor the harness runs is in the peer namespace", "[peers]") {
-  for (const vb::GpuExecutorRun& run : vb::gpu_executor_runs()) {
-    INFO(run.name);
-    CHECK_FALSE(vb::is_peer_executor(run.name));
+  for (const vb::ExecutorInfo& e : vb::executor_registry()) {
+    INFO(e.name);
+    CHECK_FALSE(vb::is_peer_executor(e.name));
   }
-  CHECK_FALSE(vb::is_peer_executor("reference"));
+  CHECK_FALSE(vb::is_peer_executor(vb::kReferenceExecutor));
 }

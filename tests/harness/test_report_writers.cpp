@@ -1,5 +1,5 @@
 // Markdown, CSV and roofline-SVG writers over one timed result set; JSON round trip of the
-// result/2 fields. Golden files in tests/data/golden (VB_UPDATE_GOLDEN=1 rewrites them).
+// result/2 and /3 fields. Golden files in tests/data/golden (VB_UPDATE_GOLDEN=1 rewrites them).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/compare/compare.h"
 #include "harness/report/report_csv.h"
 #include "harness/report/report_json.h"
 #include "harness/report/report_markdown.h"
@@ -157,10 +158,34 @@ TEST_CASE("roofline SVG matches its golden file, and without data it says so", "
   CHECK(empty.find("no timed cases") != std::string::npos);
 }
 
-TEST_CASE("result/2 fields round-trip through JSON", "[report]") {
-  const auto cases = sample_cases();
+TEST_CASE("result/2 and /3 fields round-trip through JSON", "[report]") {
+  auto cases = sample_cases();
+  vb::LaunchRecord launch;
+  launch.engine = "wgmma";
+  launch.instance = "wgmma/page-boxes";
+  launch.page_table = "block-table";
+  launch.grid = {2, 4, 8};
+  launch.threads = 384;
+  launch.pipeline_stages = 2;
+  launch.smem_bytes = 224256;
+  launch.m_tiles = 2;
+  launch.splits = 4;
+  launch.tiles_per_split = 7;
+  launch.token_split = true;
+  launch.tile_balanced = true;
+  launch.balanced_slots = 3;
+  launch.combine_lanes = 2;
+  launch.combine_loads_per_lane = 2;
+  launch.combine_grid = {5, 1, 1};
+  launch.blocks_per_sm = 1;
+  launch.planner_settings = {{"split_divisor", "2"}, {"token_split", "false"}};
+  launch.summary = "wgmma/page-boxes stages=2 smem=224256 m_tiles=2 splits=4 grid=2x4x8 combine=2x2";
+  cases[0].executors[2].launch = launch;
+  cases[0].executors[2].production_speedup = 0.5;
   const auto doc = vb::result_document(sample_provenance(), cases, sample_ceilings());
-  CHECK(doc.at("schema") == "verifybench.result/2");
+  CHECK(doc.at("schema") == "verifybench.result/3");
+  CHECK(doc.at("cases").at(0).at("executors").at(2).at("launch").at("planner_settings").at("split_divisor") == "2");
+  CHECK(doc.at("cases").at(0).at("executors").at(1).at("launch").is_null());
   CHECK(doc.at("provenance").at("device").at("cc") == "9.0");
   CHECK(doc.at("ceilings").at("method").at("mma_bf16") == "mma.sync chains");
   const auto& prod = doc.at("cases").at(0).at("executors").at(2);
@@ -185,7 +210,49 @@ TEST_CASE("result/2 fields round-trip through JSON", "[report]") {
   CHECK(*e.timings[0].sm_clock_mhz_median == 1980);
   REQUIRE(e.achieved);
   CHECK(e.achieved->gbps == Approx(cases[0].executors[2].achieved->gbps));
+  REQUIRE(e.launch);
+  const vb::LaunchRecord& l = *e.launch;
+  CHECK(l.engine == launch.engine);
+  CHECK(l.instance == launch.instance);
+  CHECK(l.page_table == launch.page_table);
+  CHECK(l.grid == launch.grid);
+  CHECK(l.threads == launch.threads);
+  CHECK(l.pipeline_stages == launch.pipeline_stages);
+  CHECK(l.smem_bytes == launch.smem_bytes);
+  CHECK(l.m_tiles == launch.m_tiles);
+  CHECK(l.splits == launch.splits);
+  CHECK(l.tiles_per_split == launch.tiles_per_split);
+  CHECK(l.token_split == launch.token_split);
+  CHECK(l.tile_balanced == launch.tile_balanced);
+  CHECK(l.balanced_slots == launch.balanced_slots);
+  CHECK(l.combine_lanes == launch.combine_lanes);
+  CHECK(l.combine_loads_per_lane == launch.combine_loads_per_lane);
+  CHECK(l.combine_grid == launch.combine_grid);
+  CHECK(l.blocks_per_sm == launch.blocks_per_sm);
+  CHECK(l.planner_settings == launch.planner_settings);
+  CHECK(l.summary == launch.summary);
+  CHECK(l.launch_blocks() == 64);
+  REQUIRE(e.production_speedup);
+  CHECK(*e.production_speedup == 0.5);
+  CHECK_FALSE(c.executors[1].launch);
   CHECK_THROWS_AS(vb::result_document_from_json({{"schema", "verifybench.result/9"}}), vb::ReportError);
+}
+
+TEST_CASE("the committed result/1 and /2 files still read, with no launch records", "[report]") {
+  for (const char* name : {"result_v1.json", "baseline_h200.json", "current_h200_slower.json", "current_rtx.json"}) {
+    INFO(name);
+    const std::string path = std::string(VB_TEST_DATA_DIR) + "/compare/" + name;
+    const vb::ResultDocument d = vb::result_document_from_json(vb::read_result_json(path));
+    CHECK((d.schema == "verifybench.result/1" || d.schema == "verifybench.result/2"));
+    REQUIRE_FALSE(d.cases.empty());
+    for (const vb::CaseResult& c : d.cases) {
+      for (const vb::ExecutorResult& e : c.executors) CHECK_FALSE(e.launch);
+    }
+  }
+  // compare still reads a /2 baseline.
+  const vb::TimedRun run = vb::load_timed_run(std::string(VB_TEST_DATA_DIR) + "/compare/baseline_h200.json");
+  CHECK(run.schema == "verifybench.result/2");
+  CHECK_FALSE(run.cases.empty());
 }
 
 TEST_CASE("the launch floor is reported when measured and read back, and older files have none", "[report]") {
@@ -363,11 +430,14 @@ TEST_CASE("engine, PDL-goal and sm_120-proxy sections: written when their record
   CHECK(plain.find("## sm_120 proxy") == std::string::npos);
 
   vb::ExecutorResult& prod = cases[0].executors[2];
-  prod.detail = "wgmma/page-boxes stages=2 smem=224256 m_tiles=2 splits=2 grid=2x2x8 combine=2x1";
+  prod.launch = vb::LaunchRecord{};
+  prod.launch->engine = "wgmma";
+  prod.launch->grid = {2, 2, 8};
   prod.timings.push_back(timing("chain-pdl", {0.0150, 0.0152, 0.0151}));
   vb::ExecutorResult proxy = prod;
   proxy.executor = vb::kSm120ProxyExecutor;
-  proxy.detail = "mma.sync stages=2 smem=98208 m_tiles=8 splits=4 grid=8x4x8 combine=2x2";
+  proxy.launch->engine = "mma.sync";
+  proxy.launch->grid = {8, 4, 8};
   proxy.timings = {timing("cold-l2", {0.040, 0.041, 0.042})};
   cases[0].executors.push_back(proxy);
   vb::annotate_roofline(&cases, c);

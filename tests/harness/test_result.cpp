@@ -301,14 +301,14 @@ TEST_CASE("reproducers quote the case name for a POSIX shell", "[result]") {
 
 TEST_CASE("run with --time-executor times only the named executors, every one when none is named", "[result]") {
   vb::RunOptions options;
-  for (const vb::GpuExecutorRun& run : vb::gpu_executor_runs()) CHECK(vb::times_executor(options, run.name));
+  for (const vb::ExecutorInfo& run : vb::executor_registry()) CHECK(vb::times_executor(options, run.name));
   options.timed_executors = {"production/sm120-proxy", "naive"};
   CHECK(vb::times_executor(options, "production/sm120-proxy"));
   CHECK(vb::times_executor(options, "naive"));
   CHECK_FALSE(vb::times_executor(options, "production"));
   CHECK_FALSE(vb::times_executor(options, "production/sm120"));  // whole names only
-  CHECK(vb::gpu_executor_named("production/wgmma").name == "production/wgmma");
-  CHECK_THROWS_AS(vb::gpu_executor_named("bogus"), std::invalid_argument);
+  CHECK(vb::executor_named("production/wgmma").name == "production/wgmma");
+  CHECK_THROWS_AS(vb::executor_named("bogus"), std::invalid_argument);
 }
 
 TEST_CASE("run_case without a device: reference record plus every GPU executor not run",
@@ -341,7 +341,7 @@ TEST_CASE("run_case without a device: reference record plus every GPU executor n
     CHECK(r.page_size == 16);
     CHECK(r.total_kv_tokens == 5 + 17 + 2 * 3);
     CHECK(r.reproducer == "verifybench run t.yaml --case 'tiny/pages.size=16'");
-    REQUIRE(r.executors.size() == 1 + vb::gpu_executor_runs().size());
+    REQUIRE(r.executors.size() == 1 + vb::executor_registry().size());
     CHECK(r.executors[0].executor == "reference");
     CHECK(r.executors[0].rows_checked == 2 * 3 * 4);
     CHECK(r.executors[0].wall_ms.has_value());

@@ -173,26 +173,16 @@ TEST_CASE("roofline: the compute roof is the best tensor-core ceiling, each engi
   CHECK_FALSE(a.pct_of_engine_ceiling.has_value());
 }
 
-TEST_CASE("roofline: the engine a record ran, from its plan text", "[traffic]") {
+TEST_CASE("roofline: the engine a record ran, from its launch record", "[traffic]") {
   vb::ExecutorResult e;
-  e.detail = "wgmma/page-boxes stages=2 smem=224256 m_tiles=2 splits=4 grid=2x4x8 combine=2x2";
-  CHECK(vb::executor_engine(e) == "wgmma");
-  e.detail = "mma.sync/token-split stages=4 smem=200000 m_tiles=1 splits=43 grid=1x43x1";
-  CHECK(vb::executor_engine(e) == "mma.sync");
+  // The plan's text says mma.sync; the launch record's field is what counts.
   e.detail = "mma.sync stages=2 smem=98208 m_tiles=1 splits=1 grid=1x1x1";
-  CHECK(vb::executor_engine(e) == "mma.sync");
-  e.detail = "invalid: no variant fits";
   CHECK(vb::executor_engine(e).empty());
-  e.detail = "path=wgmma splits=22 m_tiles=1";  // result files before the LaunchPlan
+  e.launch = vb::LaunchRecord{};
+  e.launch->engine = "wgmma";
   CHECK(vb::executor_engine(e) == "wgmma");
-  e.detail = "path=mma.sync splits=43 m_tiles=1";
+  e.launch->engine = "mma.sync";
   CHECK(vb::executor_engine(e) == "mma.sync");
-  e.detail = "path=mma.sync";
-  CHECK(vb::executor_engine(e) == "mma.sync");
-  e.detail = "not run: production already runs the mma.sync path on this case and device";
-  CHECK(vb::executor_engine(e).empty());
-  e.detail = "path=tcgen05 splits=1";
-  CHECK(vb::executor_engine(e).empty());
 }
 
 TEST_CASE("PDL goal: chain-pdl median against 1.5 x roof + PDL floor + 3 us, hand-computed", "[traffic]") {
@@ -340,10 +330,14 @@ TEST_CASE("annotate_roofline: the sm_120 proxy gets mma.sync and row % and a pre
   c.traffic = vb::TrafficModel{1'000'000'000, 1'000'000'000, 1'000'000'000, 1e12};
   vb::ExecutorResult prod, proxy;
   prod.executor = "production";
-  prod.detail = "wgmma stages=2 smem=224256 m_tiles=8 splits=2 grid=8x2x1 combine=2x1";
+  prod.launch = vb::LaunchRecord{};
+  prod.launch->engine = "wgmma";
+  prod.launch->grid = {8, 2, 1};
   prod.timings = {timing("cold-l2", 2.0)};
   proxy.executor = vb::kSm120ProxyExecutor;
-  proxy.detail = "sm_120 configuration grid=10x66x2";  // no path= text: the proxy is mma.sync regardless
+  proxy.launch = vb::LaunchRecord{};
+  proxy.launch->engine = "wgmma";  // the proxy is mma.sync whatever its record says
+  proxy.launch->grid = {10, 66, 2};
   proxy.timings = {timing("cold-l2", 3.125)};
   c.executors = {prod, proxy};
   std::vector<vb::CaseResult> cases = {c};

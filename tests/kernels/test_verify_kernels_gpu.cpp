@@ -150,8 +150,21 @@ TEST_CASE("every GPU executor matches the CPU reference on random problems", "[g
       }
       INFO("executor " << vb::executor_name(kind) << " page form " << static_cast<int>(page_kind));
       const vb::GpuRunOutput out = device->run(kind, page_kind);
-      INFO("plan " << out.plan << " error " << out.error);
+      INFO("plan " << (out.launch ? out.launch->summary : std::string("-")) << " error " << out.error);
       REQUIRE(out.ok);
+      // The launch record is the plan the executor ran, as fields (the naive kernel has none).
+      if (kind == GpuExecutorKind::kNaive) {
+        CHECK_FALSE(out.launch);
+      } else {
+        REQUIRE(out.launch);
+        const PageTableKind read = vb::is_sglang_adapter(kind) ? PageTableKind::kTokenIndices : page_kind;
+        CHECK(out.launch->page_table == vb::to_string(read));
+        CHECK(out.launch->launch_blocks() > 0);
+        CHECK(out.launch->summary.rfind(out.launch->instance, 0) == 0);
+        if (kind == GpuExecutorKind::kProductionWgmma) CHECK(out.launch->engine == "wgmma");
+        if (kind == GpuExecutorKind::kProductionMmaSync || proxy) CHECK(out.launch->engine == "mma.sync");
+        CHECK((out.launch->blocks_per_sm > 0) == proxy);
+      }
       vb::ExecutorResult result;
       vb::compare_with_reference(ref, out.o, out.lse, problem.tree_size, problem.num_heads,
                                  spec.tolerance, &result);
@@ -1189,9 +1202,12 @@ TEST_CASE("fp8 KV: naive and the mma.sync executors match the reference on the d
       }
       INFO("executor " << vb::executor_name(kind) << " page form " << static_cast<int>(page_kind));
       const vb::GpuRunOutput out = device->run(kind, page_kind);  // outputs poisoned first
-      INFO("plan " << out.plan << " error " << out.error);
+      INFO("plan " << (out.launch ? out.launch->summary : std::string("-")) << " error " << out.error);
       REQUIRE(out.ok);
-      if (kind != GpuExecutorKind::kNaive) CHECK_THAT(out.plan, Catch::Contains("mma.sync"));
+      if (kind != GpuExecutorKind::kNaive) {
+        REQUIRE(out.launch);
+        CHECK(out.launch->engine == "mma.sync");
+      }
       vb::ExecutorResult result;
       vb::compare_with_reference(ref, out.o, out.lse, problem.tree_size, problem.num_heads, spec.tolerance, &result);
       INFO("O max abs " << result.o.max_abs_error << " LSE max abs " << result.lse.max_abs_error << " " << result.detail);
