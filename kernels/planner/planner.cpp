@@ -505,11 +505,11 @@ std::string shape_error(const PlanShape& shape) {
 }  // namespace
 
 LaunchPlan make_launch_plan_for_path(FlashVerifyPath path, const PlanShape& shape, const DeviceTarget& target,
-                                const PlannerConfig& config) {
+                                     const PlannerConfig& config) {
   if (const std::string why = shape_error(shape); !why.empty()) return invalid(LaunchPlan{}, why);
   const SplitSchedule s =
       plan_split_schedule_for_path(path, shape.batch, shape.tree_size, shape.num_heads, shape.max_kv_len,
-                                 target.num_sms, target.main_blocks_per_sm, shape.kv_lens, config);
+                                   target.num_sms, target.main_blocks_per_sm, shape.kv_lens, config);
   LaunchPlan plan = complete_launch_plan(s, shape, target, config);
   if (path == FlashVerifyPath::kWgmma && shape.kv_dtype != KvDtype::kBf16) {
     plan.valid = false;

@@ -600,7 +600,7 @@ __device__ __forceinline__ void store_o_rows(const Params& p, const detail::Spli
 // checks each tile for runs of 16 consecutive pool rows and loads those as TMA boxes (token
 // table); kPageBoxes, the block table's instance, whose producer loads every tile inside kv_len
 // as boxes without a check (pages of >= 16 rows, a power of two, hold 16-row groups whole).
-// The launcher's rule: flash_verify_wgmma_tma_boxes.
+// The planner's rule: wgmma_instance_for (planner/planner.cpp).
 constexpr int kNoBoxes = 0, kRunBoxes = 1, kPageBoxes = 2;
 // The producer waits for a tile's stage only after computing its row pointers, its run check
 // and the next tile's table words, so the copies go out as soon as the stage frees. The softmax

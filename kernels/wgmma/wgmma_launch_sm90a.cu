@@ -38,10 +38,11 @@ constexpr int kMaxCachedDevices = 64;
 std::atomic<bool> g_smem_limit_raised[kFamilies][2][kMaxCachedDevices];  // [family][over a mask writer][device]
 
 // The KV pool as a 2-D tensor map [pool_rows][576] bf16 for the producer's TMA boxes (16 rows
-// x 64 values, 128-byte swizzle), for launches flash_verify_wgmma_tma_boxes gives them. False
-// where TMA cannot address it (no pool, 2^31 rows or more, a base not 16-byte aligned) or the
-// driver has no encoder: the launch then takes the gather instance. Encoding is host-side work
-// (no device call).
+// x 64 values, 128-byte swizzle), for the launches the planner gives them (wgmma_instance_for,
+// planner/planner.cpp). False where TMA cannot address it (no pool, 2^31 rows or more, a base
+// not 16-byte aligned) or the driver has no encoder: a box instance's launch is then refused
+// (cudaErrorInvalidValue; the plan was made for another pool). Encoding is host-side work (no
+// device call).
 bool encode_kv_rows_map(const VerifyParams& p, CUtensorMap* map) {
   if (p.kv_pool == nullptr || p.pool_rows < kTmaBoxRows || p.pool_rows > INT32_MAX ||
       (reinterpret_cast<std::uintptr_t>(p.kv_pool) & 15) != 0) {

@@ -32,8 +32,8 @@ Planned plan_for(const vbops_shape& shape, const vbops_device_facts& facts, cons
   Planned p;
   p.target = target_of(facts);
   p.schedule = vb::plan_split_schedule(shape.max_batch, shape.tree_size, shape.num_heads, shape.max_kv_len,
-                                     p.target.num_sms, p.target.main_blocks_per_sm, p.target.wgmma, kv_lens,
-                                     shape.page_size, p.config);
+                                       p.target.num_sms, p.target.main_blocks_per_sm, p.target.wgmma, kv_lens,
+                                       shape.page_size, p.config);
   return p;
 }
 

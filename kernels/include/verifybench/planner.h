@@ -194,10 +194,12 @@ SplitSchedule plan_split_schedule_for_path(FlashVerifyPath path, int batch, int 
 // Everything else a launch of `schedule` needs on `target`, decided once.
 LaunchPlan complete_launch_plan(const SplitSchedule& schedule, const PlanShape& shape, const DeviceTarget& target,
                                 const PlannerConfig& config = PlannerConfig{});
-// The planner: schedule, then the rest. `force_path` runs one engine where the model picks the other.
-LaunchPlan make_launch_plan(const PlanShape& shape, const DeviceTarget& target, const PlannerConfig& config = PlannerConfig{});
+// The planner: schedule, then the rest. make_launch_plan_for_path runs one engine where the model
+// picks the other.
+LaunchPlan make_launch_plan(const PlanShape& shape, const DeviceTarget& target,
+                            const PlannerConfig& config = PlannerConfig{});
 LaunchPlan make_launch_plan_for_path(FlashVerifyPath path, const PlanShape& shape, const DeviceTarget& target,
-                                const PlannerConfig& config = PlannerConfig{});
+                                     const PlannerConfig& config = PlannerConfig{});
 
 // One line that says what will run, e.g.
 // "wgmma/page-boxes stages=2 smem=224256 m_tiles=2 splits=4 grid=2x4x8 combine=2 lanes x 2 loads".
