@@ -569,10 +569,10 @@ TEST_CASE("the token split (H*T <= 16) agrees with the reference on both sides o
     const int longest_kv = prefixes[0] + problem.tree_size;
     if (min_tiles > 0) {
       CHECK(vb::plan_split_schedule_for_path(vb::FlashVerifyPath::kMmaSync, problem.batch, problem.tree_size,
-                                           problem.num_heads, longest_kv, 1, 1, nullptr)
+                                             problem.num_heads, longest_kv, 1, 1, nullptr)
                 .token_split);
       CHECK_FALSE(vb::plan_split_schedule_for_path(vb::FlashVerifyPath::kMmaSync, problem.batch, problem.tree_size,
-                                                 problem.num_heads, longest_kv, 1000, 1, nullptr)
+                                                   problem.num_heads, longest_kv, 1000, 1, nullptr)
                       .token_split);
     }
     // Even plans: one split (the whole request in one block, written without a combine),
@@ -717,7 +717,7 @@ TEST_CASE("tile-balanced plans put every tile of unequal requests in exactly one
   bad.balanced_slots = 9;
   CHECK(refused(bad));
   bad = ok;
-  bad.num_splits = 1025;  // past kBalanceMaxBlocks
+  bad.num_splits = vb::kMaxBalancedBlocks + 1;  // past the grid bound the launcher checks
   CHECK(refused(bad));
 }
 
@@ -851,7 +851,7 @@ TEST_CASE("a captured CUDA graph replays correctly with other prefix lengths and
   cudaError_t wgmma_error = cudaSuccess;
   if (vb::flash_verify_wgmma_supported(&wgmma_error)) {  // the same on the wgmma path (256 rows: 4 row tiles)
     vb::SplitSchedule wgmma_balanced{13, 256 / vb::flash_verify_path_config(vb::FlashVerifyPath::kWgmma).rows_per_tile,
-                                       0, vb::FlashVerifyPath::kWgmma};
+                                     0, vb::FlashVerifyPath::kWgmma};
     wgmma_balanced.tile_balanced = true;
     wgmma_balanced.balanced_slots = 2;
     plans.push_back(wgmma_balanced);
