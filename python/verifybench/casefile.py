@@ -7,6 +7,8 @@ import struct
 
 import numpy as np
 
+from ._files import CASE_JSON_MAX_BYTES, SAFETENSORS_MAX_BYTES, read_regular_file
+
 _DTYPES = {"F32": np.float32, "I32": np.int32, "I64": np.int64, "U8": np.uint8, "BOOL": np.bool_,
            "BF16": np.uint16}
 
@@ -18,8 +20,7 @@ def bf16_bits_to_f32(bits):
 def read_safetensors(path):
     """{name: array} of one safetensors file; BF16 tensors as float32 (exact), the rest as
     stored. Raises ValueError naming the file and tensor for anything malformed."""
-    with open(path, "rb") as f:
-        blob = f.read()
+    blob = read_regular_file(path, SAFETENSORS_MAX_BYTES)
     if len(blob) < 8:
         raise ValueError(f"{path}: {len(blob)} bytes, shorter than the 8-byte header length")
     (header_len,) = struct.unpack("<Q", blob[:8])
@@ -92,11 +93,9 @@ class Case:
     def __init__(self, directory):
         self.dir = directory
         path = os.path.join(directory, "case.json")
+        text = read_regular_file(path, CASE_JSON_MAX_BYTES)
         try:
-            with open(path) as f:
-                self.meta = json.load(f)
-        except OSError as e:
-            raise ValueError(f"{path}: {e.strerror}") from None
+            self.meta = json.loads(text)
         except (ValueError, RecursionError) as e:  # JSONDecodeError, UnicodeDecodeError, nesting too deep
             raise ValueError(f"{path}: not JSON: {type(e).__name__}: {e}") from None
         _check_meta(path, self.meta)

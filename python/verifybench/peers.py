@@ -41,6 +41,7 @@ except ModuleNotFoundError:
           "into NumPy arrays (Debian: apt-get install python3-numpy; pip: pip install numpy)", file=sys.stderr)
     sys.exit(EXIT_RUNTIME)
 
+from ._files import destination_error, write_file_whole
 from .casefile import Case
 BF16_INPUTS = ("q_extend", "k_extend", "v_extend", "k_buffer")
 
@@ -511,8 +512,8 @@ def out_path_error(path):
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         return f"--out {path}: the folder {folder} does not exist"
-    if os.path.islink(path) or (os.path.lexists(path) and not os.path.isfile(path)):
-        return f"--out {path}: exists and is not a regular file; allowed: a new or regular file"
+    if (why := destination_error(path)) is not None:
+        return f"--out {why}"
     if not os.access(folder, os.W_OK | os.X_OK):
         return f"--out {path}: the folder {folder} is not writable"
     return None
@@ -565,11 +566,8 @@ def main(argv=None):
     except ValueError as e:
         print(f"verifybench.peers: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    tmp = args.out + ".tmp"
     try:
-        with open(tmp, "w") as f:
-            json.dump(document, f, indent=1)
-        os.replace(tmp, args.out)
+        write_file_whole(args.out, json.dumps(document, indent=1))
     except OSError as e:
         print(f"verifybench.peers: error: {args.out}: cannot write the result file: {e.strerror}", file=sys.stderr)
         return EXIT_RUNTIME
