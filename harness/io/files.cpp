@@ -233,8 +233,8 @@ int create_temporary(const std::string& path, std::string* temporary) {
 }
 
 void sync_directory_of(const std::string& path) {
-  std::string dir = std::filesystem::path(path).parent_path().string();
-  if (dir.empty()) dir = ".";
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (dir.empty()) dir = std::filesystem::path(".");
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return;  // the renames happened; durability of the folder entry is best effort
   ::fsync(fd);

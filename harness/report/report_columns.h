@@ -22,7 +22,10 @@ template <typename Row>
 std::string csv_table(const std::vector<Column<Row>>& columns, const std::vector<Row>& rows) {
   std::string out;
   auto line = [&](auto&& field) {
-    for (std::size_t i = 0; i < columns.size(); ++i) out += (i == 0 ? "" : ",") + csv_field(field(columns[i]));
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      if (i != 0) out += ',';
+      out += csv_field(field(columns[i]));
+    }
     out += '\n';
   };
   line([](const Column<Row>& c) { return c.header; });
@@ -35,13 +38,22 @@ template <typename Row>
 std::string markdown_table(const std::vector<Column<Row>>& columns, const std::vector<Row>& rows) {
   std::string header = "|", rule = "|";
   for (const Column<Row>& c : columns) {
-    header += " " + c.header + " |";
+    header += ' ';
+    header += c.header;
+    header += " |";
     rule += c.numeric ? " ---: |" : " --- |";
   }
-  std::string out = header + "\n" + rule + "\n";
+  std::string out = header;
+  out += '\n';
+  out += rule;
+  out += '\n';
   for (const Row& row : rows) {
     out += "|";
-    for (const Column<Row>& c : columns) out += " " + c.cell(row) + " |";
+    for (const Column<Row>& c : columns) {
+      out += ' ';
+      out += c.cell(row);
+      out += " |";
+    }
     out += "\n";
   }
   return out;

@@ -93,8 +93,8 @@ TEST_CASE("peer rows stay in the peer namespace, once each, and never decide the
     }
     return write_temp(text + "]}");
   };
-  for (const std::string& name : {"production", "naive", "reference", "production/wgmma", "peer/", "peer/a b",
-                                  "peerless", "peer/\\u001b[2J"}) {
+  for (const char* name : {"production", "naive", "reference", "production/wgmma", "peer/", "peer/a b",
+                           "peerless", "peer/\\u001b[2J"}) {
     INFO(name);
     const std::string path = file_with({{"a", {name}}});
     CHECK_THROWS_WITH(vb::read_peer_rows(path), Catch::Matchers::Contains(path + ": cases[0].executors[0]: executor '") &&

@@ -288,11 +288,11 @@ TEST_CASE("a provenance of the wrong type is bad input, not a device mismatch", 
 TEST_CASE("compare is linear: 100k cases, and one case of 100k executors, take seconds", "[compare][hostile]") {
   json many_cases = doc({});
   for (int i = 0; i < 100000; ++i) {
-    many_cases["cases"].push_back(a_case("c" + std::to_string(i), {executor("production", {1.0, 1.0, 1.0})}));
+    many_cases["cases"].push_back(a_case(std::string("c").append(std::to_string(i)), {executor("production", {1.0, 1.0, 1.0})}));
   }
   json many_executors = doc({a_case("a", {})});
   for (int i = 0; i < 100000; ++i) {
-    many_executors["cases"][0]["executors"].push_back(executor(("e" + std::to_string(i)).c_str(), {}));
+    many_executors["cases"][0]["executors"].push_back(executor(std::string("e").append(std::to_string(i)).c_str(), {}));
   }
   many_executors["cases"][0]["executors"].push_back(executor("production", {1.0, 1.0, 1.0}));
   CompareOptions quick;
