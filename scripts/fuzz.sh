@@ -25,7 +25,7 @@ flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undef
        -fno-sanitize-recover=undefined -ffunction-sections -fdata-sections -Wl,--gc-sections
        -I. -Ikernels/include -Ikernels -Ireference/include -I/usr/include/eigen3 -I/usr/local/cuda/include -I"$out/generated"
        -DVB_SOURCE_DIR="\"$PWD\"")
-report_sources="harness/io/files.cpp harness/measure/statistics.cpp harness/report/report_table.cpp harness/report/report_json.cpp harness/record/provenance.cpp harness/measure/timing_json.cpp harness/record/result.cpp harness/plan/device_models.cpp harness/measure/traffic_model.cpp harness/problem/problem.cpp harness/problem/page_layout.cpp harness/problem/problem_sglang.cpp harness/scenario/scenario_yaml.cpp harness/scenario/spec_rules.cpp harness/problem/problem_data.cpp harness/problem/tree.cpp kernels/planner/planner.cpp tests/fuzz/link_stubs.cpp"
+report_sources="harness/io/files.cpp harness/measure/statistics.cpp harness/report/report_table.cpp harness/report/report_json.cpp harness/record/provenance.cpp harness/measure/timing_json.cpp harness/record/result.cpp harness/plan/device_models.cpp harness/plan/executor_plans.cpp harness/measure/traffic_model.cpp harness/problem/problem.cpp harness/problem/page_layout.cpp harness/problem/problem_sglang.cpp harness/scenario/scenario_yaml.cpp harness/scenario/spec_rules.cpp harness/problem/problem_data.cpp harness/problem/tree.cpp kernels/planner/planner.cpp tests/fuzz/link_stubs.cpp"
 declare -A sources=(
   [scenario_loader]="harness/scenario/scenario_yaml.cpp harness/scenario/spec_rules.cpp harness/problem/problem_data.cpp harness/problem/tree.cpp kernels/planner/planner.cpp tests/fuzz/link_stubs.cpp"
   [result_json]="harness/compare/compare.cpp $report_sources"
