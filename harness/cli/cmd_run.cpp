@@ -24,6 +24,7 @@
 #include "harness/measure/timing.h"
 #include "harness/measure/traffic_model.h"
 #include "harness/report/report_csv.h"
+#include "harness/report/report_fp8_twins.h"
 #include "harness/report/report_json.h"
 #include "harness/report/report_markdown.h"
 #include "harness/report/report_svg.h"
@@ -89,7 +90,7 @@ Provenance provenance_for(const std::vector<std::string>& scenario_paths, const 
   return prov;
 }
 
-// result.json, summary.md, results.csv, roofline.svg into `dir` (each written atomically);
+// result.json, summary.md, results.csv, fp8_twins.csv, roofline.svg into `dir` (each written atomically);
 // the JSON goes to `json_path` instead when one is given. `results` are those completed of
 // the `cases_selected` cases of `scenario_paths`.
 void write_reports(const std::string& dir, const std::string& json_path,
@@ -102,14 +103,15 @@ void write_reports(const std::string& dir, const std::string& json_path,
   make_dirs(std::filesystem::path(json).parent_path());
   std::string title = "verifybench roofline";
   if (ctx.gpu.available) title += " - " + ctx.gpu.name;
-  // The four files are one set: all written before any replaces an earlier run's file.
+  // The five files are one set: all written before any replaces an earlier run's file.
   std::vector<std::pair<std::string, std::string>> set = {
       {(out / "summary.md").string(), format_markdown(prov, ctx.ceilings, results)},
       {(out / "results.csv").string(), format_csv(results)},
+      {(out / "fp8_twins.csv").string(), format_fp8_twins_csv(results)},
       {(out / "roofline.svg").string(), format_roofline_svg(ctx.ceilings, results, title)},
       {json, result_json_text(prov, results, ctx.ceilings)}};
   write_files_as_set(set);
-  std::printf("wrote %s, %s/{summary.md,results.csv,roofline.svg}\n", json.c_str(), out.string().c_str());
+  std::printf("wrote %s, %s/{summary.md,results.csv,fp8_twins.csv,roofline.svg}\n", json.c_str(), out.string().c_str());
 }
 
 struct TimeArgs {
@@ -285,8 +287,10 @@ std::vector<std::vector<CaseResult>> run_selected(const std::vector<Selected>& s
   return per_file;
 }
 
-void print_run(const std::vector<CaseResult>& all_results, bool time, const GpuInfo& gpu) {
+void print_run(const std::vector<CaseResult>& all_results, bool time, const RunContext& ctx) {
+  const GpuInfo& gpu = ctx.gpu;
   std::fputs(format_case_table(all_results).c_str(), stdout);
+  if (ctx.ceilings) std::fputs(format_ceilings_text(*ctx.ceilings).c_str(), stdout);
   if (time) {
     const std::string timing_table = format_timing_table(all_results);
     if (!timing_table.empty()) std::fputs(timing_table.c_str(), stdout);
@@ -373,7 +377,7 @@ int run_cases(const RunArgs& args, const std::string& command_line) {
   }
   // Mask-tax twins may sit in another file of the same run.
   annotate_roofline(&all_results, ctx.ceilings);
-  print_run(all_results, args.time.time, ctx.gpu);
+  print_run(all_results, args.time.time, ctx);
   write_run_reports(args, paths, report_dirs, all_results, per_file, ctx);
   if (ctx.stopped_by_signal != 0) {
     std::fprintf(stderr, "verifybench: stopped by %s after %zu of %zu cases: the reports hold those, marked partial\n",

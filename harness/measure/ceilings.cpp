@@ -1,4 +1,4 @@
-// In-run ceilings: row reads (contiguous, page-1 shuffled), D2D copy, mma.sync and wgmma bf16
+// In-run ceilings: 1152- and 576-byte row reads (contiguous, page-1 shuffled), D2D copy, mma.sync and wgmma bf16
 // rates, the MLA tile's wgmma mix, launch floors.
 #include "harness/measure/ceilings.h"
 
@@ -218,6 +218,55 @@ void measure_wgmma_mla_tile(Check& check, const GpuInfo& gpu, const CeilingOptio
   }
 }
 
+// One row size's ceilings: where they go and the method entries' prefix ("row_read":
+// row_read_contiguous, row_read_shuffled).
+struct RowReadCeiling {
+  int row_bytes;
+  const char* method_prefix;
+  double* contiguous_gbps;
+  double* shuffled_gbps;
+};
+
+// Reads every whole row of `row.row_bytes` in `pool` through an int64 index array, in order and
+// then a random permutation (page size 1 shuffled), into *row.contiguous_gbps and
+// *row.shuffled_gbps, with their method entries.
+void measure_row_reads(Check& check, const GpuInfo& gpu, const CeilingOptions& options, cudaStream_t stream,
+                       const void* pool, double pool_bytes, const RowReadCeiling& row, Ceilings* c) {
+  if (!check.error.empty()) return;
+  const std::int64_t rows = static_cast<std::int64_t>(pool_bytes / row.row_bytes);
+  const double row_bytes = static_cast<double>(rows) * row.row_bytes;
+  int blocks_per_sm = 0;
+  check(ck::row_read_blocks_per_sm(row.row_bytes, &blocks_per_sm), fmt::format("{}-byte row-read occupancy", row.row_bytes));
+  const int blocks = std::max(1, gpu.sm_count * std::max(1, blocks_per_sm));
+  Buffer index, sink;
+  check(cudaMalloc(&index.ptr, rows * sizeof(std::int64_t)), "cudaMalloc row index");
+  check(cudaMalloc(&sink.ptr, ck::kRowReadThreads * sizeof(unsigned)), "cudaMalloc sink");
+  std::vector<std::int64_t> host(rows);
+  std::iota(host.begin(), host.end(), std::int64_t{0});
+  auto pass = [&] {
+    return ck::launch_row_read(row.row_bytes, pool, static_cast<const std::int64_t*>(index.ptr), rows,
+                               static_cast<unsigned*>(sink.ptr), blocks, stream);
+  };
+  for (bool shuffled : {false, true}) {
+    if (!check.error.empty()) return;
+    if (shuffled) std::shuffle(host.begin(), host.end(), std::mt19937_64(0x5eed));
+    check(cudaMemcpy(index.ptr, host.data(), rows * sizeof(std::int64_t), cudaMemcpyHostToDevice),
+          "upload row index");
+    const double ms = median_ms(check, stream, options.repetitions, pass);
+    *(shuffled ? row.shuffled_gbps : row.contiguous_gbps) = ms > 0 ? row_bytes / (ms * 1e-3) / 1e9 : 0;
+  }
+  auto method = [&](const char* order) {
+    return fmt::format("{:.2f} GB of {}-byte rows ({} rows) named by an int64 index array ({}), each warp "
+                       "reading whole rows with 16-byte loads, {} rows in flight per warp, XOR-folded; grid "
+                       "{} blocks x {} threads; median of {} passes after a warm-up; row bytes only",
+                       row_bytes / 1e9, row.row_bytes, rows, order, ck::kRowsPerWarpIteration, blocks,
+                       ck::kRowReadThreads, options.repetitions);
+  };
+  c->method.emplace_back(fmt::format("{}_contiguous", row.method_prefix), method("in order"));
+  c->method.emplace_back(fmt::format("{}_shuffled", row.method_prefix),
+                         method("a random permutation: page size 1 shuffled"));
+}
+
 }  // namespace
 
 CeilingsRun measure_ceilings(const GpuInfo& gpu, const CeilingOptions& options) {
@@ -233,53 +282,28 @@ CeilingsRun measure_ceilings(const GpuInfo& gpu, const CeilingOptions& options) 
   check(cudaSetDevice(gpu.device), "cudaSetDevice");
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
 
-  // ---- 1152-byte rows through an index array, contiguous then page-size-1 shuffled.
+  // ---- KV rows through an index array (1152-byte bf16, then 576-byte fp8 rows), each
+  // contiguous then page-size-1 shuffled, over one pool.
   std::size_t free_bytes = 0, total_bytes = 0;
   check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-  double want = options.row_read_bytes;
   // Leave room for the index array and the copy buffers later (freed before those).
-  want = std::min(want, 0.6 * static_cast<double>(free_bytes));
-  const std::int64_t rows = static_cast<std::int64_t>(want / ck::kRowBytes);
-  const double row_bytes = static_cast<double>(rows) * ck::kRowBytes;
-  int row_blocks_per_sm = 0, mma_blocks_sm = 0;
-  check(ck::row_read_blocks_per_sm(&row_blocks_per_sm), "row-read occupancy");
+  const double pool_bytes = std::min(options.row_read_bytes, 0.6 * static_cast<double>(free_bytes));
+  int mma_blocks_sm = 0;
   check(ck::mma_blocks_per_sm(&mma_blocks_sm), "mma occupancy");
-  const int row_blocks = std::max(1, gpu.sm_count * std::max(1, row_blocks_per_sm));
   {
-    Buffer pool, index, sink;
+    Buffer pool;
     if (check.error.empty()) {
-      check(cudaMalloc(&pool.ptr, static_cast<std::size_t>(row_bytes)), "cudaMalloc row pool");
-      check(cudaMalloc(&index.ptr, rows * sizeof(std::int64_t)), "cudaMalloc row index");
-      check(cudaMalloc(&sink.ptr, ck::kRowReadThreads * sizeof(unsigned)), "cudaMalloc sink");
-      check(cudaMemsetAsync(pool.ptr, 0x3C, static_cast<std::size_t>(row_bytes), stream), "memset row pool");
+      check(cudaMalloc(&pool.ptr, static_cast<std::size_t>(pool_bytes)), "cudaMalloc row pool");
+      check(cudaMemsetAsync(pool.ptr, 0x3C, static_cast<std::size_t>(pool_bytes), stream), "memset row pool");
     }
-    std::vector<std::int64_t> host(rows);
-    std::iota(host.begin(), host.end(), std::int64_t{0});
-    auto pass = [&] {
-      return ck::launch_row_read(pool.ptr, static_cast<const std::int64_t*>(index.ptr), rows,
-                                 static_cast<unsigned*>(sink.ptr), row_blocks, stream);
+    const RowReadCeiling row_ceilings[] = {
+        {ck::kBf16RowBytes, "row_read", &c.row_read_contiguous_gbps, &c.row_read_shuffled_gbps},
+        {ck::kFp8RowBytes, "row576_read", &c.row576_read_contiguous_gbps, &c.row576_read_shuffled_gbps},
     };
-    for (bool shuffled : {false, true}) {
-      if (!check.error.empty()) break;
-      if (shuffled) std::shuffle(host.begin(), host.end(), std::mt19937_64(0x5eed));
-      check(cudaMemcpy(index.ptr, host.data(), rows * sizeof(std::int64_t), cudaMemcpyHostToDevice),
-            "upload row index");
-      const double ms = median_ms(check, stream, options.repetitions, pass);
-      (shuffled ? c.row_read_shuffled_gbps : c.row_read_contiguous_gbps) =
-          ms > 0 ? row_bytes / (ms * 1e-3) / 1e9 : 0;
+    for (const RowReadCeiling& ceiling : row_ceilings) {
+      measure_row_reads(check, gpu, options, stream, pool.ptr, pool_bytes, ceiling, &c);
     }
   }
-  const std::string row_method = fmt::format(
-      "{:.2f} GB of 1152-byte rows ({} rows) named by an int64 index array ({}), each warp "
-      "reading whole rows with 16-byte loads, {} rows in flight per warp, XOR-folded; grid "
-      "{} blocks x {} threads; median of {} passes after a warm-up; row bytes only",
-      row_bytes / 1e9, rows, "{}", ck::kRowsPerWarpIteration, row_blocks, ck::kRowReadThreads,
-      options.repetitions);
-  c.method.emplace_back("row_read_contiguous",
-                        fmt::format(fmt::runtime(row_method), "in order"));
-  c.method.emplace_back("row_read_shuffled",
-                        fmt::format(fmt::runtime(row_method),
-                                    "a random permutation: page size 1 shuffled"));
 
   // ---- device-to-device copy
   const std::size_t copy_bytes = static_cast<std::size_t>(

@@ -10,7 +10,7 @@
 namespace vb {
 
 struct CeilingOptions {
-  double row_read_bytes = 2.0 * (1ll << 30);  // >= 2 GiB of 1152-byte rows per pass
+  double row_read_bytes = 2.0 * (1ll << 30);  // >= 2 GiB pool, read as 1152- and as 576-byte rows
   double copy_bytes = 1.0 * (1ll << 30);      // 1 GiB copied (2 GiB moved) per pass
   int repetitions = 5;                        // timed passes after one warm-up; median kept
   int mma_iterations = 8192;                  // per warp, x kMmaChains mma each

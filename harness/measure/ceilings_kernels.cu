@@ -1,5 +1,5 @@
-// Ceiling micro-kernels: how fast this device can read 1152-byte KV rows through an index
-// array, and how fast it issues mma.sync bf16. Harness code: kernels/ never includes it.
+// Ceiling micro-kernels: how fast this device can read KV rows (1152-byte bf16, 576-byte fp8
+// e4m3) through an index array, and how fast it issues mma.sync bf16. Harness code: kernels/ never includes it.
 #include "harness/measure/ceilings_kernels.h"
 
 #include "harness/measure/ceilings_device.cuh"
@@ -9,32 +9,41 @@
 namespace vb::ceiling_kernels {
 namespace {
 
+// Whole rows of kRowBytes: lane l loads 16-byte chunks l, l + 32, ... below kRowBytes / 16
+// (1152-byte rows: 72 chunks, lanes 0-7 load a third; 576-byte rows: 36, lanes 0-3 a second).
+template <int kRowBytes>
 __global__ void __launch_bounds__(kRowReadThreads)
 row_read_kernel(const uint4* __restrict__ pool, const std::int64_t* __restrict__ row_index,
                 std::int64_t rows, unsigned* __restrict__ sink) {
+  static_assert(kRowBytes % 16 == 0, "rows are read in 16-byte chunks");
+  constexpr int kRowChunks = kRowBytes / 16;
+  constexpr int kFullLoads = kRowChunks / 32;  // loads every lane makes
+  constexpr int kTail = kRowChunks % 32;       // lanes that make one more
+  constexpr int kLoads = kFullLoads + (kTail > 0 ? 1 : 0);
   const int lane = threadIdx.x & 31;
   const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
   const std::int64_t warps = (static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5;
-  constexpr int kTail = kRowChunks - 64;  // lanes that load a third chunk (8)
   unsigned acc = 0;
   for (std::int64_t first = warp * kRowsPerWarpIteration; first < rows;
        first += warps * kRowsPerWarpIteration) {
-    uint4 v[kRowsPerWarpIteration][3];
+    uint4 v[kRowsPerWarpIteration][kLoads];
 #pragma unroll
     for (int k = 0; k < kRowsPerWarpIteration; ++k) {
       const std::int64_t r = first + k;
-      v[k][0] = v[k][1] = v[k][2] = make_uint4(0, 0, 0, 0);
+#pragma unroll
+      for (int c = 0; c < kLoads; ++c) v[k][c] = make_uint4(0, 0, 0, 0);
       if (r < rows) {
         const uint4* row = pool + row_index[r] * kRowChunks;
-        v[k][0] = row[lane];
-        v[k][1] = row[lane + 32];
-        if (lane < kTail) v[k][2] = row[lane + 64];
+#pragma unroll
+        for (int c = 0; c < kLoads; ++c) {
+          if (c < kFullLoads || lane < kTail) v[k][c] = row[lane + 32 * c];
+        }
       }
     }
 #pragma unroll
     for (int k = 0; k < kRowsPerWarpIteration; ++k) {
 #pragma unroll
-      for (int c = 0; c < 3; ++c) acc ^= v[k][c].x ^ v[k][c].y ^ v[k][c].z ^ v[k][c].w;
+      for (int c = 0; c < kLoads; ++c) acc ^= v[k][c].x ^ v[k][c].y ^ v[k][c].z ^ v[k][c].w;
     }
   }
   if (acc == 0x9E3779B9u) sink[threadIdx.x] = acc;  // practically never; keeps loads live
@@ -108,15 +117,25 @@ __global__ void __launch_bounds__(kMmaThreads) mma_bf16_kernel(int iterations, f
 
 }  // namespace
 
-cudaError_t launch_row_read(const void* pool, const std::int64_t* row_index, std::int64_t rows,
+cudaError_t launch_row_read(int row_bytes, const void* pool, const std::int64_t* row_index, std::int64_t rows,
                             unsigned* sink, int blocks, cudaStream_t stream) {
-  row_read_kernel<<<blocks, kRowReadThreads, 0, stream>>>(static_cast<const uint4*>(pool),
-                                                          row_index, rows, sink);
+  const uint4* chunks = static_cast<const uint4*>(pool);
+  switch (row_bytes) {
+    case kBf16RowBytes: row_read_kernel<kBf16RowBytes><<<blocks, kRowReadThreads, 0, stream>>>(chunks, row_index, rows, sink); break;
+    case kFp8RowBytes: row_read_kernel<kFp8RowBytes><<<blocks, kRowReadThreads, 0, stream>>>(chunks, row_index, rows, sink); break;
+    default: return cudaErrorInvalidValue;
+  }
   return cudaGetLastError();
 }
 
-cudaError_t row_read_blocks_per_sm(int* blocks) {
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, row_read_kernel, kRowReadThreads, 0);
+cudaError_t row_read_blocks_per_sm(int row_bytes, int* blocks) {
+  switch (row_bytes) {
+    case kBf16RowBytes:
+      return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, row_read_kernel<kBf16RowBytes>, kRowReadThreads, 0);
+    case kFp8RowBytes:
+      return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, row_read_kernel<kFp8RowBytes>, kRowReadThreads, 0);
+    default: return cudaErrorInvalidValue;
+  }
 }
 
 cudaError_t launch_mma_bf16(int iterations, float* sink, std::uint64_t* clock_span, int blocks, cudaStream_t stream) {

@@ -8,18 +8,20 @@
 
 namespace vb::ceiling_kernels {
 
-inline constexpr int kRowBytes = 1152;        // one MLA KV row: 576 bf16
-inline constexpr int kRowChunks = kRowBytes / 16;  // 16-byte loads per row (72)
+// The KV row sizes the row-read ceiling is measured on: one MLA row of 576 values.
+inline constexpr int kBf16RowBytes = 1152;  // 576 bf16
+inline constexpr int kFp8RowBytes = 576;    // 576 fp8 e4m3
 inline constexpr int kRowReadThreads = 256;
 inline constexpr int kRowsPerWarpIteration = 4;  // rows a warp has in flight at once
 
-// Every warp reads whole rows (lane l loads chunks l, l+32, l+64 < 72 with 16-byte loads),
-// rows named by `row_index` ([rows] int64, like kv_indices), grid-stride over rows; the
-// loaded words are XOR-folded and stored only on an impossible value, so no load is dead.
-cudaError_t launch_row_read(const void* pool, const std::int64_t* row_index, std::int64_t rows,
+// Every warp reads whole rows of `row_bytes` (one of kRowReadRowBytes; another size is
+// cudaErrorInvalidValue) with 16-byte loads, lane l loading chunks l, l + 32, ...; rows named
+// by `row_index` ([rows] int64, like kv_indices), grid-stride over rows; the loaded words are
+// XOR-folded and stored only on an impossible value, so no load is dead.
+cudaError_t launch_row_read(int row_bytes, const void* pool, const std::int64_t* row_index, std::int64_t rows,
                             unsigned* sink, int blocks, cudaStream_t stream);
-// Resident blocks of the row-read kernel per SM (occupancy query).
-cudaError_t row_read_blocks_per_sm(int* blocks);
+// Resident blocks of the row-read kernel of `row_bytes` per SM (occupancy query).
+cudaError_t row_read_blocks_per_sm(int row_bytes, int* blocks);
 
 // Reads `bytes` (a multiple of 16) of `buf` once, grid-stride, and discards them: the
 // timer's cold-L2 flush (harness/measure/timing.cpp).

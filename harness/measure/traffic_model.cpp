@@ -43,6 +43,7 @@ TrafficModel traffic_model(const TrafficInput& in) {
   const std::int64_t table_bytes =
       4 * B + (page == 1 ? 4 * (B + 1) + 8 * kv_tokens : 4 * table_pages);
   const std::int64_t mask_bytes = 8 * B * T * std::max(1, in.mask_words);
+  m.kv_row_bytes = in.kv_row_bytes;
   m.kv_unique_bytes = in.kv_row_bytes * unique_rows;
   m.algorithmic_bytes = m.kv_unique_bytes + (kQRowBytes + kORowBytes + kLseBytes) * B * T * H +
                         table_bytes + mask_bytes;
@@ -52,7 +53,10 @@ TrafficModel traffic_model(const TrafficInput& in) {
   return m;
 }
 
-double memory_ceiling_gbps(const Ceilings& c, int page_size) {
+double memory_ceiling_gbps(const Ceilings& c, int page_size, std::int64_t kv_row_bytes) {
+  if (kv_row_bytes == kKvRowBytesFp8) {
+    return page_size == 1 ? c.row576_read_shuffled_gbps : c.row576_read_contiguous_gbps;
+  }
   return page_size == 1 ? c.row_read_shuffled_gbps : c.row_read_contiguous_gbps;
 }
 
@@ -64,8 +68,8 @@ double engine_ceiling_tflops(const Ceilings& c, const std::string& engine) {
   return 0;
 }
 
-double attainable_tflops(const Ceilings& c, int page_size, double intensity) {
-  return std::min(memory_ceiling_gbps(c, page_size) * intensity / 1e3, tensor_ceiling_tflops(c));
+double attainable_tflops(const Ceilings& c, int page_size, std::int64_t kv_row_bytes, double intensity) {
+  return std::min(memory_ceiling_gbps(c, page_size, kv_row_bytes) * intensity / 1e3, tensor_ceiling_tflops(c));
 }
 
 namespace {
@@ -80,7 +84,7 @@ double roof_us(const TrafficModel& traffic, double memory_gbps, double compute_t
 }  // namespace
 
 double roof_time_us(const TrafficModel& traffic, const Ceilings& c, int page_size) {
-  return roof_us(traffic, memory_ceiling_gbps(c, page_size), tensor_ceiling_tflops(c));
+  return roof_us(traffic, memory_ceiling_gbps(c, page_size, traffic.kv_row_bytes), tensor_ceiling_tflops(c));
 }
 
 std::string executor_engine(const ExecutorResult& e) { return e.launch ? e.launch->engine : ""; }
@@ -108,12 +112,12 @@ Achieved achieved_for(const TrafficModel& traffic, const TimingRecord& timing,
   a.gbps = static_cast<double>(traffic.algorithmic_bytes) / seconds / 1e9;
   a.tflops = traffic.flops / seconds / 1e12;
   if (!ceilings) return a;
-  const double mem = memory_ceiling_gbps(*ceilings, page_size);
+  const double mem = memory_ceiling_gbps(*ceilings, page_size, traffic.kv_row_bytes);
   const double tensor = tensor_ceiling_tflops(*ceilings);
   if (tensor > 0 && mem > 0) {
     const double intensity = traffic.intensity();
     a.bound = mem * intensity / 1e3 < tensor ? "memory" : "compute";
-    a.pct_of_attainable = 100.0 * a.tflops / attainable_tflops(*ceilings, page_size, intensity);
+    a.pct_of_attainable = 100.0 * a.tflops / attainable_tflops(*ceilings, page_size, traffic.kv_row_bytes, intensity);
     a.speed_of_light = a.gbps > mem || a.tflops > tensor;
   }
   if (mem > 0) a.pct_of_memory_ceiling = 100.0 * a.gbps / mem;
@@ -146,7 +150,8 @@ std::optional<PdlGoal> pdl_goal_for(const CaseResult& c, const Ceilings& ceiling
 std::optional<DevicePrediction> predict_on_device(const TrafficModel& traffic, double median_us,
                                                   const Ceilings& ceilings, int page_size,
                                                   const DeviceModel& target, std::int64_t launch_blocks) {
-  const double here = roof_us(traffic, memory_ceiling_gbps(ceilings, page_size), ceilings.mma_bf16_tflops);
+  const double here =
+      roof_us(traffic, memory_ceiling_gbps(ceilings, page_size, traffic.kv_row_bytes), ceilings.mma_bf16_tflops);
   const double there = roof_us(traffic, target.memory_gbps, target.mma_tflops);
   if (here <= 0 || there <= 0 || median_us <= 0) return std::nullopt;
   DevicePrediction p;
@@ -171,7 +176,8 @@ std::optional<DevicePrediction> predict_on_device(const TrafficModel& traffic, d
 std::string prediction_method(const DeviceModel& target) {
   return fmt::format(
       "a prediction, not a measurement, made two ways. Roof-fraction estimate: f = the proxy's roof time on this device "
-      "(max(bytes / the memory ceiling of the page size, FLOPs / the mma.sync ceiling), both measured in "
+      "(max(bytes / the memory ceiling of the page size and KV row size, FLOPs / the mma.sync ceiling), both "
+      "measured in "
       "this run) / its measured median; estimate = {0}'s roof time (max(bytes / {1:.0f} GB/s, FLOPs / "
       "{2:.1f} TFLOP/s); {3}) / f: the fraction of the binding roof carries over. Overlap bound: the larger "
       "of {0}'s roof time and the proxy's SM cycles carried over (its median x the mma.sync probe's SM "

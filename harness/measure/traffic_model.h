@@ -37,9 +37,11 @@ struct TrafficInput {
 TrafficInput traffic_input(const Problem& problem);
 TrafficModel traffic_model(const TrafficInput& in);
 
-// Memory ceiling that applies to a page size: shuffled 1152-byte rows for page size 1,
-// in-order rows otherwise (GB/s).
-double memory_ceiling_gbps(const Ceilings& c, int page_size);
+// Memory ceiling that applies to a page size and a KV row size (GB/s): the row-read ceiling of
+// rows of `kv_row_bytes` (1152-byte rows for a bf16 pool, 576-byte rows for an fp8 e4m3 one),
+// page-1 shuffled for page size 1, in order otherwise. 0 when the run did not measure it (a
+// result file before the 576-byte ceiling has none for fp8 cases).
+double memory_ceiling_gbps(const Ceilings& c, int page_size, std::int64_t kv_row_bytes);
 // The device's best tensor-core ceiling: max(mma.sync, wgmma) TFLOP/s (wgmma measured on
 // compute capability 9.0 only). The compute roof of every case, whatever engine runs it.
 double tensor_ceiling_tflops(const Ceilings& c);
@@ -47,9 +49,9 @@ double tensor_ceiling_tflops(const Ceilings& c);
 // ceiling was not measured.
 double engine_ceiling_tflops(const Ceilings& c, const std::string& engine);
 // min(memory ceiling * intensity, tensor ceiling), TFLOP/s.
-double attainable_tflops(const Ceilings& c, int page_size, double intensity);
-// The case's time at its attainable roof, µs: max(bytes / memory ceiling, FLOPs / tensor
-// ceiling). 0 when a ceiling is missing.
+double attainable_tflops(const Ceilings& c, int page_size, std::int64_t kv_row_bytes, double intensity);
+// The case's time at its attainable roof, µs: max(bytes / memory ceiling of its page size and
+// row size, FLOPs / tensor ceiling). 0 when a ceiling is missing.
 double roof_time_us(const TrafficModel& traffic, const Ceilings& c, int page_size);
 
 // The tensor-core engine of a record: its launch record's ("mma.sync", "wgmma"), or "" (naive,
@@ -61,8 +63,9 @@ std::string executor_engine(const ExecutorResult& e);
 const TimingRecord* preferred_timing(const ExecutorResult& e);
 const TimingRecord* find_timing(const ExecutorResult& e, const std::string& mode);
 
-// Rates and roofline position for one timing of one case; `engine` ("mma.sync", "wgmma" or
-// "") adds the % of that instruction's ceiling.
+// Rates and roofline position for one timing of one case, against the memory ceiling of its
+// page size and of traffic.kv_row_bytes; `engine` ("mma.sync", "wgmma" or "") adds the % of
+// that instruction's ceiling.
 Achieved achieved_for(const TrafficModel& traffic, const TimingRecord& timing,
                       const std::optional<Ceilings>& ceilings, int page_size,
                       const std::string& engine = "");
@@ -81,7 +84,8 @@ struct DeviceModel;
 // The time a case would take on `target`, predicted from the proxy's median `median_us` here,
 // two ways:
 // - the roof-fraction estimate (time_us): the fraction f of its roof the proxy reaches in this
-//   run (roof = max(bytes / memory ceiling, FLOPs / mma.sync ceiling): mma.sync is the proxy's
+//   run (roof = max(bytes / memory ceiling of the page size and traffic.kv_row_bytes, FLOPs /
+//   mma.sync ceiling): mma.sync is the proxy's
 //   engine and sm_120's only one) applied to the target's roof (max(bytes / target.memory_gbps,
 //   FLOPs / target.mma_tflops)): time = target roof / f;
 // - the overlap bound (overlap_bound_us): the target's roof, or the proxy's SM cycles carried

@@ -44,6 +44,12 @@ bool valid_peer_executor_name(const std::string& executor) {
              std::string::npos;
 }
 
+bool kv_cache_is_fp8(const std::string& kv_cache_label) {
+  const std::string fp8 = to_string(KvDtype::kFp8E4m3);
+  return kv_cache_label.compare(0, fp8.size(), fp8) == 0 &&
+         (kv_cache_label.size() == fp8.size() || kv_cache_label[fp8.size()] == ' ');
+}
+
 bool CaseResult::all_passed() const {
   for (const ExecutorResult& e : executors) {
     if (is_peer_executor(e.executor)) continue;

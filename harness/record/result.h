@@ -84,6 +84,7 @@ struct TrafficModel {
   std::int64_t page_bytes = 0;         // whole pages touched x page_size x KV row bytes
   std::int64_t kv_unique_bytes = 0;    // KV row bytes (1152 bf16, 576 fp8) x unique physical rows
   double flops = 0;                    // 2 * sum_b (P_b+T) * H * T * (576 + 512)
+  std::int64_t kv_row_bytes = kKvRowBytes;  // R: kKvRowBytes (bf16 pool) or kKvRowBytesFp8
   double intensity() const {           // FLOP per algorithmic byte
     return algorithmic_bytes > 0 ? flops / static_cast<double>(algorithmic_bytes) : 0;
   }
@@ -93,6 +94,10 @@ struct TrafficModel {
 struct Ceilings {
   double row_read_contiguous_gbps = 0;  // 1152-byte rows, in order
   double row_read_shuffled_gbps = 0;    // 1152-byte rows, page size 1, shuffled
+  // The same reads of 576-byte rows (an fp8 e4m3 KV row): the memory roof of fp8 cases. 0 when
+  // not measured (result files before 2026-12-06's 576-byte ceiling do not have them).
+  double row576_read_contiguous_gbps = 0;
+  double row576_read_shuffled_gbps = 0;
   double d2d_copy_gbps = 0;             // cudaMemcpyAsync D2D, read + write bytes
   double mma_bf16_tflops = 0;           // mma.sync m16n8k16 bf16 -> fp32 issue rate
   // The SM clock inside the mma.sync probe's last pass (its block 0's cycle counter over the
@@ -196,6 +201,10 @@ struct CaseResult {
   // and peer rows are not this run's.
   bool all_passed() const;
 };
+
+// Whether a case's kv_cache label (CaseResult::kv_cache, kv_cache_label()) names an fp8 e4m3
+// pool ("fp8_e4m3 scale 0.5"); "bf16" and older files' absent label are bf16.
+bool kv_cache_is_fp8(const std::string& kv_cache_label);
 
 // Compares got (bf16 O as float, fp32 LSE, all B*T*H rows, row-major) against the
 // reference rows with the case tolerance. Fills o/lse stats and the outcome.

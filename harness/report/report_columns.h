@@ -9,6 +9,7 @@
 namespace vb {
 
 std::string csv_field(const std::string& text);  // RFC 4180 quoting where the text needs it
+std::string markdown_escape(const std::string& text);  // a Markdown table cell: pipes escaped
 
 template <typename Row>
 struct Column {

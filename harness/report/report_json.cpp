@@ -300,7 +300,13 @@ CaseResult case_result_from_json(const nlohmann::ordered_json& j) {
   if (j.contains("kv_cache")) c.kv_cache = j.at("kv_cache").get<std::string>();  // absent before fp8 KV
   c.reproducer = j.at("reproducer").get<std::string>();
   if (j.contains("tags")) c.tags = j.at("tags").get<std::vector<std::string>>();
-  if (j.contains("traffic") && !j.at("traffic").is_null()) c.traffic = traffic_from_json(j.at("traffic"));
+  if (j.contains("traffic") && !j.at("traffic").is_null()) {
+    c.traffic = traffic_from_json(j.at("traffic"));
+    // Result files of 2026-12-06 before traffic.kv_row_bytes: the label names the dtype.
+    if (!j.at("traffic").contains("kv_row_bytes") && kv_cache_is_fp8(c.kv_cache)) {
+      c.traffic->kv_row_bytes = kKvRowBytesFp8;
+    }
+  }
   c.speedup_vs_naive = read_optional_number(j, "speedup_vs_naive");
   c.mask_tax = read_optional_number(j, "mask_tax");
   c.gate_tolerance = read_optional_number(j, "gate_tolerance");
@@ -402,7 +408,8 @@ nlohmann::ordered_json to_json(const TrafficModel& t) {
   return json{{"algorithmic_bytes", t.algorithmic_bytes},
               {"page_bytes", t.page_bytes},
               {"flops", number(t.flops)},
-              {"kv_unique_bytes", t.kv_unique_bytes}};
+              {"kv_unique_bytes", t.kv_unique_bytes},
+              {"kv_row_bytes", t.kv_row_bytes}};
 }
 
 TrafficModel traffic_from_json(const nlohmann::ordered_json& j) {
@@ -411,6 +418,15 @@ TrafficModel traffic_from_json(const nlohmann::ordered_json& j) {
   t.page_bytes = read_integer<std::int64_t>(j, "page_bytes");
   t.flops = read_number(j.at("flops"));
   t.kv_unique_bytes = read_integer<std::int64_t>(j, "kv_unique_bytes");
+  // Absent from result files before the 576-byte ceiling (case_result_from_json then reads the
+  // row size off the case's kv_cache).
+  if (j.contains("kv_row_bytes")) {
+    t.kv_row_bytes = read_integer<std::int64_t>(j, "kv_row_bytes");
+    if (t.kv_row_bytes != kKvRowBytes && t.kv_row_bytes != kKvRowBytesFp8) {
+      throw ReportError(fmt::format("\"kv_row_bytes\": {} is not a KV row size; allowed: {} (bf16) or {} (fp8_e4m3)",
+                                    t.kv_row_bytes, kKvRowBytes, kKvRowBytesFp8));
+    }
+  }
   return t;
 }
 
@@ -419,6 +435,10 @@ nlohmann::ordered_json to_json(const Ceilings& c) {
   for (const auto& [name, text] : c.method) method[name] = text;
   return json{{"row_read_contiguous_gbps", number(c.row_read_contiguous_gbps)},
               {"row_read_shuffled_gbps", number(c.row_read_shuffled_gbps)},
+              {"row576_read_contiguous_gbps",
+               c.row576_read_contiguous_gbps > 0 ? number(c.row576_read_contiguous_gbps) : json(nullptr)},
+              {"row576_read_shuffled_gbps",
+               c.row576_read_shuffled_gbps > 0 ? number(c.row576_read_shuffled_gbps) : json(nullptr)},
               {"d2d_copy_gbps", number(c.d2d_copy_gbps)},
               {"mma_bf16_tflops", number(c.mma_bf16_tflops)},
               {"mma_clock_mhz", c.mma_clock_mhz > 0 ? number(c.mma_clock_mhz) : json(nullptr)},
@@ -436,6 +456,9 @@ Ceilings ceilings_from_json(const nlohmann::ordered_json& j) {
   Ceilings c;
   c.row_read_contiguous_gbps = read_number(j.at("row_read_contiguous_gbps"));
   c.row_read_shuffled_gbps = read_number(j.at("row_read_shuffled_gbps"));
+  // Absent from result files before the 576-byte ceiling (2026-12-06).
+  c.row576_read_contiguous_gbps = read_optional_number(j, "row576_read_contiguous_gbps").value_or(0);
+  c.row576_read_shuffled_gbps = read_optional_number(j, "row576_read_shuffled_gbps").value_or(0);
   c.d2d_copy_gbps = read_number(j.at("d2d_copy_gbps"));
   c.mma_bf16_tflops = read_number(j.at("mma_bf16_tflops"));
   // Absent from result files before the launch floor existed; null when it was not measured.

@@ -7,11 +7,11 @@
 #include "harness/plan/device_models.h"
 #include "harness/measure/traffic_model.h"
 #include "harness/report/report_columns.h"
+#include "harness/report/report_fp8_twins.h"
 
 namespace vb {
-namespace {
 
-std::string md(const std::string& text) {  // escape table pipes
+std::string markdown_escape(const std::string& text) {
   std::string out;
   for (char c : text) {
     if (c == '|') out += "\\|";
@@ -19,6 +19,10 @@ std::string md(const std::string& text) {  // escape table pipes
   }
   return out;
 }
+
+namespace {
+
+constexpr auto md = &markdown_escape;
 
 std::string us(double ms) { return fmt::format("{:.1f}", ms * 1e3); }
 std::string opt_pct(const std::optional<double>& v) { return v ? fmt::format("{:.1f}%", *v) : "-"; }
@@ -310,9 +314,16 @@ std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& 
          method("row_read_contiguous")},
         {"1152-byte rows, page 1 shuffled", fmt::format("{:.0f} GB/s", ceilings->row_read_shuffled_gbps),
          method("row_read_shuffled")},
-        {"device-to-device copy", fmt::format("{:.0f} GB/s", ceilings->d2d_copy_gbps), method("d2d_copy")},
-        {"mma.sync bf16", fmt::format("{:.0f} TFLOP/s", ceilings->mma_bf16_tflops), method("mma_bf16")},
     };
+    // The 576-byte rows (fp8 KV): absent from result files before 2026-12-06.
+    if (ceilings->row576_read_contiguous_gbps > 0 || ceilings->row576_read_shuffled_gbps > 0) {
+      rows.push_back({"576-byte rows, in order", fmt::format("{:.0f} GB/s", ceilings->row576_read_contiguous_gbps),
+                      method("row576_read_contiguous")});
+      rows.push_back({"576-byte rows, page 1 shuffled",
+                      fmt::format("{:.0f} GB/s", ceilings->row576_read_shuffled_gbps), method("row576_read_shuffled")});
+    }
+    rows.push_back({"device-to-device copy", fmt::format("{:.0f} GB/s", ceilings->d2d_copy_gbps), method("d2d_copy")});
+    rows.push_back({"mma.sync bf16", fmt::format("{:.0f} TFLOP/s", ceilings->mma_bf16_tflops), method("mma_bf16")});
     // A tensor ceiling the run measured or says why not.
     auto tensor_ceiling = [&](const char* label, double tflops, const std::string& name) {
       if (tflops > 0 || method(name) != "-") {
@@ -335,7 +346,8 @@ std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& 
         {"how", false, [](const CeilingRow& r) { return r.how; }},
     };
     s += markdown_table(columns, rows);
-    s += "\nThe memory roof of a case is the shuffled-row ceiling for page size 1 and the in-order one otherwise.";
+    s += "\nThe memory roof of a case is the shuffled-row ceiling for page size 1 and the in-order one otherwise, "
+         "of its KV row: 1152-byte rows for a bf16 pool, 576-byte rows for an fp8 e4m3 one.";
     if (ceilings->wgmma_bf16_tflops > 0) {
       s += fmt::format(" The compute roof of every case is the device's best tensor-core ceiling ({} {:.0f} TFLOP/s), "
                        "whatever engine runs it; each engine's rows also show their % of their own instruction's "
@@ -388,6 +400,7 @@ std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& 
   s += format_engine_section(cases, ceilings);
   s += format_pdl_goal_section(cases);
   s += format_sm120_proxy_section(cases);
+  s += format_fp8_twin_section(cases);
 
   s += "\n## Correctness\n\n";
   const OutcomeCounts n = count_outcomes(cases);

@@ -123,9 +123,14 @@ std::string format_roofline_svg(const std::optional<Ceilings>& ceilings,
                        Y(gbps * xb / 1e3) + 70 + label_dy, escape_xml(name));
     };
     roof(ceilings->row_read_contiguous_gbps, "#444", "0",
-         fmt::format("rows in order {:.0f} GB/s", ceilings->row_read_contiguous_gbps), -14.0);
+         fmt::format("1152-byte rows in order {:.0f} GB/s", ceilings->row_read_contiguous_gbps), -14.0);
     roof(ceilings->row_read_shuffled_gbps, "#888", "6 4",
-         fmt::format("rows page 1 shuffled {:.0f} GB/s", ceilings->row_read_shuffled_gbps), 14.0);
+         fmt::format("1152-byte rows page 1 shuffled {:.0f} GB/s", ceilings->row_read_shuffled_gbps), 14.0);
+    // fp8 cases' roofs (576-byte rows), where the run measured them.
+    roof(ceilings->row576_read_contiguous_gbps, "#2a6f97", "0",
+         fmt::format("576-byte rows in order {:.0f} GB/s", ceilings->row576_read_contiguous_gbps), -42.0);
+    roof(ceilings->row576_read_shuffled_gbps, "#61a5c2", "6 4",
+         fmt::format("576-byte rows page 1 shuffled {:.0f} GB/s", ceilings->row576_read_shuffled_gbps), 42.0);
     // Compute roofs: the tensor roof solid from its ridge; the mma.sync ceiling dashed under
     // it where wgmma is faster (the roof the mma.sync rows are held to).
     auto compute_roof = [&](double tflops, const char* dash, const std::string& name) {

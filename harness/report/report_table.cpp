@@ -249,4 +249,12 @@ std::string format_timing_table(const std::vector<CaseResult>& cases) {
   return out;
 }
 
+std::string format_ceilings_text(const Ceilings& c) {
+  return fmt::format("ceilings: row_read_contiguous_gbps {:.0f}, row_read_shuffled_gbps {:.0f} (1152-byte rows); "
+                     "row576_read_contiguous_gbps {:.0f}, row576_read_shuffled_gbps {:.0f} (576-byte rows); "
+                     "d2d_copy_gbps {:.0f}; mma_bf16_tflops {:.0f}\n",
+                     c.row_read_contiguous_gbps, c.row_read_shuffled_gbps, c.row576_read_contiguous_gbps,
+                     c.row576_read_shuffled_gbps, c.d2d_copy_gbps, c.mma_bf16_tflops);
+}
+
 }  // namespace vb

@@ -34,6 +34,10 @@ std::string format_summary(const std::vector<CaseResult>& cases, const GpuInfo& 
 // attainable ceiling; "" when nothing was timed.
 std::string format_timing_table(const std::vector<CaseResult>& cases);
 
+// The run's memory ceilings on one line, as result.json names them: "ceilings: ..." with the
+// 1152- and 576-byte row reads (in order, page 1 shuffled), the copy and mma.sync.
+std::string format_ceilings_text(const Ceilings& c);
+
 // "O[request 0, node 3, head 5, channel 17] expected 0.125 got nan" (LSE: no channel).
 std::string format_worst(const char* what, const ErrorStats& stats);
 

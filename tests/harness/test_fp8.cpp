@@ -295,6 +295,9 @@ TEST_CASE("traffic model: an fp8 case counts 576-byte KV rows", "[fp8][traffic]"
   CHECK(a.algorithmic_bytes - b.algorithmic_bytes == b.kv_unique_bytes);
   CHECK(a.flops == b.flops);
   CHECK(b.kv_unique_bytes % kKvRowBytesFp8 == 0);
+  // The row size the memory roof is chosen by (memory_ceiling_gbps).
+  CHECK(a.kv_row_bytes == kKvRowBytes);
+  CHECK(b.kv_row_bytes == kKvRowBytesFp8);
 }
 
 }  // namespace vb

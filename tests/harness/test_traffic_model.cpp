@@ -89,8 +89,8 @@ TEST_CASE("roofline: memory roof by page size, bound, % of attainable, speed of 
   t.algorithmic_bytes = 1'000'000'000;  // 1 GB
   t.flops = 10e12;                      // intensity 10 000 FLOP/B: compute-bound
   const auto c = ceilings();
-  CHECK(vb::memory_ceiling_gbps(c, 1) == 3000);
-  CHECK(vb::memory_ceiling_gbps(c, 64) == 4000);
+  CHECK(vb::memory_ceiling_gbps(c, 1, vb::kKvRowBytes) == 3000);
+  CHECK(vb::memory_ceiling_gbps(c, 64, vb::kKvRowBytes) == 4000);
 
   // 1 GB in 1 ms = 1000 GB/s; 10 TFLOP in 1 ms = 10000 TFLOP/s > 600: above the mma roof.
   vb::Achieved a = vb::achieved_for(t, timing("cold-l2", 1.0), c, 1);
@@ -112,6 +112,39 @@ TEST_CASE("roofline: memory roof by page size, bound, % of attainable, speed of 
   a = vb::achieved_for(t, timing("hot-l2", 1.0), std::nullopt, 1);
   CHECK_FALSE(a.pct_of_attainable.has_value());
   CHECK(a.bound.empty());
+}
+
+TEST_CASE("roofline: an fp8 case's memory roof is the 576-byte-row ceiling of its page size", "[traffic][fp8]") {
+  vb::Ceilings c = ceilings();  // 1152-byte rows: 4000 in order, 3000 shuffled
+  c.row576_read_contiguous_gbps = 2500;
+  c.row576_read_shuffled_gbps = 2000;
+  CHECK(vb::memory_ceiling_gbps(c, 1, vb::kKvRowBytesFp8) == 2000);
+  CHECK(vb::memory_ceiling_gbps(c, 16, vb::kKvRowBytesFp8) == 2500);
+  CHECK(vb::memory_ceiling_gbps(c, 1, vb::kKvRowBytes) == 3000);
+  CHECK(vb::memory_ceiling_gbps(c, 16, vb::kKvRowBytes) == 4000);
+
+  vb::TrafficModel t;
+  t.algorithmic_bytes = 1'000'000'000;  // 1 GB in 1 ms: 1000 GB/s
+  t.flops = 1e9;                        // intensity 1: memory-bound
+  t.kv_row_bytes = vb::kKvRowBytesFp8;
+  vb::Achieved a = vb::achieved_for(t, timing("cold-l2", 1.0), c, 1);
+  CHECK(*a.pct_of_memory_ceiling == Approx(50.0));  // of 2000, not of 3000
+  CHECK(*a.pct_of_attainable == Approx(50.0));
+  CHECK(vb::roof_time_us(t, c, 1) == Approx(500.0));  // 1 GB / 2000 GB/s
+  a = vb::achieved_for(t, timing("cold-l2", 0.45), c, 1);  // 2222 GB/s: above the 576-byte roof
+  CHECK(a.speed_of_light);
+  t.kv_row_bytes = vb::kKvRowBytes;  // the same time of a bf16 case: against 3000
+  a = vb::achieved_for(t, timing("cold-l2", 1.0), c, 1);
+  CHECK(*a.pct_of_memory_ceiling == Approx(100.0 / 3.0));
+
+  // A run without the 576-byte ceiling (a result file before it) gives an fp8 case no memory
+  // roof rather than the 1152-byte one.
+  c.row576_read_contiguous_gbps = c.row576_read_shuffled_gbps = 0;
+  t.kv_row_bytes = vb::kKvRowBytesFp8;
+  a = vb::achieved_for(t, timing("cold-l2", 1.0), c, 1);
+  CHECK_FALSE(a.pct_of_memory_ceiling.has_value());
+  CHECK_FALSE(a.pct_of_attainable.has_value());
+  CHECK(vb::roof_time_us(t, c, 1) == 0);
 }
 
 TEST_CASE("annotate_roofline: speedup over naive and mask tax from the tagged chain twin", "[traffic]") {
@@ -271,6 +304,26 @@ TEST_CASE("sm_120 prediction: the proxy's fraction of its binding roof on the RT
 
   CHECK_FALSE(vb::predict_on_device(t, 0.0, c, 64, *rtx));
   c.mma_bf16_tflops = 0;
+  CHECK_FALSE(vb::predict_on_device(t, 625.0, c, 64, *rtx));
+}
+
+TEST_CASE("sm_120 prediction: an fp8 case's fraction of roof is of the 576-byte-row ceiling", "[traffic][fp8]") {
+  const vb::DeviceModel* rtx = vb::find_device_model("rtx-pro-6000");
+  REQUIRE(rtx != nullptr);
+  vb::Ceilings c = proxy_ceilings();  // 1152-byte rows 4000 GB/s
+  c.row576_read_contiguous_gbps = 3200;
+  vb::TrafficModel t;
+  t.algorithmic_bytes = 1'000'000'000;
+  t.flops = 1e10;  // memory-bound here and there
+  t.kv_row_bytes = vb::kKvRowBytesFp8;
+  // Roof here 1e9 / 3200e9 = 312.5 us; at 625 us f = 0.5; there 558.04 / 0.5 = 1116.07 us
+  // (against the 1152-byte ceiling, f would be 0.4 and the time 1395.09 us).
+  auto p = vb::predict_on_device(t, 625.0, c, 64, *rtx);
+  REQUIRE(p);
+  CHECK(p->fraction_of_roof == Approx(0.5));
+  CHECK(p->roof_us == Approx(558.0357));
+  CHECK(p->time_us == Approx(1116.0714));
+  c.row576_read_contiguous_gbps = 0;  // not measured: no prediction
   CHECK_FALSE(vb::predict_on_device(t, 625.0, c, 64, *rtx));
 }
 
