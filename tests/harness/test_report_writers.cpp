@@ -12,6 +12,7 @@
 
 #include "harness/compare/compare.h"
 #include "harness/report/report_csv.h"
+#include "harness/report/report_fp8_twins.h"
 #include "harness/report/report_json.h"
 #include "harness/report/report_markdown.h"
 #include "harness/report/report_svg.h"
@@ -502,4 +503,219 @@ TEST_CASE("a result document whose schema is not a string is a ReportError, not 
   CHECK_THROWS_AS(vb::result_document_from_json(doc), vb::ReportError);
   CHECK_THROWS_AS(vb::result_document_from_json(nlohmann::ordered_json::parse(R"({"schema": ["x"]})")),
                   vb::ReportError);
+}
+
+namespace {
+
+// The ceilings of a run that measured the 576-byte rows too (distinct from the 1152-byte ones,
+// so a case held to the wrong row's roof shows).
+vb::Ceilings fp8_run_ceilings() {
+  vb::Ceilings c = sample_ceilings();  // 1152-byte rows: 4420 in order, 4300 shuffled
+  c.row576_read_contiguous_gbps = 4100;
+  c.row576_read_shuffled_gbps = 3650;
+  c.method.emplace_back("row576_read_contiguous", "576-byte rows in order");
+  c.method.emplace_back("row576_read_shuffled", "576-byte rows shuffled");
+  return c;
+}
+
+constexpr int kTwinTree = 2, kTwinHeads = 8, kTwinPrefix = 16384;
+
+// Algorithmic bytes of a twin-test case: its KV rows once, q + o + lse per (node, head).
+std::int64_t twin_bytes(int batch, bool fp8) {
+  const std::int64_t rows = static_cast<std::int64_t>(batch) * (kTwinPrefix + kTwinTree);
+  return rows * (fp8 ? vb::kKvRowBytesFp8 : vb::kKvRowBytes) + std::int64_t{batch} * kTwinTree * kTwinHeads * 2180;
+}
+
+// One case of the twin tests: scenario + point, the KV dtype, the batch, and each executor's
+// cold-l2 median in µs.
+vb::CaseResult twin_case(const std::string& scenario, const std::string& point, bool fp8, int batch,
+                         const std::vector<std::pair<std::string, double>>& executor_us) {
+  vb::CaseResult c;
+  c.scenario = scenario;
+  c.case_name = scenario + point;
+  c.source = "scenarios/perf.yaml:1";
+  c.batch = batch;
+  c.tree_size = kTwinTree;
+  c.heads = kTwinHeads;
+  c.page_size = 1;
+  c.total_kv_tokens = std::int64_t{batch} * (kTwinPrefix + kTwinTree);
+  c.kv_cache = fp8 ? "fp8_e4m3 scale amax" : "bf16";
+  c.reproducer = "verifybench run scenarios/perf.yaml --case '" + c.case_name + "'";
+  const std::int64_t kv_bytes = c.total_kv_tokens * (fp8 ? vb::kKvRowBytesFp8 : vb::kKvRowBytes);
+  c.traffic = vb::TrafficModel{twin_bytes(batch, fp8), kv_bytes, kv_bytes,
+                               2.0 * static_cast<double>(c.total_kv_tokens) * kTwinHeads * kTwinTree * 1088,
+                               fp8 ? vb::kKvRowBytesFp8 : vb::kKvRowBytes};
+  vb::ExecutorResult ref;
+  ref.executor = "reference";
+  ref.outcome = vb::Outcome::kNotVerified;
+  c.executors.push_back(ref);
+  for (const auto& [executor, us] : executor_us) {
+    vb::ExecutorResult e;
+    e.executor = executor;
+    e.outcome = vb::Outcome::kPassed;
+    e.checked_against = "reference";
+    e.timings = {timing("cold-l2", {us * 1e-3, us * 1.01e-3, us * 0.99e-3})};
+    c.executors.push_back(e);
+  }
+  return c;
+}
+
+// Two twin pairs (one fp8 case listed before its bf16 twin), a bf16 / fp8 pair of matching names
+// but another batch (no twins), and an fp8 case without a twin.
+std::vector<vb::CaseResult> twin_cases() {
+  const std::string proxy = vb::kSm120ProxyExecutor;
+  std::vector<vb::CaseResult> cases = {
+      twin_case("kimi_mtp", "/batch.size=8", false, 8, {{"production", 40.0}, {proxy, 52.0}}),
+      twin_case("kimi_mtp_fp8", "/batch.size=32", true, 32, {{"production", 165.0}}),
+      twin_case("kimi_mtp_fp8", "/batch.size=8", true, 8, {{"production", 25.0}, {proxy, 31.2}}),
+      twin_case("kimi_mtp", "/batch.size=32", false, 32, {{"production", 150.0}}),
+      twin_case("layout", "/placement=contiguous", false, 64, {{"production", 300.0}}),
+      twin_case("layout_fp8", "/placement=contiguous", true, 32, {{"production", 90.0}}),
+      twin_case("eagle_fp8", "", true, 8, {{"production", 30.0}}),
+  };
+  vb::annotate_roofline(&cases, fp8_run_ceilings());
+  return cases;
+}
+
+// The CSV's rows as fields (no field of these cases needs quoting).
+std::vector<std::vector<std::string>> csv_rows(const std::string& csv) {
+  std::vector<std::vector<std::string>> rows;
+  std::stringstream in(csv);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> fields;
+    std::stringstream cells(line);
+    std::string field;
+    while (std::getline(cells, field, ',')) fields.push_back(field);
+    if (!line.empty() && line.back() == ',') fields.emplace_back();
+    rows.push_back(fields);
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("fp8 twins: each fp8 case pairs with the bf16 case of its scenario without _fp8, same point and shape",
+          "[report][fp8]") {
+  const std::vector<vb::CaseResult> cases = twin_cases();
+  const auto pairs = vb::fp8_twin_pairs(cases);
+  REQUIRE(pairs.size() == 2);
+  CHECK(pairs[0].bf16->case_name == "kimi_mtp/batch.size=32");
+  CHECK(pairs[0].fp8->case_name == "kimi_mtp_fp8/batch.size=32");
+  CHECK(pairs[1].bf16->case_name == "kimi_mtp/batch.size=8");
+  CHECK(pairs[1].fp8->case_name == "kimi_mtp_fp8/batch.size=8");
+  // The same names, another batch: no pair; a bf16 case named like a twin is never one.
+  std::vector<vb::CaseResult> mislabelled = cases;
+  mislabelled[2].kv_cache = "bf16";
+  CHECK(vb::fp8_twin_pairs(mislabelled).size() == 1);
+}
+
+TEST_CASE("fp8 twins: summary.md's section and fp8_twins.csv match their golden files", "[report][fp8]") {
+  const std::vector<vb::CaseResult> cases = twin_cases();
+  const std::string md = vb::format_markdown(sample_provenance(), fp8_run_ceilings(), cases);
+  check_golden("summary_fp8_twins.md", md);
+  CHECK(md.find("| 576-byte rows, page 1 shuffled | 3650 GB/s | 576-byte rows shuffled |") != std::string::npos);
+  const std::string csv = vb::format_fp8_twins_csv(cases);
+  check_golden("fp8_twins.csv", csv);
+
+  // Each row's ratio and % of ceiling from the inputs above, not from the writer.
+  const auto rows = csv_rows(csv);
+  REQUIRE(rows.size() == 4);  // header, batch 32 production, batch 8 production and proxy
+  const std::vector<std::string>& header = rows[0];
+  auto field = [&](const std::vector<std::string>& row, const std::string& name) {
+    const auto at = std::find(header.begin(), header.end(), name);
+    REQUIRE(at != header.end());
+    REQUIRE(row.size() == header.size());
+    return row[static_cast<std::size_t>(at - header.begin())];
+  };
+  struct Expected {
+    const char* case_name;
+    const char* fp8_case;
+    const char* executor;
+    int batch;
+    double bf16_us, fp8_us;
+  };
+  const Expected expected[] = {
+      {"kimi_mtp/batch.size=32", "kimi_mtp_fp8/batch.size=32", "production", 32, 150.0, 165.0},
+      {"kimi_mtp/batch.size=8", "kimi_mtp_fp8/batch.size=8", "production", 8, 40.0, 25.0},
+      {"kimi_mtp/batch.size=8", "kimi_mtp_fp8/batch.size=8", vb::kSm120ProxyExecutor, 8, 52.0, 31.2},
+  };
+  for (std::size_t i = 0; i < std::size(expected); ++i) {
+    const Expected& x = expected[i];
+    const std::vector<std::string>& row = rows[i + 1];
+    CHECK(field(row, "case") == x.case_name);
+    CHECK(field(row, "fp8_case") == x.fp8_case);
+    CHECK(field(row, "executor") == x.executor);
+    CHECK(std::stod(field(row, "bf16_us")) == Approx(x.bf16_us));
+    CHECK(std::stod(field(row, "fp8_us")) == Approx(x.fp8_us));
+    CHECK(std::stod(field(row, "fp8_over_bf16")) == Approx(x.fp8_us / x.bf16_us).epsilon(1e-5));
+    // Page size 1: fp8 against the shuffled 576-byte rows (3650), bf16 the shuffled 1152 (4300).
+    const double fp8_gbps = static_cast<double>(twin_bytes(x.batch, true)) / (x.fp8_us * 1e3);
+    const double bf16_gbps = static_cast<double>(twin_bytes(x.batch, false)) / (x.bf16_us * 1e3);
+    CHECK(std::stod(field(row, "fp8_pct_of_576_byte_row_ceiling")) == Approx(100 * fp8_gbps / 3650).epsilon(1e-5));
+    CHECK(std::stod(field(row, "bf16_pct_of_1152_byte_row_ceiling")) == Approx(100 * bf16_gbps / 4300).epsilon(1e-5));
+    const bool proxy = std::string(x.executor) == vb::kSm120ProxyExecutor;
+    CHECK(field(row, "predicted_rtx_pro_6000_fp8_us").empty() == !proxy);
+    CHECK(field(row, "predicted_rtx_pro_6000_bf16_us").empty() == !proxy);
+  }
+  // The proxy's predictions: memory-bound here and there, so each is its bytes over 1792 GB/s
+  // divided by its fraction of the row roof of its own row size here.
+  const double fp8_pred = twin_bytes(8, true) / 1792e3 / (twin_bytes(8, true) / 3650e3 / 31.2);
+  const double bf16_pred = twin_bytes(8, false) / 1792e3 / (twin_bytes(8, false) / 4300e3 / 52.0);
+  CHECK(std::stod(field(rows[3], "predicted_rtx_pro_6000_fp8_us")) == Approx(fp8_pred).epsilon(1e-5));
+  CHECK(std::stod(field(rows[3], "predicted_rtx_pro_6000_bf16_us")) == Approx(bf16_pred).epsilon(1e-5));
+
+  // A run without twins: no section, and the CSV is its header alone.
+  CHECK(vb::format_markdown(sample_provenance(), sample_ceilings(), sample_cases()).find("fp8 KV against") ==
+        std::string::npos);
+  CHECK(csv_rows(vb::format_fp8_twins_csv(sample_cases())).size() == 1);
+}
+
+TEST_CASE("the 576-byte-row ceilings and the KV row size round-trip through JSON; older files read without them",
+          "[report][fp8]") {
+  const std::vector<vb::CaseResult> cases = twin_cases();
+  auto doc = vb::result_document(sample_provenance(), cases, fp8_run_ceilings());
+  CHECK(doc.at("ceilings").at("row576_read_contiguous_gbps") == 4100);
+  CHECK(doc.at("ceilings").at("row576_read_shuffled_gbps") == 3650);
+  CHECK(doc.at("cases").at(2).at("traffic").at("kv_row_bytes") == 576);
+  CHECK(doc.at("cases").at(0).at("traffic").at("kv_row_bytes") == 1152);
+  const vb::ResultDocument back = vb::result_document_from_json(nlohmann::ordered_json::parse(doc.dump()));
+  CHECK(back.ceilings->row576_read_contiguous_gbps == 4100);
+  CHECK(back.ceilings->row576_read_shuffled_gbps == 3650);
+  CHECK(back.cases[2].traffic->kv_row_bytes == vb::kKvRowBytesFp8);
+  CHECK(back.cases[0].traffic->kv_row_bytes == vb::kKvRowBytes);
+
+  // Files before the 576-byte ceiling: no such ceiling (null or absent), and the row size of an
+  // fp8 case read off its kv_cache label.
+  auto old = vb::result_document(sample_provenance(), cases, sample_ceilings());
+  CHECK(old.at("ceilings").at("row576_read_shuffled_gbps").is_null());
+  old.at("ceilings").erase("row576_read_contiguous_gbps");
+  old.at("ceilings").erase("row576_read_shuffled_gbps");
+  for (auto& c : old.at("cases")) c.at("traffic").erase("kv_row_bytes");
+  const vb::ResultDocument legacy = vb::result_document_from_json(old);
+  CHECK(legacy.ceilings->row576_read_contiguous_gbps == 0);
+  CHECK(legacy.ceilings->row576_read_shuffled_gbps == 0);
+  CHECK(legacy.cases[2].traffic->kv_row_bytes == vb::kKvRowBytesFp8);
+  CHECK(legacy.cases[0].traffic->kv_row_bytes == vb::kKvRowBytes);
+
+  // A row size no KV dtype has is bad input, named.
+  doc.at("cases").at(0).at("traffic").at("kv_row_bytes") = 1000;
+  try {
+    vb::result_document_from_json(doc);
+    FAIL("kv_row_bytes 1000 was read");
+  } catch (const vb::ReportError& e) {
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("cases[0]") && Catch::Matchers::Contains("\"kv_row_bytes\": 1000") &&
+                             Catch::Matchers::Contains("allowed: 1152 (bf16) or 576 (fp8_e4m3)"));
+  }
+}
+
+TEST_CASE("the 576-byte-row roofs are drawn and printed when measured", "[report][fp8]") {
+  const std::string svg = vb::format_roofline_svg(fp8_run_ceilings(), twin_cases(), "fp8");
+  CHECK(svg.find("576-byte rows in order 4100 GB/s") != std::string::npos);
+  CHECK(svg.find("576-byte rows page 1 shuffled 3650 GB/s") != std::string::npos);
+  CHECK(vb::format_roofline_svg(sample_ceilings(), sample_cases(), "bf16").find("576-byte") == std::string::npos);
+  const std::string line = vb::format_ceilings_text(fp8_run_ceilings());
+  CHECK(line.find("row576_read_contiguous_gbps 4100, row576_read_shuffled_gbps 3650 (576-byte rows)") !=
+        std::string::npos);
+  CHECK(line.find("row_read_contiguous_gbps 4420, row_read_shuffled_gbps 4300 (1152-byte rows)") != std::string::npos);
 }
