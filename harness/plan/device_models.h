@@ -22,7 +22,10 @@ struct DeviceModel {
   int max_threads_per_sm = 0;  // resident threads per SM (the split combine's lane rule)
   int smem_optin_bytes = 0;  // per-block opt-in shared memory
   int blocks_per_sm = 0;     // resident production blocks per SM (see device_models.cpp)
-  double memory_gbps = 0;    // memory roof for the floors: 1152-byte row reads where measured
+  // Memory roof for the floors, of either KV row size: the h200's is its measured page-1
+  // shuffled 1152-byte row reads (no 576-byte figure recorded yet: an fp8 plan's floor uses it
+  // too), the rtx-pro-6000's its GDDR7 datasheet bandwidth (no row efficiency of either size).
+  double memory_gbps = 0;
   double mma_tflops = 0;     // mma.sync bf16 -> fp32 roof
   double sm_clock_mhz = 0;   // the SM clock mma_tflops is quoted at (0: not modelled)
   bool wgmma = false;        // the production planner may pick the sm_90a wgmma path here

@@ -671,7 +671,7 @@ TEST_CASE("fp8 twins: summary.md's section and fp8_twins.csv match their golden 
   CHECK(csv_rows(vb::format_fp8_twins_csv(sample_cases())).size() == 1);
 }
 
-TEST_CASE("the 576-byte-row ceilings and the KV row size round-trip through JSON; older files read without them",
+TEST_CASE("the 576-byte-row ceilings and the KV row size round-trip through JSON, and older files read without them",
           "[report][fp8]") {
   const std::vector<vb::CaseResult> cases = twin_cases();
   auto doc = vb::result_document(sample_provenance(), cases, fp8_run_ceilings());
