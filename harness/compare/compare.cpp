@@ -91,6 +91,7 @@ TimedCase timed_case_of(const CaseResult& c, const std::string& path, const std:
   out.name = c.case_name;
   const std::string at = where + " (" + out.name + ")";
   out.page_size = c.page_size;
+  if (c.traffic) out.kv_row_bytes = c.traffic->kv_row_bytes;
   out.tags = c.tags;
   if (c.gate_tolerance) {
     const double t = *c.gate_tolerance;
@@ -182,7 +183,9 @@ Bound bound_from_tags(const std::vector<std::string>& tags) {
 }
 
 // current / baseline ceiling for `bound`, or nullopt (with `why`) when it cannot be formed.
-std::optional<double> ceiling_factor(Bound bound, int page_size, const RunCeilings& base,
+// Memory-bound: the row reads of the case's row size (576-byte rows for fp8 KV) of its page
+// size first, then that size's other order, then the other row size's, then the copy.
+std::optional<double> ceiling_factor(Bound bound, int page_size, std::int64_t kv_row_bytes, const RunCeilings& base,
                                      const RunCeilings& cur, std::string* which) {
   struct Candidate {
     const char* name;
@@ -191,14 +194,18 @@ std::optional<double> ceiling_factor(Bound bound, int page_size, const RunCeilin
   std::vector<Candidate> order;
   if (bound == Bound::kCompute) {
     order = {{"mma_bf16_tflops", &RunCeilings::mma_bf16_tflops}};
-  } else if (page_size == 1) {
-    order = {{"row_read_shuffled_gbps", &RunCeilings::row_read_shuffled_gbps},
-             {"row_read_contiguous_gbps", &RunCeilings::row_read_contiguous_gbps},
-             {"d2d_copy_gbps", &RunCeilings::d2d_copy_gbps}};
   } else {
-    order = {{"row_read_contiguous_gbps", &RunCeilings::row_read_contiguous_gbps},
-             {"row_read_shuffled_gbps", &RunCeilings::row_read_shuffled_gbps},
-             {"d2d_copy_gbps", &RunCeilings::d2d_copy_gbps}};
+    const std::pair<Candidate, Candidate> bf16 = {
+        {"row_read_shuffled_gbps", &RunCeilings::row_read_shuffled_gbps},
+        {"row_read_contiguous_gbps", &RunCeilings::row_read_contiguous_gbps}};
+    const std::pair<Candidate, Candidate> fp8 = {
+        {"row576_read_shuffled_gbps", &RunCeilings::row576_read_shuffled_gbps},
+        {"row576_read_contiguous_gbps", &RunCeilings::row576_read_contiguous_gbps}};
+    for (const auto& [shuffled, contiguous] : kv_row_bytes == kKvRowBytesFp8 ? std::vector{fp8, bf16} : std::vector{bf16, fp8}) {
+      if (page_size == 1) order.insert(order.end(), {shuffled, contiguous});
+      else order.insert(order.end(), {contiguous, shuffled});
+    }
+    order.push_back({"d2d_copy_gbps", &RunCeilings::d2d_copy_gbps});
   }
   for (const Candidate& c : order) {
     if (base.*c.field > 0 && cur.*c.field > 0) {
@@ -314,6 +321,8 @@ TimedRun timed_run_from_json(const json& doc, const std::string& path) {
     run.ceilings.present = true;
     run.ceilings.row_read_contiguous_gbps = finite_or_zero(c.row_read_contiguous_gbps);
     run.ceilings.row_read_shuffled_gbps = finite_or_zero(c.row_read_shuffled_gbps);
+    run.ceilings.row576_read_contiguous_gbps = finite_or_zero(c.row576_read_contiguous_gbps);
+    run.ceilings.row576_read_shuffled_gbps = finite_or_zero(c.row576_read_shuffled_gbps);
     run.ceilings.d2d_copy_gbps = finite_or_zero(c.d2d_copy_gbps);
     run.ceilings.mma_bf16_tflops = finite_or_zero(c.mma_bf16_tflops);
   }
@@ -541,7 +550,7 @@ struct Comparer {
       const std::optional<double> factor =
           bound == Bound::kUnknown
               ? std::nullopt
-              : ceiling_factor(bound, cc->page_size, base.ceilings, cur.ceilings, &which);
+              : ceiling_factor(bound, cc->page_size, cc->kv_row_bytes, base.ceilings, cur.ceilings, &which);
       if (bound == Bound::kUnknown) {
         row.note = "not normalized: bound unknown (no achieved.bound, no memory-/compute-bound tag)";
       } else if (!factor) {

@@ -36,6 +36,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/scenario/scenario.h"
+
 namespace vb {
 
 // Compare reads kResultSchema (harness/report/report_json.h) files and writes this.
@@ -76,6 +78,7 @@ struct RunBuild {
 struct RunCeilings {
   bool present = false;  // "ceilings": null -> false
   double row_read_contiguous_gbps = 0, row_read_shuffled_gbps = 0, d2d_copy_gbps = 0;
+  double row576_read_contiguous_gbps = 0, row576_read_shuffled_gbps = 0;  // 576-byte (fp8 KV) rows
   double mma_bf16_tflops = 0;
 };
 
@@ -89,6 +92,7 @@ struct TimedRecord {
 struct TimedCase {
   std::string name;
   int page_size = 1;
+  std::int64_t kv_row_bytes = kKvRowBytes;  // the traffic model's R: kKvRowBytesFp8 for an fp8 KV case
   std::vector<std::string> tags;
   std::optional<double> gate_tolerance;
   std::vector<TimedRecord> executors;

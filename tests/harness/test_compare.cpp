@@ -388,6 +388,43 @@ TEST_CASE("a correctness failure in the current run fails even when faster", "[c
 
 // ---------------------------------------------------------------- normalization
 
+TEST_CASE("ceilings normalization holds an fp8 KV case to the 576-byte rows, a bf16 one to the 1152-byte rows",
+          "[compare][fp8]") {
+  // Between the runs the 576-byte rows lost 20 % and the 1152-byte rows nothing.
+  auto with_576 = [](double scale) {
+    json c = ceilings(1.0);
+    c["row576_read_contiguous_gbps"] = 3600 * scale;
+    c["row576_read_shuffled_gbps"] = 2000 * scale;
+    return c;
+  };
+  auto fp8_case = [](const std::string& name, double ms) {
+    json c = a_case(name, {executor("production", samples(ms, 0.01, 30), "passed", "memory")}, {"perf", "memory-bound"}, 1);
+    c["kv_cache"] = "fp8_e4m3 scale amax";
+    c["traffic"] = {{"algorithmic_bytes", 576}, {"page_bytes", 576}, {"flops", 1.0}, {"kv_unique_bytes", 576},
+                    {"kv_row_bytes", 576}};
+    return c;
+  };
+  const json base = doc({fp8_case("fp8", 0.020), a_case("bf16", {executor("production", samples(0.040, 0.01, 30), "passed", "memory")},
+                                                      {"perf", "memory-bound"}, 1)},
+                        "NVIDIA H200", 13000, with_576(1.0));
+  const json cur = doc({fp8_case("fp8", 0.020 * 1.2), a_case("bf16", {executor("production", samples(0.040, 0.01, 30), "passed", "memory")},
+                                                            {"perf", "memory-bound"}, 1)},
+                       "NVIDIA H200", 13000, with_576(1.0 / 1.2));
+  CompareOptions norm;
+  norm.normalize = Normalize::kCeilings;
+  const CompareReport n = run(base, cur, norm);
+  CHECK(row_of(n, "fp8", "production").normalization == Approx(1.0 / 1.2));
+  CHECK_THAT(row_of(n, "fp8", "production").note, Contains("row576_read_shuffled_gbps"));
+  CHECK(row_of(n, "fp8", "production").verdict == Verdict::kSame);
+  CHECK(row_of(n, "bf16", "production").normalization == Approx(1.0));
+  CHECK_THAT(row_of(n, "bf16", "production").note, Contains("row_read_shuffled_gbps"));
+
+  // Files without the 576-byte ceiling: the fp8 case falls back to the 1152-byte rows.
+  const CompareReport legacy = run(doc({fp8_case("fp8", 0.020)}, "NVIDIA H200", 13000, ceilings(1.0)),
+                                   doc({fp8_case("fp8", 0.020)}, "NVIDIA H200", 13000, ceilings(1.0)), norm);
+  CHECK_THAT(row_of(legacy, "fp8", "production").note, Contains("by row_read_shuffled_gbps"));
+}
+
 TEST_CASE("ceilings normalization turns a uniform 10% machine slowdown into same",
           "[compare]") {
   // A machine 10% slower everywhere: every ceiling / 1.1, every time * 1.1.
