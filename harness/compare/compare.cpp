@@ -201,7 +201,8 @@ std::optional<double> ceiling_factor(Bound bound, int page_size, std::int64_t kv
     const std::pair<Candidate, Candidate> fp8 = {
         {"row576_read_shuffled_gbps", &RunCeilings::row576_read_shuffled_gbps},
         {"row576_read_contiguous_gbps", &RunCeilings::row576_read_contiguous_gbps}};
-    for (const auto& [shuffled, contiguous] : kv_row_bytes == kKvRowBytesFp8 ? std::vector{fp8, bf16} : std::vector{bf16, fp8}) {
+    const auto sizes = kv_row_bytes == kKvRowBytesFp8 ? std::vector{fp8, bf16} : std::vector{bf16, fp8};
+    for (const auto& [shuffled, contiguous] : sizes) {
       if (page_size == 1) order.insert(order.end(), {shuffled, contiguous});
       else order.insert(order.end(), {contiguous, shuffled});
     }

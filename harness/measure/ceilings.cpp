@@ -1,5 +1,5 @@
-// In-run ceilings: 1152- and 576-byte row reads (contiguous, page-1 shuffled), D2D copy, mma.sync and wgmma bf16
-// rates, the MLA tile's wgmma mix, launch floors.
+// In-run ceilings: 1152- and 576-byte row reads (contiguous, page-1 shuffled), D2D copy,
+// mma.sync and wgmma bf16 rates, the MLA tile's wgmma mix, launch floors.
 #include "harness/measure/ceilings.h"
 
 #include <cuda_runtime_api.h>
@@ -236,7 +236,8 @@ void measure_row_reads(Check& check, const GpuInfo& gpu, const CeilingOptions& o
   const std::int64_t rows = static_cast<std::int64_t>(pool_bytes / row.row_bytes);
   const double row_bytes = static_cast<double>(rows) * row.row_bytes;
   int blocks_per_sm = 0;
-  check(ck::row_read_blocks_per_sm(row.row_bytes, &blocks_per_sm), fmt::format("{}-byte row-read occupancy", row.row_bytes));
+  check(ck::row_read_blocks_per_sm(row.row_bytes, &blocks_per_sm),
+        fmt::format("{}-byte row-read occupancy", row.row_bytes));
   const int blocks = std::max(1, gpu.sm_count * std::max(1, blocks_per_sm));
   Buffer index, sink;
   check(cudaMalloc(&index.ptr, rows * sizeof(std::int64_t)), "cudaMalloc row index");

@@ -121,8 +121,12 @@ cudaError_t launch_row_read(int row_bytes, const void* pool, const std::int64_t*
                             unsigned* sink, int blocks, cudaStream_t stream) {
   const uint4* chunks = static_cast<const uint4*>(pool);
   switch (row_bytes) {
-    case kBf16RowBytes: row_read_kernel<kBf16RowBytes><<<blocks, kRowReadThreads, 0, stream>>>(chunks, row_index, rows, sink); break;
-    case kFp8RowBytes: row_read_kernel<kFp8RowBytes><<<blocks, kRowReadThreads, 0, stream>>>(chunks, row_index, rows, sink); break;
+    case kBf16RowBytes:
+      row_read_kernel<kBf16RowBytes><<<blocks, kRowReadThreads, 0, stream>>>(chunks, row_index, rows, sink);
+      break;
+    case kFp8RowBytes:
+      row_read_kernel<kFp8RowBytes><<<blocks, kRowReadThreads, 0, stream>>>(chunks, row_index, rows, sink);
+      break;
     default: return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
