@@ -95,6 +95,8 @@ cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const LaunchPlan&
   p.sm_scale = in.sm_scale;
   p.q = in.q;
   p.kv_pool = in.kv_buffer;
+  p.kv_dtype = in.kv_dtype;
+  p.kv_scale = in.kv_scale;
   p.pool_rows = in.pool_rows;
   p.prefix_len = s.prefix_len;
   p.tree_kv = in.k_extend;

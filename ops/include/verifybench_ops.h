@@ -16,6 +16,11 @@
  *      CUDA graph and replayed with new lengths, page tables and masks (lengths are read on
  *      the device).
  *
+ * fp8 KV cache: a plan made with shape.kv_dtype = VBOPS_DTYPE_FP8_E4M3 takes a pool of 576
+ * e4m3 values a row (one byte each) holding each value divided by one scale, kv_scale in the
+ * launch's arguments; the kernel multiplies it back. The tree rows (tree_kv, SGLang's k_extend)
+ * stay bf16. The math is the bf16 pool's: every e4m3 value is exact in bf16.
+ *
  * Every function returns a vbops_status; on anything but VBOPS_OK, vbops_last_error() (per
  * thread) says which argument was wrong, what it was, and what is allowed.
  * Thread safety: a plan is read-only after creation and may be shared between threads. */
@@ -29,7 +34,7 @@
 extern "C" {
 #endif
 
-#define VBOPS_ABI_VERSION 1
+#define VBOPS_ABI_VERSION 2
 #define VBOPS_MAX_DIMS 4
 
 typedef enum vbops_status {
@@ -79,6 +84,9 @@ typedef struct vbops_shape {
   int32_t max_kv_len;  /* T to 2^30 */
   int32_t page_size;   /* the block table's rows per page (1 for token-table callers such as SGLang);
                           token-table launches run with any plan */
+  int32_t kv_dtype;    /* the KV pool's element type, fixed per plan (it picks the engine):
+                          VBOPS_DTYPE_BF16 (0 reads as bf16), or VBOPS_DTYPE_FP8_E4M3 for an fp8
+                          e4m3 pool, whose launches take the pool as FP8_E4M3 or as its bytes (U8) */
 } vbops_shape;
 
 /* What the planner needs to know about a GPU. vbops_plan_create(..., NULL, ...) reads it
@@ -93,8 +101,12 @@ typedef struct vbops_device_facts {
 
 typedef struct vbops_plan vbops_plan;
 
-/* Native form (kernels/include/verifybench/verify_params.h):
- *   q          [B*T, H, 576] bf16         kv_pool    [rows, 576] or [rows, 1, 576] bf16
+/* kv_scale (both forms): an fp8 pool's dequantization scale, finite and above 0 (1.0 when the
+ * checkpoint ships none); for a bf16 pool 1 (0, as in a zero-initialised struct, reads as 1).
+ *
+ * Native form (kernels/include/verifybench/verify_params.h):
+ *   q          [B*T, H, 576] bf16         kv_pool    [rows, 576] or [rows, 1, 576] of the plan's
+ *                                                    kv_dtype (bf16; fp8 e4m3 or its bytes, u8)
  *   prefix_len [B] i32                    tree_kv    optional [B*T, 576] / [B*T, 1, 576] bf16:
  *                                                    the tree rows; absent: tokens P_b..P_b+T-1
  *                                                    of the page table
@@ -104,6 +116,7 @@ typedef struct vbops_plan vbops_plan;
  *   o          [B*T, H, 512] bf16         lse        [B*T, H] f32 */
 typedef struct vbops_native_args {
   float sm_scale;
+  float kv_scale;
   vbops_tensor q, kv_pool, prefix_len, tree_kv;
   vbops_tensor kv_indptr, kv_indices, block_table;
   vbops_tensor tree_mask;
@@ -112,7 +125,8 @@ typedef struct vbops_native_args {
 
 /* SGLang's form (its Triton backend's extend_attention_fwd for MLA target verify):
  *   q_extend   [B*T, H, 576] bf16         k_extend   [B*T, 1, 576] bf16 (the tree rows)
- *   k_buffer   [rows, 1, 576] bf16 (the KV pool; V is its first 512 values)
+ *   k_buffer   [rows, 1, 576] of the plan's kv_dtype (the KV pool; V is its first 512 values):
+ *              bf16, or SGLang's fp8 MLA pool (float8_e4m3fn, or its uint8 storage)
  *   qo_indptr  [B+1] i32, arange(0, (B+1)*T, T) (shape checked; the values are not read)
  *   kv_indptr  [B+1] i32 (prefix only)    kv_indices [n] i64
  *   custom_mask [n] u8 or bool, flat: request b at mask_indptr[b], T rows of P_b+T columns
@@ -120,6 +134,7 @@ typedef struct vbops_native_args {
  *   lse        optional [B*T, H] f32 (absent: written into the workspace and dropped) */
 typedef struct vbops_sglang_args {
   float sm_scale;
+  float kv_scale; /* SGLang's k_scale (== v_scale: K and V are the same row in MLA) */
   vbops_tensor q_extend, k_extend, k_buffer;
   vbops_tensor qo_indptr, kv_indptr, kv_indices;
   vbops_tensor custom_mask, mask_indptr;

@@ -14,6 +14,10 @@ vb::DeviceTarget target_of(const vbops_device_facts& facts) {
 }
 }  // namespace
 
+vb::KvDtype kv_dtype_of(const vbops_shape& shape) {
+  return shape.kv_dtype == VBOPS_DTYPE_FP8_E4M3 ? vb::KvDtype::kFp8E4m3 : vb::KvDtype::kBf16;
+}
+
 cudaError_t query_device(int* device, vbops_device_facts* facts) {
   if (cudaError_t err = cudaGetDevice(device); err != cudaSuccess) return err;
   cudaError_t err = cudaSuccess;
@@ -29,10 +33,12 @@ cudaError_t query_device(int* device, vbops_device_facts* facts) {
 Planned plan_for(const vbops_shape& shape, const vbops_device_facts& facts, const int* kv_lens) {
   // The kernel reads the real lengths on the device; a schedule made without them is sized
   // for max_batch requests of max_kv_len tokens, and serves every replay of a captured graph.
+  // An fp8 pool runs on the mma.sync engine only (the wgmma engine has no fp8 path).
   Planned p;
   p.target = target_of(facts);
+  const bool wgmma = p.target.wgmma && kv_dtype_of(shape) == vb::KvDtype::kBf16;
   p.schedule = vb::plan_split_schedule(shape.max_batch, shape.tree_size, shape.num_heads, shape.max_kv_len,
-                                       p.target.num_sms, p.target.main_blocks_per_sm, p.target.wgmma, kv_lens,
+                                       p.target.num_sms, p.target.main_blocks_per_sm, wgmma, kv_lens,
                                        shape.page_size, p.config);
   return p;
 }
@@ -47,6 +53,7 @@ vb::LaunchPlan launch_plan(const Planned& planned, const vbops_shape& shape, int
   s.page_kind = page_kind;
   s.page_size = shape.page_size;
   s.pool_rows = pool_rows;
+  s.kv_dtype = kv_dtype_of(shape);
   return vb::complete_launch_plan(planned.schedule, s, planned.target, planned.config);
 }
 

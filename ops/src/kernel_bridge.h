@@ -23,6 +23,9 @@ struct Planned {
   vb::PlannerConfig config;
 };
 
+// The pool dtype a plan's shape names (kv_dtype 0 reads as bf16; shape checked before).
+vb::KvDtype kv_dtype_of(const vbops_shape& shape);
+
 // The current device's ordinal and what the planner needs to know of it. Not inside a
 // CUDA-graph capture (occupancy and attribute queries).
 cudaError_t query_device(int* device, vbops_device_facts* facts);

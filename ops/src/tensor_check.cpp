@@ -119,8 +119,8 @@ bool ArgCheck::same_device(const char* name, const vbops_tensor& t, int* device)
 }
 
 int64_t check_row_table(ArgCheck& check, const char* name, const vbops_tensor& t, int width, int64_t expected_rows,
-                        const std::string& meaning) {
-  if (!check.present(name, t) || !check.dtype(name, t, {VBOPS_DTYPE_BF16})) return 0;
+                        const std::string& meaning, std::initializer_list<vbops_dtype> dtypes) {
+  if (!check.present(name, t) || !check.dtype(name, t, dtypes)) return 0;
   if (t.ndim == 3) {
     check.shape(name, t, {expected_rows, 1, width}, meaning);
   } else {

@@ -40,9 +40,10 @@ class ArgCheck {
   std::string message_;
 };
 
-// A 576-wide bf16 row table: [rows, 576] or [rows, 1, 576], rows contiguous. Returns rows
-// (0 on failure).
+// A 576-wide row table of one of `dtypes` (the first names the element): [rows, 576] or
+// [rows, 1, 576], rows contiguous. Returns rows (0 on failure).
 int64_t check_row_table(ArgCheck& check, const char* name, const vbops_tensor& t, int width,
-                        int64_t expected_rows, const std::string& meaning);
+                        int64_t expected_rows, const std::string& meaning,
+                        std::initializer_list<vbops_dtype> dtypes = {VBOPS_DTYPE_BF16});
 
 }  // namespace vbops

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -50,6 +51,13 @@ vbops_status cuda_failure(const char* call, cudaError_t err) {
                                       cudaGetErrorString(err) + ")");
 }
 
+// A float as the caller would write it ("0.5", "0", "nan"), not std::to_string's "0.500000".
+std::string float_text(float x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", static_cast<double>(x));
+  return text;
+}
+
 std::string shape_check_text(const vbops_shape& s) {
   if (s.max_batch < 1 || s.max_batch > 65535) return "max_batch " + std::to_string(s.max_batch) + "; allowed: 1 to 65535";
   if (s.tree_size < 1 || s.tree_size > vb::mla::kMaxTreeNodes) {
@@ -66,6 +74,10 @@ std::string shape_check_text(const vbops_shape& s) {
     return why;
   }
   if (s.page_size < 1) return "page_size " + std::to_string(s.page_size) + "; allowed: 1 or more";
+  if (s.kv_dtype != VBOPS_DTYPE_INVALID && s.kv_dtype != VBOPS_DTYPE_BF16 && s.kv_dtype != VBOPS_DTYPE_FP8_E4M3) {
+    return "kv_dtype " + std::to_string(s.kv_dtype) + " (" + vbops::dtype_name(s.kv_dtype) +
+           "); allowed: VBOPS_DTYPE_BF16 (1, or 0) or VBOPS_DTYPE_FP8_E4M3 (9)";
+  }
   return "";
 }
 
@@ -150,10 +162,46 @@ vbops_status check_device_pointers(int device, std::initializer_list<Named> name
   return VBOPS_OK;
 }
 
+// The KV pool (kv_pool / k_buffer) in the plan's dtype: bf16, or fp8 e4m3 as itself or as its
+// bytes (SGLang stores it as uint8 and views it as float8_e4m3fn). Returns its rows.
+int64_t check_pool(vbops::ArgCheck& check, const vbops_plan& plan, const char* name, const vbops_tensor& t,
+                   const std::string& meaning) {
+  const bool fp8 = vbops::bridge::kv_dtype_of(plan.shape) == vb::KvDtype::kFp8E4m3;
+  if (check.present(name, t) &&
+      (fp8 ? t.dtype != VBOPS_DTYPE_FP8_E4M3 && t.dtype != VBOPS_DTYPE_U8 : t.dtype != VBOPS_DTYPE_BF16)) {
+    check.fail(VBOPS_ERROR_INVALID_ARGUMENT,
+               std::string(name) + ": dtype " + vbops::dtype_name(t.dtype) + "; allowed: " +
+                   (fp8 ? "float8_e4m3 or uint8 (its bytes): the plan was made for an fp8 pool"
+                        : "bfloat16: the plan was made for a bf16 pool (an fp8 pool needs a plan with kv_dtype "
+                          "VBOPS_DTYPE_FP8_E4M3)"));
+  }
+  if (fp8) return check_row_table(check, name, t, kHeadDimQK, -1, meaning, {VBOPS_DTYPE_FP8_E4M3, VBOPS_DTYPE_U8});
+  return check_row_table(check, name, t, kHeadDimQK, -1, meaning);
+}
+
+// The pool's dequantization scale the kernel gets: an fp8 pool's own (finite, above 0); 1 for
+// a bf16 pool (which is not scaled: 0, a zero-initialised field, reads as 1).
+float check_kv_scale(vbops::ArgCheck& check, const vbops_plan& plan, float kv_scale) {
+  if (!check.ok()) return 1.f;
+  if (vbops::bridge::kv_dtype_of(plan.shape) == vb::KvDtype::kFp8E4m3) {
+    if (!(std::isfinite(kv_scale) && kv_scale > 0.f)) {
+      check.fail(VBOPS_ERROR_INVALID_ARGUMENT, "kv_scale: " + float_text(kv_scale) +
+                                                   "; an fp8 pool needs its dequantization scale: a finite value "
+                                                   "above 0 (1 when the checkpoint ships none)");
+    }
+    return kv_scale;
+  }
+  if (kv_scale != 0.f && kv_scale != 1.f) {
+    check.fail(VBOPS_ERROR_INVALID_ARGUMENT, "kv_scale: " + float_text(kv_scale) +
+                                                 "; a bf16 pool is not scaled: allowed 1 (or 0, not given)");
+  }
+  return 1.f;
+}
+
 void check_sm_scale(vbops::ArgCheck& check, float sm_scale) {
   if (check.ok() && !(std::isfinite(sm_scale) && sm_scale > 0.f)) {
     check.fail(VBOPS_ERROR_INVALID_ARGUMENT,
-               "sm_scale: " + std::to_string(sm_scale) + "; allowed: a finite value above 0");
+               "sm_scale: " + float_text(sm_scale) + "; allowed: a finite value above 0");
   }
 }
 
@@ -189,7 +237,8 @@ void check_native(vbops::ArgCheck& check, const vbops_plan& plan, const vbops_na
     check.contiguous("q", a.q);
     check.aligned("q", a.q, 16);
   }
-  const int64_t pool_rows = check_row_table(check, "kv_pool", a.kv_pool, kHeadDimQK, -1, "[rows, 576] or [rows, 1, 576]");
+  const int64_t pool_rows = check_pool(check, plan, "kv_pool", a.kv_pool, "[rows, 576] or [rows, 1, 576]");
+  const float kv_scale = check_kv_scale(check, plan, a.kv_scale);
   if (check.given(a.tree_kv)) {
     check_row_table(check, "tree_kv", a.tree_kv, kHeadDimQK, rows, "[B*T, 576] or [B*T, 1, 576] " + meaning);
   }
@@ -234,7 +283,9 @@ void check_native(vbops::ArgCheck& check, const vbops_plan& plan, const vbops_na
   p->num_heads = H;
   p->sm_scale = a.sm_scale;
   p->q = static_cast<const vb::bf16_bits*>(a.q.data);
-  p->kv_pool = static_cast<const vb::bf16_bits*>(a.kv_pool.data);
+  p->kv_pool = a.kv_pool.data;
+  p->kv_dtype = vbops::bridge::kv_dtype_of(plan.shape);
+  p->kv_scale = kv_scale;
   p->pool_rows = pool_rows;
   p->prefix_len = static_cast<const std::int32_t*>(a.prefix_len.data);
   p->tree_kv = static_cast<const vb::bf16_bits*>(a.tree_kv.data);
@@ -274,7 +325,8 @@ void check_sglang(vbops::ArgCheck& check, const vbops_plan& plan, const vbops_sg
     check.aligned("q_extend", a.q_extend, 16);
   }
   check_row_table(check, "k_extend", a.k_extend, kHeadDimQK, rows, "[B*T, 1, 576] " + meaning);
-  const int64_t pool_rows = check_row_table(check, "k_buffer", a.k_buffer, kHeadDimQK, -1, "[rows, 1, 576]");
+  const int64_t pool_rows = check_pool(check, plan, "k_buffer", a.k_buffer, "[rows, 1, 576]");
+  const float kv_scale = check_kv_scale(check, plan, a.kv_scale);
   for (const auto& [name, t, dtype] :
        {std::tuple{"qo_indptr", &a.qo_indptr, VBOPS_DTYPE_I32}, std::tuple{"mask_indptr", &a.mask_indptr, VBOPS_DTYPE_I64}}) {
     if (check.present(name, *t) && check.dtype(name, *t, {dtype})) {
@@ -308,7 +360,9 @@ void check_sglang(vbops::ArgCheck& check, const vbops_plan& plan, const vbops_sg
   in->q = static_cast<const vb::bf16_bits*>(a.q_extend.data);
   in->k_extend = static_cast<const vb::bf16_bits*>(a.k_extend.data);
   in->v_extend = nullptr;  // not read: V is the first 512 values of the K row
-  in->kv_buffer = static_cast<const vb::bf16_bits*>(a.k_buffer.data);
+  in->kv_buffer = a.k_buffer.data;
+  in->kv_dtype = vbops::bridge::kv_dtype_of(plan.shape);
+  in->kv_scale = kv_scale;
   in->pool_rows = pool_rows;
   in->qo_indptr = static_cast<const std::int32_t*>(a.qo_indptr.data);
   in->kv_indptr = static_cast<const std::int32_t*>(a.kv_indptr.data);
@@ -328,7 +382,7 @@ extern "C" {
 
 int vbops_abi_version(void) { return VBOPS_ABI_VERSION; }
 
-const char* vbops_version(void) { return "verifybench-ops 0.1.0 (abi 1)"; }
+const char* vbops_version(void) { return "verifybench-ops 0.2.0 (abi 2)"; }
 
 const char* vbops_last_error(void) { return g_last_error.c_str(); }
 

@@ -2,7 +2,7 @@
 import ctypes
 import os
 
-ABI_VERSION = 1
+ABI_VERSION = 2
 MAX_DIMS = 4
 
 # vbops_status
@@ -32,7 +32,8 @@ class Tensor(ctypes.Structure):
 
 
 class Shape(ctypes.Structure):
-    _fields_ = [(n, ctypes.c_int32) for n in ("max_batch", "tree_size", "num_heads", "max_kv_len", "page_size")]
+    _fields_ = [(n, ctypes.c_int32) for n in ("max_batch", "tree_size", "num_heads", "max_kv_len", "page_size",
+                                              "kv_dtype")]
 
 
 class DeviceFacts(ctypes.Structure):
@@ -46,12 +47,15 @@ SGLANG_TENSORS = ("q_extend", "k_extend", "k_buffer", "qo_indptr", "kv_indptr", 
                   "custom_mask", "mask_indptr", "o", "lse")
 
 
+_SCALES = [("sm_scale", ctypes.c_float), ("kv_scale", ctypes.c_float)]
+
+
 class NativeArgs(ctypes.Structure):
-    _fields_ = [("sm_scale", ctypes.c_float)] + [(n, Tensor) for n in NATIVE_TENSORS]
+    _fields_ = _SCALES + [(n, Tensor) for n in NATIVE_TENSORS]
 
 
 class SglangArgs(ctypes.Structure):
-    _fields_ = [("sm_scale", ctypes.c_float)] + [(n, Tensor) for n in SGLANG_TENSORS]
+    _fields_ = _SCALES + [(n, Tensor) for n in SGLANG_TENSORS]
 
 
 LIBRARY_NAME = "libverifybench_ops.so"

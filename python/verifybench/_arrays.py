@@ -18,9 +18,11 @@ _TYPESTR = {
     "|b1": _abi.BOOL, "<u8": _abi.U64, "<u2": _abi.BF16, "<i2": _abi.BF16, "<V2": _abi.BF16, "|V2": _abi.BF16,
 }
 
-# DLPack (code, bits) -> ABI dtype: kDLInt 0, kDLUInt 1, kDLFloat 2, kDLBfloat 4, kDLBool 6.
+# DLPack (code, bits) -> ABI dtype: kDLInt 0, kDLUInt 1, kDLFloat 2, kDLBfloat 4, kDLBool 6,
+# kDLFloat8_e4m3fn 10 (DLPack 1.1). The interface above has no fp8 typestr (NumPy and CuPy have
+# no fp8 type; ml_dtypes' are 'V1' like every other 1-byte type): pass such a pool as uint8.
 _DLPACK = {(2, 32): _abi.F32, (2, 16): _abi.F16, (0, 32): _abi.I32, (0, 64): _abi.I64, (1, 8): _abi.U8,
-           (6, 8): _abi.BOOL, (1, 64): _abi.U64, (4, 16): _abi.BF16}
+           (6, 8): _abi.BOOL, (1, 64): _abi.U64, (4, 16): _abi.BF16, (10, 8): _abi.FP8_E4M3}
 _DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 1, 2, 3, 13
 
 

@@ -6,6 +6,33 @@ from . import _abi, _arrays
 from ._ints import UINT64, as_list, c_int, c_ints, positive_finite
 from .errors import VerifyError
 
+# The KV pool dtypes a plan is made for, by the names a caller may use (the scenario files'
+# and torch's); the value is the ABI's code and the name Plan.kv_dtype reports.
+_KV_DTYPES = {
+    "bf16": (_abi.BF16, "bf16"), "bfloat16": (_abi.BF16, "bf16"),
+    "fp8_e4m3": (_abi.FP8_E4M3, "fp8_e4m3"), "float8_e4m3fn": (_abi.FP8_E4M3, "fp8_e4m3"),
+}
+
+
+def kv_dtype_of(value):
+    """(ABI code, canonical name) of a pool dtype: 'bf16' / 'fp8_e4m3', or torch.bfloat16 /
+    torch.float8_e4m3fn (or their names)."""
+    name = str(value).replace("torch.", "")
+    if name not in _KV_DTYPES:
+        raise VerifyError(f"kv_dtype: {value!r}; allowed: 'bf16' or 'fp8_e4m3' (or torch.bfloat16 / "
+                          "torch.float8_e4m3fn)")
+    return _KV_DTYPES[name]
+
+
+def host_scale(name, value):
+    """A scale as a float, refusing device arrays: reading one on the host would synchronise
+    (and break a CUDA-graph capture). SGLang passes its scales as floats (layer.k_scale_float)."""
+    torch = sys.modules.get("torch")
+    if (torch is not None and isinstance(value, torch.Tensor)) or hasattr(value, "__cuda_array_interface__"):
+        raise VerifyError(f"{name}: a {type(value).__name__}; allowed: a Python float (a device tensor would be "
+                          "read on the host, which synchronises and cannot be captured in a CUDA graph)")
+    return positive_finite(name, value)
+
 
 def _raise_for(status, lib):
     if status != _abi.OK:
@@ -27,20 +54,24 @@ class Plan:
 
     max_batch requests at most, exactly tree_size nodes and num_heads heads per request;
     max_kv_len (prefix + tree of the longest request) sizes the KV splits. kv_lens (host
-    ints, max_batch of them) sizes them by actual lengths instead. device_facts
+    ints, max_batch of them) sizes them by actual lengths instead. kv_dtype: the KV pool's
+    element type, 'bf16' or 'fp8_e4m3' (a pool of 576 e4m3 bytes a row holding value / kv_scale,
+    passed as torch.float8_e4m3fn or as its uint8 bytes; it runs on the mma.sync engine).
+    device_facts
     (sm_count, blocks_per_sm, wgmma_supported, max_threads_per_sm, smem_optin_bytes): plan
     for a described GPU without one (the default reads the current device, which must not
     be capturing a graph)."""
 
     def __init__(self, max_batch, tree_size, num_heads, max_kv_len, page_size=1, kv_lens=None,
-                 device_facts=None, device=None):
+                 device_facts=None, device=None, kv_dtype="bf16"):
         lib = _abi.library()
         self._lib = lib
         # Every integer is range-checked before ctypes sees it (ctypes keeps the low bits of one
         # that does not fit); the library checks what the values mean.
         fields = dict(max_batch=max_batch, tree_size=tree_size, num_heads=num_heads, max_kv_len=max_kv_len,
                       page_size=page_size)
-        self.shape = _abi.Shape(**{name: c_int(name, value) for name, value in fields.items()})
+        kv_code, self.kv_dtype = kv_dtype_of(kv_dtype)
+        self.shape = _abi.Shape(**{name: c_int(name, value) for name, value in fields.items()}, kv_dtype=kv_code)
         facts = _device_facts(device_facts) if device_facts is not None else None
         self.device = c_int("device", device) if device is not None else None
         lens = None
@@ -68,7 +99,8 @@ class Plan:
     def __repr__(self):
         s = self.shape
         return (f"Plan(max_batch={s.max_batch}, tree_size={s.tree_size}, num_heads={s.num_heads}, "
-                f"max_kv_len={s.max_kv_len}, page_size={s.page_size}: {self.description})")
+                f"max_kv_len={s.max_kv_len}, page_size={s.page_size}, kv_dtype={self.kv_dtype!r}: "
+                f"{self.description})")
 
 
 def resolve_stream(stream, arrays):
@@ -94,13 +126,15 @@ def resolve_stream(stream, arrays):
     return 0
 
 
-def _launch(plan, fn_name, args_type, names, optional, values, sm_scale, workspace, stream):
+def _launch(plan, fn_name, args_type, names, optional, values, sm_scale, kv_scale, workspace, stream):
     if not isinstance(plan, Plan):
         raise VerifyError(f"plan: a {type(plan).__name__}; a verifybench.Plan is required")
     scale = positive_finite("sm_scale", sm_scale)
+    pool_scale = host_scale("kv_scale", kv_scale)
     handle = resolve_stream(stream, list(values.values()) + [workspace])
     args = args_type()
     args.sm_scale = scale
+    args.kv_scale = pool_scale
     holds = []
     try:
         hint = plan.device if plan.device is not None else 0
@@ -118,23 +152,27 @@ def _launch(plan, fn_name, args_type, names, optional, values, sm_scale, workspa
 
 
 def verify_native(plan, *, q, kv_pool, prefix_len, tree_mask, o, lse, sm_scale, workspace, kv_indptr=None,
-                  kv_indices=None, block_table=None, tree_kv=None, stream=None):
+                  kv_indices=None, block_table=None, tree_kv=None, kv_scale=1.0, stream=None):
     """o, lse = attention of q over each request's prefix and its tree ancestors, native form
-    (shapes: ops/include/verifybench_ops.h). Asynchronous on `stream` (default: the caller's
-    current stream); nothing is launched when an argument is refused (VerifyError)."""
+    (shapes: ops/include/verifybench_ops.h). kv_pool is of the plan's kv_dtype; kv_scale (a
+    float) is an fp8 pool's dequantization scale, 1 for bf16. Asynchronous on `stream`
+    (default: the caller's current stream); nothing is launched when an argument is refused
+    (VerifyError)."""
     values = dict(q=q, kv_pool=kv_pool, prefix_len=prefix_len, tree_kv=tree_kv, kv_indptr=kv_indptr,
                   kv_indices=kv_indices, block_table=block_table, tree_mask=tree_mask, o=o, lse=lse)
     optional = {"tree_kv", "kv_indptr", "kv_indices", "block_table"}
     _launch(plan, "vbops_verify_native", _abi.NativeArgs, _abi.NATIVE_TENSORS, optional, values, sm_scale,
-            workspace, stream)
+            kv_scale, workspace, stream)
 
 
 def verify_sglang(plan, *, q_extend, k_extend, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask,
-                  mask_indptr, o, sm_scale, workspace, lse=None, stream=None):
+                  mask_indptr, o, sm_scale, workspace, lse=None, kv_scale=1.0, stream=None):
     """SGLang's target-verify inputs (its Triton backend's extend_attention_fwd, MLA): writes
-    o [B*T, H, 512] (and lse when given). Asynchronous on `stream`; VerifyError when refused."""
+    o [B*T, H, 512] (and lse when given). k_buffer is of the plan's kv_dtype (SGLang's fp8 MLA
+    pool: float8_e4m3fn or its uint8 storage), kv_scale its k_scale (== v_scale in MLA).
+    Asynchronous on `stream`; VerifyError when refused."""
     values = dict(q_extend=q_extend, k_extend=k_extend, k_buffer=k_buffer, qo_indptr=qo_indptr,
                   kv_indptr=kv_indptr, kv_indices=kv_indices, custom_mask=custom_mask, mask_indptr=mask_indptr,
                   o=o, lse=lse)
     _launch(plan, "vbops_verify_sglang", _abi.SglangArgs, _abi.SGLANG_TENSORS, {"lse"}, values, sm_scale,
-            workspace, stream)
+            kv_scale, workspace, stream)

@@ -1,9 +1,12 @@
 """torch.library custom ops over the C ABI (imported only when torch is).
 
   torch.ops.verifybench.verify_sglang_(q_extend, k_extend, k_buffer, qo_indptr, kv_indptr,
-      kv_indices, custom_mask, mask_indptr, o, lse, sm_scale, plan_id)
+      kv_indices, custom_mask, mask_indptr, o, lse, sm_scale, plan_id, kv_scale=1.0)
   torch.ops.verifybench.verify_native_(q, kv_pool, prefix_len, kv_indptr, kv_indices,
-      block_table, tree_kv, tree_mask, o, lse, sm_scale, plan_id)
+      block_table, tree_kv, tree_mask, o, lse, sm_scale, plan_id, kv_scale=1.0)
+
+The pool (k_buffer / kv_pool) is of the plan's kv_dtype: bf16, or fp8 e4m3 as
+torch.float8_e4m3fn or its uint8 bytes, with kv_scale its dequantization scale (a float).
 
 Both write o and lse in place (mutates_args) on the current stream, allocate only their
 workspace (torch's caching allocator: inside a CUDA-graph capture it comes from the graph's
@@ -31,19 +34,22 @@ def register_plan(plan):
         return plan_id
 
 
-def plan_for(device, batch, tree_size, num_heads, max_kv_len, page_size=1, kv_lens=None):
-    """The registered plan for this shape on `device` (made on first use: call it outside a
-    graph capture, e.g. in a warm-up step). Returns (plan_id, plan)."""
+def plan_for(device, batch, tree_size, num_heads, max_kv_len, page_size=1, kv_lens=None, kv_dtype="bf16"):
+    """The registered plan for this shape and pool dtype ('bf16' or 'fp8_e4m3', see ops.Plan) on
+    `device` (made on first use: call it outside a graph capture, e.g. in a warm-up step).
+    Returns (plan_id, plan)."""
     device = torch.device(device)
     index = device.index if device.index is not None else torch.cuda.current_device()
     kv_lens = c_ints("kv_lens", kv_lens) if kv_lens is not None else None  # the key needs them as ints
-    key = (index, batch, tree_size, num_heads, max_kv_len, page_size, tuple(kv_lens) if kv_lens else None)
+    _, kv_dtype = ops.kv_dtype_of(kv_dtype)
+    key = (index, batch, tree_size, num_heads, max_kv_len, page_size, tuple(kv_lens) if kv_lens else None, kv_dtype)
     with _lock:
         found = _plans_by_shape.get(key)
     if found is not None:
         return found, _plans[found]
     with torch.cuda.device(index):
-        plan = ops.Plan(batch, tree_size, num_heads, max_kv_len, page_size=page_size, kv_lens=kv_lens, device=index)
+        plan = ops.Plan(batch, tree_size, num_heads, max_kv_len, page_size=page_size, kv_lens=kv_lens, device=index,
+                        kv_dtype=kv_dtype)
     plan_id = register_plan(plan)
     with _lock:
         _plans_by_shape[key] = plan_id
@@ -65,17 +71,17 @@ def _workspace(plan, like):
 def verify_sglang_(q_extend: torch.Tensor, k_extend: torch.Tensor, k_buffer: torch.Tensor, qo_indptr: torch.Tensor,
                    kv_indptr: torch.Tensor, kv_indices: torch.Tensor, custom_mask: torch.Tensor,
                    mask_indptr: torch.Tensor, o: torch.Tensor, lse: torch.Tensor, sm_scale: float,
-                   plan_id: int) -> None:
+                   plan_id: int, kv_scale: float = 1.0) -> None:
     plan = _plan(plan_id)
     ops.verify_sglang(plan, q_extend=q_extend, k_extend=k_extend, k_buffer=k_buffer, qo_indptr=qo_indptr,
                       kv_indptr=kv_indptr, kv_indices=kv_indices, custom_mask=custom_mask, mask_indptr=mask_indptr,
-                      o=o, lse=lse, sm_scale=sm_scale, workspace=_workspace(plan, q_extend),
+                      o=o, lse=lse, sm_scale=sm_scale, kv_scale=kv_scale, workspace=_workspace(plan, q_extend),
                       stream=torch.cuda.current_stream(q_extend.device).cuda_stream)
 
 
 @verify_sglang_.register_fake
 def _verify_sglang_fake(q_extend, k_extend, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr, o,
-                        lse, sm_scale, plan_id):
+                        lse, sm_scale, plan_id, kv_scale=1.0):
     return None
 
 
@@ -83,16 +89,17 @@ def _verify_sglang_fake(q_extend, k_extend, k_buffer, qo_indptr, kv_indptr, kv_i
 def verify_native_(q: torch.Tensor, kv_pool: torch.Tensor, prefix_len: torch.Tensor, kv_indptr: Optional[torch.Tensor],
                    kv_indices: Optional[torch.Tensor], block_table: Optional[torch.Tensor],
                    tree_kv: Optional[torch.Tensor], tree_mask: torch.Tensor, o: torch.Tensor, lse: torch.Tensor,
-                   sm_scale: float, plan_id: int) -> None:
+                   sm_scale: float, plan_id: int, kv_scale: float = 1.0) -> None:
     plan = _plan(plan_id)
     ops.verify_native(plan, q=q, kv_pool=kv_pool, prefix_len=prefix_len, kv_indptr=kv_indptr, kv_indices=kv_indices,
                       block_table=block_table, tree_kv=tree_kv, tree_mask=tree_mask, o=o, lse=lse, sm_scale=sm_scale,
-                      workspace=_workspace(plan, q), stream=torch.cuda.current_stream(q.device).cuda_stream)
+                      kv_scale=kv_scale, workspace=_workspace(plan, q),
+                      stream=torch.cuda.current_stream(q.device).cuda_stream)
 
 
 @verify_native_.register_fake
 def _verify_native_fake(q, kv_pool, prefix_len, kv_indptr, kv_indices, block_table, tree_kv, tree_mask, o, lse,
-                        sm_scale, plan_id):
+                        sm_scale, plan_id, kv_scale=1.0):
     return None
 
 
@@ -104,20 +111,20 @@ def _outputs(q, num_heads):
 
 
 def sglang_verify(q_extend, k_extend, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr, sm_scale,
-                  plan_id):
+                  plan_id, kv_scale=1.0):
     """Functional form of verify_sglang_: returns new (o, lse)."""
     o, lse = _outputs(q_extend, q_extend.shape[1])
     torch.ops.verifybench.verify_sglang_(q_extend, k_extend, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask,
                                          mask_indptr, o, lse, positive_finite("sm_scale", sm_scale),
-                                         c_int("plan_id", plan_id, INT64))
+                                         c_int("plan_id", plan_id, INT64), ops.host_scale("kv_scale", kv_scale))
     return o, lse
 
 
 def native_verify(q, kv_pool, prefix_len, tree_mask, sm_scale, plan_id, kv_indptr=None, kv_indices=None,
-                  block_table=None, tree_kv=None):
+                  block_table=None, tree_kv=None, kv_scale=1.0):
     """Functional form of verify_native_: returns new (o, lse)."""
     o, lse = _outputs(q, q.shape[1])
     torch.ops.verifybench.verify_native_(q, kv_pool, prefix_len, kv_indptr, kv_indices, block_table, tree_kv,
                                          tree_mask, o, lse, positive_finite("sm_scale", sm_scale),
-                                         c_int("plan_id", plan_id, INT64))
+                                         c_int("plan_id", plan_id, INT64), ops.host_scale("kv_scale", kv_scale))
     return o, lse

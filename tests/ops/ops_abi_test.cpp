@@ -3,6 +3,7 @@
 // arrays are descriptors over made-up, aligned addresses: nothing here is dereferenced.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -38,8 +39,8 @@ struct Fixture {
   vbops_plan* plan = nullptr;
   std::size_t workspace_bytes = 0;
   void* workspace = reinterpret_cast<void*>(fake(99));
-  Fixture(int page_size = 1) {
-    const vbops_shape shape{B, T, H, 4096, page_size};
+  explicit Fixture(int page_size = 1, vbops_dtype kv_dtype = VBOPS_DTYPE_BF16) {
+    const vbops_shape shape{B, T, H, 4096, page_size, kv_dtype};
     const vbops_device_facts h200{132, 1, 1, 2048, 232448};
     REQUIRE(vbops_plan_create(&shape, &h200, nullptr, &plan) == VBOPS_OK);
     workspace_bytes = vbops_plan_workspace_bytes(plan);
@@ -89,7 +90,7 @@ void require_refused(vbops_status got, vbops_status expected, const std::string&
 
 TEST_CASE("version and ABI", "[ops]") {
   CHECK(vbops_abi_version() == VBOPS_ABI_VERSION);
-  CHECK_THAT(std::string(vbops_version()), Contains("abi 1"));
+  CHECK_THAT(std::string(vbops_version()), Contains("abi 2"));
 }
 
 TEST_CASE("a plan for given device facts says what it chose", "[ops]") {
@@ -109,17 +110,23 @@ TEST_CASE("a plan for given device facts says what it chose", "[ops]") {
 TEST_CASE("plan refusals name the field", "[ops]") {
   const vbops_device_facts facts{132, 1, 1, 2048, 232448};
   vbops_plan* plan = nullptr;
-  vbops_shape shape{0, T, H, 4096, 1};
+  vbops_shape shape{0, T, H, 4096, 1, VBOPS_DTYPE_BF16};
   require_refused(vbops_plan_create(&shape, &facts, nullptr, &plan), VBOPS_ERROR_INVALID_ARGUMENT, "shape.max_batch 0",
                   "allowed: 1 to 65535");
   CHECK(plan == nullptr);
-  shape = {B, 2000, H, 4096, 1};
+  shape = {B, 2000, H, 4096, 1, VBOPS_DTYPE_BF16};
   require_refused(vbops_plan_create(&shape, &facts, nullptr, &plan), VBOPS_ERROR_INVALID_ARGUMENT, "shape.tree_size 2000",
                   "1 to 1024");
-  shape = {B, T, H, 2, 1};
+  shape = {B, T, H, 2, 1, VBOPS_DTYPE_BF16};
   require_refused(vbops_plan_create(&shape, &facts, nullptr, &plan), VBOPS_ERROR_INVALID_ARGUMENT, "shape.max_kv_len 2",
                   "tree_size (4) or more");
-  shape = {B, T, H, 4096, 1};
+  shape = {B, T, H, 4096, 1, VBOPS_DTYPE_FP8_E4M3 + 1};
+  require_refused(vbops_plan_create(&shape, &facts, nullptr, &plan), VBOPS_ERROR_INVALID_ARGUMENT,
+                  "shape.kv_dtype 10 (unsupported dtype)", "VBOPS_DTYPE_FP8_E4M3 (9)");
+  shape = {B, T, H, 4096, 1, VBOPS_DTYPE_F32};
+  require_refused(vbops_plan_create(&shape, &facts, nullptr, &plan), VBOPS_ERROR_INVALID_ARGUMENT,
+                  "shape.kv_dtype 3 (float32)", "VBOPS_DTYPE_BF16 (1, or 0)");
+  shape = {B, T, H, 4096, 1, VBOPS_DTYPE_BF16};
   const vbops_device_facts no_sms{0, 1, 0, 2048, 232448};
   require_refused(vbops_plan_create(&shape, &no_sms, nullptr, &plan), VBOPS_ERROR_INVALID_ARGUMENT, "facts.sm_count 0", "");
   const vbops_device_facts tiny_smem{132, 1, 0, 2048, 1000};
@@ -253,5 +260,114 @@ TEST_CASE("SGLang-form refusals name SGLang's argument", "[ops]") {
     INFO("message: " << vbops_last_error());
     CHECK((s == VBOPS_ERROR_CUDA || s == VBOPS_ERROR_INVALID_ARGUMENT));
     CHECK_THAT(std::string(vbops_last_error()), StartsWith("q_extend: "));
+  }
+}
+
+// The device check comes after every argument check: reaching it means the arguments passed.
+void require_arguments_accepted(vbops_status s, const std::string& first_array) {
+  INFO("message: " << vbops_last_error());
+  CHECK((s == VBOPS_ERROR_CUDA || s == VBOPS_ERROR_INVALID_ARGUMENT));
+  CHECK_THAT(std::string(vbops_last_error()), StartsWith(first_array + ": "));
+}
+
+TEST_CASE("a zero kv_dtype plans a bf16 pool, as callers of abi 1 did", "[ops][fp8]") {
+  const vbops_device_facts h200{132, 1, 1, 2048, 232448};
+  vbops_plan* plan = nullptr;
+  const vbops_shape shape{B, T, H, 4096, 1, 0};
+  REQUIRE(vbops_plan_create(&shape, &h200, nullptr, &plan) == VBOPS_OK);
+  vbops_native_args a = native_args();
+  a.kv_pool.dtype = VBOPS_DTYPE_U8;
+  a.kv_pool.shape[1] = 1152;  // a bf16 pool's bytes
+  std::size_t bytes = vbops_plan_workspace_bytes(plan);
+  require_refused(vbops_verify_native(plan, &a, reinterpret_cast<void*>(fake(99)), bytes, nullptr),
+                  VBOPS_ERROR_INVALID_ARGUMENT, "kv_pool: dtype uint8", "allowed: bfloat16");
+  vbops_plan_destroy(plan);
+}
+
+TEST_CASE("an fp8 plan runs the mma.sync engine where bf16 takes wgmma", "[ops][fp8]") {
+  // 64 requests of 8 nodes x 16 heads on an H200: the bf16 plan is a wgmma one.
+  const vbops_device_facts h200{132, 1, 1, 2048, 232448};
+  auto description = [&](vbops_dtype kv_dtype) {
+    const vbops_shape shape{64, 8, 16, 32768, 1, kv_dtype};
+    vbops_plan* plan = nullptr;
+    REQUIRE(vbops_plan_create(&shape, &h200, nullptr, &plan) == VBOPS_OK);
+    char text[256];
+    vbops_plan_describe(plan, text, sizeof text);
+    vbops_plan_destroy(plan);
+    return std::string(text);
+  };
+  CHECK_THAT(description(VBOPS_DTYPE_BF16), StartsWith("wgmma"));
+  CHECK_THAT(description(VBOPS_DTYPE_FP8_E4M3), StartsWith("mma"));
+}
+
+TEST_CASE("fp8 pools: the dtype the plan names, and a scale", "[ops][fp8]") {
+  SECTION("native form") {
+    Fixture f(1, VBOPS_DTYPE_FP8_E4M3);
+    vbops_native_args a = native_args();
+    a.kv_pool.dtype = VBOPS_DTYPE_FP8_E4M3;
+    a.kv_scale = 0.25f;
+    auto run = [&] { return vbops_verify_native(f.plan, &a, f.workspace, f.workspace_bytes, nullptr); };
+    SECTION("float8_e4m3 with a scale") { require_arguments_accepted(run(), "q"); }
+    SECTION("its bytes as uint8, [rows, 1, 576]") {
+      a.kv_pool = tensor(fake(2), VBOPS_DTYPE_U8, {1000, 1, 576});
+      require_arguments_accepted(run(), "q");
+    }
+    SECTION("a bf16 pool under an fp8 plan") {
+      a.kv_pool.dtype = VBOPS_DTYPE_BF16;
+      require_refused(run(), VBOPS_ERROR_INVALID_ARGUMENT, "kv_pool: dtype bfloat16",
+                      "allowed: float8_e4m3 or uint8 (its bytes): the plan was made for an fp8 pool");
+    }
+    SECTION("a bf16 pool's bytes (1152 a row)") {
+      a.kv_pool = tensor(fake(2), VBOPS_DTYPE_U8, {1000, 1152});
+      require_refused(run(), VBOPS_ERROR_INVALID_ARGUMENT, "kv_pool: shape [1000, 1152]", "expected [*, 576]");
+    }
+    SECTION("no scale (0)") {
+      a.kv_scale = 0.f;
+      require_refused(run(), VBOPS_ERROR_INVALID_ARGUMENT, "kv_scale: 0", "an fp8 pool needs its dequantization scale");
+    }
+    SECTION("a NaN scale") {
+      a.kv_scale = std::nanf("");
+      require_refused(run(), VBOPS_ERROR_INVALID_ARGUMENT, "kv_scale: ", "a finite value above 0");
+    }
+    SECTION("a negative scale") {
+      a.kv_scale = -0.5f;
+      require_refused(run(), VBOPS_ERROR_INVALID_ARGUMENT, "kv_scale: -0.5", "above 0");
+    }
+  }
+  SECTION("SGLang form: SGLang's float8_e4m3fn k_buffer and bf16 k_extend") {
+    Fixture f(1, VBOPS_DTYPE_FP8_E4M3);
+    vbops_sglang_args a = sglang_args();
+    a.k_buffer.dtype = VBOPS_DTYPE_FP8_E4M3;
+    a.kv_scale = 2.f;
+    auto run = [&] { return vbops_verify_sglang(f.plan, &a, f.workspace, f.workspace_bytes, nullptr); };
+    SECTION("accepted") { require_arguments_accepted(run(), "q_extend"); }
+    SECTION("k_extend stays bf16") {
+      a.k_extend.dtype = VBOPS_DTYPE_FP8_E4M3;
+      require_refused(run(), VBOPS_ERROR_INVALID_ARGUMENT, "k_extend: dtype float8_e4m3", "allowed: bfloat16");
+    }
+    SECTION("no scale") {
+      a.kv_scale = 0.f;
+      require_refused(run(), VBOPS_ERROR_INVALID_ARGUMENT, "kv_scale: 0", "fp8 pool");
+    }
+  }
+  SECTION("a bf16 pool is not scaled") {
+    Fixture f;
+    vbops_sglang_args a = sglang_args();
+    auto run = [&] { return vbops_verify_sglang(f.plan, &a, f.workspace, f.workspace_bytes, nullptr); };
+    SECTION("1 and 0 (not given) are accepted") {
+      a.kv_scale = 1.f;
+      require_arguments_accepted(run(), "q_extend");
+      a.kv_scale = 0.f;
+      require_arguments_accepted(run(), "q_extend");
+    }
+    SECTION("another scale is refused") {
+      a.kv_scale = 0.5f;
+      require_refused(run(), VBOPS_ERROR_INVALID_ARGUMENT, "kv_scale: 0.5", "a bf16 pool is not scaled");
+    }
+    SECTION("an fp8 k_buffer under a bf16 plan") {
+      a.k_buffer.dtype = VBOPS_DTYPE_FP8_E4M3;
+      require_refused(run(), VBOPS_ERROR_INVALID_ARGUMENT, "k_buffer: dtype float8_e4m3",
+                      "an fp8 pool needs a plan with kv_dtype VBOPS_DTYPE_FP8_E4M3");
+    }
   }
 }

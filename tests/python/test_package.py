@@ -34,7 +34,7 @@ class PackageTest(unittest.TestCase):
         return caught.exception
 
     def test_library_and_plan(self):
-        self.assertIn("abi 1", verifybench.library_version())
+        self.assertIn("abi 2", verifybench.library_version())
         self.assertIn("splits=", self.plan.description)
         self.assertGreaterEqual(self.plan.workspace_bytes, 3 * 4 * 8 * 4)
         with self.assertRaises(verifybench.VerifyError) as caught:

@@ -190,7 +190,7 @@ struct SglangVerifyInputs {
   const bf16_bits* q = nullptr;            // [B*T, H, 576]
   const bf16_bits* k_extend = nullptr;     // [B*T, 1, 576] tree node K rows
   const bf16_bits* v_extend = nullptr;     // [B*T, 1, 512] equals k_extend[..., :512] in MLA
-  const bf16_bits* kv_buffer = nullptr;    // [pool_rows, 1, 576]
+  const void* kv_buffer = nullptr;         // [pool_rows, 1, 576] of kv_dtype
   std::int64_t pool_rows = 0;
   const std::int32_t* qo_indptr = nullptr;   // [B+1]
   const std::int32_t* kv_indptr = nullptr;   // [B+1] prefix tokens only
@@ -199,6 +199,8 @@ struct SglangVerifyInputs {
   const std::int64_t* mask_indptr = nullptr; // [B+1]
   bf16_bits* o = nullptr;                    // [B*T, H, 512]
   float* lse = nullptr;                      // [B*T, H]
+  KvDtype kv_dtype = KvDtype::kBf16;         // kv_buffer's (k_extend stays bf16)
+  float kv_scale = 1.f;                      // fp8 kv_buffer: SGLang's k_scale (== v_scale in MLA)
 };
 
 // Device scratch the adapter needs for a batch: prefix lengths and the packed ancestor
