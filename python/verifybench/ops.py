@@ -126,11 +126,22 @@ def resolve_stream(stream, arrays):
     return 0
 
 
+def _pool_scale(plan, kv_scale):
+    """The kv_scale to pass: an fp8 pool's must be given (a forgotten scale would compute wrong
+    numbers silently); a bf16 pool's defaults to 1."""
+    if kv_scale is None:
+        if plan.kv_dtype == "fp8_e4m3":
+            raise VerifyError("kv_scale: missing; an fp8 pool needs its dequantization scale (SGLang's k_scale; 1.0 "
+                              "when the checkpoint ships none)")
+        return 1.0
+    return host_scale("kv_scale", kv_scale)
+
+
 def _launch(plan, fn_name, args_type, names, optional, values, sm_scale, kv_scale, workspace, stream):
     if not isinstance(plan, Plan):
         raise VerifyError(f"plan: a {type(plan).__name__}; a verifybench.Plan is required")
     scale = positive_finite("sm_scale", sm_scale)
-    pool_scale = host_scale("kv_scale", kv_scale)
+    pool_scale = _pool_scale(plan, kv_scale)
     handle = resolve_stream(stream, list(values.values()) + [workspace])
     args = args_type()
     args.sm_scale = scale
@@ -152,10 +163,11 @@ def _launch(plan, fn_name, args_type, names, optional, values, sm_scale, kv_scal
 
 
 def verify_native(plan, *, q, kv_pool, prefix_len, tree_mask, o, lse, sm_scale, workspace, kv_indptr=None,
-                  kv_indices=None, block_table=None, tree_kv=None, kv_scale=1.0, stream=None):
+                  kv_indices=None, block_table=None, tree_kv=None, kv_scale=None, stream=None):
     """o, lse = attention of q over each request's prefix and its tree ancestors, native form
     (shapes: ops/include/verifybench_ops.h). kv_pool is of the plan's kv_dtype; kv_scale (a
-    float) is an fp8 pool's dequantization scale, 1 for bf16. Asynchronous on `stream`
+    float) is an fp8 pool's dequantization scale, required for one (1 or None for bf16).
+    Asynchronous on `stream`
     (default: the caller's current stream); nothing is launched when an argument is refused
     (VerifyError)."""
     values = dict(q=q, kv_pool=kv_pool, prefix_len=prefix_len, tree_kv=tree_kv, kv_indptr=kv_indptr,
@@ -166,10 +178,11 @@ def verify_native(plan, *, q, kv_pool, prefix_len, tree_mask, o, lse, sm_scale, 
 
 
 def verify_sglang(plan, *, q_extend, k_extend, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask,
-                  mask_indptr, o, sm_scale, workspace, lse=None, kv_scale=1.0, stream=None):
+                  mask_indptr, o, sm_scale, workspace, lse=None, kv_scale=None, stream=None):
     """SGLang's target-verify inputs (its Triton backend's extend_attention_fwd, MLA): writes
     o [B*T, H, 512] (and lse when given). k_buffer is of the plan's kv_dtype (SGLang's fp8 MLA
-    pool: float8_e4m3fn or its uint8 storage), kv_scale its k_scale (== v_scale in MLA).
+    pool: float8_e4m3fn or its uint8 storage), kv_scale its k_scale (== v_scale in MLA),
+    required for an fp8 pool.
     Asynchronous on `stream`; VerifyError when refused."""
     values = dict(q_extend=q_extend, k_extend=k_extend, k_buffer=k_buffer, qo_indptr=qo_indptr,
                   kv_indptr=kv_indptr, kv_indices=kv_indices, custom_mask=custom_mask, mask_indptr=mask_indptr,

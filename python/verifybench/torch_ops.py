@@ -1,12 +1,13 @@
 """torch.library custom ops over the C ABI (imported only when torch is).
 
   torch.ops.verifybench.verify_sglang_(q_extend, k_extend, k_buffer, qo_indptr, kv_indptr,
-      kv_indices, custom_mask, mask_indptr, o, lse, sm_scale, plan_id, kv_scale=1.0)
+      kv_indices, custom_mask, mask_indptr, o, lse, sm_scale, plan_id, kv_scale=None)
   torch.ops.verifybench.verify_native_(q, kv_pool, prefix_len, kv_indptr, kv_indices,
-      block_table, tree_kv, tree_mask, o, lse, sm_scale, plan_id, kv_scale=1.0)
+      block_table, tree_kv, tree_mask, o, lse, sm_scale, plan_id, kv_scale=None)
 
 The pool (k_buffer / kv_pool) is of the plan's kv_dtype: bf16, or fp8 e4m3 as
-torch.float8_e4m3fn or its uint8 bytes, with kv_scale its dequantization scale (a float).
+torch.float8_e4m3fn or its uint8 bytes, with kv_scale its dequantization scale (a float,
+required for an fp8 pool).
 
 Both write o and lse in place (mutates_args) on the current stream, allocate only their
 workspace (torch's caching allocator: inside a CUDA-graph capture it comes from the graph's
@@ -71,7 +72,7 @@ def _workspace(plan, like):
 def verify_sglang_(q_extend: torch.Tensor, k_extend: torch.Tensor, k_buffer: torch.Tensor, qo_indptr: torch.Tensor,
                    kv_indptr: torch.Tensor, kv_indices: torch.Tensor, custom_mask: torch.Tensor,
                    mask_indptr: torch.Tensor, o: torch.Tensor, lse: torch.Tensor, sm_scale: float,
-                   plan_id: int, kv_scale: float = 1.0) -> None:
+                   plan_id: int, kv_scale: Optional[float] = None) -> None:
     plan = _plan(plan_id)
     ops.verify_sglang(plan, q_extend=q_extend, k_extend=k_extend, k_buffer=k_buffer, qo_indptr=qo_indptr,
                       kv_indptr=kv_indptr, kv_indices=kv_indices, custom_mask=custom_mask, mask_indptr=mask_indptr,
@@ -81,7 +82,7 @@ def verify_sglang_(q_extend: torch.Tensor, k_extend: torch.Tensor, k_buffer: tor
 
 @verify_sglang_.register_fake
 def _verify_sglang_fake(q_extend, k_extend, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr, o,
-                        lse, sm_scale, plan_id, kv_scale=1.0):
+                        lse, sm_scale, plan_id, kv_scale=None):
     return None
 
 
@@ -89,7 +90,7 @@ def _verify_sglang_fake(q_extend, k_extend, k_buffer, qo_indptr, kv_indptr, kv_i
 def verify_native_(q: torch.Tensor, kv_pool: torch.Tensor, prefix_len: torch.Tensor, kv_indptr: Optional[torch.Tensor],
                    kv_indices: Optional[torch.Tensor], block_table: Optional[torch.Tensor],
                    tree_kv: Optional[torch.Tensor], tree_mask: torch.Tensor, o: torch.Tensor, lse: torch.Tensor,
-                   sm_scale: float, plan_id: int, kv_scale: float = 1.0) -> None:
+                   sm_scale: float, plan_id: int, kv_scale: Optional[float] = None) -> None:
     plan = _plan(plan_id)
     ops.verify_native(plan, q=q, kv_pool=kv_pool, prefix_len=prefix_len, kv_indptr=kv_indptr, kv_indices=kv_indices,
                       block_table=block_table, tree_kv=tree_kv, tree_mask=tree_mask, o=o, lse=lse, sm_scale=sm_scale,
@@ -99,8 +100,13 @@ def verify_native_(q: torch.Tensor, kv_pool: torch.Tensor, prefix_len: torch.Ten
 
 @verify_native_.register_fake
 def _verify_native_fake(q, kv_pool, prefix_len, kv_indptr, kv_indices, block_table, tree_kv, tree_mask, o, lse,
-                        sm_scale, plan_id, kv_scale=1.0):
+                        sm_scale, plan_id, kv_scale=None):
     return None
+
+
+def _scale_arg(kv_scale):
+    """kv_scale checked before the op sees it (None stays None: the plan decides)."""
+    return None if kv_scale is None else ops.host_scale("kv_scale", kv_scale)
 
 
 def _outputs(q, num_heads):
@@ -111,20 +117,20 @@ def _outputs(q, num_heads):
 
 
 def sglang_verify(q_extend, k_extend, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask, mask_indptr, sm_scale,
-                  plan_id, kv_scale=1.0):
+                  plan_id, kv_scale=None):
     """Functional form of verify_sglang_: returns new (o, lse)."""
     o, lse = _outputs(q_extend, q_extend.shape[1])
     torch.ops.verifybench.verify_sglang_(q_extend, k_extend, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask,
                                          mask_indptr, o, lse, positive_finite("sm_scale", sm_scale),
-                                         c_int("plan_id", plan_id, INT64), ops.host_scale("kv_scale", kv_scale))
+                                         c_int("plan_id", plan_id, INT64), _scale_arg(kv_scale))
     return o, lse
 
 
 def native_verify(q, kv_pool, prefix_len, tree_mask, sm_scale, plan_id, kv_indptr=None, kv_indices=None,
-                  block_table=None, tree_kv=None, kv_scale=1.0):
+                  block_table=None, tree_kv=None, kv_scale=None):
     """Functional form of verify_native_: returns new (o, lse)."""
     o, lse = _outputs(q, q.shape[1])
     torch.ops.verifybench.verify_native_(q, kv_pool, prefix_len, kv_indptr, kv_indices, block_table, tree_kv,
                                          tree_mask, o, lse, positive_finite("sm_scale", sm_scale),
-                                         c_int("plan_id", plan_id, INT64), ops.host_scale("kv_scale", kv_scale))
+                                         c_int("plan_id", plan_id, INT64), _scale_arg(kv_scale))
     return o, lse

@@ -119,6 +119,94 @@ class PackageTest(unittest.TestCase):
         self.assertIn(e.status, (1, 5))
 
 
+def fp8_pool(rows=1000, width=576):
+    """An fp8 e4m3 pool as NumPy / CuPy can hold it: its bytes (uint8)."""
+    return CudaArray((rows, 1, width), "|u1")
+
+
+class Fp8PoolTest(unittest.TestCase):
+    """An fp8 e4m3 KV pool: the plan names the dtype, the launch gives the pool and its scale."""
+
+    def setUp(self):
+        self.plan = plan(kv_dtype="fp8_e4m3")
+        self.workspace = CudaArray((self.plan.workspace_bytes,), "|u1")
+
+    def sglang(self, plan_=None, **changes):
+        args = sglang_arrays()
+        args["k_buffer"] = fp8_pool()
+        args.update(changes)
+        with self.assertRaises(verifybench.VerifyError) as caught:
+            verifybench.verify_sglang(plan_ or self.plan, sm_scale=0.13, workspace=self.workspace, **args)
+        return caught.exception
+
+    def assertRefused(self, error, starts_with, contains=""):
+        self.assertTrue(str(error).startswith(starts_with), str(error))
+        self.assertIn(contains, str(error))
+
+    def test_the_plan_names_its_pool_dtype(self):
+        self.assertEqual(self.plan.kv_dtype, "fp8_e4m3")
+        self.assertEqual(plan().kv_dtype, "bf16")
+        self.assertIn("kv_dtype='fp8_e4m3'", repr(self.plan))
+        for name in ("fp16", "float8_e5m2", 9, None):
+            with self.assertRaises(verifybench.VerifyError) as caught:
+                plan(kv_dtype=name)
+            self.assertRefused(caught.exception, f"kv_dtype: {name!r}", "allowed: 'bf16' or 'fp8_e4m3'")
+
+    def test_fp8_plans_run_the_mma_sync_engine(self):
+        big = dict(device_facts=H200_FACTS)
+        bf16_plan = verifybench.Plan(64, 8, 16, 32768, **big)
+        fp8_plan = verifybench.Plan(64, 8, 16, 32768, kv_dtype="float8_e4m3fn", **big)
+        self.assertTrue(bf16_plan.description.startswith("wgmma"), bf16_plan.description)
+        self.assertTrue(fp8_plan.description.startswith("mma"), fp8_plan.description)
+
+    def test_pool_bytes_with_a_scale_are_accepted(self):
+        # Every argument right: refused only by the device check (made-up addresses).
+        e = self.sglang(kv_scale=0.0625)
+        self.assertRefused(e, "q_extend: ")
+        self.assertIn(e.status, (1, 5))
+
+    def test_a_scale_is_required(self):
+        self.assertRefused(self.sglang(), "kv_scale: missing", "an fp8 pool needs its dequantization scale")
+        for bad in (0.0, -2.0, float("nan"), float("inf"), "x"):
+            self.assertRefused(self.sglang(kv_scale=bad), "kv_scale: ", "allowed: a finite number above 0")
+
+    def test_a_device_scale_is_refused(self):
+        # Reading it would synchronise: SGLang passes floats (layer.k_scale_float).
+        self.assertRefused(self.sglang(kv_scale=CudaArray((1,), "<f4")), "kv_scale: a CudaArray",
+                           "a Python float")
+
+    def test_a_bf16_pool_under_an_fp8_plan(self):
+        self.assertRefused(self.sglang(k_buffer=bf16(1000, 1, 576), kv_scale=1.0), "k_buffer: dtype bfloat16",
+                           "allowed: float8_e4m3 or uint8 (its bytes): the plan was made for an fp8 pool")
+
+    def test_a_bf16_pools_bytes(self):
+        self.assertRefused(self.sglang(k_buffer=fp8_pool(width=1152), kv_scale=1.0), "k_buffer: shape [1000, 1, 1152]",
+                           "expected [*, 1, 576]")
+
+    def test_fp8_bytes_under_a_bf16_plan(self):
+        bf16_plan = plan()
+        self.assertRefused(self.sglang(bf16_plan), "k_buffer: dtype uint8",
+                           "an fp8 pool needs a plan with kv_dtype VBOPS_DTYPE_FP8_E4M3")
+
+    def test_a_bf16_pool_is_not_scaled(self):
+        bf16_plan = plan()
+        e = self.sglang(bf16_plan, k_buffer=bf16(1000, 1, 576), kv_scale=0.5)
+        self.assertRefused(e, "kv_scale: 0.5", "a bf16 pool is not scaled")
+        for given in (None, 1.0):
+            self.assertRefused(self.sglang(bf16_plan, k_buffer=bf16(1000, 1, 576), kv_scale=given), "q_extend: ")
+
+    def test_native_form(self):
+        args = dict(q=bf16(12, 8, 576), kv_pool=CudaArray((1000, 576), "|u1"), prefix_len=CudaArray((3,), "<i4"),
+                    kv_indptr=CudaArray((4,), "<i4"), kv_indices=CudaArray((900,), "<i8"),
+                    tree_mask=CudaArray((3, 4, 1), "<u8"), o=bf16(12, 8, 512), lse=CudaArray((12, 8), "<f4"))
+        with self.assertRaises(verifybench.VerifyError) as caught:
+            verifybench.verify_native(self.plan, **args, sm_scale=0.1, workspace=self.workspace)
+        self.assertRefused(caught.exception, "kv_scale: missing")
+        with self.assertRaises(verifybench.VerifyError) as caught:
+            verifybench.verify_native(self.plan, **args, sm_scale=0.1, kv_scale=2.0, workspace=self.workspace)
+        self.assertRefused(caught.exception, "q: ")
+
+
 class IntegerRangeTest(unittest.TestCase):
     """Every integer is checked against its C type before ctypes keeps its low bits, and every
     refusal is a VerifyError naming the argument (issue 48, item 10)."""
