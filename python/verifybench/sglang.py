@@ -10,18 +10,25 @@ the production kernel supports goes to it, every other call to the original Trit
 Falls back to Triton on (unsupported_reason's texts):
   - no custom_mask (prefill, chunked prefill, draft extend: causal, not a tree);
   - extend lengths that are not one tree size for every request (q rows != B * max_len_extend);
-  - a KV pool that is not bf16 (fp8 KV cache) or scaled K/V (k_scale / v_scale != 1);
+  - a KV pool that is neither bf16 nor fp8 e4m3 (float8_e4m3fn), a scaled bf16 pool
+    (k_scale / v_scale != 1), an fp8 pool whose k_scale and v_scale differ (MLA's K and V are
+    one row: one scale) or scales given as tensors (reading them would synchronise);
   - logit cap, sliding window (sliding_window_size, window_kv_offsets), attention sinks,
     xai temperature scaling;
   - head dims other than absorbed MLA's (q 576, o 512, one latent KV head), a V pool that is
     not the K pool's first 512 values, a custom mask that applies to the prefix
-    (skip_prefix_custom_mask=False), trees above 1024 nodes, non-contiguous q or k.
-v_extend is never read: in absorbed MLA it is the first 512 values of k_extend's rows.
+    (skip_prefix_custom_mask=False), trees above 1024 nodes, non-contiguous q or k, q, k_extend
+    or o not bf16.
+v_extend is never read: in absorbed MLA it is the first 512 values of k_extend's rows. With an
+fp8 pool (SGLang's MLATokenToKVPool under --kv-cache-dtype fp8_e4m3: uint8 storage viewed as
+float8_e4m3fn, each row stored divided by k_scale) k_extend stays the bf16 rows SGLang computed,
+read unquantized as Triton does, and the pool is read as e4m3 x k_scale.
 """
 import collections
 import functools
 import inspect
 import logging
+import math
 
 from ._ints import c_int, positive_finite
 from .errors import VerifyError
@@ -42,6 +49,33 @@ def _is_tensor(x):
     return hasattr(x, "dtype") and hasattr(x, "data_ptr")
 
 
+# The KV pool dtypes the kernel reads, by torch's name, as verifybench's kv_dtype.
+_POOL_DTYPES = {"bfloat16": "bf16", "float8_e4m3fn": "fp8_e4m3"}
+
+
+def _scale_reason(pool_dtype, k_scale, v_scale):
+    """Why these scales keep the call on Triton, or None (a fixed text per cause: the router
+    counts calls by it). SGLang passes floats (its layers' k_scale_float / v_scale_float, 1.0
+    without a checkpoint scale); None reads as 1."""
+    scales = {}
+    for name, scale in (("k_scale", k_scale), ("v_scale", v_scale)):
+        if _is_tensor(scale):
+            return f"{name} given as a tensor (reading it would synchronise)"
+        try:
+            scales[name] = 1.0 if scale is None else float(scale)
+        except (TypeError, ValueError):
+            return f"{name} not a number"
+        if not (math.isfinite(scales[name]) and scales[name] > 0):
+            return f"{name} not a finite number above 0"
+    if pool_dtype == "bf16":
+        for name, scale in scales.items():
+            if scale != 1.0:
+                return f"scaled bf16 KV ({name})"
+    elif scales["k_scale"] != scales["v_scale"]:
+        return "fp8 KV with k_scale != v_scale (MLA's K and V are one row: one scale)"
+    return None
+
+
 def unsupported_reason(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, qo_indptr, kv_indptr, kv_indices,
                        custom_mask, is_causal, mask_indptr, max_len_extend, k_scale=1.0, v_scale=1.0, sm_scale=None,
                        logit_cap=0.0, skip_prefix_custom_mask=True, sliding_window_size=-1, sinks=None,
@@ -50,13 +84,15 @@ def unsupported_reason(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffe
     Reads shapes, dtypes and pointers only: no device data, no synchronisation."""
     if custom_mask is None or mask_indptr is None:
         return "no custom mask (prefill or causal extend, not a tree verify)"
-    if _dtype_name(k_buffer) != "bfloat16":
-        return f"KV cache of {_dtype_name(k_buffer)} (fp8 KV or other): bf16 only"
-    if _dtype_name(q_extend) != "bfloat16" or _dtype_name(o_extend) != "bfloat16":
-        return f"q_extend / o_extend of {_dtype_name(q_extend)} / {_dtype_name(o_extend)}: bf16 only"
-    for name, scale in (("k_scale", k_scale), ("v_scale", v_scale)):
-        if scale is not None and (_is_tensor(scale) or float(scale) != 1.0):
-            return f"scaled KV ({name})"
+    pool_dtype = _POOL_DTYPES.get(_dtype_name(k_buffer))
+    if pool_dtype is None:
+        return f"KV cache of {_dtype_name(k_buffer)}: bf16 or fp8 e4m3 (float8_e4m3fn) only"
+    if {_dtype_name(t) for t in (q_extend, k_extend, o_extend)} != {"bfloat16"}:
+        return (f"q_extend / k_extend / o_extend of {_dtype_name(q_extend)} / {_dtype_name(k_extend)} / "
+                f"{_dtype_name(o_extend)}: bf16 only")
+    reason = _scale_reason(pool_dtype, k_scale, v_scale)
+    if reason is not None:
+        return reason
     if logit_cap is not None and logit_cap > 0:
         return "logit cap"
     if (sliding_window_size is not None and sliding_window_size > -1) or window_kv_offsets is not None:
@@ -87,8 +123,9 @@ def extend_attention_fwd(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buf
                          sm_scale=None, logit_cap=0.0, skip_prefix_custom_mask=True, sliding_window_size=-1,
                          sinks=None, window_kv_offsets=None, xai_temperature_len=-1, *, max_kv_len=None):
     """SGLang's Triton extend_attention_fwd for MLA target verify, on the production kernel.
-    Writes o_extend [B*T, H, 512]. max_kv_len: the longest prefix + tree the plan is sized
-    for (default: the largest kv_indices can describe, kv_indices.numel() + T). Raises
+    Writes o_extend [B*T, H, 512]. k_buffer: bf16, or SGLang's fp8 pool (float8_e4m3fn) with
+    its k_scale (== v_scale). max_kv_len: the longest prefix + tree the plan is sized for
+    (default: the largest kv_indices can describe, kv_indices.numel() + T). Raises
     verifybench.VerifyError for a call unsupported_reason() refuses."""
     reason = unsupported_reason(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, qo_indptr, kv_indptr,
                                 kv_indices, custom_mask, is_causal, mask_indptr, max_len_extend, k_scale, v_scale,
@@ -101,13 +138,17 @@ def extend_attention_fwd(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buf
     batch, tree_size, heads = qo_indptr.shape[0] - 1, c_int("max_len_extend", max_len_extend), q_extend.shape[1]
     if max_kv_len is None:
         max_kv_len = min(kv_indices.numel(), _MAX_DEFAULT_PREFIX) + tree_size
-    plan_id, _ = torch_ops.plan_for(q_extend.device, batch, tree_size, heads, c_int("max_kv_len", max_kv_len))
+    kv_dtype = _POOL_DTYPES[_dtype_name(k_buffer)]
+    plan_id, _ = torch_ops.plan_for(q_extend.device, batch, tree_size, heads, c_int("max_kv_len", max_kv_len),
+                                    kv_dtype=kv_dtype)
     scale = sm_scale if sm_scale else 1.0 / (_HEAD_DIM_QK ** 0.5)
     lse = torch.empty((q_extend.shape[0], heads), dtype=torch.float32, device=q_extend.device)
     if custom_mask.dtype not in (torch.bool, torch.uint8):
         custom_mask = custom_mask.to(torch.uint8)
+    kv_scale = 1.0 if k_scale is None else float(k_scale)  # a float: unsupported_reason refused tensors
     torch.ops.verifybench.verify_sglang_(q_extend, k_extend, k_buffer, qo_indptr, kv_indptr, kv_indices, custom_mask,
-                                         mask_indptr, o_extend, lse, positive_finite("sm_scale", scale), plan_id)
+                                         mask_indptr, o_extend, lse, positive_finite("sm_scale", scale), plan_id,
+                                         kv_scale)
 
 
 _DROP_IN_PARAMETERS = inspect.signature(extend_attention_fwd).parameters

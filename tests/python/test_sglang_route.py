@@ -54,15 +54,38 @@ def verify_call(B=2, T=4, H=16, **changes):
     return call
 
 
+def fp8_call(k_scale=0.5, v_scale=0.5, **changes):
+    """The same call over SGLang's fp8 MLA pool: get_key_buffer's float8_e4m3fn view of its
+    uint8 storage, v_buffer the view of its first 512 values, the layer's scales as floats."""
+    fp8 = "torch.float8_e4m3fn"
+    pools = dict(k_buffer=Tensor((1000, 1, 576), fp8, 0x9000),
+                 v_buffer=Tensor((1000, 1, 512), fp8, 0x9000, strides=(576, 576, 1), contiguous=False))
+    pools.update(changes)
+    return verify_call(k_scale=k_scale, v_scale=v_scale, **pools)
+
+
 class RouteTest(unittest.TestCase):
     def test_target_verify_is_supported(self):
         self.assertIsNone(sglang.unsupported_reason(**verify_call()))
 
+    def test_fp8_target_verify_is_supported(self):
+        for k_scale in (0.5, 1.0, None):
+            with self.subTest(k_scale=k_scale):
+                self.assertIsNone(sglang.unsupported_reason(**fp8_call(k_scale=k_scale, v_scale=k_scale)))
+
     def test_fallbacks_say_why(self):
         cases = {
             "no custom mask": dict(custom_mask=None),
-            "KV cache of float8_e4m3fn": dict(k_buffer=Tensor((1000, 1, 576), "torch.float8_e4m3fn", 0x9000)),
-            "scaled KV (k_scale)": dict(k_scale=0.5),
+            "KV cache of float8_e5m2": dict(k_buffer=Tensor((1000, 1, 576), "torch.float8_e5m2", 0x9000)),
+            "KV cache of uint8": dict(k_buffer=Tensor((1000, 1, 576), "torch.uint8", 0x9000)),
+            "scaled bf16 KV (k_scale)": dict(k_scale=0.5),
+            "scaled bf16 KV (v_scale)": dict(v_scale=2.0),
+            "fp8 KV with k_scale != v_scale": fp8_call(k_scale=0.5, v_scale=0.25),
+            "k_scale given as a tensor": fp8_call(k_scale=Tensor((1,), "torch.float32")),
+            "v_scale not a finite number above 0": fp8_call(v_scale=float("nan")),
+            "k_scale not a finite number above 0": fp8_call(k_scale=0.0, v_scale=0.0),
+            "k_extend / o_extend of bfloat16 / float8_e4m3fn / bfloat16: bf16 only":
+                fp8_call(k_extend=Tensor((8, 1, 576), "torch.float8_e4m3fn")),
             "logit cap": dict(logit_cap=30.0),
             "sliding window": dict(sliding_window_size=4096),
             "attention sinks": dict(sinks=Tensor((16,), "torch.float32")),
@@ -122,7 +145,8 @@ class RouteTest(unittest.TestCase):
 
         backend = Backend()
         original = sglang._drop_in
-        sglang._drop_in = lambda **call: calls.append(("verifybench", call["sm_scale"], call["max_kv_len"]))
+        sglang._drop_in = lambda **call: calls.append(("verifybench", call["sm_scale"], call["max_kv_len"],
+                                                       call["k_scale"]))
         try:
             fallbacks = sglang.route_target_verify(backend, max_kv_len=4096)
             c = verify_call()
@@ -130,11 +154,17 @@ class RouteTest(unittest.TestCase):
                                          "qo_indptr", "kv_indptr", "kv_indices", "custom_mask", "is_causal",
                                          "mask_indptr", "max_len_extend")]
             backend.extend_attention_fwd(*positional, 1.0, 1.0, 0.125, logit_cap=0.0, sliding_window_size=-1)
-            backend.extend_attention_fwd(*positional, 0.5, 0.5, 0.125)  # fp8-style scaled KV: Triton
+            backend.extend_attention_fwd(*positional, 0.5, 0.5, 0.125)  # a scaled bf16 pool: Triton
+            f = fp8_call()
+            positional[4], positional[5] = f["k_buffer"], f["v_buffer"]
+            backend.extend_attention_fwd(*positional, 0.75, 0.75, 0.125)  # SGLang's fp8 pool: verifybench
+            backend.extend_attention_fwd(*positional, 0.75, 0.5, 0.125)  # two scales for one row: Triton
         finally:
             sglang._drop_in = original
-        self.assertEqual(calls, [("verifybench", 0.125, 4096), ("triton", 0.5)])
-        self.assertEqual(dict(fallbacks), {"scaled KV (k_scale)": 1})
+        self.assertEqual(calls, [("verifybench", 0.125, 4096, 1.0), ("triton", 0.5), ("verifybench", 0.125, 4096, 0.75),
+                                 ("triton", 0.75)])
+        self.assertEqual(dict(fallbacks), {"scaled bf16 KV (k_scale)": 1,
+                                           "fp8 KV with k_scale != v_scale (MLA's K and V are one row: one scale)": 1})
 
 
 if __name__ == "__main__":
