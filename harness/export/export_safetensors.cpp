@@ -40,6 +40,7 @@ const char* to_string(StDtype dtype) {
     case StDtype::kI64: return "I64";
     case StDtype::kU8: return "U8";
     case StDtype::kBool: return "BOOL";
+    case StDtype::kF8E4M3: return "F8_E4M3";
   }
   return "unknown";
 }
@@ -52,6 +53,7 @@ std::size_t element_bytes(StDtype dtype) {
     case StDtype::kI64: return 8;
     case StDtype::kU8: return 1;
     case StDtype::kBool: return 1;
+    case StDtype::kF8E4M3: return 1;
   }
   return 0;
 }
@@ -292,22 +294,74 @@ const char* kNaNRowsNote =
     "k_buffer rows that no request may read (pool slack, unused pages) are NaN: a kernel that "
     "reads outside its page table produces NaN outputs instead of plausible numbers";
 
-// export_case, with the warnings an earlier phase (export_case_from_spec) already gave,
-// so case.json lists them too.
-// The export writes SGLang's bf16 k_buffer only: an fp8 pool is refused (bad input), not
-// written as its unquantized values.
-void require_bf16_pool(const CaseSpec& spec) {
-  if (spec.kv_cache.dtype == KvDtype::kBf16) return;
-  throw ScenarioError(fmt::format("case '{}' ({}): kv_cache dtype {}: export writes bf16 KV pools only so far; "
-                                  "allowed: a case with kv_cache dtype bf16",
-                                  spec.name, spec.source, to_string(spec.kv_cache.dtype)));
+// The first 512 values of every pool row: absorbed MLA's V, the same bytes as K's latent part.
+template <typename T>
+std::vector<std::uint8_t> latent_part(const std::vector<T>& pool, std::int64_t pool_rows) {
+  std::vector<T> v(static_cast<std::size_t>(pool_rows) * mla::kHeadDimV);
+  for (std::int64_t r = 0; r < pool_rows; ++r) {
+    const T* src = pool.data() + r * mla::kHeadDimQK;
+    std::copy(src, src + mla::kHeadDimV, v.begin() + r * mla::kHeadDimV);
+  }
+  return as_bytes(v);
 }
 
+// The pool as SGLang's MLA pool holds it: bf16, or (an fp8 case) the e4m3 bytes its uint8
+// storage holds and get_key_buffer() views as float8_e4m3fn, with the per-layer scale it
+// passes as k_scale and v_scale (the same number: K and V are one row).
+void add_pool(DocumentedFile* inputs, const Problem& problem, std::int64_t pool_rows) {
+  const Shape shape{pool_rows, 1, mla::kHeadDimQK};
+  if (problem.kv_dtype() == KvDtype::kBf16) {
+    inputs->add("k_buffer", StDtype::kBF16, shape, problem.kv_pool,
+                "the paged KV pool (c_kv 512 + k_pe 64 per row); NaN rows are rows no request may read");
+    return;
+  }
+  inputs->add("k_buffer", StDtype::kF8E4M3, shape, problem.kv_pool_fp8,
+              "the paged KV pool in fp8 e4m3 (SGLang's MLA pool: uint8 storage viewed as float8_e4m3fn), each "
+              "value stored divided by k_scale: row value = e4m3 x k_scale; NaN rows (0x7f) are rows no request "
+              "may read");
+  for (const char* name : {"k_scale", "v_scale"}) {  // owned: the writer outlives this function
+    inputs->add_owned(name, StDtype::kF32, {}, as_bytes(std::vector<float>{problem.kv_scale}),
+                "the layer's KV dequantization scale (SGLang passes it as a float: layer.k_scale_float / "
+                "v_scale_float; the same number for K and V, one row in MLA)");
+  }
+}
+
+// The pool's bytes, and v_buffer beside it while they are below the limit.
+std::string add_v_buffer(DocumentedFile* inputs, const Problem& problem, std::int64_t pool_rows,
+                         const ExportOptions& options, bool* written) {
+  const bool fp8 = problem.kv_dtype() == KvDtype::kFp8E4m3;
+  const auto pool_bytes = static_cast<std::int64_t>(problem.executed_kv_pool_bytes());
+  *written = pool_bytes < options.v_buffer_limit_bytes;
+  if (!*written) {
+    return fmt::format(
+        "omitted: k_buffer is {} bytes (limit {}); use v_buffer = k_buffer[..., :512] (absorbed MLA, same bytes)",
+        pool_bytes, options.v_buffer_limit_bytes);
+  }
+  inputs->add_owned("v_buffer", fp8 ? StDtype::kF8E4M3 : StDtype::kBF16, {pool_rows, 1, mla::kHeadDimV},
+                    fp8 ? latent_part(problem.kv_pool_fp8, pool_rows) : latent_part(problem.kv_pool, pool_rows),
+                    "k_buffer[..., :512] copied out (absorbed MLA: V is the same bytes as K's first 512)");
+  return "written: v_buffer is k_buffer[..., :512] (absorbed MLA, same bytes)";
+}
+
+// case.json's kv_cache: the pool's dtype and, for fp8, the scale under SGLang's names and the
+// scenario's setting it came from.
+ordered_json kv_cache_json(const Problem& problem) {
+  const KvCacheSpec& kv = problem.spec.kv_cache;
+  ordered_json j = {{"dtype", to_string(kv.dtype)}};
+  if (kv.dtype == KvDtype::kFp8E4m3) {
+    j["k_scale"] = static_cast<double>(problem.kv_scale);
+    j["v_scale"] = static_cast<double>(problem.kv_scale);
+    j["scale_setting"] = kv.scale_from_amax ? ordered_json("amax") : ordered_json(kv.scale);
+  }
+  return j;
+}
+
+// export_case, with the warnings an earlier phase (export_case_from_spec) already gave,
+// so case.json lists them too.
 ExportResult export_case_impl(const Problem& problem, const ReferenceOutput& reference,
                               const std::vector<std::pair<std::string, GpuRunOutput>>& gpu_outputs,
                               const std::string& dir, const ExportOptions& options,
                               std::vector<std::string> earlier_warnings) {
-  require_bf16_pool(problem.spec);
   ExportResult result;
   result.dir = dir;
   result.warnings = std::move(earlier_warnings);
@@ -320,6 +374,7 @@ ExportResult export_case_impl(const Problem& problem, const ReferenceOutput& ref
   const std::int64_t BT = static_cast<std::int64_t>(B) * T;
   const std::int64_t rows = problem.query_rows();
   const std::int64_t pool_rows = problem.pages.pool_rows();
+  const bool fp8 = problem.kv_dtype() == KvDtype::kFp8E4m3;
   const std::string sm_scale_text = fmt::format("{}", problem.sm_scale);  // shortest fp32 round trip
 
   // ---- validate everything before the first byte is written
@@ -346,30 +401,16 @@ ExportResult export_case_impl(const Problem& problem, const ReferenceOutput& ref
   inputs.add("q_extend", StDtype::kBF16, {BT, H, mla::kHeadDimQK}, problem.q,
              "queries, row b*T+i = node i of request b; 576 = q_nope absorbed to 512 + q_pe 64");
   inputs.add("k_extend", StDtype::kBF16, {BT, 1, mla::kHeadDimQK}, sg.k_extend,
-             "the tree nodes' own K rows (one latent head), row b*T+i = node i of request b; the same "
-             "bytes sit in k_buffer at the rows of logical tokens P_b..P_b+T-1");
+             fp8 ? "the tree nodes' own K rows (one latent head) in bf16 as SGLang keeps them beside an fp8 pool, "
+                   "row b*T+i = node i of request b: k_buffer's rows of logical tokens P_b..P_b+T-1 dequantized "
+                   "(e4m3 x k_scale) and rounded to bf16"
+                 : "the tree nodes' own K rows (one latent head), row b*T+i = node i of request b; the same "
+                   "bytes sit in k_buffer at the rows of logical tokens P_b..P_b+T-1");
   inputs.add("v_extend", StDtype::kBF16, {BT, 1, mla::kHeadDimV}, sg.v_extend,
              "k_extend[..., :512]: V is the latent part of the same row");
-  inputs.add("k_buffer", StDtype::kBF16, {pool_rows, 1, mla::kHeadDimQK}, problem.kv_pool,
-             "the paged KV pool (c_kv 512 + k_pe 64 per row); NaN rows are rows no request may read");
-  const std::int64_t pool_bytes = pool_rows * mla::kHeadDimQK * static_cast<std::int64_t>(sizeof(bf16_bits));
-  std::string v_buffer_note;
-  if (pool_bytes < options.v_buffer_limit_bytes) {
-    std::vector<bf16_bits> v_buffer(static_cast<std::size_t>(pool_rows) * mla::kHeadDimV);
-    for (std::int64_t r = 0; r < pool_rows; ++r) {
-      const bf16_bits* src = problem.kv_pool.data() + r * mla::kHeadDimQK;
-      std::copy(src, src + mla::kHeadDimV, v_buffer.begin() + r * mla::kHeadDimV);
-    }
-    inputs.add_owned("v_buffer", StDtype::kBF16, {pool_rows, 1, mla::kHeadDimV}, as_bytes(v_buffer),
-                     "k_buffer[..., :512] copied out (absorbed MLA: V is the same bytes as K's first 512)");
-    v_buffer_note = "written: v_buffer is k_buffer[..., :512] (absorbed MLA, same bytes)";
-    result.v_buffer_written = true;
-  } else {
-    v_buffer_note = fmt::format(
-        "omitted: k_buffer is {} bytes (limit {}); use v_buffer = k_buffer[..., :512] (absorbed MLA, same bytes)",
-        pool_bytes, options.v_buffer_limit_bytes);
-    warn("v_buffer " + v_buffer_note);
-  }
+  add_pool(&inputs, problem, pool_rows);
+  const std::string v_buffer_note = add_v_buffer(&inputs, problem, pool_rows, options, &result.v_buffer_written);
+  if (!result.v_buffer_written) warn("v_buffer " + v_buffer_note);
   inputs.add("qo_indptr", StDtype::kI32, {B + 1}, sg.qo_indptr, "arange(0, (B+1)*T, T): query rows of request b");
   inputs.add("kv_indptr", StDtype::kI32, {B + 1}, sg.kv_indptr,
              "offsets into kv_indices, prefix only: kv_indptr[b+1]-kv_indptr[b] = P_b");
@@ -396,6 +437,7 @@ ExportResult export_case_impl(const Problem& problem, const ReferenceOutput& ref
   inputs.writer.set_metadata("case", problem.spec.name);
   inputs.writer.set_metadata("sm_scale", sm_scale_text);
   inputs.writer.set_metadata("v_buffer", v_buffer_note);
+  inputs.writer.set_metadata("kv_dtype", to_string(problem.kv_dtype()));
   inputs.writer.set_metadata("producer", "verifybench export");
 
   // ---- outputs.safetensors
@@ -442,6 +484,7 @@ ExportResult export_case_impl(const Problem& problem, const ReferenceOutput& ref
   c["placement"] = to_string(spec.pages.placement);
   c["shared_prefix"] = {{"groups", spec.pages.shared_prefix.groups}, {"length", spec.pages.shared_prefix.length}};
   c["pool_rows"] = pool_rows;
+  c["kv_cache"] = kv_cache_json(problem);
   c["prefix_len"] = problem.prefix_len;
   c["tree"] = {{"kind", to_string(spec.tree.kind)}};
   c["seed"] = spec.seed;
@@ -455,8 +498,10 @@ ExportResult export_case_impl(const Problem& problem, const ReferenceOutput& ref
   c["sglang_call"] =
       "extend_attention_fwd(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, qo_indptr, "
       "kv_indptr, kv_indices, custom_mask, is_causal=False, mask_indptr, max_len_extend=tree_size, "
-      "sm_scale=sm_scale) from sglang/srt/layers/attention/triton_ops/extend_attention.py; o_extend is "
-      "[B*T, H, 512] bf16; older SGLang versions have no is_causal argument. That kernel returns no LSE.";
+      "k_scale, v_scale, sm_scale=sm_scale) from sglang/srt/layers/attention/triton_ops/extend_attention.py "
+      "(k_scale = v_scale = 1.0 for a bf16 pool; an fp8 pool's k_buffer viewed as torch.float8_e4m3fn); "
+      "o_extend is [B*T, H, 512] bf16; older SGLang versions have no is_causal, k_scale or v_scale arguments. "
+      "That kernel returns no LSE.";
   c["notes"] = {
       kNaNRowsNote,
       "v_buffer " + v_buffer_note,
@@ -464,6 +509,9 @@ ExportResult export_case_impl(const Problem& problem, const ReferenceOutput& ref
       "SGLang reads them from k_extend / v_extend, so kv_indptr / kv_indices cover the prefix only.",
       "A node sees every prefix token and the tree nodes it is or descends from "
       "(custom_mask, equivalently tree_parents).",
+      fp8 ? "fp8 KV: o_reference / lse_reference read every row, the tree rows included, as k_buffer's e4m3 "
+            "values times k_scale (exact in double); k_extend holds those tree rows rounded to bf16."
+          : "bf16 KV: k_buffer holds the rows as they are (kv_cache.dtype bf16, no scale).",
       "o_reference / lse_reference: o = sum_j softmax(sm_scale * q.K_j) * K_j[:512] over the visible "
       "tokens, lse = log(sum_j exp(sm_scale * q.K_j)); compare with the tolerance above: |got - ref| <= atol + "
       "rtol * |ref|, where O's atol is o_atol times o_wide_channel_scale in the o_wide_channels (the "
@@ -513,7 +561,6 @@ ExportResult export_case(const Problem& problem, const ReferenceOutput& referenc
 
 ExportResult export_case_from_spec(const CaseSpec& spec, const GpuInfo& gpu, const std::string& dir,
                                    const ExportOptions& options) {
-  require_bf16_pool(spec);
   std::vector<std::string> warnings;
   auto note = [&](std::string text, bool is_warning) {
     if (options.on_note) options.on_note(text);

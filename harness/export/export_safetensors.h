@@ -5,7 +5,8 @@
 //
 //   <dir>/inputs.safetensors   q_extend, k_extend, v_extend, k_buffer, [v_buffer], qo_indptr,
 //                              kv_indptr, kv_indices, custom_mask, mask_indptr, prefix_len,
-//                              tree_parents, block_table
+//                              tree_parents, block_table; an fp8 case's k_buffer (and v_buffer)
+//                              in F8_E4M3 as SGLang's MLA pool holds it, plus k_scale, v_scale
 //   <dir>/outputs.safetensors  o_reference, lse_reference, o_<executor>, lse_<executor>
 //   <dir>/case.json            the case, every tensor's dtype/shape/meaning, the reproducer
 //
@@ -39,8 +40,8 @@ class ExportError : public std::runtime_error {
 };
 
 // ---- a minimal safetensors writer ----
-enum class StDtype { kBF16, kF32, kI32, kI64, kU8, kBool };
-const char* to_string(StDtype dtype);  // "BF16", "F32", "I32", "I64", "U8", "BOOL"
+enum class StDtype { kBF16, kF32, kI32, kI64, kU8, kBool, kF8E4M3 };
+const char* to_string(StDtype dtype);  // "BF16", "F32", "I32", "I64", "U8", "BOOL", "F8_E4M3"
 std::size_t element_bytes(StDtype dtype);
 
 // Collects tensors, then writes one file:
@@ -101,7 +102,7 @@ struct ExportOptions {
   // The command line that produced this export (recorded verbatim in case.json). Empty:
   // not recorded.
   std::string command;
-  // v_buffer is written only while k_buffer (pool_rows * 1152 bytes) is below this.
+  // v_buffer is written only while k_buffer (pool_rows * 1152 bytes, 576 for fp8) is below this.
   std::int64_t v_buffer_limit_bytes = std::int64_t{256} << 20;
   int reference_threads = 0;  // export_case_from_spec: CPU reference threads, 0: all
   // Called with progress notes and warnings as they happen (e.g. before a long full

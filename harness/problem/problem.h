@@ -135,7 +135,8 @@ void build_sglang_mask(const std::vector<std::int32_t>& prefix_len, const std::v
 // ---- SGLang's Triton extend-attention inputs (harness/problem/problem_sglang.cpp) ----
 // The verify call's tree-token K/V and index tensors, derived from a Problem (docs/background.md §2).
 // The flat custom mask and its indptr are already Problem::sglang_custom_mask /
-// sglang_mask_indptr; q_extend is Problem::q and k_buffer is Problem::kv_pool as they are.
+// sglang_mask_indptr; q_extend is Problem::q and k_buffer the pool the executors read
+// (Problem::executed_kv_pool) as they are.
 struct SglangInputsHost {
   std::vector<bf16_bits> k_extend;        // [B*T, 576]: node i of request b at row b*T + i
   std::vector<bf16_bits> v_extend;        // [B*T, 512]: first 512 values of the k_extend row
@@ -144,7 +145,9 @@ struct SglangInputsHost {
   std::vector<std::int64_t> kv_indices;   // [sum_b P_b] prefix rows only; empty when all P_b = 0
 };
 // Gathers the tree rows (logical tokens P_b..P_b+T-1 of the page table) into dense
-// k_extend / v_extend and cuts the token page table down to the prefix.
+// k_extend / v_extend and cuts the token page table down to the prefix. An fp8 case's tree
+// rows are the pool's values (e4m3 x kv_scale) rounded to bf16 once: SGLang keeps k_extend in
+// bf16 beside its fp8 pool.
 SglangInputsHost sglang_inputs_host(const Problem& problem);
 
 }  // namespace vb

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -71,7 +72,7 @@ std::string read_all(const fs::path& p) {
 
 std::size_t dtype_bytes(const std::string& dtype) {
   static const std::map<std::string, std::size_t> sizes = {
-      {"BF16", 2}, {"F32", 4}, {"I32", 4}, {"I64", 8}, {"U8", 1}, {"BOOL", 1}};
+      {"BF16", 2}, {"F32", 4}, {"I32", 4}, {"I64", 8}, {"U8", 1}, {"BOOL", 1}, {"F8_E4M3", 1}};
   const auto it = sizes.find(dtype);
   REQUIRE(it != sizes.end());
   return it->second;
@@ -369,18 +370,87 @@ TEST_CASE("export_case writes SGLang's tensors, the reference and case.json", "[
 
 // A distribution that makes some channels larger widens O's atol there (the harness's check);
 // case.json must say so, or a kernel checked against the export fails where the harness passes.
-TEST_CASE("export refuses an fp8 KV case instead of writing its unquantized pool", "[export][fp8]") {
+TEST_CASE("an fp8 KV case exports SGLang's fp8 pool, its scale and bf16 tree rows", "[export][fp8]") {
   TempDir tmp;
   vb::CaseSpec spec = small_case();
   spec.kv_cache.dtype = vb::KvDtype::kFp8E4m3;
+  spec.kv_cache.scale = 0.37;
   const vb::Problem pr = vb::materialize(spec);
-  const vb::ReferenceOutput ref = full_reference(pr);
-  const fs::path dir = tmp.path / "fp8";
-  REQUIRE_THROWS_MATCHES(vb::export_case(pr, ref, {}, dir.string(), vb::ExportOptions{}), vb::ScenarioError,
-                         Catch::Message("case 'unit/export,page=16' (scenarios/unit.yaml:12): kv_cache dtype fp8_e4m3: "
-                                        "export writes bf16 KV pools only so far; allowed: a case with kv_cache dtype "
-                                        "bf16"));
-  CHECK_FALSE(fs::exists(dir));
+  REQUIRE(pr.kv_scale == 0.37f);
+  const vb::ExportResult res = vb::export_case(pr, full_reference(pr), {}, tmp.path.string());
+  REQUIRE(res.v_buffer_written);
+  const std::int64_t pool_rows = pr.pages.pool_rows();
+
+  const StFile in(tmp.path / "inputs.safetensors");
+  require_well_formed(in);
+  REQUIRE(in.dtype("k_buffer") == "F8_E4M3");
+  REQUIRE(in.shape("k_buffer") == std::vector<std::int64_t>{pool_rows, 1, 576});
+  REQUIRE(in.bytes("k_buffer") == bytes_of(pr.kv_pool_fp8));
+  REQUIRE(in.dtype("v_buffer") == "F8_E4M3");
+  REQUIRE(in.shape("v_buffer") == std::vector<std::int64_t>{pool_rows, 1, 512});
+  const auto v_buffer = in.values<std::uint8_t>("v_buffer");
+  for (std::int64_t r = 0; r < pool_rows; ++r) {
+    REQUIRE(std::memcmp(pr.kv_pool_fp8.data() + r * 576, v_buffer.data() + r * 512, 512) == 0);
+  }
+  for (const char* name : {"k_scale", "v_scale"}) {
+    INFO(name);
+    REQUIRE(in.dtype(name) == "F32");
+    REQUIRE(in.shape(name).empty());
+    REQUIRE(in.values<float>(name) == std::vector<float>{0.37f});
+  }
+  REQUIRE(in.metadata("kv_dtype") == "fp8_e4m3");
+
+  // k_extend: the pool's tree rows dequantized (e4m3 x scale, exact in double), rounded to
+  // bf16 once: within half a bf16 ulp, and exact where the value fits bf16.
+  REQUIRE(in.dtype("k_extend") == "BF16");
+  const auto k_extend = in.values<vb::bf16_bits>("k_extend");
+  const auto v_extend = in.values<vb::bf16_bits>("v_extend");
+  const vb::VerifyParams bt = vb::host_params(pr, vb::PageTableKind::kBlockTable, nullptr, nullptr);
+  int inexact = 0;
+  for (int b = 0; b < pr.batch; ++b) {
+    for (int i = 0; i < pr.tree_size; ++i) {
+      const std::int64_t row = bt.pool_row(b, pr.prefix_len[b] + i);
+      const std::int64_t node = std::int64_t{b} * pr.tree_size + i;
+      for (int d = 0; d < 576; ++d) {
+        const double exact = static_cast<double>(vb::fp8_e4m3_to_float(pr.kv_pool_fp8[row * 576 + d])) * 0.37f;
+        const double got = vb::bf16_to_float(k_extend[node * 576 + d]);
+        INFO("node " << node << " channel " << d << ": " << exact << " as " << got);
+        REQUIRE(std::fabs(got - exact) <= std::ldexp(1.0, std::ilogb(exact) - 8));
+        inexact += got != exact;
+        if (d < 512) REQUIRE(v_extend[node * 512 + d] == k_extend[node * 576 + d]);
+      }
+    }
+  }
+  CHECK(inexact > 0);  // a scale of 0.37 makes most products longer than bf16: the rounding ran
+
+  const json kv = json::parse(read_all(tmp.path / "case.json")).at("kv_cache");
+  REQUIRE(kv.at("dtype") == "fp8_e4m3");
+  REQUIRE(static_cast<float>(kv.at("k_scale").get<double>()) == 0.37f);
+  REQUIRE(kv.at("v_scale") == kv.at("k_scale"));
+  REQUIRE(kv.at("scale_setting").get<double>() == 0.37);
+  const json c = json::parse(read_all(tmp.path / "case.json"));
+  REQUIRE_THAT(c.at("sglang_call").get<std::string>(), Catch::Contains("k_scale, v_scale"));
+  REQUIRE_THAT(c.at("notes").dump(), Catch::Contains("e4m3 values times k_scale"));
+
+  SECTION("an amax scale is recorded as such, with the number it came to") {
+    spec.kv_cache.scale_from_amax = true;
+    const vb::Problem amax = vb::materialize(spec);
+    vb::export_case(amax, full_reference(amax), {}, tmp.path.string());
+    const json j = json::parse(read_all(tmp.path / "case.json")).at("kv_cache");
+    REQUIRE(j.at("scale_setting") == "amax");
+    REQUIRE(static_cast<float>(j.at("k_scale").get<double>()) == amax.kv_scale);
+    REQUIRE(StFile(tmp.path / "inputs.safetensors").values<float>("k_scale") == std::vector<float>{amax.kv_scale});
+  }
+}
+
+TEST_CASE("a bf16 case's case.json names its pool dtype and writes no scale", "[export][fp8]") {
+  TempDir tmp;
+  const vb::Problem pr = vb::materialize(small_case());
+  vb::export_case(pr, full_reference(pr), {}, tmp.path.string());
+  REQUIRE(json::parse(read_all(tmp.path / "case.json")).at("kv_cache") == json{{"dtype", "bf16"}});
+  const StFile in(tmp.path / "inputs.safetensors");
+  REQUIRE_FALSE(in.has("k_scale"));
+  REQUIRE(in.metadata("kv_dtype") == "bf16");
 }
 
 TEST_CASE("export_case writes O's widened channels with the tolerance", "[export]") {
