@@ -1,5 +1,6 @@
 """Cases written by `verifybench export` (harness/export/export_safetensors.h): case.json plus
-inputs.safetensors and outputs.safetensors, read into NumPy arrays (bf16 as float32)."""
+inputs.safetensors and outputs.safetensors, read into NumPy arrays (bf16 as float32; fp8 e4m3,
+which NumPy has no type for, as its uint8 codes: fp8_e4m3_values() gives their values)."""
 import json
 import math
 import os
@@ -10,16 +11,35 @@ import numpy as np
 from ._files import CASE_JSON_MAX_BYTES, SAFETENSORS_MAX_BYTES, read_regular_file
 
 _DTYPES = {"F32": np.float32, "I32": np.int32, "I64": np.int64, "U8": np.uint8, "BOOL": np.bool_,
-           "BF16": np.uint16}
+           "BF16": np.uint16, "F8_E4M3": np.uint8}
 
 
 def bf16_bits_to_f32(bits):
     return (bits.astype(np.uint32) << 16).view(np.float32)
 
 
-def read_safetensors(path):
-    """{name: array} of one safetensors file; BF16 tensors as float32 (exact), the rest as
-    stored. Raises ValueError naming the file and tensor for anything malformed."""
+def _e4m3_table():
+    """The value of each of the 256 e4m3 ("fn": no infinities, NaN = S.1111.111) codes."""
+    codes = np.arange(256)
+    exponent, mantissa = (codes >> 3) & 0xF, codes & 0x7
+    significand = np.where(exponent == 0, mantissa, 8 + mantissa).astype(np.float64)
+    values = np.ldexp(significand, np.maximum(exponent, 1) - 10)  # bias 7, 3 mantissa bits
+    values[(exponent == 0xF) & (mantissa == 0x7)] = np.nan
+    return np.where(codes & 0x80, -values, values).astype(np.float32)
+
+
+_E4M3_VALUES = _e4m3_table()
+
+
+def fp8_e4m3_values(codes):
+    """float32 values of e4m3 codes (uint8), exact: what torch.float8_e4m3fn's .float() gives."""
+    return _E4M3_VALUES[np.asarray(codes, dtype=np.uint8)]
+
+
+def read_safetensors(path, dtypes=None):
+    """{name: array} of one safetensors file; BF16 tensors as float32 (exact), F8_E4M3 as their
+    uint8 codes, the rest as stored. `dtypes`, when given, receives each tensor's stored dtype.
+    Raises ValueError naming the file and tensor for anything malformed."""
     blob = read_regular_file(path, SAFETENSORS_MAX_BYTES)
     if len(blob) < 8:
         raise ValueError(f"{path}: {len(blob)} bytes, shorter than the 8-byte header length")
@@ -41,10 +61,14 @@ def read_safetensors(path):
             raise ValueError(f"{path}: tensor {name}: data_offsets {begin}..{end} do not hold shape {entry['shape']}")
         array = np.frombuffer(data[begin:end], dtype=dtype).reshape(entry["shape"])
         tensors[name] = bf16_bits_to_f32(array) if entry["dtype"] == "BF16" else array
+        if dtypes is not None:
+            dtypes[name] = entry["dtype"]
     return tensors
 
 
-# case.json fields the readers use, each with what it must be.
+# case.json fields the readers use, each with what it must be. kv_cache.dtype -> the stored
+# dtype of k_buffer.
+_POOL_DTYPES = {"bf16": "BF16", "fp8_e4m3": "F8_E4M3"}
 _POSITIVE_INTS = ("batch", "tree_size", "heads", "page_size")
 _TOLERANCES = ("o_atol", "o_rtol", "lse_atol", "lse_rtol")
 
@@ -85,6 +109,13 @@ def _check_meta(path, meta):
         bad("tolerance.o_wide_channels", wide, "a list of O channels 0..511")
     if not _is_number(tol.get("o_wide_channel_scale", 1.0)):
         bad("tolerance.o_wide_channel_scale", tol.get("o_wide_channel_scale"), "a finite number")
+    kv = meta.get("kv_cache", {"dtype": "bf16"})  # exports before fp8 KV have none: bf16
+    if not isinstance(kv, dict) or kv.get("dtype") not in _POOL_DTYPES:
+        bad("kv_cache", kv, "an object with 'dtype' " + " or ".join(map(repr, _POOL_DTYPES)))
+    if kv["dtype"] == "fp8_e4m3":
+        for field in ("k_scale", "v_scale"):
+            if not _is_number(kv.get(field)) or kv[field] <= 0:
+                bad("kv_cache." + field, kv.get(field), "a finite number > 0 (the fp8 pool's scale)")
 
 
 class Case:
@@ -112,6 +143,12 @@ class Case:
     sm_scale = property(lambda self: float(self.meta["sm_scale"]))
     tree_kind = property(lambda self: self.meta["tree"]["kind"])
     tolerance = property(lambda self: self.meta["tolerance"])
+    kv_dtype = property(lambda self: self.meta.get("kv_cache", {}).get("dtype", "bf16"))
+
+    @property
+    def kv_scale(self):
+        """The fp8 pool's dequantization scale (SGLang's k_scale, == v_scale in MLA); 1 for bf16."""
+        return float(self.meta["kv_cache"]["k_scale"]) if self.kv_dtype == "fp8_e4m3" else 1.0
 
     @property
     def o_atol(self):
@@ -125,7 +162,19 @@ class Case:
     @property
     def inputs(self):
         if self._inputs is None:
-            self._inputs = read_safetensors(os.path.join(self.dir, "inputs.safetensors"))
+            path = os.path.join(self.dir, "inputs.safetensors")
+            dtypes = {}
+            inputs = read_safetensors(path, dtypes)
+            expected = _POOL_DTYPES[self.kv_dtype]
+            if dtypes.get("k_buffer") != expected:
+                raise ValueError(f"{path}: tensor k_buffer: dtype {dtypes.get('k_buffer')}; case.json's kv_cache.dtype "
+                                 f"{self.kv_dtype} needs {expected}")
+            for name in ("k_scale", "v_scale") if self.kv_dtype == "fp8_e4m3" else ():
+                stored = inputs.get(name)
+                if stored is None or stored.size != 1 or float(stored.ravel()[0]) != np.float32(self.kv_scale):
+                    raise ValueError(f"{path}: tensor {name}: {stored!r}; allowed: case.json's kv_cache.k_scale "
+                                     f"{self.kv_scale!r} as one float32")
+            self._inputs = inputs
         return self._inputs
 
     @property

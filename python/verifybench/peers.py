@@ -5,10 +5,13 @@ kernel, warm-up, stop rule and statistics as `verifybench run --time`).
 
 Peers, each run where its package imports:
   peer/sglang-triton  sglang: the Triton extend-attention kernel SGLang's Triton backend runs
-                      for target verify (flat custom mask, token table); every case. No LSE.
+                      for target verify (flat custom mask, token table); every case, an fp8
+                      one over the float8_e4m3fn k_buffer with k_scale / v_scale. No LSE.
   peer/flashmla       flash_mla: dense MLA decode with a causal mask; chain trees on page-64
-                      block tables only (its only page size; a causal mask is a chain).
-  peer/flashinfer     flashinfer: BatchMLAPagedAttentionWrapper, causal only: chain trees.
+                      block tables of a bf16 pool only (its only page size; a causal mask is a
+                      chain).
+  peer/flashinfer     flashinfer: BatchMLAPagedAttentionWrapper, causal only: chain trees over
+                      a bf16 pool.
   python/verifybench  this package's torch op (the SGLang form) through Python.
 Absent packages and unsupported cases are reported with the reason ("not run", "not
 supported"). The result file holds one ExecutorResult per case and peer in result.json's
@@ -42,8 +45,9 @@ except ModuleNotFoundError:
     sys.exit(EXIT_RUNTIME)
 
 from ._files import destination_error, write_file_whole
-from .casefile import Case
+from .casefile import Case, fp8_e4m3_values
 BF16_INPUTS = ("q_extend", "k_extend", "v_extend", "k_buffer")
+POOL_INPUTS = ("k_buffer", "v_buffer")
 
 
 # ---------------------------------------------------------------- array backends
@@ -53,6 +57,10 @@ class NumpyBackend:
 
     def array(self, a, bf16=False):
         return np.array(a, dtype=np.float32 if bf16 else a.dtype)
+
+    def fp8_array(self, codes):
+        """e4m3 codes as their (unscaled) values: what a float8_e4m3fn tensor holds."""
+        return fp8_e4m3_values(codes)
 
     def empty(self, shape, bf16):
         return np.full(shape, np.nan, dtype=np.float32)
@@ -85,6 +93,10 @@ class TorchBackend:
             t = t.to(self.torch.bfloat16)
         return t.to(self.device)
 
+    def fp8_array(self, codes):
+        """e4m3 codes as a torch.float8_e4m3fn tensor (SGLang's view of its uint8 pool)."""
+        return self.torch.from_numpy(np.array(codes)).to(self.device).view(self.torch.float8_e4m3fn)
+
     def empty(self, shape, bf16):
         dtype = self.torch.bfloat16 if bf16 else self.torch.float32
         return self.torch.full(shape, float("nan"), dtype=dtype, device=self.device)
@@ -110,7 +122,11 @@ class DeviceCase:
 
     def __getitem__(self, name):
         if name not in self._arrays:
-            self._arrays[name] = self.backend.array(self.case.inputs[name], bf16=name in BF16_INPUTS)
+            values = self.case.inputs[name]
+            if name in POOL_INPUTS and self.case.kv_dtype == "fp8_e4m3":
+                self._arrays[name] = self.backend.fp8_array(values)
+            else:
+                self._arrays[name] = self.backend.array(values, bf16=name in BF16_INPUTS)
         return self._arrays[name]
 
 
@@ -148,17 +164,23 @@ class SglangTriton(Peer):
         rows = case.batch * case.tree_size
         o = backend.empty((rows, case.heads, 512), bf16=True)
         k_buffer = dev["k_buffer"]
+        # SGLang's backend passes its layer's scales as floats (1.0 for a bf16 pool).
         values = dict(q_extend=dev["q_extend"], k_extend=dev["k_extend"], v_extend=dev["v_extend"], o_extend=o,
                       k_buffer=k_buffer, v_buffer=k_buffer[..., :512], qo_indptr=dev["qo_indptr"],
                       kv_indptr=dev["kv_indptr"], kv_indices=dev["kv_indices"],
                       custom_mask=backend.as_bool(dev["custom_mask"]), is_causal=True,
-                      mask_indptr=dev["mask_indptr"], max_len_extend=case.tree_size, k_scale=1.0, v_scale=1.0,
-                      sm_scale=case.sm_scale)
+                      mask_indptr=dev["mask_indptr"], max_len_extend=case.tree_size, k_scale=case.kv_scale,
+                      v_scale=case.kv_scale, sm_scale=case.sm_scale)
+        if case.kv_dtype != "bf16" and "k_scale" not in inspect.signature(lib.extend_attention_fwd).parameters:
+            raise TypeError(f"{lib.__name__}.extend_attention_fwd takes no k_scale: this SGLang cannot read a "
+                            f"scaled {case.kv_dtype} pool")
         kwargs = _bind_by_name(lib.extend_attention_fwd, values)
         return (lambda: lib.extend_attention_fwd(**kwargs)), (lambda: (o, None))
 
 
-def _chain_only(case):
+def _causal_bf16_only(case):
+    if case.kv_dtype != "bf16":
+        return f"bf16 KV only (this case: {case.kv_dtype} KV)"
     if not case.is_chain():
         return f"causal masks only: chain trees (this case: a {case.tree_kind} tree)"
     return None
@@ -170,7 +192,7 @@ class FlashMla(Peer):
     def supports(self, case):
         if case.page_size != 64:
             return f"page size 64 only (this case: {case.page_size})"
-        return _chain_only(case)
+        return _causal_bf16_only(case)
 
     def prepare(self, lib, dev):
         case, backend = dev.case, dev.backend
@@ -197,7 +219,7 @@ class FlashInfer(Peer):
     executor, package, module = "peer/flashinfer", "flashinfer", "flashinfer.mla"
 
     def supports(self, case):
-        return _chain_only(case)
+        return _causal_bf16_only(case)
 
     def prepare(self, lib, dev):
         case, backend = dev.case, dev.backend
@@ -237,14 +259,14 @@ class VerifybenchOp(Peer):
             raise TypeError("the verifybench torch op runs on CUDA tensors only")
         kv_lens = case.inputs["prefix_len"].astype(np.int64) + case.tree_size
         plan_id, _ = lib.plan_for(backend.device, case.batch, case.tree_size, case.heads, int(kv_lens.max()),
-                                  page_size=case.page_size, kv_lens=[int(x) for x in kv_lens])
+                                  page_size=case.page_size, kv_lens=[int(x) for x in kv_lens], kv_dtype=case.kv_dtype)
         args = [dev[n] for n in ("q_extend", "k_extend", "k_buffer", "qo_indptr", "kv_indptr", "kv_indices",
                                  "custom_mask", "mask_indptr")]
         rows = case.batch * case.tree_size
         o = backend.empty((rows, case.heads, 512), bf16=True)
         lse = backend.empty((rows, case.heads), bf16=False)
         op = backend.torch.ops.verifybench.verify_sglang_
-        return (lambda: op(*args, o, lse, case.sm_scale, plan_id)), (lambda: (o, lse))
+        return (lambda: op(*args, o, lse, case.sm_scale, plan_id, case.kv_scale)), (lambda: (o, lse))
 
 
 PEERS = (SglangTriton(), FlashMla(), FlashInfer(), VerifybenchOp())

@@ -19,6 +19,8 @@ sys.path.insert(0, os.path.join(HERE, "standin"))
 from verifybench import peers  # noqa: E402
 
 CASE_DIR = os.environ.get("VERIFYBENCH_TEST_CASE", os.path.join(HERE, "..", "..", "build", "tests", "export-smoke"))
+FP8_CASE_DIR = os.environ.get("VERIFYBENCH_TEST_FP8_CASE",
+                              os.path.join(HERE, "..", "..", "build", "tests", "export-fp8"))
 
 
 def with_standins(which):
@@ -176,6 +178,104 @@ class PeersTest(unittest.TestCase):
         finally:
             peers.run_peer = original
         self.assertEqual(ran, [])
+
+
+class Fp8PeersTest(unittest.TestCase):
+    """An exported fp8 KV case (VERIFYBENCH_TEST_FP8_CASE): SGLang's float8 pool and its scale
+    reach the peers as SGLang passes them, and a peer that drops the scale is incorrect."""
+
+    def setUp(self):
+        self.assertTrue(os.path.exists(os.path.join(FP8_CASE_DIR, "case.json")), f"no fp8 export at {FP8_CASE_DIR}")
+
+    def rows(self, which="good"):
+        with_standins(which)
+        opts = peers.parse_args([FP8_CASE_DIR, "--no-time"])
+        opts.not_timed_reason = "no CUDA device"
+        return rows_by_executor(peers.run([FP8_CASE_DIR], opts, out=io.StringIO()))
+
+    def test_the_case_reads_as_an_fp8_pool_with_its_scale(self):
+        import numpy as np
+        from verifybench.casefile import Case, fp8_e4m3_values
+        case = Case(FP8_CASE_DIR)
+        self.assertEqual(case.kv_dtype, "fp8_e4m3")
+        self.assertEqual(np.float32(case.kv_scale), np.float32(0.37))
+        pool = case.inputs["k_buffer"]
+        self.assertEqual(pool.dtype, np.uint8)
+        self.assertEqual(pool.shape[1:], (1, 576))
+        # e4m3 codes by hand: 0x38 = 1, 0x7e = 448 (the largest), 0x01 = 2^-9, 0xb4 = -0.75, 0x7f NaN.
+        values = fp8_e4m3_values(np.array([0x38, 0x7E, 0x01, 0xB4, 0x7F], np.uint8))
+        self.assertEqual(values[:4].tolist(), [1.0, 448.0, 2.0 ** -9, -0.75])
+        self.assertTrue(np.isnan(values[4]))
+        # The tree rows SGLang keeps in bf16 are the pool's rows dequantized (within bf16 rounding).
+        T, first = case.tree_size, case.inputs["block_table"][0, 0]
+        prefix = int(case.inputs["prefix_len"][0])
+        row = int(first) * case.page_size + prefix  # page size 1 contiguous: token t of request 0 at row first + t
+        exact = fp8_e4m3_values(pool[row, 0]).astype(np.float64) * np.float32(case.kv_scale)
+        got = case.inputs["k_extend"][0, 0].astype(np.float64)
+        self.assertTrue(np.all(np.abs(got - exact) <= np.abs(exact) * 2.0 ** -8), (got[:4], exact[:4]))
+        self.assertGreater(T, 0)
+
+    def test_standin_sglang_passes_with_the_scale(self):
+        rows = self.rows()
+        self.assertEqual(rows["peer/sglang-triton"]["outcome"], "passed", rows["peer/sglang-triton"]["detail"])
+        self.assertEqual(rows["peer/flashinfer"]["outcome"], "not run")
+
+    def test_a_peer_without_the_scale_is_incorrect(self):
+        import functools
+        with_standins("good")
+        module = importlib.import_module(peers.SglangTriton.module)
+        scaled = module.extend_attention_fwd
+
+        @functools.wraps(scaled)  # the same signature: the runner binds by it
+        def unscaled(*args, **kwargs):  # reads the e4m3 values as they are
+            return scaled(*args, **dict(kwargs, k_scale=1.0, v_scale=1.0))
+
+        module.extend_attention_fwd = unscaled
+        opts = peers.parse_args([FP8_CASE_DIR, "--no-time"])
+        opts.not_timed_reason = "no CUDA device"
+        rows = rows_by_executor(peers.run([FP8_CASE_DIR], opts, out=io.StringIO()))
+        sglang = rows["peer/sglang-triton"]
+        self.assertEqual(sglang["outcome"], "incorrect", sglang["detail"])
+        self.assertGreater(sglang["o"]["elements_failed"], 0)
+
+    def test_flash_mla_and_flashinfer_take_bf16_pools_only(self):
+        from verifybench.casefile import Case
+        case = Case(FP8_CASE_DIR)
+        self.assertEqual(peers.FlashInfer().supports(case), "bf16 KV only (this case: fp8_e4m3 KV)")
+
+    def test_a_malformed_kv_cache_is_bad_input(self):
+        import shutil
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, change in (("dtype", {"dtype": "fp16"}), ("no scale", {"dtype": "fp8_e4m3"}),
+                                 ("nan scale", {"dtype": "fp8_e4m3", "k_scale": float("nan"), "v_scale": 1.0}),
+                                 ("a list", [])):
+                case = os.path.join(tmp, name.replace(" ", "_"))
+                shutil.copytree(FP8_CASE_DIR, case)
+                with open(os.path.join(case, "case.json")) as f:
+                    meta = json.load(f)
+                meta["kv_cache"] = change
+                with open(os.path.join(case, "case.json"), "w") as f:
+                    json.dump(meta, f)
+                err = io.StringIO()
+                with contextlib.redirect_stderr(err):
+                    self.assertEqual(peers.main([case, "--no-time"]), peers.EXIT_BAD_INPUT, name)
+                self.assertIn("kv_cache", err.getvalue(), name)
+
+    def test_a_pool_of_another_dtype_than_case_json_says_is_refused(self):
+        import shutil
+        from verifybench.casefile import Case
+        with tempfile.TemporaryDirectory() as tmp:
+            case_dir = os.path.join(tmp, "c")
+            shutil.copytree(FP8_CASE_DIR, case_dir)
+            with open(os.path.join(case_dir, "case.json")) as f:
+                meta = json.load(f)
+            meta["kv_cache"] = {"dtype": "bf16"}
+            with open(os.path.join(case_dir, "case.json"), "w") as f:
+                json.dump(meta, f)
+            with self.assertRaises(ValueError) as caught:
+                Case(case_dir).inputs
+            self.assertIn("tensor k_buffer: dtype F8_E4M3; case.json's kv_cache.dtype bf16 needs BF16",
+                          str(caught.exception))
 
 
 if __name__ == "__main__":
