@@ -3,7 +3,8 @@
 # device call's carry): bin/verifybench, lib/ (libverifybench_ops.so, libverifybench_timing.so
 # and every shared library they and verifybench link but the C runtime and the driver, as
 # scripts/bundle.sh picks them), python/verifybench, tests/python/gpu_check.py,
-# scenarios/correctness.yaml, scripts/python_gpu_check.sh, BUILD_INFO.txt. Builds only the
+# scenarios/correctness.yaml and correctness_fp8.yaml, docs/python.md (gpu_check.py runs its
+# fp8 example), scripts/python_gpu_check.sh, BUILD_INFO.txt. Builds only the
 # targets it packs.
 # Usage: scripts/python_gpu_carry.sh OUT_DIR
 set -euo pipefail
@@ -12,7 +13,7 @@ out=$1
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90;120" > /dev/null
 cmake --build build --target verifybench verifybench_ops verifybench_timing
 rm -rf "$out"
-mkdir -p "$out/bin" "$out/lib" "$out/python" "$out/tests/python" "$out/scenarios" "$out/scripts"
+mkdir -p "$out/bin" "$out/lib" "$out/python" "$out/tests/python" "$out/scenarios" "$out/scripts" "$out/docs"
 cp build/verifybench "$out/bin/"
 cp build/ops/libverifybench_ops.so build/ops/libverifybench_timing.so "$out/lib/"
 while read -r name path; do
@@ -26,8 +27,9 @@ strip --strip-unneeded "$out"/bin/* "$out"/lib/* 2>/dev/null || true
 cp -r python/verifybench "$out/python/"
 find "$out/python" -name __pycache__ -prune -exec rm -rf {} +
 cp tests/python/gpu_check.py "$out/tests/python/"
-cp scenarios/correctness.yaml "$out/scenarios/"
+cp scenarios/correctness.yaml scenarios/correctness_fp8.yaml "$out/scenarios/"
 cp scripts/python_gpu_check.sh "$out/scripts/"
+cp docs/python.md "$out/docs/"
 commit=$(git rev-parse HEAD)
 state=clean; [ -z "$(git status --porcelain --untracked-files=no)" ] || state=dirty
 printf 'commit: %s (%s)\nbuilt: %s\ncuda: %s\n' "$commit" "$state" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \

@@ -2,12 +2,15 @@
 # The Python package's GPU validation in one device call (tests/python/gpu_check.py says what
 # each check shows), from a carry folder made by scripts/python_gpu_carry.sh:
 #   1. which of torch, triton, numpy, sglang, flash_mla, flashinfer import there;
-#   2. `verifybench export` of every case of scenarios/correctness.yaml (CPU reference and
-#      every GPU executor's output), several at a time;
-#   3. gpu_check.py: the torch op bit for bit against the C++ executors on every case, graph
-#      capture and replays with new lengths / tables / masks, torch.compile;
-#   4. python -m verifybench.peers on four of those cases (every importable peer, timed by the
-#      harness's timer), then `verifybench run --time --peers` of the same cases.
+#   2. `verifybench export` of every case of scenarios/correctness.yaml and of
+#      scenarios/correctness_fp8.yaml (CPU reference and every GPU executor's output), several
+#      at a time;
+#   3. gpu_check.py: graph capture and replays with new lengths / tables / masks over bf16 and
+#      fp8 e4m3 pools (the torch op in both forms, SGLang's call through route_target_verify),
+#      torch.compile, then the torch op bit for bit against the C++ executors on every
+#      exported case; its PASS/FAIL table;
+#   4. python -m verifybench.peers on four bf16 cases and one fp8 case (every importable peer,
+#      timed by the harness's timer), then `verifybench run --time --peers` of the bf16 ones.
 # Usage: scripts/python_gpu_check.sh CARRY_DIR OUT_DIR   (on the GPU machine)
 # Each step has a time limit of its own, so a slow one cannot take the later ones' time.
 set -u
@@ -22,7 +25,9 @@ export VERIFYBENCH_TIMING_LIBRARY="$carry/lib/libverifybench_timing.so"
 export PYTHONDONTWRITEBYTECODE=1
 vb="$carry/bin/verifybench"
 scenario="$carry/scenarios/correctness.yaml"
+fp8_scenario="$carry/scenarios/correctness_fp8.yaml"
 peer_cases=(long_prefix_page1 deep_chain64 chain16_dflash unequal_prefixes)
+fp8_peer_case=fp8_long_prefix_page1
 step() { echo "== $1 ($(date -u +%H:%M:%S))"; }
 
 step environment
@@ -41,28 +46,30 @@ PY
   cat "$carry/BUILD_INFO.txt"
 } 2>&1 | tee "$out/environment.txt"
 
-step "export scenarios/correctness.yaml"
-"$vb" list "$scenario" | awk 'NR > 2 && NF > 5 && $1 != "(KV" {print $1}' > "$work/cases.txt"
-export_one() {  # CASE: exports into $work/cases/<case with / and = as _>
-  timeout 60 "$vb" export "$scenario" --case "$1" "$work/cases/$(echo "$1" | tr '/=' '__')" > /dev/null 2>> "$work/export.log" ||
-    echo "export failed: $1" >> "$work/export.log"
+export_one() {  # SCENARIO CASE: exports into $work/cases/<case with / and = as _>
+  timeout 60 "$vb" export "$1" --case "$2" "$work/cases/$(echo "$2" | tr '/=' '__')" > /dev/null 2>> "$work/export.log" ||
+    echo "export failed: $2" >> "$work/export.log"
 }
 export -f export_one
-export vb scenario work
+export vb work
 mkdir -p "$work/cases"
-timeout 50 xargs -P 12 -I{} bash -c 'export_one "$1"' _ {} < "$work/cases.txt"
-echo "exported $(ls "$work"/cases/*/case.json 2>/dev/null | wc -l) of $(wc -l < "$work/cases.txt") cases"
+for file in "$scenario" "$fp8_scenario"; do
+  step "export $(basename "$file")"
+  "$vb" list "$file" | awk 'NR > 2 && NF > 5 && $1 != "(KV" {print $1}' > "$work/cases.txt"
+  timeout 50 xargs -P 12 -I{} bash -c 'export_one "$1" "$2"' _ "$file" {} < "$work/cases.txt"
+  echo "exported $(wc -l < "$work/cases.txt") cases of $(basename "$file") ($(ls "$work"/cases/*/case.json 2>/dev/null | wc -l) in all)"
+done
 grep -c "export failed" "$work/export.log" 2>/dev/null
 cp "$work/export.log" "$out/" 2>/dev/null
 
 step "gpu_check.py"
-timeout 60 python3 "$carry/tests/python/gpu_check.py" "$work/cases" "$out/python" > "$out/gpu_check.log" 2>&1
+timeout 150 python3 "$carry/tests/python/gpu_check.py" "$work/cases" "$out/python" > "$out/gpu_check.log" 2>&1
 echo "gpu_check.py exit $?"
-grep -E "^gpu_check:|^## Result|^- " "$out/gpu_check.log" | tail -40
+grep -E "^gpu_check: [0-9]+ PASS|^\| .* \| FAIL \||^\| graph|^\| compile" "$out/gpu_check.log"
 
 step "python -m verifybench.peers"
 mkdir -p "$out/peers"
-dirs=(); for c in "${peer_cases[@]}"; do dirs+=("$work/cases/$c"); done
+dirs=(); for c in "${peer_cases[@]}" "$fp8_peer_case"; do dirs+=("$work/cases/$c"); done
 timeout 25 python3 -m verifybench.peers "${dirs[@]}" --out "$out/peers/peers.json" --modes cold,hot \
   --min-samples 10 --max-samples 300 --budget-s 0.3 2>&1 | tee "$out/peers/peers.log"
 echo "peers exit ${PIPESTATUS[0]}"

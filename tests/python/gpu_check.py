@@ -18,9 +18,20 @@ outputs; scripts/python_gpu_check.sh exports every case of scenarios/correctness
      torch.cuda.set_sync_debug_mode("error") (a capture fails on any synchronisation of
      the library itself).
   3. torch.compile (aot_eager: the fake implementation traced) equals eager; opcheck.
+  4. fp8 e4m3 KV pools: the graph checks of 2 over a pool quantized with a non-unit scale
+     (max |value| / 448), as torch.float8_e4m3fn and as its uint8 bytes, in SGLang's form
+     (bf16 k_extend beside the fp8 pool, as SGLang passes it), the native form over the block
+     table and over the token table, and SGLang's own call through route_target_verify over
+     a pool laid out as SGLang's MLATokenToKVPool holds it (uint8 storage viewed as
+     float8_e4m3fn, k_scale == v_scale floats); the float64 reference reads the pool's values
+     dequantized. Each also launches once with a wrong scale (x1.5), which must miss the
+     tolerance: the check can fail.
   Also on every case: SGLang's own call (the Triton backend's arguments) through
   verifybench.sglang.route_target_verify, within the case's tolerance of the CPU reference.
-Writes OUT_DIR/gpu_check.json and OUT_DIR/gpu_check.md; exit 0 when every check passed.
+  Exported fp8 cases (scenarios/correctness_fp8.yaml) run every check of 1 over their fp8
+  k_buffer and scale.
+Writes OUT_DIR/gpu_check.json and OUT_DIR/gpu_check.md and prints a PASS/FAIL table; exit 0
+when every check passed.
 """
 import contextlib
 import json
@@ -94,10 +105,16 @@ def host(t):
 
 # ---------------------------------------------------------------- 1. equality with production
 class NeutralDLPack:
-    """A torch tensor seen only through DLPack (as JAX or CuPy hand theirs over)."""
+    """A torch tensor seen only through DLPack (as JAX or CuPy hand theirs over). An fp8 tensor
+    goes as DLPack's float8_e4m3fn where this torch exports it, else as its bytes."""
 
     def __init__(self, t):
         self.t = t
+        if t.dtype == torch.float8_e4m3fn:
+            try:
+                t.__dlpack__()
+            except (BufferError, RuntimeError, TypeError):
+                self.t = t.view(torch.uint8)
 
     def __dlpack__(self, stream=None):
         return self.t.__dlpack__(stream=stream)
@@ -110,6 +127,8 @@ class NeutralCAI:
     """A torch tensor seen only through __cuda_array_interface__ (bf16 as its 16-bit pattern)."""
 
     def __init__(self, t):
+        if t.dtype == torch.float8_e4m3fn:  # the interface has no fp8 type: its bytes
+            t = t.view(torch.uint8)
         typestr = {torch.bfloat16: "<u2", torch.float32: "<f4", torch.int32: "<i4", torch.int64: "<i8",
                    torch.uint8: "|u1", torch.bool: "|b1"}[t.dtype]
         self.__cuda_array_interface__ = {"shape": tuple(t.shape), "typestr": typestr, "data": (t.data_ptr(), False),
@@ -122,11 +141,16 @@ def check_case(directory):
     B, T, H, page = case.batch, case.tree_size, case.heads, case.page_size
     result = {"case": case.name, "B": B, "T": T, "H": H, "page": page, "checks": {}}
     kv_lens = (inp["prefix_len"].astype(np.int64) + T).tolist()
-    plan_id, plan = torch_ops.plan_for(DEVICE, B, T, H, int(max(kv_lens)), page_size=page, kv_lens=kv_lens)
+    fp8 = case.kv_dtype == "fp8_e4m3"
+    plan_id, plan = torch_ops.plan_for(DEVICE, B, T, H, int(max(kv_lens)), page_size=page, kv_lens=kv_lens,
+                                       kv_dtype=case.kv_dtype)
     result["plan"] = plan.description
+    result["kv"] = f"fp8 e4m3, scale {case.kv_scale:g}" if fp8 else "bf16"
+    kv_scale = case.kv_scale if fp8 else None
     q = on_device(inp["q_extend"], bf16=True)
     k_extend = on_device(inp["k_extend"], bf16=True)
-    k_buffer = on_device(inp["k_buffer"], bf16=True)
+    # An fp8 pool as SGLang hands it over (float8_e4m3fn); the native forms below take its bytes.
+    k_buffer = on_device(inp["k_buffer"]).view(torch.float8_e4m3fn) if fp8 else on_device(inp["k_buffer"], bf16=True)
     kv_indices = inp["kv_indices"] if inp["kv_indices"].size else np.zeros(1, np.int64)  # P = 0 everywhere
     sg = dict(qo_indptr=on_device(inp["qo_indptr"]), kv_indptr=on_device(inp["kv_indptr"]),
               kv_indices=on_device(kv_indices), custom_mask=on_device(inp["custom_mask"]),
@@ -148,14 +172,32 @@ def check_case(directory):
         result["checks"][name] = {"ok": o_ok and l_ok, "against": executor,
                                   "detail": "; ".join(w for w in (o_why and "O: " + o_why, l_why and "LSE: " + l_why) if w)}
 
+    def sglang_reference():
+        """(o, lse, what) SGLang's form is held to: the export's CPU reference for a bf16 pool;
+        for an fp8 one a float64 reference that reads the tree rows from k_extend, as SGLang's
+        form does (the CPU reference reads them from the pool: for large values their bf16
+        rounding in k_extend alone can pass the tolerance)."""
+        if not fp8:
+            return out["o_reference"], out["lse_reference"], "the CPU reference"
+        if "sglang" not in memo:
+            p = {"prefix": inp["prefix_len"], "parents": inp["tree_parents"], "block_table": inp["block_table"]}
+            pool = k_buffer.view(-1, 576).float().double() * float(np.float32(case.kv_scale))
+            ref_o, ref_lse = reference(q, pool, p, B, T, H, page, case.sm_scale, k_extend.view(B * T, 576))
+            memo["sglang"] = (host(ref_o), host(ref_lse), "float64 over the dequantized pool and k_extend")
+        return memo["sglang"]
+
+    memo = {}
+
     def sglang_form():
         o, lse = torch_ops.sglang_verify(q, k_extend, k_buffer, sg["qo_indptr"], sg["kv_indptr"], sg["kv_indices"],
-                                         sg["custom_mask"], sg["mask_indptr"], case.sm_scale, plan_id)
+                                         sg["custom_mask"], sg["mask_indptr"], case.sm_scale, plan_id,
+                                         kv_scale=kv_scale)
         compare("torch op, SGLang form", "sglang-adapter", o, lse)
         tol = case.tolerance
-        near = (check_tolerance(out["o_reference"], host(o), case.o_atol, tol["o_rtol"]) and
-                check_tolerance(out["lse_reference"], host(lse), tol["lse_atol"], tol["lse_rtol"]))
-        result["checks"]["torch op vs the CPU reference (tolerance)"] = {"ok": near, "detail": ""}
+        ref_o, ref_lse, against = sglang_reference()
+        near = (check_tolerance(ref_o, host(o), case.o_atol, tol["o_rtol"]) and
+                check_tolerance(ref_lse, host(lse), tol["lse_atol"], tol["lse_rtol"]))
+        result["checks"]["torch op vs the CPU reference (tolerance)"] = {"ok": near, "detail": "" if near else against}
         # The framework-neutral entry points over the same buffers, on the current stream.
         stream = torch.cuda.current_stream().cuda_stream
         for wrap_name, wrap in (("DLPack", NeutralDLPack), ("__cuda_array_interface__", NeutralCAI)):
@@ -165,7 +207,8 @@ def check_case(directory):
                 ws = torch.empty(plan.workspace_bytes, dtype=torch.uint8, device=DEVICE)
                 verifybench.verify_sglang(plan, q_extend=wrap(q), k_extend=wrap(k_extend), k_buffer=wrap(k_buffer),
                                           **{k: wrap(v) for k, v in sg.items()}, o=wrap(o2), lse=wrap(lse2),
-                                          sm_scale=case.sm_scale, workspace=wrap(ws), stream=stream)
+                                          sm_scale=case.sm_scale, kv_scale=kv_scale, workspace=wrap(ws),
+                                          stream=stream)
                 ok_o, why_o = bits_equal(host(o), host(o2))
                 ok_l, why_l = bits_equal(host(lse), host(lse2))
                 result["checks"][f"{wrap_name} arrays equal the torch op"] = {"ok": ok_o and ok_l,
@@ -175,17 +218,20 @@ def check_case(directory):
     checked("torch op, SGLang form", sglang_form)
     tree_mask = on_device(tree_mask_words(inp["tree_parents"]))
     kv_pool = k_buffer.view(-1, 576)
+    if fp8:
+        kv_pool = kv_pool.view(torch.uint8)  # the native forms take the pool's bytes
     prefix_len = on_device(inp["prefix_len"])
     indptr, indices = token_table(inp["block_table"], kv_lens, page)
 
     def native_token():
         o, lse = torch_ops.native_verify(q, kv_pool, prefix_len, tree_mask, case.sm_scale, plan_id,
-                                         kv_indptr=on_device(indptr), kv_indices=on_device(indices))
+                                         kv_indptr=on_device(indptr), kv_indices=on_device(indices),
+                                         kv_scale=kv_scale)
         compare("torch op, native form, token table", "production", o, lse)
 
     def native_block():
         o, lse = torch_ops.native_verify(q, kv_pool, prefix_len, tree_mask, case.sm_scale, plan_id,
-                                         block_table=on_device(inp["block_table"]))
+                                         block_table=on_device(inp["block_table"]), kv_scale=kv_scale)
         compare("torch op, native form, block table", "production/block-table", o, lse)
 
     def drop_in():
@@ -207,12 +253,13 @@ def check_case(directory):
         o_extend = torch.full((B * T, H, 512), float("nan"), dtype=torch.bfloat16, device=DEVICE)
         backend.extend_attention_fwd(q, k_extend, on_device(inp["v_extend"], bf16=True), o_extend, k_buffer,
                                      k_buffer[..., :512], sg["qo_indptr"], sg["kv_indptr"], sg["kv_indices"],
-                                     sg["custom_mask"].view(torch.bool), True, sg["mask_indptr"], T, 1.0, 1.0,
-                                     case.sm_scale)
-        tol = case.tolerance
-        near = check_tolerance(out["o_reference"], host(o_extend), case.o_atol, tol["o_rtol"])
+                                     sg["custom_mask"].view(torch.bool), True, sg["mask_indptr"], T, case.kv_scale,
+                                     case.kv_scale, case.sm_scale)
+        ref_o, _, against = sglang_reference()
+        near = check_tolerance(ref_o, host(o_extend), case.o_atol, case.tolerance["o_rtol"])
         result["checks"]["SGLang drop-in via route_target_verify (tolerance)"] = {
-            "ok": near and not fallbacks, "detail": f"fallbacks {dict(fallbacks)}" if fallbacks else ""}
+            "ok": near and not fallbacks,
+            "detail": f"fallbacks {dict(fallbacks)}" if fallbacks else ("" if near else against)}
 
     checked("SGLang drop-in via route_target_verify (tolerance)", drop_in)
     checked("torch op, native form, token table", native_token)
@@ -279,8 +326,10 @@ def sglang_inputs(p, B, T, page, pool):
                 k_extend=pool[tree_rows], qo_indptr=np.arange(0, (B + 1) * T, T, dtype=np.int32))
 
 
-def reference(q, pool, p, B, T, H, page, sm_scale):
-    """float64 attention over the random problem (torch on the GPU)."""
+def reference(q, pool, p, B, T, H, page, sm_scale, tree_keys=None):
+    """float64 attention over the random problem (torch on the GPU). `pool`: the values the
+    kernel should see (an fp8 pool dequantized); `tree_keys` [B*T, 576], when given: the tree
+    rows the kernel reads beside the pool (SGLang's k_extend) instead of the pool's."""
     kv_lens = p["prefix"] + T
     _, indices = token_table(p["block_table"], kv_lens, page)
     bits = tree_mask_words(p["parents"]).view(np.uint64)
@@ -292,6 +341,8 @@ def reference(q, pool, p, B, T, H, page, sm_scale):
         keys = pool[torch.from_numpy(indices[start:start + n]).to(DEVICE)].double()
         start += n
         P = n - T
+        if tree_keys is not None:
+            keys[P:] = tree_keys[b * T:(b + 1) * T].double()
         visible = np.ones((T, n), bool)
         visible[:, P:] = ((bits[b][:, np.arange(T) // 64] >> (np.arange(T) % 64).astype(np.uint64)) & 1).astype(bool)
         s = torch.einsum("thd,nd->thn", q[b * T:(b + 1) * T].double(), keys) * sm_scale
@@ -301,14 +352,47 @@ def reference(q, pool, p, B, T, H, page, sm_scale):
     return o, lse
 
 
-def check_graph(form, B=4, T=8, H=16, max_prefix=700, page=16, replays=3, seed=7):
-    """Captures `form` ("sglang" or "native block table") once, replays with new inputs."""
+class Pool:
+    """The KV pool of a graph check. bf16: the values rounded to bf16. fp8: the values divided
+    by one scale (max |value| / 448, a calibration's choice; not a power of two) and rounded
+    to e4m3, held as `storage` ("float8_e4m3fn", "uint8", or "sglang": SGLang's
+    MLATokenToKVPool layout, a uint8 [rows, 1, 576] buffer viewed as float8_e4m3fn);
+    `values` what the kernel must see (e4m3 x scale, float64), `scale` a float32's value."""
+
+    def __init__(self, values, storage=None):
+        v = torch.from_numpy(values).to(DEVICE)
+        self.storage, self.fp8 = storage, storage is not None
+        if not self.fp8:
+            self.launched = v.to(torch.bfloat16)
+            self.values, self.scale = self.launched.double(), None
+            return
+        self.scale = float(np.float32(np.abs(values).max() / 448.0))
+        codes = (v / self.scale).clamp(-448, 448).to(torch.float8_e4m3fn)
+        self.values = codes.float().double() * self.scale
+        if storage == "sglang":
+            buffer = torch.zeros((v.shape[0], 1, 576), dtype=torch.uint8, device=DEVICE)
+            buffer.copy_(codes.view(torch.uint8).view(-1, 1, 576))
+            self.buffer = buffer
+            self.launched = buffer.view(torch.float8_e4m3fn)
+        else:
+            self.launched = codes if storage == "float8_e4m3fn" else codes.view(torch.uint8)
+
+    def name(self):
+        return f"fp8 e4m3 pool ({self.storage}, scale {self.scale:.6g})" if self.fp8 else "bf16 pool"
+
+
+def check_graph(form, B=4, T=8, H=16, max_prefix=700, page=16, replays=3, seed=7, storage=None):
+    """Captures `form` ("sglang", "native block table", "native token table" or "sglang drop-in")
+    once over a bf16 pool (storage None) or an fp8 one (Pool), replays with new inputs."""
     rng = np.random.default_rng(seed)
     pool_rows = (B * (max_prefix + T) // page + 8) * page
     pool_host = rng.standard_normal((pool_rows, 576)).astype(np.float32)
-    pool = on_device(pool_host, bf16=True)
+    pool = Pool(pool_host, storage)
     sm_scale = 0.1308608
-    plan_id, plan = torch_ops.plan_for(DEVICE, B, T, H, max_prefix + T, page_size=page if form != "sglang" else 1)
+    kv_dtype = "fp8_e4m3" if pool.fp8 else "bf16"
+    sglang_form = form.startswith("sglang")
+    plan_id, plan = torch_ops.plan_for(DEVICE, B, T, H, max_prefix + T, page_size=1 if sglang_form else page,
+                                       kv_dtype=kv_dtype)
     first = random_problem(rng, B, T, H, max_prefix, pool_rows, page)
     # Static buffers of the maximum sizes, filled before every replay.
     mask_capacity = B * T * (max_prefix + T)
@@ -318,7 +402,7 @@ def check_graph(form, B=4, T=8, H=16, max_prefix=700, page=16, replays=3, seed=7
         "tree_mask": torch.zeros((B, T, (T + 63) // 64), dtype=torch.int64, device=DEVICE),
         "block_table": torch.zeros(first["block_table"].shape, dtype=torch.int32, device=DEVICE),
         "kv_indptr": torch.zeros(B + 1, dtype=torch.int32, device=DEVICE),
-        "kv_indices": torch.zeros(B * max_prefix + 1, dtype=torch.int64, device=DEVICE),
+        "kv_indices": torch.zeros(B * (max_prefix + T) + 1, dtype=torch.int64, device=DEVICE),
         "custom_mask": torch.zeros(mask_capacity, dtype=torch.uint8, device=DEVICE),
         "mask_indptr": torch.zeros(B + 1, dtype=torch.int64, device=DEVICE),
         "qo_indptr": torch.zeros(B + 1, dtype=torch.int32, device=DEVICE),
@@ -326,10 +410,15 @@ def check_graph(form, B=4, T=8, H=16, max_prefix=700, page=16, replays=3, seed=7
         "o": torch.full((B * T, H, 512), float("nan"), dtype=torch.bfloat16, device=DEVICE),
         "lse": torch.full((B * T, H), float("nan"), dtype=torch.float32, device=DEVICE),
     }
+    fallbacks, drop_in = None, None
+    if form == "sglang drop-in":
+        drop_in, fallbacks = sglang_backend(max_context_len=max_prefix + T)
 
     def fill(p):
         static["q"].copy_(on_device(p["q"], bf16=True))
-        if form == "sglang":
+        if sglang_form:
+            # k_extend: the tree rows as SGLang computed them, in bf16 (the values the fp8 pool
+            # quantized; SGLang does not read them back from the pool).
             s = sglang_inputs(p, B, T, page, pool_host)
             for name in ("kv_indptr", "mask_indptr", "qo_indptr"):
                 static[name].copy_(on_device(s[name]))
@@ -341,23 +430,44 @@ def check_graph(form, B=4, T=8, H=16, max_prefix=700, page=16, replays=3, seed=7
             static["prefix_len"].copy_(on_device(p["prefix"]))
             static["tree_mask"].copy_(on_device(tree_mask_words(p["parents"])))
             static["block_table"].copy_(on_device(p["block_table"]))
+            indptr, indices = token_table(p["block_table"], p["prefix"] + T, page)
+            static["kv_indptr"].copy_(on_device(indptr))
+            static["kv_indices"][:len(indices)].copy_(on_device(indices))
         torch.cuda.synchronize()
 
-    def launch(o, lse):
-        if form == "sglang":
-            torch.ops.verifybench.verify_sglang_(static["q"], static["k_extend"], pool.view(-1, 1, 576),
+    def launch(o, lse, kv_scale=pool.scale):
+        if form == "sglang drop-in":
+            k_buffer = pool.launched.view(-1, 1, 576)
+            drop_in.extend_attention_fwd(static["q"], static["k_extend"], static["k_extend"][..., :512], o, k_buffer,
+                                         k_buffer[..., :512], static["qo_indptr"], static["kv_indptr"],
+                                         static["kv_indices"], static["custom_mask"].view(torch.bool), True,
+                                         static["mask_indptr"], T, kv_scale or 1.0, kv_scale or 1.0, sm_scale)
+        elif form == "sglang":
+            torch.ops.verifybench.verify_sglang_(static["q"], static["k_extend"], pool.launched.view(-1, 1, 576),
                                                  static["qo_indptr"], static["kv_indptr"], static["kv_indices"],
                                                  static["custom_mask"], static["mask_indptr"], o, lse, sm_scale,
-                                                 plan_id)
-        else:
-            torch.ops.verifybench.verify_native_(static["q"], pool, static["prefix_len"], None, None,
+                                                 plan_id, kv_scale)
+        elif form == "native block table":
+            torch.ops.verifybench.verify_native_(static["q"], pool.launched, static["prefix_len"], None, None,
                                                  static["block_table"], None, static["tree_mask"], o, lse, sm_scale,
-                                                 plan_id)
+                                                 plan_id, kv_scale)
+        else:
+            torch.ops.verifybench.verify_native_(static["q"], pool.launched, static["prefix_len"],
+                                                 static["kv_indptr"], static["kv_indices"], None, None,
+                                                 static["tree_mask"], o, lse, sm_scale, plan_id, kv_scale)
+
+    def near_reference(o, lse, p):
+        tree_keys = static["k_extend"].view(B * T, 576) if sglang_form else None
+        ref_o, ref_lse = reference(static["q"], pool.values, p, B, T, H, page, sm_scale, tree_keys)
+        near = check_tolerance(host(ref_o), host(o), TOLERANCE["o_atol"], TOLERANCE["o_rtol"])
+        if form != "sglang drop-in":  # SGLang's call returns no LSE
+            near = near and check_tolerance(host(ref_lse), host(lse), TOLERANCE["lse_atol"], TOLERANCE["lse_rtol"])
+        return near
 
     fill(first)
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):  # warm-up outside the capture, as torch.cuda.graph asks
+    with torch.cuda.stream(side):  # warm-up outside the capture, as torch.cuda.graph asks (the drop-in plans here)
         launch(static["o"], static["lse"])
     torch.cuda.current_stream().wait_stream(side)
     torch.cuda.synchronize()
@@ -378,14 +488,64 @@ def check_graph(form, B=4, T=8, H=16, max_prefix=700, page=16, replays=3, seed=7
             launch(eager_o, eager_lse)
         torch.cuda.synchronize()
         same_o, why_o = bits_equal(host(eager_o), host(static["o"]))
-        same_l, why_l = bits_equal(host(eager_lse), host(static["lse"]))
-        ref_o, ref_lse = reference(static["q"], pool, p, B, T, H, page, sm_scale)
-        near = (check_tolerance(host(ref_o), host(static["o"]), TOLERANCE["o_atol"], TOLERANCE["o_rtol"]) and
-                check_tolerance(host(ref_lse), host(static["lse"]), TOLERANCE["lse_atol"], TOLERANCE["lse_rtol"]))
+        same_l, why_l = (True, "") if form == "sglang drop-in" else bits_equal(host(eager_lse), host(static["lse"]))
         rows.append({"replay": r + 1, "prefix_len": p["prefix"].tolist(), "equals_eager": same_o and same_l,
-                     "within_tolerance_of_float64": near, "detail": why_o + why_l})
-    return {"form": form, "B": B, "T": T, "H": H, "max_prefix": max_prefix, "page": page, "plan": plan.description,
-            "replays": rows, "ok": all(r["equals_eager"] and r["within_tolerance_of_float64"] for r in rows)}
+                     "within_tolerance_of_float64": near_reference(static["o"], static["lse"], p),
+                     "detail": why_o + why_l})
+    result = {"form": form, "pool": pool.name(), "B": B, "T": T, "H": H, "max_prefix": max_prefix, "page": page,
+              "plan": plan.description, "replays": rows}
+    ok = all(r["equals_eager"] and r["within_tolerance_of_float64"] for r in rows)
+    if fallbacks:
+        result["fallbacks"] = dict(fallbacks)
+        ok = False
+    if pool.fp8:
+        # The same inputs with the scale off by half: must miss the tolerance (the scale is read,
+        # and this check can fail).
+        wrong_o = torch.full_like(static["o"], float("nan"))
+        wrong_lse = torch.full_like(static["lse"], float("nan"))
+        launch(wrong_o, wrong_lse, kv_scale=pool.scale * 1.5)
+        torch.cuda.synchronize()
+        result["wrong_scale_caught"] = not near_reference(wrong_o, wrong_lse, p)
+        ok = ok and result["wrong_scale_caught"]
+    result["ok"] = ok
+    return result
+
+
+def sglang_backend(max_context_len):
+    """A stand-in TritonAttnBackend whose extend_attention_fwd (SGLang's current signature) is
+    routed by route_target_verify; a call that reaches the stand-in itself fails."""
+    class Backend:
+        def extend_attention_fwd(self, q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, qo_indptr,
+                                 kv_indptr, kv_indices, custom_mask, is_causal, mask_indptr, max_len_extend,
+                                 k_scale, v_scale, sm_scale=None, logit_cap=0.0, skip_prefix_custom_mask=True,
+                                 sliding_window_size=-1, sinks=None, window_kv_offsets=None, xai_temperature_len=-1):
+            raise AssertionError("a supported call went to the Triton stand-in")
+
+    backend = Backend()
+    backend.max_context_len = max_context_len
+    return backend, route_target_verify(backend)
+
+
+DOCS_FP8_EXAMPLE = "<!-- fp8 example: run by tests/python/gpu_check.py -->"
+
+
+def check_docs_fp8_example():
+    """docs/python.md's fp8 example run as written (the carry keeps the checkout's layout),
+    against the float64 reference over its pool dequantized."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "python.md")
+    with open(path) as f:
+        block = f.read().split(DOCS_FP8_EXAMPLE, 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    env = {}
+    exec(compile(block, path, "exec"), env)  # noqa: S102 - the project's own documented example
+    B, T, H, P = env["B"], env["T"], env["H"], env["P"]
+    pool = env["pool"].float().double() * float(np.float32(env["kv_scale"]))  # the kernel gets a float32
+    p = {"prefix": np.full(B, P), "parents": np.tile(np.arange(-1, T - 1), (B, 1)),
+         "block_table": np.arange(B * (P + T), dtype=np.int32).reshape(B, P + T)}  # page 1: row = token
+    ref_o, ref_lse = reference(env["q"], pool, p, B, T, H, 1, 576 ** -0.5)
+    near_o = check_tolerance(host(ref_o), host(env["o"]), TOLERANCE["o_atol"], TOLERANCE["o_rtol"])
+    near_lse = check_tolerance(host(ref_lse), host(env["lse"]), TOLERANCE["lse_atol"], TOLERANCE["lse_rtol"])
+    return {"ok": near_o and near_lse, "plan": env["plan"].description,
+            "detail": "" if near_o and near_lse else f"O within tolerance {near_o}, LSE {near_lse}"}
 
 
 # ---------------------------------------------------------------- 3. torch.compile
@@ -439,16 +599,72 @@ def main(case_root, out_dir):
               "peer_packages": {p.executor: (availability(p)[1] or "importable") for p in PEERS}}
     case_dirs = sorted(os.path.join(case_root, d) for d in os.listdir(case_root)
                        if os.path.exists(os.path.join(case_root, d, "case.json")))
-    # The report is rewritten after each part, so a time limit still leaves what was done.
-    report["cases"] = [guarded(os.path.basename(d), check_case, d) for d in case_dirs]
-    write(report, out_dir)
-    report["graphs"] = [guarded(f"graph {form}", check_graph, form) for form in ("sglang", "native block table")]
+    # The report is rewritten after each part, so a time limit still leaves what was done; the
+    # graph and compile checks (seconds) come before the exported cases (one per case).
+    report["docs_example"] = guarded("docs/python.md fp8 example", check_docs_fp8_example)
+    report["graphs"] = [guarded(f"graph {form}, {storage or 'bf16'} pool", check_graph, form, storage=storage)
+                        for form, storage in GRAPH_CHECKS]
     write(report, out_dir)
     report["compile"] = guarded("compile", check_compile)
+    write(report, out_dir)
+    report["cases"] = []
+    for d in case_dirs:
+        report["cases"].append(guarded(os.path.basename(d), check_case, d))
+    report["cases_finished"] = True
     report["failures"] = failures_of(report)
     write(report, out_dir)
     print(markdown(report))
+    print(pass_fail_table(report))
     return 0 if not report["failures"] else 1
+
+
+# (form, fp8 storage or None for a bf16 pool): the graph checks of parts 2 and 4.
+GRAPH_CHECKS = (("sglang", None), ("native block table", None),
+                ("sglang", "float8_e4m3fn"), ("native block table", "float8_e4m3fn"),
+                ("native token table", "uint8"), ("sglang drop-in", "sglang"))
+
+
+def pass_fail_rows(report):
+    """(check, PASS / FAIL, detail) of every part: the docs example, graphs, compile, each
+    exported case."""
+    rows = []
+    if "docs_example" in report:
+        d = report["docs_example"]
+        rows.append(("docs/python.md fp8 example", "PASS" if d.get("ok") else "FAIL",
+                     d.get("error") or d.get("detail") or d.get("plan", "")))
+    for g in report.get("graphs", []):
+        if "error" in g:
+            rows.append(("graph", "FAIL", g["error"]))
+            continue
+        bad = [f"replay {r['replay']}: " + ("differs from eager " + r["detail"] if not r["equals_eager"]
+                                            else "outside the float64 reference's tolerance")
+               for r in g["replays"] if not (r["equals_eager"] and r["within_tolerance_of_float64"])]
+        if g.get("fallbacks"):
+            bad.append(f"fell back to Triton: {g['fallbacks']}")
+        if g.get("wrong_scale_caught") is False:
+            bad.append("a launch with the wrong scale passed the reference check")
+        extra = "; a wrong scale is caught" if g.get("wrong_scale_caught") else ""
+        rows.append((f"graph {g['form']}, {g['pool']}", "PASS" if g["ok"] else "FAIL",
+                     "; ".join(bad) or f"{len(g['replays'])} replays equal eager and the float64 reference{extra}"))
+    for k, v in report.get("compile", {}).items():
+        rows.append((f"compile: {k}", "PASS" if v is True else "FAIL", "" if v is True else str(v)))
+    for c in report.get("cases", []):
+        if "error" in c:
+            rows.append((f"case {c.get('case', '?')}", "FAIL", c["error"]))
+            continue
+        bad = [n for n, v in c["checks"].items() if not v["ok"]]
+        rows.append((f"case {c['case']} ({c.get('kv', 'bf16')})", "FAIL" if bad else "PASS",
+                     "failed: " + "; ".join(bad) if bad else f"{len(c['checks'])} checks"))
+    if not report.get("cases_finished"):
+        rows.append(("exported cases", "FAIL", "not finished: the run stopped before every case was checked"))
+    return rows
+
+
+def pass_fail_table(report):
+    rows = pass_fail_rows(report)
+    failed = sum(r[1] == "FAIL" for r in rows)
+    lines = ["| check | result | detail |", "| --- | --- | --- |"] + [f"| {c} | {r} | {d} |" for c, r, d in rows]
+    return "\n".join(lines + ["", f"gpu_check: {len(rows) - failed} PASS, {failed} FAIL"])
 
 
 def failures_of(report):
@@ -458,11 +674,14 @@ def failures_of(report):
             failures.append(f"{c.get('case', '?')}: {c['error']}")
             continue
         failures += [f"{c['case']}: {n}: {v['detail']}" for n, v in c["checks"].items() if not v["ok"]]
-    failures += [f"graph {g.get('form', '?')}: {g.get('error', 'a replay differs')}" for g in report.get("graphs", [])
-                 if not g.get("ok")]
+    failures += [f"graph {g.get('form', '?')}, {g.get('pool', '?')}: {g.get('error', 'see the replays')}"
+                 for g in report.get("graphs", []) if not g.get("ok")]
     failures += [f"compile: {k}: {v}" for k, v in report.get("compile", {}).items() if v is not True]
-    if "compile" not in report:
-        failures.append("not finished: the run stopped before the torch.compile check")
+    if "docs_example" in report and not report["docs_example"].get("ok"):
+        d = report["docs_example"]
+        failures.append(f"docs/python.md fp8 example: {d.get('error') or d.get('detail')}")
+    if not report.get("cases_finished"):
+        failures.append("not finished: the run stopped before every exported case was checked")
     return failures
 
 
@@ -485,27 +704,33 @@ def markdown(report):
     keys = ["torch op, SGLang form", "torch op, native form, token table", "torch op, native form, block table",
             "DLPack arrays equal the torch op", "__cuda_array_interface__ arrays equal the torch op",
             "torch op vs the CPU reference (tolerance)", "SGLang drop-in via route_target_verify (tolerance)"]
-    for c in report["cases"]:
+    for c in report.get("cases", []):
         if "error" in c:
             lines.append(f"| {c.get('case', '?')} | error: {c['error']} |")
             continue
         marks = ["yes" if c["checks"].get(k, {}).get("ok") else "**NO**" for k in keys]
-        lines.append(f"| {c['case']} | {c['B']} | {c['T']} | {c['H']} | {c['page']} | {c['plan']} | " +
+        lines.append(f"| {c['case']} ({c.get('kv', 'bf16')}) | {c['B']} | {c['T']} | {c['H']} | {c['page']} | {c['plan']} | " +
                      " | ".join(marks) + " |")
     lines += ["", "## CUDA graphs: captured once, replayed with new lengths, page tables, masks", ""]
     for g in report.get("graphs", []):
         if "error" in g:
             lines.append(f"- error: {g['error']}")
             continue
-        lines.append(f"- {g['form']} (B {g['B']}, T {g['T']}, H {g['H']}, prefixes up to {g['max_prefix']}, "
-                     f"page {g['page']}; {g['plan']}):")
+        lines.append(f"- {g['form']}, {g['pool']} (B {g['B']}, T {g['T']}, H {g['H']}, prefixes up to "
+                     f"{g['max_prefix']}, page {g['page']}; {g['plan']}):")
         for r in g["replays"]:
             lines.append(f"  - replay {r['replay']}, prefixes {r['prefix_len']}: equals eager "
                          f"{'yes' if r['equals_eager'] else '**NO**'}, within tolerance of float64 "
                          f"{'yes' if r['within_tolerance_of_float64'] else '**NO**'}")
+        if "wrong_scale_caught" in g:
+            lines.append(f"  - a launch with the scale x1.5 misses the tolerance: "
+                         f"{'yes' if g['wrong_scale_caught'] else '**NO**'}")
+        if g.get("fallbacks"):
+            lines.append(f"  - **fell back to Triton**: {g['fallbacks']}")
     lines += ["", "Capture, replays and eager launches ran under torch.cuda.set_sync_debug_mode(\"error\").", "",
               "## torch.compile", ""]
     lines += [f"- {k}: {v}" for k, v in report.get("compile", {}).items()]
+    lines += ["", "## PASS / FAIL", "", pass_fail_table(report)]
     lines += ["", f"## Result: {len(report['failures'])} failures", ""] + [f"- {f}" for f in report["failures"]]
     return "\n".join(lines) + "\n"
 
