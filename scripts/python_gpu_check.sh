@@ -57,7 +57,7 @@ for file in "$scenario" "$fp8_scenario"; do
   step "export $(basename "$file")"
   "$vb" list "$file" | awk 'NR > 2 && NF > 5 && $1 != "(KV" {print $1}' > "$work/cases.txt"
   timeout 50 xargs -P 12 -I{} bash -c 'export_one "$1" "$2"' _ "$file" {} < "$work/cases.txt"
-  echo "exported $(wc -l < "$work/cases.txt") cases of $(basename "$file") ($(ls "$work"/cases/*/case.json 2>/dev/null | wc -l) in all)"
+  echo "$(basename "$file"): $(wc -l < "$work/cases.txt") cases; $(ls "$work"/cases/*/case.json 2>/dev/null | wc -l) exported in all"
 done
 grep -c "export failed" "$work/export.log" 2>/dev/null
 cp "$work/export.log" "$out/" 2>/dev/null
