@@ -105,7 +105,7 @@ void gather_request_k(const VerifyParams& p, int b, RowMatrix* k) {
                               " outside [0, pool_rows " + std::to_string(p.pool_rows) + ")");
     }
     double* dst = k->data() + static_cast<std::ptrdiff_t>(t) * kQK;
-    if (p.kv_is_fp8() && in_pool) {
+    if (p.kv_is_fp8()) {
       // The dequantized value, e4m3 (4 significant bits) times a float scale: exact in double.
       const fp8_e4m3_bits* src = p.kv_row_fp8(b, t);
       const double scale = p.kv_scale;

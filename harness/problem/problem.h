@@ -140,6 +140,9 @@ void build_sglang_mask(const std::vector<std::int32_t>& prefix_len, const std::v
 struct SglangInputsHost {
   std::vector<bf16_bits> k_extend;        // [B*T, 576]: node i of request b at row b*T + i
   std::vector<bf16_bits> v_extend;        // [B*T, 512]: first 512 values of the k_extend row
+  // fp8 pool only: the same tree rows as the pool holds them (what the adapter's own
+  // quantization of k_extend gives), the dense-tree executors' tree_kv.
+  std::vector<fp8_e4m3_bits> k_extend_fp8;
   std::vector<std::int32_t> qo_indptr;    // [B+1] = arange(0, (B+1)*T, T)
   std::vector<std::int32_t> kv_indptr;    // [B+1] prefix only: kv_indptr[b+1]-kv_indptr[b] = P_b
   std::vector<std::int64_t> kv_indices;   // [sum_b P_b] prefix rows only; empty when all P_b = 0

@@ -237,14 +237,16 @@ void quantize_kv_pool(Problem* pr) {
     const double amax = kv_pool_amax(pr->kv_pool);
     scale = amax > 0 ? amax / kFp8E4m3Max : 1.0;
   }
-  // The executors get the scale as a float: quantize with exactly that value.
+  // The executors get the scale as a float: quantize with exactly that value, dividing in
+  // fp32 as the SGLang adapter quantizes k_extend on the device (IEEE division, then round to
+  // nearest even with saturation), so that its tree rows are these bytes.
   pr->kv_scale = static_cast<float>(scale);
-  const double divisor = pr->kv_scale;
+  const float divisor = pr->kv_scale;
   pr->kv_pool_fp8.resize(pr->kv_pool.size());
   parallel_for(static_cast<std::int64_t>(pr->kv_pool.size()), [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) {
       const auto k = static_cast<std::size_t>(i);
-      pr->kv_pool_fp8[k] = fp8_e4m3_from_double(static_cast<double>(bf16_to_float(pr->kv_pool[k])) / divisor);
+      pr->kv_pool_fp8[k] = fp8_e4m3_from_double(static_cast<double>(bf16_to_float(pr->kv_pool[k]) / divisor));
     }
   });
 }

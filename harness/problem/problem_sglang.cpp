@@ -51,6 +51,8 @@ SglangInputsHost sglang_inputs_host(const Problem& problem) {
   SglangInputsHost in;
   in.k_extend.resize(static_cast<std::size_t>(B) * T * mla::kHeadDimQK);
   in.v_extend.resize(static_cast<std::size_t>(B) * T * mla::kHeadDimV);
+  const bool fp8 = problem.kv_dtype() == KvDtype::kFp8E4m3;
+  if (fp8) in.k_extend_fp8.resize(in.k_extend.size());
   in.qo_indptr.assign(B + 1, 0);
   in.kv_indptr.assign(B + 1, 0);
   for (int b = 0; b < B; ++b) {
@@ -65,6 +67,10 @@ SglangInputsHost sglang_inputs_host(const Problem& problem) {
       bf16_bits* k_row = in.k_extend.data() + node_row * mla::kHeadDimQK;
       tree_row_bf16(problem, row, k_row);
       std::copy(k_row, k_row + mla::kHeadDimV, in.v_extend.begin() + node_row * mla::kHeadDimV);
+      if (fp8) {
+        const fp8_e4m3_bits* src8 = problem.kv_pool_fp8.data() + row * mla::kHeadDimQK;
+        std::copy(src8, src8 + mla::kHeadDimQK, in.k_extend_fp8.begin() + node_row * mla::kHeadDimQK);
+      }
     }
     in.qo_indptr[b + 1] = (b + 1) * T;
     in.kv_indptr[b + 1] = in.kv_indptr[b] + prefix;

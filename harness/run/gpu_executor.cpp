@@ -148,7 +148,7 @@ struct DeviceProblem::Impl {
   // pointing at a page no request uses (NaN rows), so a tree row read from the pool shows.
   DeviceBuffer dense_tree_block_table;
   // SGLang-form inputs derived from the same problem
-  DeviceBuffer sg_k_extend, sg_v_extend, sg_qo_indptr, sg_kv_indptr, sg_kv_indices, sg_custom_mask,
+  DeviceBuffer sg_k_extend, sg_k_extend_fp8, sg_v_extend, sg_qo_indptr, sg_kv_indptr, sg_kv_indices, sg_custom_mask,
       sg_mask_indptr, sg_scratch;
   // outputs and workspace
   DeviceBuffer o, lse, workspace;
@@ -174,7 +174,7 @@ struct DeviceProblem::Impl {
   VerifyParams dense_tree_params() const {
     VerifyParams p = params(PageTableKind::kBlockTable);
     p.block_table = dense_tree_block_table.as<std::int32_t>();
-    p.tree_kv = sg_k_extend.as<bf16_bits>();
+    p.tree_kv = p.kv_is_fp8() ? sg_k_extend_fp8.get() : sg_k_extend.get();  // rows of the pool's dtype
     return p;
   }
 
@@ -187,7 +187,9 @@ struct DeviceProblem::Impl {
     in.q = q.as<bf16_bits>();
     in.k_extend = sg_k_extend.as<bf16_bits>();
     in.v_extend = sg_v_extend.as<bf16_bits>();
-    in.kv_buffer = kv_pool.as<bf16_bits>();
+    in.kv_buffer = kv_pool.get();
+    in.kv_dtype = problem->kv_dtype();
+    in.kv_scale = problem->kv_scale;
     in.pool_rows = problem->pages.pool_rows();
     in.qo_indptr = sg_qo_indptr.as<std::int32_t>();
     in.kv_indptr = sg_kv_indptr.as<std::int32_t>();
@@ -290,13 +292,14 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
   SglangInputsHost sg = sglang_inputs_host(problem);
   if (sg.kv_indices.empty()) sg.kv_indices.push_back(0);  // keep a valid pointer for P = 0
   upload_vector(check, impl->sg_k_extend, sg.k_extend, "upload k_extend");
+  if (!sg.k_extend_fp8.empty()) upload_vector(check, impl->sg_k_extend_fp8, sg.k_extend_fp8, "upload fp8 k_extend");
   upload_vector(check, impl->sg_v_extend, sg.v_extend, "upload v_extend");
   upload_vector(check, impl->sg_qo_indptr, sg.qo_indptr, "upload qo_indptr");
   upload_vector(check, impl->sg_kv_indptr, sg.kv_indptr, "upload sglang kv_indptr");
   upload_vector(check, impl->sg_kv_indices, sg.kv_indices, "upload sglang kv_indices");
   upload_vector(check, impl->sg_custom_mask, problem.sglang_custom_mask, "upload custom_mask");
   upload_vector(check, impl->sg_mask_indptr, problem.sglang_mask_indptr, "upload mask_indptr");
-  check(impl->sg_scratch.allocate(sglang_adapter_scratch_bytes(B, T)), "cudaMalloc adapter scratch");
+  check(impl->sg_scratch.allocate(sglang_adapter_scratch_bytes(B, T, problem.kv_dtype())), "cudaMalloc adapter scratch");
   upload_vector(check, impl->dense_tree_block_table, dense_tree_block_table(problem), "upload dense-tree block_table");
 
   const std::int64_t rows = problem.query_rows();
@@ -337,8 +340,7 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
 bool DeviceProblem::executor_overlaps(GpuExecutorKind kind) { return kind != GpuExecutorKind::kNaive; }
 
 bool DeviceProblem::executor_takes_fp8_kv(GpuExecutorKind kind) {
-  return kind == GpuExecutorKind::kNaive || kind == GpuExecutorKind::kProduction ||
-         kind == GpuExecutorKind::kProductionMmaSync || kind == GpuExecutorKind::kProductionSm120Proxy;
+  return kind != GpuExecutorKind::kProductionWgmma;
 }
 
 cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind, cudaStream_t stream,

@@ -213,9 +213,10 @@ __device__ __forceinline__ int log2_if_power_of_two(int x) {
 //   table_entry(t)       the load: the pool row (token form), the page id (block form), or
 //                        the dense tree row (SGLang's k_extend) of logical token t;
 //   row_ptr(t, entry)    arithmetic only: the address of token t's 576-wide row.
+template <class Element = bf16_bits>
 struct RequestKvRows {
-  const bf16_bits* tree_rows;           // this request's dense tree rows, or nullptr
-  const bf16_bits* kv_pool;
+  const Element* tree_rows;             // this request's dense tree rows, or nullptr
+  const Element* kv_pool;
   const std::int64_t* token_rows;       // token form
   const std::int32_t* request_pages;    // block form
   int prefix, page_size;
@@ -224,8 +225,9 @@ struct RequestKvRows {
 
   // token_base: kv_indptr[b] (token_rows_base), loaded by the caller ahead of time.
   __device__ __forceinline__ RequestKvRows(const VerifyParams& p, int b, int prefix_len, int token_base)
-      : tree_rows(p.tree_kv ? p.tree_kv + static_cast<std::int64_t>(b) * p.tree_size * mla::kHeadDimQK : nullptr),
-        kv_pool(p.kv_pool_bf16()),
+      : tree_rows(p.tree_kv ? static_cast<const Element*>(p.tree_kv) + static_cast<std::int64_t>(b) * p.tree_size * mla::kHeadDimQK
+                            : nullptr),
+        kv_pool(static_cast<const Element*>(p.kv_pool)),
         token_rows(p.page_kind == PageTableKind::kBlockTable ? nullptr : p.kv_indices + token_base),
         request_pages(p.page_kind == PageTableKind::kBlockTable
                           ? p.block_table + static_cast<std::int64_t>(b) * p.max_pages
@@ -257,7 +259,7 @@ struct RequestKvRows {
     // load right here (ncu: 18 % of the block-table form's stall samples in v2's draft).
     return static_cast<std::int64_t>(static_cast<std::uint32_t>(request_pages[page]));
   }
-  __device__ __forceinline__ const bf16_bits* row_ptr(int t, std::int64_t entry) const {
+  __device__ __forceinline__ const Element* row_ptr(int t, std::int64_t entry) const {
     const bool tree = from_tree(t);
     const std::int64_t row =
         tree || !block_form ? entry : entry * page_size + (page_shift >= 0 ? t & (page_size - 1) : t % page_size);

@@ -67,10 +67,9 @@ bool params_valid(const VerifyParams& p) {
   // on the device: refuse it here instead.
   if (!aligned_to(p.q, 16) || !aligned_to(p.kv_pool, 16) || !aligned_to(p.tree_kv, 16)) return false;
   if (!aligned_to(p.o, 4) || !aligned_to(p.lse, 4)) return false;
-  // fp8 KV: a positive finite scale, and pool rows only (dense bf16 tree rows beside an fp8
-  // pool, SGLang's k_extend, are not read yet).
+  // fp8 KV: a positive finite scale (tree_kv rows, if any, are fp8 under the same scale).
   if (p.kv_dtype != KvDtype::kBf16 &&
-      (p.kv_dtype != KvDtype::kFp8E4m3 || !(p.kv_scale > 0.f) || !std::isfinite(p.kv_scale) || p.tree_kv != nullptr)) {
+      (p.kv_dtype != KvDtype::kFp8E4m3 || !(p.kv_scale > 0.f) || !std::isfinite(p.kv_scale))) {
     return false;
   }
   if (p.page_kind == PageTableKind::kTokenIndices) return p.kv_indptr && p.kv_indices;
@@ -112,7 +111,7 @@ KernelVariant variant_for_stages(int stages, Instance instance, KernelForm form)
   if (k.kernel == nullptr) return {nullptr, nullptr, stages, 0};  // not a built depth
   switch (form) {
     case KernelForm::kBf16OverMaskWriter: return {nullptr, k.over_mask_writer, stages, smem_bytes_for_stages(stages)};
-    case KernelForm::kFp8Kv: return {k.fp8_kv, nullptr, stages, smem_bytes_for_stages(stages)};
+    case KernelForm::kFp8Kv: return {k.fp8_kv, nullptr, stages, smem_bytes_for_stages(stages, /*fp8_kv=*/true)};
     case KernelForm::kBf16: break;
   }
   return {k.kernel, nullptr, stages, smem_bytes_for_stages(stages)};

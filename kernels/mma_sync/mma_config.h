@@ -63,31 +63,40 @@ inline constexpr int kChunksPerThread = kChunksPerRow / kLoadThreadsPerRow;  // 
 // KV tiles come through the bulk copy engine: one 1152-byte copy per row, lane l of the
 // producer warp copying row l of every tile, counted on the stage's "full" mbarrier.
 inline constexpr int kKvRowBytes = mla::kHeadDimQK * 2;
+// An fp8 pool's row (576 e4m3 bytes) lands in the last kKvRowBytesFp8 bytes of its stage row
+// and is widened in place from there (mma_kernel.cuh, copy_raw_fp8_rows).
+inline constexpr int kKvRowBytesFp8 = mla::kHeadDimQK;
+inline constexpr int kFp8RawOffsetBytes = kKvStride * 2 - kKvRowBytesFp8;  // 592
 
 inline constexpr int kStageBytes = kTokensPerTile * kKvStride * 2;
 inline constexpr int kSPartialBytes = kKGroups * kRowsPerTile * kSStride * 4;
 inline constexpr int kPBytes = kRowsPerTile * kPStride * 2;
 inline constexpr int kRowStatBytes = 3 * kRowsPerTile * 4;  // rescale, final max, final sum
 inline constexpr int kBarrierBytesPerStage = 16;  // mbarriers "stage full" and "stage empty"
+// An fp8 pool's instances add one "raw rows landed" mbarrier per stage and producer warp.
+inline constexpr int kFp8RawBarrierBytesPerStage = 8 * kProducerWarps;
 
 // Pipeline depth is the one shape that depends on the GPU: KV tiles in flight per block
 // hide HBM latency, and each costs kStageBytes of shared memory. The launcher picks the
 // deepest variant whose shared memory fits the device's per-block opt-in limit:
 //   sm_90 (227 KB): 4 stages, 3 tiles (110 KB) in flight while one is computed;
 //   sm_120 (99 KB): 2 stages, the double buffer.
-inline constexpr int smem_bytes_for_stages(int stages) {
-  return stages * (kStageBytes + kBarrierBytesPerStage) + kSPartialBytes + kPBytes + kRowStatBytes;
+inline constexpr int smem_bytes_for_stages(int stages, bool fp8_kv = false) {
+  return stages * (kStageBytes + kBarrierBytesPerStage + (fp8_kv ? kFp8RawBarrierBytesPerStage : 0)) +
+         kSPartialBytes + kPBytes + kRowStatBytes;
 }
 inline constexpr int kPipelineVariants[] = {4, 2};  // deepest first
 inline constexpr int kMinStages = 2;
 
 inline constexpr int kSm120SmemLimit = 99 * 1024;
-static_assert(smem_bytes_for_stages(kMinStages) <= kSm120SmemLimit,
+static_assert(smem_bytes_for_stages(kMinStages, /*fp8_kv=*/true) <= kSm120SmemLimit,
               "the shallowest variant must fit sm_120's per-block shared memory");
 static_assert(kRowsPerTile <= kTokensPerTile, "Q tile is staged through one KV stage");
 static_assert(kTokensPerTile == 32 && kRowsPerProducer * kProducerWarps == kTokensPerTile,
               "every row of a tile is copied by one lane of one producer warp");
-static_assert(kKvStride * 2 % 16 == 0 && kKvRowBytes % 16 == 0, "bulk copies need 16-byte rows");
+static_assert(kKvStride * 2 % 16 == 0 && kKvRowBytes % 16 == 0 && kKvRowBytesFp8 % 16 == 0 &&
+                  kFp8RawOffsetBytes % 16 == 0,
+              "bulk copies need 16-byte rows and destinations");
 static_assert(kStageBytes % 8 == 0 && (kSPartialBytes + kPBytes + kRowStatBytes) % 8 == 0,
               "the stage mbarriers after the row statistics must be 8-byte aligned");
 static_assert(kKStepsPerGroup * kKGroups * kMmaK == mla::kHeadDimQK, "K split must be exact");

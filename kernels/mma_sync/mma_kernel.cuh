@@ -22,9 +22,10 @@
 //   O += P V     the group's warps split the 512 output channels; V is the first 512
 //                columns of the same shared-memory K rows (ldmatrix.trans), no second copy.
 //
-// fp8 e4m3 KV (the kFp8Kv instances, VerifyParams::kv_dtype): the producers load the 576-byte
-// rows with plain 16-byte loads and store them widened to bf16 (exact) into the same stage
-// layout, then arrive on the stage's "full" mbarrier; the compute warps are unchanged. The
+// fp8 e4m3 KV (the kFp8Kv instances, VerifyParams::kv_dtype): the producers bulk-copy the
+// 576-byte rows into the back half of their stage rows and, a tile or two later, widen them
+// to bf16 (exact) in place, then arrive on the stage's "full" mbarrier; the compute warps are
+// unchanged. The
 // pool's scale folds into sm_scale for the scores and into O's normalisation (final O and
 // split partials alike, so the combine, linear in the partials, needs nothing).
 //
@@ -251,16 +252,28 @@ __device__ __forceinline__ void copy_rows_to_stage(bf16_bits* dst, const bf16_bi
 #endif
 }
 
-// fp8 KV: a producer warp's kRowsPerProducer rows of 576 e4m3 values, widened to bf16 into
-// their stage rows. The 32 lanes split the rows' 16-byte chunks (kFp8ChunksPerLane each, in
-// row order: chunk c of the warp is chunk c % 36 of row c / 36), so that a load instruction
-// reads 512 contiguous-per-row bytes and every load is in flight before the first store.
-// Lane r < kRowsPerProducer holds row r's address (`src`); the others read it by shuffle.
-// Then the rows are announced as VB_DEBUG_SYNC_COPY's plain copies announce theirs: after
-// __syncwarp, an arrival (release) on the stage's "full" mbarrier.
-constexpr int kFp8ChunksPerRow = mla::kHeadDimQK / 16;                         // 36
-constexpr int kFp8ChunksPerLane = kRowsPerProducer * kFp8ChunksPerRow / 32;     // 9
+// fp8 KV, in two steps per tile so that the copies run ahead of the widening:
+//   copy_raw_fp8_rows    lane l < kRowsPerProducer bulk-copies row l's 576 e4m3 bytes into the
+//                        last 576 bytes of its stage row (kFp8RawOffsetBytes), completing on the
+//                        warp's own "raw" mbarrier of the stage;
+//   widen_fp8_rows_in_place, kFp8WidenLag tiles later: the warp reads its rows' raw bytes,
+//                        writes them back widened to bf16 (exact) from the start of the same
+//                        rows, and arrives on the stage's "full" mbarrier.
+// In place is safe: value j moves from byte kFp8RawOffsetBytes + j to bytes 2j, 2j + 1, and
+// the warp reads every raw byte of its rows before any lane writes (__syncwarp between).
+// The lanes split the rows' 8-byte raw chunks in row order (chunk c of the warp is chunk
+// c % 72 of row c / 72), so a load instruction reads 256 contiguous-per-row bytes and a
+// store writes 512.
+constexpr int kFp8ChunksPerRow = mla::kHeadDimQK / 8;                       // 72
+constexpr int kFp8ChunksPerLane = kRowsPerProducer * kFp8ChunksPerRow / 32;  // 18
 static_assert(kFp8ChunksPerLane * 32 == kRowsPerProducer * kFp8ChunksPerRow, "the warp's chunks split evenly");
+// The widening trails the copies by this many tiles: one tile being widened while the next
+// kFp8WidenLag tiles' bytes are in flight, and never a tile the compute warps wait for (the
+// copy of tile i waits for the compute warps to release tile i - kStages; by then the
+// producers have widened tile i - 1 - kFp8WidenLag, so kFp8WidenLag <= kStages - 2 keeps the
+// widening of the next tile beside the math of this one; 2 stages allow only 1).
+template <int kStages>
+inline constexpr int kFp8WidenLag = kStages >= 4 ? kStages - 2 : 1;
 
 // Two e4m3 values (low byte first) as a bf16 pair, exactly (cvt.rn.f16x2.e4m3x2, then f16 ->
 // f32 -> bf16, each exact for e4m3 values; NaN stays NaN).
@@ -275,45 +288,63 @@ __device__ __forceinline__ uint4 widen_e4m3x8(std::uint32_t lo, std::uint32_t hi
   return make_uint4(widen_e4m3x2(lo), widen_e4m3x2(lo >> 16), widen_e4m3x2(hi), widen_e4m3x2(hi >> 16));
 }
 
-__device__ __forceinline__ void widen_fp8_rows_to_stage(bf16_bits* warp_rows, const fp8_e4m3_bits* src, int lane,
-                                                        std::uint64_t* full) {
-  const auto src_address = reinterpret_cast<unsigned long long>(src);
-  uint4 chunk[kFp8ChunksPerLane];
+__device__ __forceinline__ void copy_raw_fp8_rows(bf16_bits* dst_row, const fp8_e4m3_bits* src, bool is_copy_lane,
+                                                  int lane, std::uint64_t* raw) {
+  unsigned char* dst = reinterpret_cast<unsigned char*>(dst_row) + kFp8RawOffsetBytes;
+#if VB_DEBUG_SYNC_COPY
+  if (is_copy_lane) {
+    const auto* from = reinterpret_cast<const uint4*>(src);
+    auto* to = reinterpret_cast<uint4*>(dst);
+    for (int i = 0; i < kKvRowBytesFp8 / 16; ++i) to[i] = from[i];
+  }
+  __syncwarp();
+  if (kFullArrivalsPerWarp > 1 || lane == 0) warp::mbarrier_arrive(raw);  // release: rows are in
+#else
+  if (lane == 0) warp::mbarrier_arrive_expect_tx(raw, kRowsPerProducer * kKvRowBytesFp8);
+  __syncwarp();
+  if (is_copy_lane) warp::bulk_copy_g2s(dst, src, kKvRowBytesFp8, raw);
+#endif
+}
+
+// warp_rows: the warp's first stage row. The "full" arrival is a release after the widened
+// stores; the fence orders those generic stores before the async-proxy (bulk) copies that
+// later refill the rows.
+__device__ __forceinline__ void widen_fp8_rows_in_place(bf16_bits* warp_rows, int lane, std::uint64_t* raw,
+                                                        std::uint32_t raw_parity, std::uint64_t* full) {
+  warp::mbarrier_wait_parity(raw, raw_parity);
+  auto* rows = reinterpret_cast<unsigned char*>(warp_rows);
+  uint2 chunk[kFp8ChunksPerLane];
 #pragma unroll
   for (int i = 0; i < kFp8ChunksPerLane; ++i) {
     const int c = lane + 32 * i;
-    const auto* row = reinterpret_cast<const uint4*>(__shfl_sync(0xffffffffu, src_address, c / kFp8ChunksPerRow));
-    chunk[i] = __ldg(row + c % kFp8ChunksPerRow);
+    chunk[i] = *reinterpret_cast<const uint2*>(rows + (c / kFp8ChunksPerRow) * (kKvStride * 2) + kFp8RawOffsetBytes +
+                                               (c % kFp8ChunksPerRow) * 8);
   }
+  __syncwarp();
 #pragma unroll
   for (int i = 0; i < kFp8ChunksPerLane; ++i) {
     const int c = lane + 32 * i;
-    auto* dst = reinterpret_cast<uint4*>(warp_rows + (c / kFp8ChunksPerRow) * kKvStride) + 2 * (c % kFp8ChunksPerRow);
-    dst[0] = widen_e4m3x8(chunk[i].x, chunk[i].y);
-    dst[1] = widen_e4m3x8(chunk[i].z, chunk[i].w);
+    *reinterpret_cast<uint4*>(rows + (c / kFp8ChunksPerRow) * (kKvStride * 2) + (c % kFp8ChunksPerRow) * 16) =
+        widen_e4m3x8(chunk[i].x, chunk[i].y);
   }
+  warp::fence_proxy_async_shared();
   __syncwarp();
   if (kFullArrivalsPerWarp > 1 || lane == 0) warp::mbarrier_arrive(full);  // release: rows are in
 }
 
-// The pool row of token t in an fp8 pool: RequestKvRows::row_ptr's arithmetic over 576-byte
-// rows (an fp8 launch has no dense tree rows).
-__device__ __forceinline__ const fp8_e4m3_bits* fp8_row_ptr(const detail::RequestKvRows& rows, int t,
-                                                            std::int64_t entry) {
-  const std::int64_t row =
-      !rows.block_form ? entry
-                       : entry * rows.page_size + (rows.page_shift >= 0 ? t & (rows.page_size - 1) : t % rows.page_size);
-  return reinterpret_cast<const fp8_e4m3_bits*>(rows.kv_pool) + row * mla::kHeadDimQK;
-}
-
 // The stages' "full" barriers (one arrival per producer warp, plus the bytes) and "empty"
-// barriers (one arrival per warp that reads the stage), made visible to the copy engine.
-template <int kStages>
-__device__ __forceinline__ void init_stage_barriers(std::uint64_t* s_full, std::uint64_t* s_empty, int stage_readers) {
+// barriers (one arrival per warp that reads the stage), and for an fp8 pool each producer
+// warp's "raw" barriers (its rows' raw bytes), made visible to the copy engine.
+template <int kStages, bool kFp8Kv>
+__device__ __forceinline__ void init_stage_barriers(std::uint64_t* s_full, std::uint64_t* s_empty,
+                                                    std::uint64_t* s_raw, int stage_readers) {
 #pragma unroll
   for (int s = 0; s < kStages; ++s) {
     warp::mbarrier_init(&s_full[s], kProducerWarps * kFullArrivalsPerWarp);
     warp::mbarrier_init(&s_empty[s], stage_readers * kEmptyArrivalsPerWarp);
+    if constexpr (kFp8Kv) {
+      for (int w = 0; w < kProducerWarps; ++w) warp::mbarrier_init(&s_raw[s * kProducerWarps + w], kFullArrivalsPerWarp);
+    }
   }
   warp::fence_mbarrier_init();
 }
@@ -324,14 +355,23 @@ __device__ __forceinline__ void init_stage_barriers(std::uint64_t* s_full, std::
 // its use stalls the copies behind it. The token-split instance loads words kStages tiles
 // ahead (the loop unrolled by kStages, one register per stage: moving a word still in flight
 // would wait for it): its compute is fast enough for one table round trip per tile to show,
-// where the two-group plans are slower that way.
-template <int kStages, bool kTokenSplit, bool kFp8Kv, class TokenOf>
+// where the two-group plans are slower that way. An fp8 pool's tiles are widened
+// kFp8WidenLag tiles behind their copies, and the segment's last ones after the loop.
+template <int kStages, bool kTokenSplit, bool kFp8Kv, class Element, class TokenOf>
 __device__ __forceinline__ void copy_segment_tiles(std::int64_t (&entry)[kTokenSplit ? kStages : 1],
-                                                   const detail::RequestKvRows& rows, int iter0, int tile_begin,
-                                                   int tile_end, bf16_bits* s_kv, std::uint64_t* s_full,
-                                                   std::uint64_t* s_empty, int warp, int lane, int row_in_tile,
+                                                   const detail::RequestKvRows<Element>& rows, int iter0,
+                                                   int tile_begin, int tile_end, bf16_bits* s_kv,
+                                                   std::uint64_t* s_full, std::uint64_t* s_empty,
+                                                   std::uint64_t* s_raw, int warp, int lane, int row_in_tile,
                                                    bool is_copy_lane, const TokenOf& token_of) {
   constexpr int kAhead = kTokenSplit ? kStages : 1;
+  const int producer = warp - kWarps;
+  // fp8: the rows of ring position iter (this warp's first row) made bf16 and announced.
+  auto widen = [&](int iter) {
+    const int stage = iter % kStages;
+    widen_fp8_rows_in_place(s_kv + (stage * kTokensPerTile + producer * kRowsPerProducer) * kKvStride, lane,
+                            &s_raw[stage * kProducerWarps + producer], (iter / kStages) & 1, &s_full[stage]);
+  };
 #pragma unroll
   for (int j = 0; j < kAhead; ++j) {
     entry[j] = is_copy_lane && (j == 0 || tile_begin + j < tile_end) ? rows.table_entry(token_of(tile_begin + j))
@@ -346,13 +386,7 @@ __device__ __forceinline__ void copy_segment_tiles(std::int64_t (&entry)[kTokenS
       const int stage = kAhead == kStages ? j : iter % kStages;
       const int round = iter / kStages + (stage == kStages - 1 ? 1 : 0);  // Q's phase first
       if (round > 0) warp::mbarrier_wait_parity(&s_empty[stage], (round - 1) & 1);
-      const auto* src = [&] {
-        if constexpr (kFp8Kv) {
-          return fp8_row_ptr(rows, token_of(tile), entry[j]);
-        } else {
-          return rows.row_ptr(token_of(tile), entry[j]);
-        }
-      }();
+      const Element* src = rows.row_ptr(token_of(tile), entry[j]);
       if (VB_DEBUG_TIMELINE && iter == 0 && warp == kWarps && lane == 0) {
         asm volatile("" ::"l"(src));  // the page-table word is in
         VB_TIMELINE_STAMP(g_timeline_main, kTimelineTableIn);
@@ -360,14 +394,21 @@ __device__ __forceinline__ void copy_segment_tiles(std::int64_t (&entry)[kTokenS
       bf16_bits* dst = s_kv + (stage * kTokensPerTile + row_in_tile) * kKvStride;
       if (is_copy_lane && tile + kAhead < tile_end) entry[j] = rows.table_entry(token_of(tile + kAhead));
       if constexpr (kFp8Kv) {
-        widen_fp8_rows_to_stage(dst - lane * kKvStride, src, lane, &s_full[stage]);  // from the warp's first row
+        copy_raw_fp8_rows(dst, src, is_copy_lane, lane, &s_raw[stage * kProducerWarps + producer]);
       } else {
         copy_rows_to_stage(dst, src, is_copy_lane, lane, &s_full[stage]);
       }
       if (VB_DEBUG_TIMELINE && iter == 0 && warp == kWarps && lane == 0) {
         VB_TIMELINE_STAMP(g_timeline_main, kTimelineFirstIssue);
       }
+      if constexpr (kFp8Kv) {
+        if (tile - tile_begin >= kFp8WidenLag<kStages>) widen(iter - kFp8WidenLag<kStages>);
+      }
     }
+  }
+  if constexpr (kFp8Kv) {
+    const int tiles = tile_end - tile_begin;
+    for (int iter = iter0 + max(0, tiles - kFp8WidenLag<kStages>); iter < iter0 + tiles; ++iter) widen(iter);
   }
 }
 
@@ -682,7 +723,7 @@ __device__ __forceinline__ void store_row_lse(const Params& p, const SplitWorksp
 // Params: VerifyParams, or IndptrLengthParams for a launch over a kernel that is still
 // writing the mask and the lengths (FlashVerifyLaunchOptions): then the lengths come from
 // kv_indptr and the wait for that kernel comes after the Q copy is issued.
-// kFp8Kv: the instance for an fp8 e4m3 pool (VerifyParams::kv_dtype; no dense tree rows).
+// kFp8Kv: the instance for an fp8 e4m3 pool (VerifyParams::kv_dtype; tree_kv rows fp8 too).
 template <int kStages, bool kTokenSplit, bool kBalanced, class Params = VerifyParams, bool kFp8Kv = false>
 __global__ void __launch_bounds__(kBlockThreads, 1)
     flash_verify_mma_kernel(const Params p, const int num_splits, const int split_tiles, const SplitWorkspace ws) {
@@ -698,6 +739,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   auto* s_full = reinterpret_cast<std::uint64_t*>(smem + kStages * kStageBytes + kSPartialBytes + kPBytes +
                                                   kRowStatBytes);  // [kStages] "stage landed"
   std::uint64_t* s_empty = s_full + kStages;                        // [kStages] "stage read"
+  std::uint64_t* s_raw = s_empty + kStages;  // fp8: [kStages][kProducerWarps] "raw rows landed"
 
   // The tile-balanced instance moves on from request to request (segments): b, the partial's
   // slot, the lengths and the tile range change at each; elsewhere they are the block's own.
@@ -738,7 +780,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     // it; walking the range here for the exact tiles spilled a debug build).
     if (tid == 0) VB_TIMELINE_WORK_KNOWN(g_timeline_main, static_cast<int>(w.range_end - w.range_begin));
   } else {
-    token_base = detail::RequestKvRows::token_rows_base(p, b);  // in flight beside the length
+    token_base = detail::RequestKvRows<>::token_rows_base(p, b);  // in flight beside the length
     work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
     constexpr bool kBf16 = detail::bf16_partials(false, false);
     if (detail::empty_split_handled<kRowsPerTile, kBf16>(work, ws, num_splits, split_tiles, tid, kBlockThreads)) return;
@@ -752,8 +794,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // Made here, not in the producer branch: its page-table base load (kv_indptr[b]; in flight
   // since entry where the block knew its request) then overlaps the barrier set-up instead of
   // following it on the way to the first KV byte.
-  detail::RequestKvRows rows(p, b, prefix,
-                             kBalanced ? detail::RequestKvRows::token_rows_base(p, b) : token_base);
+  using KvRows = detail::RequestKvRows<std::conditional_t<kFp8Kv, fp8_e4m3_bits, bf16_bits>>;
+  KvRows rows(p, b, prefix, kBalanced ? KvRows::token_rows_base(p, b) : token_base);
   // The current request's length and first query row: the block's own, or in the
   // tile-balanced instance read from the warp's state where they are used (live registers
   // spill otherwise).
@@ -796,7 +838,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       kTokenSplit && rows_per_request - row0 <= kMmaM && tile_end - tile_begin >= kTokenSplitMinTiles;
   // Warps that read each stage: all live ones, or one group's under the token split.
   const int stage_readers = token_split ? kKGroups : live_compute_warps;
-  if (tid == 0) init_stage_barriers<kStages>(s_full, s_empty, stage_readers);
+  if (tid == 0) init_stage_barriers<kStages, kFp8Kv>(s_full, s_empty, s_raw, stage_readers);
   __syncthreads();  // barriers initialised before anyone uses them; the only block-wide barrier
   // Programmatic dependent launch: once every block of this grid is running, the combine
   // kernel may be scheduled into the room they leave; it waits (griddepcontrol.wait) for
@@ -817,11 +859,11 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     int iter0 = 0;  // tiles of earlier segments
     for (;;) {
       std::int64_t entry[kAhead];
-      copy_segment_tiles<kStages, kTokenSplit, kFp8Kv>(entry, rows, iter0, tile_begin, tile_end, s_kv, s_full, s_empty, warp,
-                                               lane, row_in_tile, is_copy_lane, token_of);
+      copy_segment_tiles<kStages, kTokenSplit, kFp8Kv>(entry, rows, iter0, tile_begin, tile_end, s_kv, s_full, s_empty,
+                                                       s_raw, warp, lane, row_in_tile, is_copy_lane, token_of);
       iter0 += tile_end - tile_begin;
       if (!next_segment()) break;
-      rows = detail::RequestKvRows(p, b, prefix);
+      rows = KvRows(p, b, prefix);
     }
     return;  // the compute warps synchronise among themselves from here on
   }

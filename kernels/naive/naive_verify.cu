@@ -7,7 +7,7 @@
 // 9 column pairs each lane already loaded). No tiling, no splitting, no length ceiling;
 // every row re-reads the whole prefix. Writes O (bf16) and LSE (natural log) directly.
 // An fp8 e4m3 pool (the kFp8Kv kernel) is read as its dequantized values: each e4m3 pair
-// widened to float and multiplied by kv_scale; tree_kv rows are bf16 either way.
+// widened to float and multiplied by kv_scale; so are fp8 tree_kv rows.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
@@ -29,7 +29,7 @@ static_assert(kPairsPerLaneV * 2 * kLanes == mla::kHeadDimV, "512 must split ove
 template <bool kFp8Kv>
 __device__ __forceinline__ void load_kv_pairs(const VerifyParams& p, int b, int t, int lane,
                                               float2 (&kv)[kPairsPerLaneK]) {
-  if (kFp8Kv && !p.token_in_tree_kv(b, t)) {
+  if (kFp8Kv) {
     const auto* k2 = reinterpret_cast<const __nv_fp8x2_storage_t*>(p.kv_row_fp8(b, t));
 #pragma unroll
     for (int k = 0; k < kPairsPerLaneK; ++k) {

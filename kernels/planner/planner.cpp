@@ -196,16 +196,16 @@ int flash_verify_pipeline_variants(int* stages, int capacity) {
   return n;
 }
 
-int flash_verify_smem_bytes(int stages) {
+int flash_verify_smem_bytes(int stages, KvDtype kv_dtype) {
   for (int v : kPipelineVariants) {
-    if (v == stages) return smem_bytes_for_stages(stages);
+    if (v == stages) return smem_bytes_for_stages(stages, kv_dtype == KvDtype::kFp8E4m3);
   }
   return 0;
 }
 
-int flash_verify_stages_for_smem_optin(int optin_bytes) {
+int flash_verify_stages_for_smem_optin(int optin_bytes, KvDtype kv_dtype) {
   for (int stages : kPipelineVariants) {
-    if (smem_bytes_for_stages(stages) <= optin_bytes) return stages;
+    if (smem_bytes_for_stages(stages, kv_dtype == KvDtype::kFp8E4m3) <= optin_bytes) return stages;
   }
   return 0;
 }
@@ -446,8 +446,8 @@ LaunchPlan complete_launch_plan(const SplitSchedule& schedule, const PlanShape& 
                     : s.tile_balanced ? KernelInstance::kMmaBalanced
                                       : KernelInstance::kMmaPlain;
     plan.pipeline_stages = s.pipeline_stages != 0 ? s.pipeline_stages
-                                                  : flash_verify_stages_for_smem_optin(target.smem_optin_bytes);
-    const int needed = flash_verify_smem_bytes(plan.pipeline_stages);
+                                                  : flash_verify_stages_for_smem_optin(target.smem_optin_bytes, shape.kv_dtype);
+    const int needed = flash_verify_smem_bytes(plan.pipeline_stages, shape.kv_dtype);
     if (needed == 0) return invalid(plan, "no built mma.sync pipeline depth fits the device's shared memory");
     if (needed > target.smem_optin_bytes && target.smem_optin_bytes > 0) {
       return invalid(plan, "the mma.sync variant's shared memory exceeds the device's per-block limit");

@@ -8,7 +8,13 @@
 // where that pays, takes the lengths from kv_indptr itself and waits for it only before
 // reading the mask (the combine reads the lengths it wrote). No host round trip, so the
 // adapter is graph-capturable like the kernel itself. v_extend is not read: in absorbed MLA
-// it equals k_extend[..., :512], and the kernel takes V from the K row.
+// it equals k_extend[..., :512], and the kernel takes V from the K row. Over an fp8 pool the
+// same kernel quantizes each node's k_extend row into fp8 tree rows (as SGLang writes it into
+// the cache); the production kernel then waits for it at entry, since its producers read
+// those rows before the mask.
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+
 #include <cstdint>
 
 #include "common/launch_config.h"
@@ -21,17 +27,33 @@ namespace {
 constexpr int kPackThreads = 32;
 
 struct AdapterScratch {
-  std::int32_t* prefix_len;  // [B]
-  std::uint64_t* tree_mask;  // [B, T, mask_words]
+  std::int32_t* prefix_len;    // [B]
+  std::uint64_t* tree_mask;    // [B, T, mask_words]
+  fp8_e4m3_bits* tree_rows;    // [B*T, 576] fp8 pool only: k_extend quantized
 };
 
 std::size_t align_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
 int mask_words_for(int tree_size) { return (tree_size + mla::kMaskWordBits - 1) / mla::kMaskWordBits; }
 
-AdapterScratch carve_scratch(void* base, int batch) {
+std::size_t mask_scratch_bytes(int batch, int tree_size) {
+  return align_up(static_cast<std::size_t>(batch) * tree_size * mask_words_for(tree_size) * 8, 256);
+}
+
+AdapterScratch carve_scratch(void* base, int batch, int tree_size, KvDtype kv_dtype) {
   auto* bytes = static_cast<unsigned char*>(base);
-  return {reinterpret_cast<std::int32_t*>(bytes),
-          reinterpret_cast<std::uint64_t*>(bytes + align_up(static_cast<std::size_t>(batch) * 4, 256))};
+  const std::size_t lengths = align_up(static_cast<std::size_t>(batch) * 4, 256);
+  return {reinterpret_cast<std::int32_t*>(bytes), reinterpret_cast<std::uint64_t*>(bytes + lengths),
+          kv_dtype == KvDtype::kFp8E4m3 ? bytes + lengths + mask_scratch_bytes(batch, tree_size) : nullptr};
+}
+
+// Node `row`'s k_extend row into fp8: x / kv_scale in fp32, then round to nearest even with
+// saturation (the harness's quantize_kv_pool does the same arithmetic on the host).
+__device__ void quantize_tree_row(const SglangVerifyInputs& in, fp8_e4m3_bits* out, std::int64_t row) {
+  const __nv_bfloat16* src = reinterpret_cast<const __nv_bfloat16*>(in.k_extend) + row * mla::kHeadDimQK;
+  for (int c = threadIdx.x; c < mla::kHeadDimQK; c += kPackThreads) {
+    out[row * mla::kHeadDimQK + c] =
+        __nv_cvt_float_to_fp8(__bfloat162float(src[c]) / in.kv_scale, __NV_SATFINITE, __NV_E4M3);
+  }
 }
 
 // One block per (request, node); thread w packs mask word w of that node's row.
@@ -47,6 +69,7 @@ __global__ void __launch_bounds__(kPackThreads)
   const int node = blockIdx.x % in.tree_size;
   const int prefix = in.kv_indptr[b + 1] - in.kv_indptr[b];
   if (node == 0 && threadIdx.x == 0) out.prefix_len[b] = prefix;
+  if (out.tree_rows != nullptr) quantize_tree_row(in, out.tree_rows, blockIdx.x);
   const std::uint8_t* row = in.custom_mask + in.mask_indptr[b] +
                             static_cast<std::int64_t>(node) * (prefix + in.tree_size) + prefix;
   for (int w = threadIdx.x; w < mask_words; w += kPackThreads) {
@@ -61,9 +84,10 @@ __global__ void __launch_bounds__(kPackThreads)
 
 }  // namespace
 
-std::size_t sglang_adapter_scratch_bytes(int batch, int tree_size) {
-  return align_up(static_cast<std::size_t>(batch) * 4, 256) +
-         align_up(static_cast<std::size_t>(batch) * tree_size * mask_words_for(tree_size) * 8, 256);
+std::size_t sglang_adapter_scratch_bytes(int batch, int tree_size, KvDtype kv_dtype) {
+  const std::size_t fp8_rows =
+      kv_dtype == KvDtype::kFp8E4m3 ? static_cast<std::size_t>(batch) * tree_size * mla::kHeadDimQK : 0;
+  return align_up(static_cast<std::size_t>(batch) * 4, 256) + mask_scratch_bytes(batch, tree_size) + fp8_rows;
 }
 
 cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const LaunchPlan& plan,
@@ -75,11 +99,13 @@ cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const LaunchPlan&
   }
   if (!in.q || !in.k_extend || !in.kv_buffer || !in.kv_indptr || !in.kv_indices || !in.custom_mask ||
       !in.mask_indptr || !in.o || !in.lse || !scratch ||
-      scratch_bytes < sglang_adapter_scratch_bytes(in.batch, in.tree_size)) {
+      scratch_bytes < sglang_adapter_scratch_bytes(in.batch, in.tree_size, in.kv_dtype)) {
     return cudaErrorInvalidValue;
   }
+  const bool fp8 = in.kv_dtype == KvDtype::kFp8E4m3;
+  if (fp8 && !(in.kv_scale > 0.f && in.kv_scale < INFINITY)) return cudaErrorInvalidValue;
   const int mask_words = mask_words_for(in.tree_size);
-  const AdapterScratch s = carve_scratch(scratch, in.batch);
+  const AdapterScratch s = carve_scratch(scratch, in.batch, in.tree_size, in.kv_dtype);
   cudaLaunchAttribute attribute{};
   const cudaLaunchConfig_t config = detail::launch_config(dim3(static_cast<unsigned>(in.batch * in.tree_size)),
                                                           dim3(kPackThreads), 0, stream,
@@ -96,10 +122,10 @@ cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const LaunchPlan&
   p.q = in.q;
   p.kv_pool = in.kv_buffer;
   p.kv_dtype = in.kv_dtype;
-  p.kv_scale = in.kv_scale;
+  p.kv_scale = fp8 ? in.kv_scale : 1.f;
   p.pool_rows = in.pool_rows;
   p.prefix_len = s.prefix_len;
-  p.tree_kv = in.k_extend;
+  p.tree_kv = fp8 ? static_cast<const void*>(s.tree_rows) : in.k_extend;
   p.page_kind = PageTableKind::kTokenIndices;
   p.kv_indptr = in.kv_indptr;
   p.kv_indices = in.kv_indices;
@@ -113,9 +139,10 @@ cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const LaunchPlan&
   // only before reading the mask, where the plan says that pays. That needs every other input
   // complete before the packing kernel starts: not so when it was launched over the caller's
   // previous kernel, which lets the production kernel start before that one has finished.
-  // Otherwise it waits at entry.
+  // Otherwise it waits at entry, as it does over an fp8 pool, whose tree rows the packing
+  // kernel writes too.
   over_pack.previous_kernel_writes_only_mask_and_lengths =
-      !options.overlap_previous_kernel && plan.adapter_waits_only_before_mask;
+      !options.overlap_previous_kernel && plan.adapter_waits_only_before_mask && !fp8;
   return flash_verify_launch(p, plan, workspace, workspace_bytes, stream, over_pack);
 }
 

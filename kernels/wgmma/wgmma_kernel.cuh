@@ -208,7 +208,7 @@ __device__ __forceinline__ void load_q_rows(const Params& p, unsigned char* cons
 
 // The pool addresses of the tile's rows, one per pass, from their page-table words.
 template <class TokenOf>
-__device__ __forceinline__ void row_sources(const bf16_bits* (&src)[4], const detail::RequestKvRows& rows,
+__device__ __forceinline__ void row_sources(const bf16_bits* (&src)[4], const detail::RequestKvRows<>& rows,
                                             const std::int64_t (&entry)[4], int tile, const TokenOf& token_of) {
 #pragma unroll
   for (int pass = 0; pass < 4; ++pass) src[pass] = rows.row_ptr(token_of(tile, pass), entry[pass]);
@@ -673,7 +673,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     work.tile_end = s_first[2];
     whole = tile_balance::holds_whole_request(work.tile_begin, work.tile_end, kTokensPerTile, work.kv_len);
   } else {
-    token_base = detail::RequestKvRows::token_rows_base(p, b);  // in flight beside the length
+    token_base = detail::RequestKvRows<>::token_rows_base(p, b);  // in flight beside the length
     work = detail::block_work<kRowsPerTile, kTokensPerTile>(p, num_splits, split_tiles);
     constexpr bool kBf16 = detail::bf16_partials(true, false);
     if (detail::empty_split_handled<kRowsPerTile, kBf16>(work, ws, num_splits, split_tiles, tid, kThreads)) return;
@@ -704,8 +704,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   };
   // Made before the barrier set-up so its page-table base load overlaps it (see the mma.sync
   // kernel); only the producer uses it.
-  detail::RequestKvRows rows(p, b, prefix,
-                             kBalanced ? detail::RequestKvRows::token_rows_base(p, b) : token_base);
+  detail::RequestKvRows<> rows(p, b, prefix,
+                             kBalanced ? detail::RequestKvRows<>::token_rows_base(p, b) : token_base);
 
   if (tid == 0) init_barriers(s_full, s_empty, s_q_full, s_q_empty, kBalanced);
   __syncthreads();
@@ -823,7 +823,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (wg_tid == 0) publish_segment(ws, s_next, seg);
       load_q_rows<kBalanced>(p, smem, s_q_full, row0, rows_per_request, request_row0, row_in_pass, chunk_in_block);
       if (wg_tid == 0) warp::mbarrier_arrive(s_q_full);  // releases the s_next stores
-      rows = detail::RequestKvRows(p, b, prefix);
+      rows = detail::RequestKvRows<>(p, b, prefix);
     }
     return;
   }

@@ -1179,8 +1179,8 @@ TEST_CASE("fp8 KV: naive and the mma.sync executors match the reference on the d
     std::string error;
     auto device = vb::DeviceProblem::upload(problem, gpu, &error);
     REQUIRE(device != nullptr);
-    // The executors without an fp8 path say so and launch nothing.
-    for (const GpuExecutorKind kind : {GpuExecutorKind::kProductionWgmma, GpuExecutorKind::kSglangAdapter}) {
+    // The executor without an fp8 path says so and launches nothing.
+    for (const GpuExecutorKind kind : {GpuExecutorKind::kProductionWgmma}) {
       std::string why_not;
       CHECK_FALSE(device->executor_applies(kind, &why_not));
       CHECK_THAT(why_not, Catch::Contains("has no fp8 KV path yet"));
@@ -1194,9 +1194,14 @@ TEST_CASE("fp8 KV: naive and the mma.sync executors match the reference on the d
         {GpuExecutorKind::kProductionMmaSync, PageTableKind::kBlockTable},
         {GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kTokenIndices},
         {GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kBlockTable},
+        // fp8 tree rows beside the pool: quantized from bf16 k_extend by the adapter, given
+        // as fp8 tree_kv to the dense-tree executor.
+        {GpuExecutorKind::kSglangAdapter, PageTableKind::kTokenIndices},
+        {GpuExecutorKind::kProductionDenseTree, PageTableKind::kBlockTable},
+        {GpuExecutorKind::kSglangAdapterSm120Proxy, PageTableKind::kTokenIndices},
     };
     for (const auto& [kind, page_kind] : runs) {
-      if (std::string why_not; kind == GpuExecutorKind::kProductionSm120Proxy && !device->executor_applies(kind, &why_not)) {
+      if (std::string why_not; kind != GpuExecutorKind::kNaive && !device->executor_applies(kind, &why_not)) {
         WARN(why_not);
         continue;
       }
@@ -1261,17 +1266,13 @@ TEST_CASE("fp8 KV: every mma.sync instance, depth and split count matches the re
         }
       }
     }
-    // Refused: the wgmma path (no fp8 path yet), an fp8 pool with dense bf16 tree rows, and a
-    // scale that is not a positive finite number.
+    // Refused: the wgmma path (no fp8 path yet) and a scale that is not a positive finite number.
     vb::SplitSchedule wgmma_plan{1, (rows + 63) / 64, 0, vb::FlashVerifyPath::kWgmma};
     const vb::LaunchPlan wgmma_launch = complete_for(d.p, wgmma_plan);
     if (wgmma_launch.valid) {
       CHECK(vb::flash_verify_launch(d.p, wgmma_launch, nullptr, 0, nullptr) == cudaErrorNotSupported);
     }
     const vb::LaunchPlan one_split = complete_for(d.p, vb::SplitSchedule{1, m_tiles});
-    vb::VerifyParams tree_rows = d.p;
-    tree_rows.tree_kv = static_cast<const vb::bf16_bits*>(d.p.q);
-    CHECK(vb::flash_verify_launch(tree_rows, one_split, nullptr, 0, nullptr) == cudaErrorInvalidValue);
     for (const float scale : {0.f, -1.f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
       vb::VerifyParams bad = d.p;
       bad.kv_scale = scale;

@@ -66,8 +66,8 @@ int flash_verify_plan_blocks_per_sm(const LaunchPlan& plan, cudaError_t* error);
 // instance for) is refused with cudaErrorInvalidConfiguration before any device call.
 // `workspace` must hold flash_verify_workspace_bytes(plan.schedule, ...) bytes. q, kv_pool and
 // tree_kv must be 16-byte aligned, o and lse 4-byte aligned (cudaErrorInvalidValue otherwise).
-// An fp8 e4m3 pool (params.kv_dtype) needs a finite kv_scale > 0 and no tree_kv
-// (cudaErrorInvalidValue otherwise), and runs on mma.sync plans in ordinary launches only:
+// An fp8 e4m3 pool (params.kv_dtype) needs a finite kv_scale > 0 (cudaErrorInvalidValue
+// otherwise; tree_kv rows are then fp8 too), and runs on mma.sync plans in ordinary launches only:
 // a wgmma plan, or a launch over a mask writer, is refused with cudaErrorNotSupported.
 cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& plan,
                                 void* workspace, std::size_t workspace_bytes,
@@ -192,6 +192,12 @@ struct SglangVerifyInputs {
   const bf16_bits* v_extend = nullptr;     // [B*T, 1, 512] equals k_extend[..., :512] in MLA
   const void* kv_buffer = nullptr;         // [pool_rows, 1, 576] of kv_dtype
   std::int64_t pool_rows = 0;
+  // An fp8 e4m3 kv_buffer holds value / kv_scale (SGLang's k_scale; v_scale is the same
+  // number in MLA, K and V being one row). k_extend stays bf16: the adapter quantizes it as
+  // SGLang's set_kv_buffer stores it (x / kv_scale, round to nearest even, saturated at
+  // +-448), so tree rows and prefix rows are read alike, as from the cache.
+  KvDtype kv_dtype = KvDtype::kBf16;
+  float kv_scale = 1.f;
   const std::int32_t* qo_indptr = nullptr;   // [B+1]
   const std::int32_t* kv_indptr = nullptr;   // [B+1] prefix tokens only
   const std::int64_t* kv_indices = nullptr;  // prefix physical rows
@@ -199,13 +205,11 @@ struct SglangVerifyInputs {
   const std::int64_t* mask_indptr = nullptr; // [B+1]
   bf16_bits* o = nullptr;                    // [B*T, H, 512]
   float* lse = nullptr;                      // [B*T, H]
-  KvDtype kv_dtype = KvDtype::kBf16;         // kv_buffer's (k_extend stays bf16)
-  float kv_scale = 1.f;                      // fp8 kv_buffer: SGLang's k_scale (== v_scale in MLA)
 };
 
 // Device scratch the adapter needs for a batch: prefix lengths and the packed ancestor
 // masks it derives from the flat custom mask.
-std::size_t sglang_adapter_scratch_bytes(int batch, int tree_size);
+std::size_t sglang_adapter_scratch_bytes(int batch, int tree_size, KvDtype kv_dtype = KvDtype::kBf16);
 
 // Converts on the device (no host round trip) and runs flash_verify_launch. The production
 // kernel is launched over the conversion kernel (FlashVerifyLaunchOptions), which lets it

@@ -89,7 +89,8 @@ struct PlanShape {
   int page_size = 1;                // rows per page (block table), 1 for the token table
   std::int64_t pool_rows = 0;       // KV pool rows (TMA boxes address at most INT32_MAX)
   // fp8 e4m3 pool: the mma.sync engine only (the wgmma engine has no fp8 path yet), with the
-  // bf16 pool's tiles, stages and splits (its stages hold the rows widened to bf16).
+  // bf16 pool's tiles, stages and splits: its stages hold the rows widened to bf16, the raw
+  // rows landing in their back halves (kernels/NOTES.md, "fp8 KV").
   KvDtype kv_dtype = KvDtype::kBf16;
 };
 
@@ -213,7 +214,7 @@ int flash_verify_combine_splits(const SplitSchedule& plan);
 // Pipeline depths the mma.sync kernel is built with, deepest first; shared memory of one (0:
 // not built); the deepest that fits a per-block opt-in limit (0: none).
 int flash_verify_pipeline_variants(int* stages, int capacity);
-int flash_verify_smem_bytes(int stages);
-int flash_verify_stages_for_smem_optin(int optin_bytes);
+int flash_verify_smem_bytes(int stages, KvDtype kv_dtype = KvDtype::kBf16);
+int flash_verify_stages_for_smem_optin(int optin_bytes, KvDtype kv_dtype = KvDtype::kBf16);
 
 }  // namespace vb

@@ -47,13 +47,14 @@ struct VerifyParams {
 
   // Tree node KV rows. nullptr: the T node rows are logical tokens P_b..P_b+T-1 of the
   // page table (the serving engine wrote them into the cache). Non-null (SGLang's
-  // k_extend): dense [B*T, 576] rows and the page table covers only the prefix.
-  const bf16_bits* tree_kv = nullptr;
+  // k_extend): dense [B*T, 576] rows of the pool's dtype (and, for fp8, its scale), and the
+  // page table covers only the prefix. Untyped like kv_pool: tree_kv_bf16() / tree_kv_fp8().
+  const void* tree_kv = nullptr;
 
   // ---- page table: exactly one form is read, chosen by page_kind ----
   PageTableKind page_kind = PageTableKind::kTokenIndices;
   // The pool's element type. fp8: a pool value v stands for v * kv_scale (K and V alike).
-  // Tree rows from tree_kv are bf16 whatever the pool's dtype. kv_dtype and kv_scale sit
+  // Tree rows from tree_kv have the pool's dtype and scale. kv_dtype and kv_scale sit
   // in the struct's alignment gaps (after page_kind, after mask_words), so the fields the
   // kernels read keep their offsets.
   KvDtype kv_dtype = KvDtype::kBf16;
@@ -94,20 +95,25 @@ struct VerifyParams {
   VB_HD const fp8_e4m3_bits* kv_pool_fp8() const { return static_cast<const fp8_e4m3_bits*>(kv_pool); }
   VB_HD bool kv_is_fp8() const { return kv_dtype == KvDtype::kFp8E4m3; }
 
-  // Whether logical token t of request b is read from tree_kv (bf16) rather than the pool.
+  VB_HD const bf16_bits* tree_kv_bf16() const { return static_cast<const bf16_bits*>(tree_kv); }
+  VB_HD const fp8_e4m3_bits* tree_kv_fp8() const { return static_cast<const fp8_e4m3_bits*>(tree_kv); }
+
+  // Whether logical token t of request b is read from tree_kv rather than the pool.
   VB_HD bool token_in_tree_kv(int b, int t) const { return tree_kv != nullptr && t >= prefix_len[b]; }
-  VB_HD const bf16_bits* tree_kv_row(int b, int t) const {
-    return tree_kv + (static_cast<std::int64_t>(b) * tree_size + (t - prefix_len[b])) * mla::kHeadDimQK;
+  // Row index in tree_kv of tree token t of request b.
+  VB_HD std::int64_t tree_kv_row(int b, int t) const {
+    return static_cast<std::int64_t>(b) * tree_size + (t - prefix_len[b]);
   }
 
   // Address of the 576-wide K row (whose first 512 values are V) of logical token t, for a
   // bf16 pool.
   VB_HD const bf16_bits* kv_row_ptr(int b, int t) const {
-    if (token_in_tree_kv(b, t)) return tree_kv_row(b, t);
+    if (token_in_tree_kv(b, t)) return tree_kv_bf16() + tree_kv_row(b, t) * mla::kHeadDimQK;
     return kv_pool_bf16() + pool_row(b, t) * mla::kHeadDimQK;
   }
-  // The same row of an fp8 pool (t must not be a tree_kv row).
+  // The same row of an fp8 pool (and fp8 tree_kv).
   VB_HD const fp8_e4m3_bits* kv_row_fp8(int b, int t) const {
+    if (token_in_tree_kv(b, t)) return tree_kv_fp8() + tree_kv_row(b, t) * mla::kHeadDimQK;
     return kv_pool_fp8() + pool_row(b, t) * mla::kHeadDimQK;
   }
 
