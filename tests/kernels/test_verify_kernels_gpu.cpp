@@ -96,6 +96,7 @@ vb::LaunchPlan complete_for(const vb::VerifyParams& p, const vb::SplitSchedule& 
   shape.page_kind = p.page_kind;
   shape.page_size = p.page_kind == vb::PageTableKind::kBlockTable ? p.page_size : 1;
   shape.pool_rows = p.pool_rows;
+  shape.kv_dtype = p.kv_dtype;
   cudaError_t error = cudaSuccess;
   const vb::DeviceTarget target = vb::current_device_target(&error);
   REQUIRE(error == cudaSuccess);
@@ -1247,7 +1248,7 @@ TEST_CASE("fp8 KV: every mma.sync instance, depth and split count matches the re
     const int rows = problem.tree_size * problem.num_heads;
     const int m_tiles = (rows + cfg.rows_per_tile - 1) / cfg.rows_per_tile;
     for (int v = 0; v < num_variants; ++v) {
-      if (vb::flash_verify_smem_bytes(variants[v]) > device_optin) continue;
+      if (vb::flash_verify_smem_bytes(variants[v], vb::KvDtype::kFp8E4m3) > device_optin) continue;
       for (int splits : {1, 2, 7, 30, 128}) {
         INFO("stages " << variants[v] << " splits " << splits);
         REQUIRE(run_plan_and_check(problem, ref, spec, d, vb::SplitSchedule{splits, m_tiles, variants[v]}) == cudaSuccess);
