@@ -18,8 +18,9 @@
  *
  * fp8 KV cache: a plan made with shape.kv_dtype = VBOPS_DTYPE_FP8_E4M3 takes a pool of 576
  * e4m3 values a row (one byte each) holding each value divided by one scale, kv_scale in the
- * launch's arguments; the kernel multiplies it back. The tree rows (tree_kv, SGLang's k_extend)
- * stay bf16. The math is the bf16 pool's: every e4m3 value is exact in bf16.
+ * launch's arguments; the kernel multiplies it back. Native tree rows (tree_kv) have the pool's
+ * dtype and scale; SGLang's bf16 k_extend is quantized on the device with kv_scale as SGLang
+ * stores it. The math is the bf16 pool's: every e4m3 value is exact in bf16.
  *
  * Every function returns a vbops_status; on anything but VBOPS_OK, vbops_last_error() (per
  * thread) says which argument was wrong, what it was, and what is allowed.

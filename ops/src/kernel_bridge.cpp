@@ -61,7 +61,9 @@ std::size_t verify_workspace_bytes(const Planned& planned, int batch, int tree_s
   return vb::flash_verify_workspace_bytes(planned.schedule, batch, tree_size, num_heads);
 }
 
-std::size_t sglang_scratch_bytes(int batch, int tree_size) { return vb::sglang_adapter_scratch_bytes(batch, tree_size); }
+std::size_t sglang_scratch_bytes(int batch, int tree_size, vb::KvDtype kv_dtype) {
+  return vb::sglang_adapter_scratch_bytes(batch, tree_size, kv_dtype);
+}
 
 std::string describe(const vb::LaunchPlan& plan) { return vb::describe(plan); }
 

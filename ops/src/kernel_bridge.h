@@ -41,7 +41,7 @@ vb::LaunchPlan launch_plan(const Planned& planned, const vbops_shape& shape, int
 // Device bytes of the kernel's split workspace, and of the SGLang form's scratch (prefix
 // lengths and packed masks), for `batch` requests of the plan's tree size and heads.
 std::size_t verify_workspace_bytes(const Planned& planned, int batch, int tree_size, int num_heads);
-std::size_t sglang_scratch_bytes(int batch, int tree_size);
+std::size_t sglang_scratch_bytes(int batch, int tree_size, vb::KvDtype kv_dtype);
 
 // One line that says what runs, e.g. "wgmma/page-boxes stages=2 smem=224256 m_tiles=2 splits=4 ...".
 std::string describe(const vb::LaunchPlan& plan);

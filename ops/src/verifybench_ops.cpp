@@ -240,7 +240,14 @@ void check_native(vbops::ArgCheck& check, const vbops_plan& plan, const vbops_na
   const int64_t pool_rows = check_pool(check, plan, "kv_pool", a.kv_pool, "[rows, 576] or [rows, 1, 576]");
   const float kv_scale = check_kv_scale(check, plan, a.kv_scale);
   if (check.given(a.tree_kv)) {
-    check_row_table(check, "tree_kv", a.tree_kv, kHeadDimQK, rows, "[B*T, 576] or [B*T, 1, 576] " + meaning);
+    // Tree rows have the pool's dtype (an fp8 pool's under its kv_scale).
+    const std::string tree_meaning = "[B*T, 576] or [B*T, 1, 576] " + meaning;
+    if (vbops::bridge::kv_dtype_of(plan.shape) == vb::KvDtype::kFp8E4m3) {
+      check_row_table(check, "tree_kv", a.tree_kv, kHeadDimQK, rows, tree_meaning + ", fp8 like the pool",
+                      {VBOPS_DTYPE_FP8_E4M3, VBOPS_DTYPE_U8});
+    } else {
+      check_row_table(check, "tree_kv", a.tree_kv, kHeadDimQK, rows, tree_meaning);
+    }
   }
   const bool block_form = check.given(a.block_table);
   if (check.ok() && block_form && (check.given(a.kv_indptr) || check.given(a.kv_indices))) {
@@ -288,7 +295,7 @@ void check_native(vbops::ArgCheck& check, const vbops_plan& plan, const vbops_na
   p->kv_scale = kv_scale;
   p->pool_rows = pool_rows;
   p->prefix_len = static_cast<const std::int32_t*>(a.prefix_len.data);
-  p->tree_kv = static_cast<const vb::bf16_bits*>(a.tree_kv.data);
+  p->tree_kv = a.tree_kv.data;
   if (block_form) {
     p->page_kind = vb::PageTableKind::kBlockTable;
     p->block_table = static_cast<const std::int32_t*>(a.block_table.data);
@@ -429,7 +436,7 @@ vbops_status vbops_plan_create(const vbops_shape* shape, const vbops_device_fact
     plan->description = vbops::bridge::describe(launch);
     plan->verify_bytes = align_up(vbops::bridge::verify_workspace_bytes(plan->planned, B, T, H));
     plan->scratch_offset = plan->verify_bytes;
-    plan->scratch_bytes = align_up(vbops::bridge::sglang_scratch_bytes(B, T));
+    plan->scratch_bytes = align_up(vbops::bridge::sglang_scratch_bytes(B, T, vbops::bridge::kv_dtype_of(*shape)));
     plan->lse_offset = plan->scratch_offset + plan->scratch_bytes;
     plan->lse_bytes = align_up(static_cast<std::size_t>(B) * T * H * sizeof(float));
     plan->total_bytes = plan->lse_offset + plan->lse_bytes;

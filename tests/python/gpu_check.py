@@ -20,7 +20,8 @@ outputs; scripts/python_gpu_check.sh exports every case of scenarios/correctness
   3. torch.compile (aot_eager: the fake implementation traced) equals eager; opcheck.
   4. fp8 e4m3 KV pools: the graph checks of 2 over a pool quantized with a non-unit scale
      (max |value| / 448), as torch.float8_e4m3fn and as its uint8 bytes, in SGLang's form
-     (bf16 k_extend beside the fp8 pool, as SGLang passes it), the native form over the block
+     (bf16 k_extend beside the fp8 pool, as SGLang passes it; the adapter quantizes it with the
+     pool's scale, as SGLang stores it), the native form over the block
      table and over the token table, and SGLang's own call through route_target_verify over
      a pool laid out as SGLang's MLATokenToKVPool holds it (uint8 storage viewed as
      float8_e4m3fn, k_scale == v_scale floats); the float64 reference reads the pool's values
@@ -173,20 +174,11 @@ def check_case(directory):
                                   "detail": "; ".join(w for w in (o_why and "O: " + o_why, l_why and "LSE: " + l_why) if w)}
 
     def sglang_reference():
-        """(o, lse, what) SGLang's form is held to: the export's CPU reference for a bf16 pool;
-        for an fp8 one a float64 reference that reads the tree rows from k_extend, as SGLang's
-        form does (the CPU reference reads them from the pool: for large values their bf16
-        rounding in k_extend alone can pass the tolerance)."""
-        if not fp8:
-            return out["o_reference"], out["lse_reference"], "the CPU reference"
-        if "sglang" not in memo:
-            p = {"prefix": inp["prefix_len"], "parents": inp["tree_parents"], "block_table": inp["block_table"]}
-            pool = k_buffer.view(-1, 576).float().double() * float(np.float32(case.kv_scale))
-            ref_o, ref_lse = reference(q, pool, p, B, T, H, page, case.sm_scale, k_extend.view(B * T, 576))
-            memo["sglang"] = (host(ref_o), host(ref_lse), "float64 over the dequantized pool and k_extend")
-        return memo["sglang"]
-
-    memo = {}
+        """(o, lse, what) SGLang's form is held to: the export's CPU reference. Over an fp8 pool
+        the adapter quantizes k_extend with the pool's scale as SGLang stores it; the export's
+        k_extend holds the pool's tree rows (rounded to bf16 once), which quantize back to the
+        pool's own bytes, so the reference over the pool applies as it is."""
+        return out["o_reference"], out["lse_reference"], "the CPU reference"
 
     def sglang_form():
         o, lse = torch_ops.sglang_verify(q, k_extend, k_buffer, sg["qo_indptr"], sg["kv_indptr"], sg["kv_indices"],
@@ -326,6 +318,14 @@ def sglang_inputs(p, B, T, page, pool):
                 k_extend=pool[tree_rows], qo_indptr=np.arange(0, (B + 1) * T, T, dtype=np.int32))
 
 
+def adapter_tree_rows(k_extend, scale):
+    """The tree rows the SGLang adapter reads beside an fp8 pool: k_extend quantized as SGLang's
+    set_kv_buffer stores it (x / scale in fp32, round to nearest even, saturated at +-448),
+    dequantized (float64)."""
+    codes = (k_extend.float() / scale).clamp(-448, 448).to(torch.float8_e4m3fn)
+    return codes.float().double() * scale
+
+
 def reference(q, pool, p, B, T, H, page, sm_scale, tree_keys=None):
     """float64 attention over the random problem (torch on the GPU). `pool`: the values the
     kernel should see (an fp8 pool dequantized); `tree_keys` [B*T, 576], when given: the tree
@@ -458,6 +458,8 @@ def check_graph(form, B=4, T=8, H=16, max_prefix=700, page=16, replays=3, seed=7
 
     def near_reference(o, lse, p):
         tree_keys = static["k_extend"].view(B * T, 576) if sglang_form else None
+        if tree_keys is not None and pool.fp8:
+            tree_keys = adapter_tree_rows(tree_keys, pool.scale)
         ref_o, ref_lse = reference(static["q"], pool.values, p, B, T, H, page, sm_scale, tree_keys)
         near = check_tolerance(host(ref_o), host(o), TOLERANCE["o_atol"], TOLERANCE["o_rtol"])
         if form != "sglang drop-in":  # SGLang's call returns no LSE
