@@ -288,19 +288,23 @@ __device__ __forceinline__ uint4 widen_e4m3x8(std::uint32_t lo, std::uint32_t hi
   return make_uint4(widen_e4m3x2(lo), widen_e4m3x2(lo >> 16), widen_e4m3x2(hi), widen_e4m3x2(hi >> 16));
 }
 
-// The same for two non-NaN e4m3 values, with one conversion instead of four: the conversion
-// pipe (a quarter of the integer rate) bounds the widening, not the bytes. e4m3 -> f16x2 is
-// exact and every nonzero e4m3 value (>= 2^-9) is a normal f16, so its bits with the exponent
-// field moved down three places and the sign kept are the bf16 bits of the value times
-// 2^-112, still normal (>= 2^-121); one bf16x2 multiply by 2^112 is exact. f16 NaN (exponent
-// 31) would come out finite: chunks holding a NaN take widen_e4m3x8.
-__device__ __forceinline__ std::uint32_t widen_e4m3x2_finite(std::uint32_t two) {
-  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(two & 0xffffu), __NV_E4M3);
-  const std::uint32_t bits = static_cast<std::uint32_t>(h.x) | static_cast<std::uint32_t>(h.y) << 16;
-  const std::uint32_t scaled = ((bits >> 3) & 0x0fff0fffu) | (bits & 0x80008000u);
-  constexpr std::uint32_t kTwoPow112x2 = 0x77807780u;  // bf16 2^112, twice
-  const __nv_bfloat162 v = __hmul2(*reinterpret_cast<const __nv_bfloat162*>(&scaled),
-                                   *reinterpret_cast<const __nv_bfloat162*>(&kTwoPow112x2));
+// Lab A/B switch (removed once measured): 1 widens non-NaN rows with integer bit moves and one
+// bf16x2 multiply, 0 with the four conversions of widen_e4m3x2.
+#ifndef VB_FP8_WIDEN_INT
+#define VB_FP8_WIDEN_INT 0
+#endif
+
+// Two e4m3 values (bytes 0 and 1 of `two`), neither NaN, as a bf16 pair without the conversion
+// pipe: the byte's 7 magnitude bits moved to bf16's exponent and mantissa fields (4 + 3 bits)
+// are the bf16 bits of the value times 2^-120 (a subnormal bf16 for e4m3's subnormals: the
+// binades line up), the sign bit to bit 15; one bf16x2 multiply by 2^120 (bf16 arithmetic keeps
+// subnormal inputs) is exact.
+__device__ __forceinline__ std::uint32_t widen_e4m3x2_int(std::uint32_t two) {
+  const std::uint32_t spread = __byte_perm(two, 0, 0x4140);  // byte 0 -> bits 0-7, byte 1 -> bits 16-23
+  const std::uint32_t bits = ((spread << 4) & 0x07f007f0u) | ((spread << 8) & 0x80008000u);
+  constexpr std::uint32_t kTwoPow120x2 = 0x7b807b80u;  // bf16 2^120, twice
+  const __nv_bfloat162 v = __hmul2(*reinterpret_cast<const __nv_bfloat162*>(&bits),
+                                   *reinterpret_cast<const __nv_bfloat162*>(&kTwoPow120x2));
   return *reinterpret_cast<const std::uint32_t*>(&v);
 }
 
@@ -308,12 +312,6 @@ __device__ __forceinline__ std::uint32_t widen_e4m3x2_finite(std::uint32_t two) 
 // reach bit 7 only from 0x7f, and never carry into the next byte.
 __device__ __forceinline__ bool holds_e4m3_nan(std::uint32_t lo, std::uint32_t hi) {
   return ((((lo & 0x7f7f7f7fu) + 0x01010101u) | ((hi & 0x7f7f7f7fu) + 0x01010101u)) & 0x80808080u) != 0;
-}
-
-__device__ __forceinline__ uint4 widen_e4m3x8_fast(std::uint32_t lo, std::uint32_t hi) {
-  if (holds_e4m3_nan(lo, hi)) return widen_e4m3x8(lo, hi);
-  return make_uint4(widen_e4m3x2_finite(lo), widen_e4m3x2_finite(lo >> 16), widen_e4m3x2_finite(hi),
-                    widen_e4m3x2_finite(hi >> 16));
 }
 
 __device__ __forceinline__ void copy_raw_fp8_rows(bf16_bits* dst_row, const fp8_e4m3_bits* src, bool is_copy_lane,
@@ -349,11 +347,24 @@ __device__ __forceinline__ void widen_fp8_rows_in_place(bf16_bits* warp_rows, in
                                                (c % kFp8ChunksPerRow) * 8);
   }
   __syncwarp();
+  bool any_nan = !VB_FP8_WIDEN_INT;
 #pragma unroll
-  for (int i = 0; i < kFp8ChunksPerLane; ++i) {
-    const int c = lane + 32 * i;
-    *reinterpret_cast<uint4*>(rows + (c / kFp8ChunksPerRow) * (kKvStride * 2) + (c % kFp8ChunksPerRow) * 16) =
-        widen_e4m3x8_fast(chunk[i].x, chunk[i].y);
+  for (int i = 0; i < kFp8ChunksPerLane; ++i) any_nan = any_nan || holds_e4m3_nan(chunk[i].x, chunk[i].y);
+  if (any_nan) {
+#pragma unroll
+    for (int i = 0; i < kFp8ChunksPerLane; ++i) {
+      const int c = lane + 32 * i;
+      *reinterpret_cast<uint4*>(rows + (c / kFp8ChunksPerRow) * (kKvStride * 2) + (c % kFp8ChunksPerRow) * 16) =
+          widen_e4m3x8(chunk[i].x, chunk[i].y);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < kFp8ChunksPerLane; ++i) {
+      const int c = lane + 32 * i;
+      *reinterpret_cast<uint4*>(rows + (c / kFp8ChunksPerRow) * (kKvStride * 2) + (c % kFp8ChunksPerRow) * 16) =
+          make_uint4(widen_e4m3x2_int(chunk[i].x), widen_e4m3x2_int(chunk[i].x >> 16),
+                     widen_e4m3x2_int(chunk[i].y), widen_e4m3x2_int(chunk[i].y >> 16));
+    }
   }
   warp::fence_proxy_async_shared();
   __syncwarp();
