@@ -288,32 +288,6 @@ __device__ __forceinline__ uint4 widen_e4m3x8(std::uint32_t lo, std::uint32_t hi
   return make_uint4(widen_e4m3x2(lo), widen_e4m3x2(lo >> 16), widen_e4m3x2(hi), widen_e4m3x2(hi >> 16));
 }
 
-// Lab A/B switch (removed once measured): 1 widens non-NaN rows with integer bit moves and one
-// bf16x2 multiply, 0 with the four conversions of widen_e4m3x2.
-#ifndef VB_FP8_WIDEN_INT
-#define VB_FP8_WIDEN_INT 0
-#endif
-
-// Two e4m3 values (bytes 0 and 1 of `two`), neither NaN, as a bf16 pair without the conversion
-// pipe: the byte's 7 magnitude bits moved to bf16's exponent and mantissa fields (4 + 3 bits)
-// are the bf16 bits of the value times 2^-120 (a subnormal bf16 for e4m3's subnormals: the
-// binades line up), the sign bit to bit 15; one bf16x2 multiply by 2^120 (bf16 arithmetic keeps
-// subnormal inputs) is exact.
-__device__ __forceinline__ std::uint32_t widen_e4m3x2_int(std::uint32_t two) {
-  const std::uint32_t spread = __byte_perm(two, 0, 0x4140);  // byte 0 -> bits 0-7, byte 1 -> bits 16-23
-  const std::uint32_t bits = ((spread << 4) & 0x07f007f0u) | ((spread << 8) & 0x80008000u);
-  constexpr std::uint32_t kTwoPow120x2 = 0x7b807b80u;  // bf16 2^120, twice
-  const __nv_bfloat162 v = __hmul2(*reinterpret_cast<const __nv_bfloat162*>(&bits),
-                                   *reinterpret_cast<const __nv_bfloat162*>(&kTwoPow120x2));
-  return *reinterpret_cast<const std::uint32_t*>(&v);
-}
-
-// Whether any of the 8 e4m3 values in lo, hi is NaN (S.1111.111): a byte's low 7 bits plus 1
-// reach bit 7 only from 0x7f, and never carry into the next byte.
-__device__ __forceinline__ bool holds_e4m3_nan(std::uint32_t lo, std::uint32_t hi) {
-  return ((((lo & 0x7f7f7f7fu) + 0x01010101u) | ((hi & 0x7f7f7f7fu) + 0x01010101u)) & 0x80808080u) != 0;
-}
-
 __device__ __forceinline__ void copy_raw_fp8_rows(bf16_bits* dst_row, const fp8_e4m3_bits* src, bool is_copy_lane,
                                                   int lane, std::uint64_t* raw) {
   unsigned char* dst = reinterpret_cast<unsigned char*>(dst_row) + kFp8RawOffsetBytes;
@@ -347,24 +321,11 @@ __device__ __forceinline__ void widen_fp8_rows_in_place(bf16_bits* warp_rows, in
                                                (c % kFp8ChunksPerRow) * 8);
   }
   __syncwarp();
-  bool any_nan = !VB_FP8_WIDEN_INT;
 #pragma unroll
-  for (int i = 0; i < kFp8ChunksPerLane; ++i) any_nan = any_nan || holds_e4m3_nan(chunk[i].x, chunk[i].y);
-  if (any_nan) {
-#pragma unroll
-    for (int i = 0; i < kFp8ChunksPerLane; ++i) {
-      const int c = lane + 32 * i;
-      *reinterpret_cast<uint4*>(rows + (c / kFp8ChunksPerRow) * (kKvStride * 2) + (c % kFp8ChunksPerRow) * 16) =
-          widen_e4m3x8(chunk[i].x, chunk[i].y);
-    }
-  } else {
-#pragma unroll
-    for (int i = 0; i < kFp8ChunksPerLane; ++i) {
-      const int c = lane + 32 * i;
-      *reinterpret_cast<uint4*>(rows + (c / kFp8ChunksPerRow) * (kKvStride * 2) + (c % kFp8ChunksPerRow) * 16) =
-          make_uint4(widen_e4m3x2_int(chunk[i].x), widen_e4m3x2_int(chunk[i].x >> 16),
-                     widen_e4m3x2_int(chunk[i].y), widen_e4m3x2_int(chunk[i].y >> 16));
-    }
+  for (int i = 0; i < kFp8ChunksPerLane; ++i) {
+    const int c = lane + 32 * i;
+    *reinterpret_cast<uint4*>(rows + (c / kFp8ChunksPerRow) * (kKvStride * 2) + (c % kFp8ChunksPerRow) * 16) =
+        widen_e4m3x8(chunk[i].x, chunk[i].y);
   }
   warp::fence_proxy_async_shared();
   __syncwarp();
