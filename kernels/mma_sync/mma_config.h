@@ -64,7 +64,7 @@ inline constexpr int kChunksPerThread = kChunksPerRow / kLoadThreadsPerRow;  // 
 // producer warp copying row l of every tile, counted on the stage's "full" mbarrier.
 inline constexpr int kKvRowBytes = mla::kHeadDimQK * 2;
 // An fp8 pool's row (576 e4m3 bytes) lands in the last kKvRowBytesFp8 bytes of its stage row
-// and is widened in place from there (mma_kernel.cuh, copy_raw_fp8_rows).
+// and is widened in place from there (mma_kernel.cuh, copy_rows_to_stage).
 inline constexpr int kKvRowBytesFp8 = mla::kHeadDimQK;
 inline constexpr int kFp8RawOffsetBytes = kKvStride * 2 - kKvRowBytesFp8;  // 592
 

@@ -233,27 +233,28 @@ __device__ __forceinline__ bool next_balanced_segment(const Params& p, const Spl
 // scripts/kernel_text_digest.sh shows it).
 
 // One producer warp's rows of a tile into its stage: lane l < kRowsPerProducer copies row l
-// (one bulk copy of 1152 bytes, completing on the stage's "full" mbarrier, to which lane 0
-// has announced the warp's bytes).
-__device__ __forceinline__ void copy_rows_to_stage(bf16_bits* dst, const bf16_bits* src, bool is_copy_lane, int lane,
-                                                   std::uint64_t* full) {
+// (one bulk copy of kRowBytes: a bf16 row's 1152, or an fp8 row's 576 into the back of its stage
+// row), completing on the mbarrier `landed`, to which lane 0 has announced the warp's bytes.
+template <int kRowBytes>
+__device__ __forceinline__ void copy_rows_to_stage(void* dst, const void* src, bool is_copy_lane, int lane,
+                                                   std::uint64_t* landed) {
 #if VB_DEBUG_SYNC_COPY
   if (is_copy_lane) {
     const auto* from = reinterpret_cast<const uint4*>(src);
     auto* to = reinterpret_cast<uint4*>(dst);
-    for (int i = 0; i < kKvRowBytes / 16; ++i) to[i] = from[i];
+    for (int i = 0; i < kRowBytes / 16; ++i) to[i] = from[i];
   }
   __syncwarp();
-  if (kFullArrivalsPerWarp > 1 || lane == 0) warp::mbarrier_arrive(full);  // release: rows are in
+  if (kFullArrivalsPerWarp > 1 || lane == 0) warp::mbarrier_arrive(landed);  // release: rows are in
 #else
-  if (lane == 0) warp::mbarrier_arrive_expect_tx(full, kRowsPerProducer * kKvRowBytes);
+  if (lane == 0) warp::mbarrier_arrive_expect_tx(landed, kRowsPerProducer * kRowBytes);
   __syncwarp();
-  if (is_copy_lane) warp::bulk_copy_g2s(dst, src, kKvRowBytes, full);
+  if (is_copy_lane) warp::bulk_copy_g2s(dst, src, kRowBytes, landed);
 #endif
 }
 
 // fp8 KV, in two steps per tile so that the copies run ahead of the widening:
-//   copy_raw_fp8_rows    lane l < kRowsPerProducer bulk-copies row l's 576 e4m3 bytes into the
+//   copy_rows_to_stage   lane l < kRowsPerProducer bulk-copies row l's 576 e4m3 bytes into the
 //                        last 576 bytes of its stage row (kFp8RawOffsetBytes), completing on the
 //                        warp's own "raw" mbarrier of the stage;
 //   widen_fp8_rows_in_place, kFp8WidenLag tiles later: the warp reads its rows' raw bytes,
@@ -286,24 +287,6 @@ __device__ __forceinline__ std::uint32_t widen_e4m3x2(std::uint32_t two) {
 // Eight e4m3 values (4 in each word, lowest byte first) as eight bf16 values.
 __device__ __forceinline__ uint4 widen_e4m3x8(std::uint32_t lo, std::uint32_t hi) {
   return make_uint4(widen_e4m3x2(lo), widen_e4m3x2(lo >> 16), widen_e4m3x2(hi), widen_e4m3x2(hi >> 16));
-}
-
-__device__ __forceinline__ void copy_raw_fp8_rows(bf16_bits* dst_row, const fp8_e4m3_bits* src, bool is_copy_lane,
-                                                  int lane, std::uint64_t* raw) {
-  unsigned char* dst = reinterpret_cast<unsigned char*>(dst_row) + kFp8RawOffsetBytes;
-#if VB_DEBUG_SYNC_COPY
-  if (is_copy_lane) {
-    const auto* from = reinterpret_cast<const uint4*>(src);
-    auto* to = reinterpret_cast<uint4*>(dst);
-    for (int i = 0; i < kKvRowBytesFp8 / 16; ++i) to[i] = from[i];
-  }
-  __syncwarp();
-  if (kFullArrivalsPerWarp > 1 || lane == 0) warp::mbarrier_arrive(raw);  // release: rows are in
-#else
-  if (lane == 0) warp::mbarrier_arrive_expect_tx(raw, kRowsPerProducer * kKvRowBytesFp8);
-  __syncwarp();
-  if (is_copy_lane) warp::bulk_copy_g2s(dst, src, kKvRowBytesFp8, raw);
-#endif
 }
 
 // warp_rows: the warp's first stage row. The "full" arrival is a release after the widened
@@ -394,9 +377,10 @@ __device__ __forceinline__ void copy_segment_tiles(std::int64_t (&entry)[kTokenS
       bf16_bits* dst = s_kv + (stage * kTokensPerTile + row_in_tile) * kKvStride;
       if (is_copy_lane && tile + kAhead < tile_end) entry[j] = rows.table_entry(token_of(tile + kAhead));
       if constexpr (kFp8Kv) {
-        copy_raw_fp8_rows(dst, src, is_copy_lane, lane, &s_raw[stage * kProducerWarps + producer]);
+        copy_rows_to_stage<kKvRowBytesFp8>(reinterpret_cast<unsigned char*>(dst) + kFp8RawOffsetBytes, src,
+                                           is_copy_lane, lane, &s_raw[stage * kProducerWarps + producer]);
       } else {
-        copy_rows_to_stage(dst, src, is_copy_lane, lane, &s_full[stage]);
+        copy_rows_to_stage<kKvRowBytes>(dst, src, is_copy_lane, lane, &s_full[stage]);
       }
       if (VB_DEBUG_TIMELINE && iter == 0 && warp == kWarps && lane == 0) {
         VB_TIMELINE_STAMP(g_timeline_main, kTimelineFirstIssue);

@@ -333,6 +333,14 @@ TEST_CASE("fp8 pools: the dtype the plan names, and a scale", "[ops][fp8]") {
       a.kv_scale = -0.5f;
       require_refused(run(), VBOPS_ERROR_INVALID_ARGUMENT, "kv_scale: -0.5", "above 0");
     }
+    SECTION("tree rows beside the pool in its dtype") {
+      a.tree_kv = tensor(fake(9), VBOPS_DTYPE_U8, {B * T, 576});
+      require_arguments_accepted(run(), "q");
+    }
+    SECTION("bf16 tree rows beside an fp8 pool") {
+      a.tree_kv = tensor(fake(9), VBOPS_DTYPE_BF16, {B * T, 576});
+      require_refused(run(), VBOPS_ERROR_INVALID_ARGUMENT, "tree_kv: dtype bfloat16", "float8_e4m3");
+    }
   }
   SECTION("SGLang form: SGLang's float8_e4m3fn k_buffer and bf16 k_extend") {
     Fixture f(1, VBOPS_DTYPE_FP8_E4M3);
