@@ -16,6 +16,7 @@
 #include "harness/measure/statistics.h"
 #include "harness/report/report_json.h"
 #include "harness/report/report_table.h"
+#include "harness/scenario/scenario.h"
 
 namespace vb {
 namespace {
@@ -125,15 +126,6 @@ TimedCase timed_case_of(const CaseResult& c, const std::string& path, const std:
     }
   }
   return out;
-}
-
-std::uint64_t fnv1a(const std::string& s) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char ch : s) {
-    h ^= ch;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
 }
 
 // splitmix64: tiny, portable and fully specified, so the same seed gives the same interval
@@ -565,7 +557,7 @@ struct Comparer {
     }
 
     const RatioInterval ri = bootstrap_median_ratio(
-        bs, cs, resamples, opt.confidence, opt.seed ^ fnv1a(case_name + "\n" + executor));
+        bs, cs, resamples, opt.confidence, opt.seed ^ fnv1a64(case_name + "\n" + executor));
     row.ratio = ri.ratio;
     row.lo = ri.lo;
     row.hi = ri.hi;

@@ -22,6 +22,7 @@
 #include "harness/export/export_safetensors.h"
 #include "harness/problem/problem.h"
 #include "verifybench/reference.h"
+#include "temp_dir.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -48,21 +49,7 @@ vb::CaseSpec small_case() {
 }
 
 // A fresh directory under the system temp dir, removed on scope exit.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path = fs::temp_directory_path() /
-           ("vb_export_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(path, ec);
-  }
-};
+using vb::test::TempDir;
 
 std::string read_all(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

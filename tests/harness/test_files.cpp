@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "harness/io/files.h"
+#include "temp_dir.h"
 
 namespace vb {
 namespace {
@@ -25,20 +26,8 @@ namespace {
 namespace fs = std::filesystem;
 using Catch::Contains;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/vb_files_XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using vb::test::TempDir;
+using vb::test::read_file;
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
@@ -144,8 +133,8 @@ TEST_CASE("files: temporaries are new files, never opened through a symlink", "[
   }));
   set.write(f, "new", 3);
   set.commit();
-  CHECK(read(out) == "new");
-  CHECK(read(victim) == "precious");
+  CHECK(read_file(out) == "new");
+  CHECK(read_file(victim) == "precious");
   CHECK(names_in(dir.path) == std::vector<std::string>{"result.json", "result.json.tmp", "victim"});
 }
 
@@ -167,8 +156,8 @@ TEST_CASE("files: a failed set leaves every earlier file as it was and removes o
     REQUIRE(::mkfifo(b.c_str(), 0600) == 0);
     CHECK_THROWS_WITH(set.commit(), Contains("a FIFO") && Contains("changed while verifybench ran"));
   }
-  CHECK(read(a) == "old a");
-  CHECK(read(dir.path / "unrelated.tmp") == "not ours");
+  CHECK(read_file(a) == "old a");
+  CHECK(read_file(dir.path / "unrelated.tmp") == "not ours");
   const std::vector<std::string> left = names_in(dir.path);
   CHECK(std::count_if(left.begin(), left.end(), [](const std::string& n) { return n.find(".tmp") != std::string::npos; }) == 1);
 }

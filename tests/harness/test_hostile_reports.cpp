@@ -16,26 +16,15 @@
 
 #include "harness/compare/compare.h"
 #include "harness/report/report_json.h"
+#include "temp_dir.h"
 
 namespace vb {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/vb_hostile_reports_XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using vb::test::TempDir;
+using vb::test::read_file;
 
 std::vector<std::string> names_in(const fs::path& dir) {
   std::vector<std::string> out;
@@ -54,13 +43,13 @@ TEST_CASE("hostile: a failed write leaves the earlier report set whole and no te
   // file must not be replaced, and the first temporary must be gone.
   CHECK_THROWS_AS(write_files_as_set({{a.string(), "new json"}, {(dir.path / "missing" / "results.csv").string(), "new csv"}}),
                   FileWriteError);
-  CHECK(read(a) == "old json");
-  CHECK(read(b) == "old csv");
+  CHECK(read_file(a) == "old json");
+  CHECK(read_file(b) == "old csv");
   CHECK(names_in(dir.path) == std::vector<std::string>{"result.json", "results.csv"});
   // A stale temporary of a killed run (the old fixed name) is neither used nor in the way.
   std::ofstream(dir.path / "result.json.tmp") << "stale";
   write_files_as_set({{a.string(), "new json"}, {b.string(), "new csv"}});
-  CHECK(read(a) == "new json");
+  CHECK(read_file(a) == "new json");
   CHECK(names_in(dir.path) == std::vector<std::string>{"result.json", "result.json.tmp", "results.csv"});
 }
 

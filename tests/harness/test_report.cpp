@@ -16,6 +16,7 @@
 #include "harness/report/report_json.h"
 #include "harness/report/report_table.h"
 #include "harness/record/result.h"
+#include "temp_dir.h"
 
 namespace fs = std::filesystem;
 
@@ -27,20 +28,7 @@ std::string read_text(const fs::path& path) {
 }
 
 // A fresh empty directory per call, removed by the destructor.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("vb_test_report_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using vb::test::TempDir;
 
 vb::ExecutorResult record(const char* name, vb::Outcome outcome, const char* against = "") {
   vb::ExecutorResult r;

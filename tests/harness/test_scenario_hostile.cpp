@@ -17,6 +17,7 @@
 
 #include "harness/cli/cli_common.h"
 #include "harness/scenario/scenario.h"
+#include "temp_dir.h"
 
 namespace vb {
 namespace {
@@ -60,15 +61,7 @@ double seconds_to_parse(const std::string& text) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/vb_hostile_XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-};
+using vb::test::TempDir;
 
 }  // namespace
 
@@ -275,9 +268,9 @@ TEST_CASE("hostile: a root that is not a map names the top level", "[scenario][h
 
 TEST_CASE("hostile: directories, FIFOs and devices are refused without reading", "[scenario][hostile]") {
   TempDir dir;
-  const std::string fifo = dir.path + "/fifo.yaml";
+  const std::string fifo = (dir.path / "fifo.yaml").string();
   REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
-  for (const std::string& path : {dir.path, fifo, std::string("/dev/zero")}) {
+  for (const std::string& path : {dir.path.string(), fifo, std::string("/dev/zero")}) {
     INFO(path);
     try {
       load_scenario_file(path);
@@ -291,7 +284,7 @@ TEST_CASE("hostile: directories, FIFOs and devices are refused without reading",
 
 TEST_CASE("hostile: a file above the size limit is refused from its size, not its contents", "[scenario][hostile]") {
   TempDir dir;
-  const std::string path = dir.path + "/big.yaml";
+  const std::string path = (dir.path / "big.yaml").string();
   std::ofstream(path) << std::string(2000, '#') << "\n";
   ScenarioLimits small;
   small.max_file_bytes = 1000;
