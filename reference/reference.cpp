@@ -70,7 +70,7 @@ void check_params(const VerifyParams& p) {
   }
   if (any_pool_row) {
     if (p.kv_pool == nullptr) fail("kv_pool is null");
-    if (p.kv_is_fp8() && !(p.kv_scale > 0 && std::isfinite(p.kv_scale))) fail("kv_scale must be finite and > 0");
+    if (p.kv_is_fp8() && !usable_fp8_kv_scale(p.kv_scale)) fail("kv_scale must be finite and > 0");
     if (p.page_kind == PageTableKind::kTokenIndices) {
       if (p.kv_indptr == nullptr || p.kv_indices == nullptr) fail("token page table is null");
     } else {

@@ -16,18 +16,13 @@ namespace {
 
 // The case name after its scenario's ("/tree.nodes=2,batch.size=8"; "" for an unswept case).
 std::string sweep_point(const CaseResult& c) {
-  return c.case_name.compare(0, c.scenario.size(), c.scenario) == 0 ? c.case_name.substr(c.scenario.size())
-                                                                    : c.case_name;
+  return c.case_name.starts_with(c.scenario) ? c.case_name.substr(c.scenario.size()) : c.case_name;
 }
 
 bool same_shape(const CaseResult& a, const CaseResult& b) {
   const bool same_flops = !a.traffic || !b.traffic || a.traffic->flops == b.traffic->flops;
   return a.batch == b.batch && a.tree_size == b.tree_size && a.heads == b.heads && a.page_size == b.page_size &&
          a.total_kv_tokens == b.total_kv_tokens && same_flops;
-}
-
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // One row: a pair and an executor timed in the same mode in both.
@@ -109,7 +104,7 @@ std::vector<Fp8TwinPair> fp8_twin_pairs(const std::vector<CaseResult>& cases) {
   const std::string suffix = kFp8TwinSuffix;
   std::vector<Fp8TwinPair> pairs;
   for (const CaseResult& c : cases) {
-    if (!kv_cache_is_fp8(c.kv_cache) || !ends_with(c.scenario, suffix)) continue;
+    if (!kv_cache_is_fp8(c.kv_cache) || !c.scenario.ends_with(suffix)) continue;
     const std::string scenario = c.scenario.substr(0, c.scenario.size() - suffix.size());
     const auto twin = bf16.find({scenario, sweep_point(c)});
     if (twin != bf16.end() && same_shape(*twin->second, c)) pairs.push_back({twin->second, &c});

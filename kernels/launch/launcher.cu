@@ -69,7 +69,7 @@ bool params_valid(const VerifyParams& p) {
   if (!aligned_to(p.o, 4) || !aligned_to(p.lse, 4)) return false;
   // fp8 KV: a positive finite scale (tree_kv rows, if any, are fp8 under the same scale).
   if (p.kv_dtype != KvDtype::kBf16 &&
-      (p.kv_dtype != KvDtype::kFp8E4m3 || !(p.kv_scale > 0.f) || !std::isfinite(p.kv_scale))) {
+      (p.kv_dtype != KvDtype::kFp8E4m3 || !usable_fp8_kv_scale(p.kv_scale))) {
     return false;
   }
   if (p.page_kind == PageTableKind::kTokenIndices) return p.kv_indptr && p.kv_indices;

@@ -25,9 +25,8 @@
 // fp8 e4m3 KV (the kFp8Kv instances, VerifyParams::kv_dtype): the producers bulk-copy the
 // 576-byte rows into the back half of their stage rows and, a tile or two later, widen them
 // to bf16 (exact) in place, then arrive on the stage's "full" mbarrier; the compute warps are
-// unchanged. The
-// pool's scale folds into sm_scale for the scores and into O's normalisation (final O and
-// split partials alike, so the combine, linear in the partials, needs nothing).
+// unchanged. The pool's scale folds into sm_scale for the scores and into O's normalisation
+// (final O and split partials alike, so the combine, linear in the partials, needs nothing).
 //
 // Split contract: with num_splits == 1 the block writes final O (bf16) and LSE. Otherwise it
 // writes its split's normalised O (bf16; fp32 under the tile-balanced schedule) and
@@ -41,6 +40,7 @@
 #include <cuda_fp8.h>
 
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "common/split_kv.h"
@@ -340,7 +340,7 @@ __device__ __forceinline__ void init_stage_barriers(std::uint64_t* s_full, std::
 // would wait for it): its compute is fast enough for one table round trip per tile to show,
 // where the two-group plans are slower that way. An fp8 pool's tiles are widened
 // kFp8WidenLag tiles behind their copies, and the segment's last ones after the loop.
-template <int kStages, bool kTokenSplit, bool kFp8Kv, class Element, class TokenOf>
+template <int kStages, bool kTokenSplit, class Element, class TokenOf>
 __device__ __forceinline__ void copy_segment_tiles(std::int64_t (&entry)[kTokenSplit ? kStages : 1],
                                                    const detail::RequestKvRows<Element>& rows, int iter0,
                                                    int tile_begin, int tile_end, bf16_bits* s_kv,
@@ -348,6 +348,7 @@ __device__ __forceinline__ void copy_segment_tiles(std::int64_t (&entry)[kTokenS
                                                    std::uint64_t* s_raw, int warp, int lane, int row_in_tile,
                                                    bool is_copy_lane, const TokenOf& token_of) {
   constexpr int kAhead = kTokenSplit ? kStages : 1;
+  constexpr bool kFp8Kv = std::is_same_v<Element, fp8_e4m3_bits>;
   const int producer = warp - kWarps;
   // fp8: the rows of ring position iter (this warp's first row) made bf16 and announced.
   auto widen = [&](int iter) {
@@ -843,7 +844,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     int iter0 = 0;  // tiles of earlier segments
     for (;;) {
       std::int64_t entry[kAhead];
-      copy_segment_tiles<kStages, kTokenSplit, kFp8Kv>(entry, rows, iter0, tile_begin, tile_end, s_kv, s_full, s_empty,
+      copy_segment_tiles<kStages, kTokenSplit>(entry, rows, iter0, tile_begin, tile_end, s_kv, s_full, s_empty,
                                                        s_raw, warp, lane, row_in_tile, is_copy_lane, token_of);
       iter0 += tile_end - tile_begin;
       if (!next_segment()) break;

@@ -107,7 +107,7 @@ cudaError_t naive_verify_launch(const VerifyParams& params, cudaStream_t stream)
   if (rows <= 0) return cudaErrorInvalidValue;
   if (rows > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
   if (params.kv_is_fp8()) {
-    if (!(params.kv_scale > 0.f) || !std::isfinite(params.kv_scale)) return cudaErrorInvalidValue;
+    if (!usable_fp8_kv_scale(params.kv_scale)) return cudaErrorInvalidValue;
     naive_verify_kernel<true><<<static_cast<unsigned>(rows), kLanes, 0, stream>>>(params);
   } else {
     naive_verify_kernel<false><<<static_cast<unsigned>(rows), kLanes, 0, stream>>>(params);

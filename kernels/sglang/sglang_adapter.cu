@@ -103,7 +103,7 @@ cudaError_t sglang_verify_launch(const SglangVerifyInputs& in, const LaunchPlan&
     return cudaErrorInvalidValue;
   }
   const bool fp8 = in.kv_dtype == KvDtype::kFp8E4m3;
-  if (fp8 && !(in.kv_scale > 0.f && in.kv_scale < INFINITY)) return cudaErrorInvalidValue;
+  if (fp8 && !usable_fp8_kv_scale(in.kv_scale)) return cudaErrorInvalidValue;
   const int mask_words = mask_words_for(in.tree_size);
   const AdapterScratch s = carve_scratch(scratch, in.batch, in.tree_size, in.kv_dtype);
   cudaLaunchAttribute attribute{};

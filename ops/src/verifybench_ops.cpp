@@ -184,7 +184,7 @@ int64_t check_pool(vbops::ArgCheck& check, const vbops_plan& plan, const char* n
 float check_kv_scale(vbops::ArgCheck& check, const vbops_plan& plan, float kv_scale) {
   if (!check.ok()) return 1.f;
   if (vbops::bridge::kv_dtype_of(plan.shape) == vb::KvDtype::kFp8E4m3) {
-    if (!(std::isfinite(kv_scale) && kv_scale > 0.f)) {
+    if (!vb::usable_fp8_kv_scale(kv_scale)) {
       check.fail(VBOPS_ERROR_INVALID_ARGUMENT, "kv_scale: " + float_text(kv_scale) +
                                                    "; an fp8 pool needs its dequantization scale: a finite value "
                                                    "above 0 (1 when the checkpoint ships none)");

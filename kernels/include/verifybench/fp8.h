@@ -50,4 +50,8 @@ inline fp8_e4m3_bits fp8_e4m3_from_double(double x) {
   return sign | static_cast<fp8_e4m3_bits>(code > 0x7e ? 0x7e : code);
 }
 
+// Whether `scale` can dequantize an fp8 pool: finite and above 0 (1 when the checkpoint ships
+// none). Every entry point that takes a pool's scale refuses others with this one rule.
+inline bool usable_fp8_kv_scale(float scale) { return scale > 0.f && std::isfinite(scale); }
+
 }  // namespace vb
