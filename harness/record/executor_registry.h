@@ -13,11 +13,15 @@ namespace vb {
 
 // Record names that the harness's own logic reads, besides listing them: the CPU oracle
 // (not a GPU executor, never in the registry), the naive kernel and the production kernel
-// (the speedup and the mask tax), the sm_120 proxy (the prediction for the RTX PRO 6000).
+// (the speedup and the mask tax), the sm_120 proxy and its emulation (the prediction for the RTX
+// PRO 6000).
 inline constexpr const char* kReferenceExecutor = "reference";
 inline constexpr const char* kNaiveExecutor = "naive";
 inline constexpr const char* kProductionExecutor = "production";
 inline constexpr const char* kSm120ProxyExecutor = "production/sm120-proxy";
+// The proxy's launch with the tensor pipe held to sm_120's rate per SM and clock: the
+// executor the RTX PRO 6000 prediction is made from.
+inline constexpr const char* kSm120EmuExecutor = "production/sm120-emu";
 
 // The launch a GPU executor makes (harness/run/gpu_executor.h). kProduction runs the launch
 // the production planner picks (on an H200, the wgmma path for H*T >= 64 with enough work);

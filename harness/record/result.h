@@ -104,6 +104,17 @@ struct Ceilings {
   // global timer). 0 when not read (result files before 2026-12-05 do not have it).
   double mma_clock_mhz = 0;
   int sm_count = 0;  // the device's SMs; 0 in result files before 2026-12-05
+  // The device's datasheet memory bandwidth, from its memory clock and bus width (2 transfers
+  // a clock): what the row ceilings are a fraction of. 0 when not read (older result files).
+  double memory_peak_gbps = 0;
+  // sm_120's tensor rates emulated on this device (production/sm120-emu's tensor-pipe load,
+  // harness/measure/ceilings.cpp): the real mma.sync work per second that the probe's compute
+  // warps reach while the emulation's extra mma.sync hold the pipe, bf16 m16n8k16 and fp8 e4m3
+  // m16n8k32 (both fp32 accumulate). Per clock and SM they are sm_120's roofs (1,024 and 2,048
+  // FLOP) as this device emulates them. 0 when not measured (not a Hopper, or older files).
+  double mma_fp8_tflops = 0;                 // mma.sync m16n8k32 e4m3 -> fp32 issue rate
+  double sm120_emulated_bf16_tflops = 0;
+  double sm120_emulated_fp8_tflops = 0;
   // wgmma.mma_async m64n256k16 bf16 -> fp32 from shared memory (sm_90a only). 0 when not
   // measured: a device other than compute capability 9.0, or an older result file.
   double wgmma_bf16_tflops = 0;

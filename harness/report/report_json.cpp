@@ -443,6 +443,12 @@ nlohmann::ordered_json to_json(const Ceilings& c) {
               {"mma_bf16_tflops", number(c.mma_bf16_tflops)},
               {"mma_clock_mhz", c.mma_clock_mhz > 0 ? number(c.mma_clock_mhz) : json(nullptr)},
               {"sm_count", c.sm_count > 0 ? json(c.sm_count) : json(nullptr)},
+              {"memory_peak_gbps", c.memory_peak_gbps > 0 ? number(c.memory_peak_gbps) : json(nullptr)},
+              {"mma_fp8_tflops", c.mma_fp8_tflops > 0 ? number(c.mma_fp8_tflops) : json(nullptr)},
+              {"sm120_emulated_bf16_tflops",
+               c.sm120_emulated_bf16_tflops > 0 ? number(c.sm120_emulated_bf16_tflops) : json(nullptr)},
+              {"sm120_emulated_fp8_tflops",
+               c.sm120_emulated_fp8_tflops > 0 ? number(c.sm120_emulated_fp8_tflops) : json(nullptr)},
               {"wgmma_bf16_tflops", c.wgmma_bf16_tflops > 0 ? number(c.wgmma_bf16_tflops) : json(nullptr)},
               {"wgmma_mla_tile_tflops", c.wgmma_mla_tile_tflops > 0 ? number(c.wgmma_mla_tile_tflops) : json(nullptr)},
               {"wgmma_mla_tile_copies_tflops",
@@ -474,6 +480,11 @@ Ceilings ceilings_from_json(const nlohmann::ordered_json& j) {
   // Absent from result files before 2026-12-05.
   c.mma_clock_mhz = read_optional_number(j, "mma_clock_mhz").value_or(0);
   if (j.contains("sm_count") && !j.at("sm_count").is_null()) c.sm_count = read_integer<int>(j, "sm_count");
+  // Absent from result files before sm_120's emulation (2026-12-06, issue 46).
+  c.memory_peak_gbps = read_optional_number(j, "memory_peak_gbps").value_or(0);
+  c.mma_fp8_tflops = read_optional_number(j, "mma_fp8_tflops").value_or(0);
+  c.sm120_emulated_bf16_tflops = read_optional_number(j, "sm120_emulated_bf16_tflops").value_or(0);
+  c.sm120_emulated_fp8_tflops = read_optional_number(j, "sm120_emulated_fp8_tflops").value_or(0);
   if (j.contains("method")) {
     for (const auto& [name, text] : j.at("method").items()) {
       c.method.emplace_back(name, text.get<std::string>());
