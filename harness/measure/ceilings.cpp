@@ -1,5 +1,6 @@
 // In-run ceilings: 1152- and 576-byte row reads (contiguous, page-1 shuffled), D2D copy,
-// mma.sync and wgmma bf16 rates, the MLA tile's wgmma mix, launch floors.
+// mma.sync bf16 and fp8 rates (plain and under sm_120's emulation), wgmma bf16 rate, the MLA
+// tile's wgmma mix, launch floors.
 #include "harness/measure/ceilings.h"
 
 #include <cuda_runtime_api.h>
@@ -88,6 +89,67 @@ std::string probe_clock_text(double mhz, double tflops, int sm_count) {
   return fmt::format("; SM clock inside the last pass {:.0f} MHz (block 0's cycle counter over the global "
                      "timer): {:.0f} FLOP per clock and SM",
                      mhz, tflops * 1e12 / (static_cast<double>(sm_count) * mhz * 1e6));
+}
+
+// The datasheet memory bandwidth from the device's memory clock and bus width (two transfers
+// a clock): what the row ceilings are a fraction of; 0 when the attributes are not there.
+double memory_peak_gbps(Check& check, const GpuInfo& gpu) {
+  int clock_khz = 0, bus_bits = 0;
+  check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, gpu.device), "memory clock attribute");
+  check(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, gpu.device), "memory bus attribute");
+  return 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+}
+
+// One mma.sync probe: where its rate goes, its method entry's name, and whether this device
+// runs it.
+struct MmaProbeRun {
+  ck::MmaProbe probe;
+  const char* name;
+  double* tflops;
+  bool runs;
+};
+
+// One mma.sync probe's rate (the compute warps' FLOP per second) into *probe.tflops and its
+// method entry; returns the SM clock inside its last pass (0 when not read).
+double measure_mma_probe(Check& check, const GpuInfo& gpu, const CeilingOptions& options, cudaStream_t stream,
+                         const MmaProbeRun& probe, Ceilings* c) {
+  int blocks_per_sm = 0;
+  check(ck::mma_probe_blocks_per_sm(probe.probe, &blocks_per_sm), "mma probe occupancy");
+  // The emulated probes run as the production kernel does: one block per SM.
+  const bool emulated = ck::mma_probe_emulated(probe.probe);
+  const int per_sm = emulated ? 1 : std::max(1, blocks_per_sm);
+  const int blocks = std::max(1, gpu.sm_count * per_sm);
+  const int threads = ck::mma_probe_threads(probe.probe);
+  Buffer sink, clock_span;
+  check(cudaMalloc(&sink.ptr, threads * sizeof(float)), "cudaMalloc mma sink");
+  check(cudaMalloc(&clock_span.ptr, ck::kClockSpanWords * sizeof(std::uint64_t)), "cudaMalloc mma clock span");
+  if (!check.error.empty()) return 0;
+  const double ms = median_ms(check, stream, options.repetitions, [&] {
+    return ck::launch_mma_probe(probe.probe, options.mma_iterations, static_cast<float*>(sink.ptr),
+                                static_cast<std::uint64_t*>(clock_span.ptr), blocks, stream);
+  });
+  const double flop_per_mma = ck::mma_probe_flops_per_mma(probe.probe);
+  const double flops =
+      static_cast<double>(blocks) * ck::kMmaComputeWarps * options.mma_iterations * ck::kMmaChains * flop_per_mma;
+  *probe.tflops = ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0;
+  const double clock = check.error.empty() ? probe_clock_mhz(check, clock_span) : 0;
+  const bool fp8 = probe.probe == ck::MmaProbe::kFp8 || probe.probe == ck::MmaProbe::kFp8Sm120Emulated;
+  std::string how = fmt::format(
+      "mma.sync.aligned.{} -> fp32, {} compute warps a block each issuing {} iterations x {} independent "
+      "accumulator chains, {} blocks x {} threads ({} per SM); {:.0f} FLOP per mma, the compute warps' counted; "
+      "median of {} passes",
+      fp8 ? "m16n8k32 e4m3 x e4m3" : "m16n8k16 bf16 x bf16", ck::kMmaComputeWarps, options.mma_iterations,
+      ck::kMmaChains, blocks, threads, per_sm, flop_per_mma, options.repetitions);
+  if (emulated) {
+    const ck::ExtraLoad extra = ck::mma_probe_extra_load(probe.probe);
+    how += fmt::format(
+        "; under sm_120's emulation: {} more warps a block (one per SM sub-partition) issue {}/{} extra "
+        "instructions of the shape per compute-warp instruction of their sub-partition, on chains of their own "
+        "(verifybench/sm120_emulation.cuh); sm_120's rate is {} FLOP per clock and SM",
+        ck::kMmaLoadWarps, extra.num, extra.den, fp8 ? 2048 : 1024);
+  }
+  c->method.emplace_back(probe.name, how + probe_clock_text(clock, *probe.tflops, gpu.sm_count));
+  return clock;
 }
 
 // The wgmma ceiling into c->wgmma_bf16_tflops and its method entry. A probe whose
@@ -289,8 +351,6 @@ CeilingsRun measure_ceilings(const GpuInfo& gpu, const CeilingOptions& options) 
   check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
   // Leave room for the index array and the copy buffers later (freed before those).
   const double pool_bytes = std::min(options.row_read_bytes, 0.6 * static_cast<double>(free_bytes));
-  int mma_blocks_sm = 0;
-  check(ck::mma_blocks_per_sm(&mma_blocks_sm), "mma occupancy");
   {
     Buffer pool;
     if (check.error.empty()) {
@@ -328,35 +388,22 @@ CeilingsRun measure_ceilings(const GpuInfo& gpu, const CeilingOptions& options) 
                               "write bytes (2x); median of {} passes after a warm-up",
                               static_cast<double>(copy_bytes) / 1e9, options.repetitions));
 
-  // ---- mma.sync bf16 issue rate
-  const int mma_blocks = std::max(1, gpu.sm_count * std::max(1, mma_blocks_sm));
-  double mma_clock_mhz = 0;
-  {
-    Buffer sink, clock_span;
-    if (check.error.empty()) check(cudaMalloc(&sink.ptr, ck::kMmaThreads * sizeof(float)), "cudaMalloc mma sink");
-    if (check.error.empty()) {
-      check(cudaMalloc(&clock_span.ptr, ck::kClockSpanWords * sizeof(std::uint64_t)), "cudaMalloc mma clock span");
-    }
-    if (check.error.empty()) {
-      const double ms = median_ms(check, stream, options.repetitions, [&] {
-        return ck::launch_mma_bf16(options.mma_iterations, static_cast<float*>(sink.ptr),
-                                   static_cast<std::uint64_t*>(clock_span.ptr), mma_blocks, stream);
-      });
-      const double warps = static_cast<double>(mma_blocks) * (ck::kMmaThreads / 32);
-      const double flops = warps * options.mma_iterations * ck::kMmaChains * ck::kFlopsPerMma;
-      c.mma_bf16_tflops = ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0;
-      if (check.error.empty()) mma_clock_mhz = probe_clock_mhz(check, clock_span);
+  // ---- mma.sync issue rates: bf16 and fp8, plain and under sm_120's emulation
+  c.sm_count = gpu.sm_count;
+  c.memory_peak_gbps = memory_peak_gbps(check, gpu);
+  const bool fp8_mma = gpu.cc_major > 8 || (gpu.cc_major == 8 && gpu.cc_minor >= 9);
+  const MmaProbeRun mma_probes[] = {
+      {ck::MmaProbe::kBf16, "mma_bf16", &c.mma_bf16_tflops, true},
+      {ck::MmaProbe::kFp8, "mma_fp8", &c.mma_fp8_tflops, fp8_mma},
+      {ck::MmaProbe::kBf16Sm120Emulated, "sm120_emulated_bf16", &c.sm120_emulated_bf16_tflops, gpu.cc_major == 9},
+      {ck::MmaProbe::kFp8Sm120Emulated, "sm120_emulated_fp8", &c.sm120_emulated_fp8_tflops, gpu.cc_major == 9},
+  };
+  for (const MmaProbeRun& probe : mma_probes) {
+    if (probe.runs && check.error.empty()) {
+      const double clock = measure_mma_probe(check, gpu, options, stream, probe, &c);
+      if (probe.probe == ck::MmaProbe::kBf16) c.mma_clock_mhz = clock;
     }
   }
-  c.method.emplace_back(
-      "mma_bf16", fmt::format("mma.sync.aligned.m16n8k16 bf16 x bf16 -> fp32, {} independent "
-                              "accumulator chains per warp x {} iterations, {} blocks x {} "
-                              "threads ({} per SM); 4096 FLOP per mma; median of {} passes",
-                              ck::kMmaChains, options.mma_iterations, mma_blocks,
-                              ck::kMmaThreads, std::max(1, mma_blocks_sm), options.repetitions) +
-                      probe_clock_text(mma_clock_mhz, c.mma_bf16_tflops, gpu.sm_count));
-  c.mma_clock_mhz = mma_clock_mhz;
-  c.sm_count = gpu.sm_count;
 
   // ---- wgmma bf16 rate (sm_90a machine code: compute capability 9.0 only)
   if (gpu.cc_major == 9 && gpu.cc_minor == 0 && check.error.empty()) {

@@ -1,8 +1,10 @@
 // Ceiling micro-kernels: how fast this device can read KV rows (1152-byte bf16, 576-byte fp8
-// e4m3) through an index array, and how fast it issues mma.sync bf16. Harness code: kernels/ never includes it.
+// e4m3) through an index array, and how fast it issues mma.sync bf16 and fp8, plain and under
+// sm_120's tensor-rate emulation. Harness code: kernels/ never includes it.
 #include "harness/measure/ceilings_kernels.h"
 
 #include "harness/measure/ceilings_device.cuh"
+#include "verifybench/sm120_emulation.cuh"
 
 #include <cstring>
 
@@ -76,43 +78,47 @@ __global__ void empty_pdl_kernel() {
 #endif
 }
 
-__global__ void __launch_bounds__(kMmaThreads) mma_bf16_kernel(int iterations, float* sink, std::uint64_t* clock_span) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  // Operands: positive bf16 values in [2^-7, 2^-6) with all 7 mantissa bits drawn per thread
-  // and register, so nothing overflows and the tensor cores multiply bits as busy as real
-  // data's (their power, and the clock they hold, depends on them).
-  auto operand = [](unsigned salt) {
-    unsigned h = (threadIdx.x + 1u) * 0x9E3779B1u + salt * 0x85EBCA77u;
-    h ^= h >> 15;
-    h *= 0x2C1B3C6Du;
-    h ^= h >> 13;
-    return 0x3C003C00u | (h & 0x007F007Fu);
-  };
-  const unsigned a0 = operand(0), a1 = operand(1), a2 = operand(2), a3 = operand(3);
-  const unsigned b0 = operand(4), b1 = operand(5);
-  float c[kMmaChains][4];
-#pragma unroll
-  for (int k = 0; k < kMmaChains; ++k) c[k][0] = c[k][1] = c[k][2] = c[k][3] = 0.f;
-  const ProbeClockSpan clock(clock_span);
-  for (int i = 0; i < iterations; ++i) {
-#pragma unroll
-    for (int k = 0; k < kMmaChains; ++k) {
-      asm volatile(
-          "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-          "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-          : "+f"(c[k][0]), "+f"(c[k][1]), "+f"(c[k][2]), "+f"(c[k][3])
-          : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+using sm120_emulation::MmaShape;
+
+__host__ __device__ constexpr MmaShape shape_of(MmaProbe probe) {
+  return probe == MmaProbe::kBf16 || probe == MmaProbe::kBf16Sm120Emulated ? MmaShape::kBf16M16N8K16
+                                                                            : MmaShape::kFp8E4m3M16N8K32;
+}
+__host__ __device__ constexpr bool emulated(MmaProbe probe) {
+  return probe == MmaProbe::kBf16Sm120Emulated || probe == MmaProbe::kFp8Sm120Emulated;
+}
+__host__ __device__ constexpr int threads_of(MmaProbe probe) { return emulated(probe) ? kMmaThreads + kMmaLoadWarps * 32 : kMmaThreads; }
+// The machine code each probe needs: mma.sync bf16 from sm_80, e4m3 from sm_89; the emulated
+// ones run on a Hopper.
+__host__ __device__ constexpr int min_arch_of(MmaProbe probe) {
+  return emulated(probe) ? 900 : shape_of(probe) == MmaShape::kBf16M16N8K16 ? 800 : 890;
+}
+
+template <MmaProbe kProbe>
+__global__ void __launch_bounds__(threads_of(kProbe)) mma_probe_kernel(int iterations, float* sink,
+                                                                     std::uint64_t* clock_span) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (__CUDA_ARCH__ >= min_arch_of(kProbe)) {
+    constexpr MmaShape kShape = shape_of(kProbe);
+    const ProbeClockSpan clock(clock_span);
+    if (threadIdx.x < kMmaThreads) {
+      sm120_emulation::MmaChains<kShape> chains(0);
+      for (int i = 0; i < iterations; ++i) chains.issue(kMmaChains);
+      chains.keep_live(sink + threadIdx.x);
+    } else {
+      // One load warp per sub-partition (warp w on w % 4), owing for compute warps w % 4, w % 4 + 4.
+      constexpr int kComputeWarpsPerSubPartition = kMmaComputeWarps / kMmaLoadWarps;
+      sm120_emulation::TensorLoad<kShape, sm120_emulation::extra_num<kShape>, sm120_emulation::extra_den<kShape>>
+          load(1);
+      for (int i = 0; i < iterations; ++i) load.owe(kComputeWarpsPerSubPartition * kMmaChains);
+      load.keep_live(sink + threadIdx.x);
     }
+    clock.finish();
+    return;
   }
-  float s = 0.f;
-#pragma unroll
-  for (int k = 0; k < kMmaChains; ++k) s += c[k][0] + c[k][1] + c[k][2] + c[k][3];
-  if (s == -1.f) sink[threadIdx.x] = s;  // never (all terms are >= 0); keeps chains live
-  clock.finish();
-#else
+#endif
   if (iterations < 0) sink[0] = 0.f;
   (void)clock_span;
-#endif
 }
 
 }  // namespace
@@ -142,13 +148,40 @@ cudaError_t row_read_blocks_per_sm(int row_bytes, int* blocks) {
   }
 }
 
-cudaError_t launch_mma_bf16(int iterations, float* sink, std::uint64_t* clock_span, int blocks, cudaStream_t stream) {
-  mma_bf16_kernel<<<blocks, kMmaThreads, 0, stream>>>(iterations, sink, clock_span);
+bool mma_probe_emulated(MmaProbe probe) { return emulated(probe); }
+int mma_probe_threads(MmaProbe probe) { return threads_of(probe); }
+double mma_probe_flops_per_mma(MmaProbe probe) {
+  return shape_of(probe) == MmaShape::kBf16M16N8K16 ? sm120_emulation::kFlopsPerMma<MmaShape::kBf16M16N8K16>
+                                                    : sm120_emulation::kFlopsPerMma<MmaShape::kFp8E4m3M16N8K32>;
+}
+
+ExtraLoad mma_probe_extra_load(MmaProbe probe) {
+  return shape_of(probe) == MmaShape::kBf16M16N8K16
+             ? ExtraLoad{sm120_emulation::kBf16ExtraNum, sm120_emulation::kBf16ExtraDen}
+             : ExtraLoad{sm120_emulation::kFp8ExtraNum, sm120_emulation::kFp8ExtraDen};
+}
+
+namespace {
+using MmaProbeKernel = void (*)(int, float*, std::uint64_t*);
+MmaProbeKernel kernel_of(MmaProbe probe) {
+  switch (probe) {
+    case MmaProbe::kBf16: return mma_probe_kernel<MmaProbe::kBf16>;
+    case MmaProbe::kFp8: return mma_probe_kernel<MmaProbe::kFp8>;
+    case MmaProbe::kBf16Sm120Emulated: return mma_probe_kernel<MmaProbe::kBf16Sm120Emulated>;
+    case MmaProbe::kFp8Sm120Emulated: return mma_probe_kernel<MmaProbe::kFp8Sm120Emulated>;
+  }
+  return nullptr;
+}
+}  // namespace
+
+cudaError_t launch_mma_probe(MmaProbe probe, int iterations, float* sink, std::uint64_t* clock_span, int blocks,
+                             cudaStream_t stream) {
+  kernel_of(probe)<<<blocks, threads_of(probe), 0, stream>>>(iterations, sink, clock_span);
   return cudaGetLastError();
 }
 
-cudaError_t mma_blocks_per_sm(int* blocks) {
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, mma_bf16_kernel, kMmaThreads, 0);
+cudaError_t mma_probe_blocks_per_sm(MmaProbe probe, int* blocks) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel_of(probe), threads_of(probe), 0);
 }
 
 cudaError_t launch_stream_read(const void* buf, std::size_t bytes, unsigned* sink, int blocks,

@@ -43,12 +43,30 @@ cudaError_t launch_empty(cudaStream_t stream);
 // inside the pass (NVML reads its clock between passes).
 inline constexpr int kClockSpanWords = 4;
 
-inline constexpr int kMmaThreads = 256;
+// The mma.sync probes. Each of kMmaComputeWarps warps a block issues `iterations` x kMmaChains
+// instructions of the probe's shape on kMmaChains independent accumulator chains
+// (verifybench/sm120_emulation.cuh's MmaChains). The sm_120-emulated probes add
+// kMmaLoadWarps warps, one per SM sub-partition as the production kernel's producers, that
+// issue the emulation's extra load (TensorLoad) owed for the two compute warps of their
+// sub-partition, iteration by iteration: the compute warps' rate is then sm_120's as this
+// device emulates it. Emulated probes run one block per SM (as the production kernel) and
+// only on a Hopper (compute capability 9.x); the fp8 probes need compute capability 8.9.
+enum class MmaProbe { kBf16, kFp8, kBf16Sm120Emulated, kFp8Sm120Emulated };
+inline constexpr int kMmaComputeWarps = 8;
+inline constexpr int kMmaLoadWarps = 4;
+inline constexpr int kMmaThreads = kMmaComputeWarps * 32;  // a plain probe's block
 inline constexpr int kMmaChains = 8;  // independent accumulator chains per warp
-inline constexpr double kFlopsPerMma = 2.0 * 16 * 8 * 16;  // m16n8k16
-// Each warp issues `iterations` x kMmaChains mma.sync.m16n8k16 bf16 -> fp32.
-cudaError_t launch_mma_bf16(int iterations, float* sink, std::uint64_t* clock_span, int blocks, cudaStream_t stream);
-cudaError_t mma_blocks_per_sm(int* blocks);
+bool mma_probe_emulated(MmaProbe probe);
+int mma_probe_threads(MmaProbe probe);
+double mma_probe_flops_per_mma(MmaProbe probe);  // 4096 (bf16 m16n8k16), 8192 (e4m3 m16n8k32)
+// The emulation's extra instructions per compute-warp instruction, num / den, of the probe's shape.
+struct ExtraLoad {
+  int num, den;
+};
+ExtraLoad mma_probe_extra_load(MmaProbe probe);
+cudaError_t launch_mma_probe(MmaProbe probe, int iterations, float* sink, std::uint64_t* clock_span, int blocks,
+                             cudaStream_t stream);
+cudaError_t mma_probe_blocks_per_sm(MmaProbe probe, int* blocks);
 
 // wgmma ceiling (harness/measure/ceilings_wgmma_sm90a.cu, sm_90a machine code only: launch on
 // compute capability 9.0 alone). Each warpgroup issues `iterations` x kWgmmaPerGroup

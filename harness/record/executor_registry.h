@@ -29,7 +29,9 @@ inline constexpr const char* kSm120EmuExecutor = "production/sm120-emu";
 // other, so on an H200 every case runs (and is checked on) both paths, measured side by side
 // in one run. kProductionSm120Proxy runs the mma.sync path as sm_120 (RTX PRO 6000) runs it,
 // on a Hopper's SMs (sm120_proxy_target): sm_120's pipeline depth and planner choices, and its
-// resident blocks per SM. kSglangAdapterSm120Proxy is the SGLang adapter over that launch (how
+// resident blocks per SM. kProductionSm120Emu is that launch with the tensor pipe held to
+// sm_120's mma.sync rate per SM and clock (verifybench/sm120_emulation.cuh): the executor
+// the RTX PRO 6000 prediction is made from. kSglangAdapterSm120Proxy is the SGLang adapter over that launch (how
 // sm_120 is called from SGLang). kProductionDenseTree runs the production kernel with the tree
 // rows dense (SGLang's k_extend) over the page table of the prefix, the way a caller with a
 // block table passes them; the table's pages that hold only tree rows point at a NaN page, so
@@ -42,6 +44,7 @@ enum class GpuExecutorKind {
   kProductionWgmma,
   kSglangAdapter,
   kProductionSm120Proxy,
+  kProductionSm120Emu,
   kSglangAdapterSm120Proxy,
   kProductionDenseTree,
   kProductionDenseTreeSm120Proxy,

@@ -19,8 +19,8 @@ bool is_sglang_adapter(GpuExecutorKind kind) {
 namespace {
 
 bool is_sm120_proxy(GpuExecutorKind kind) {
-  return kind == GpuExecutorKind::kProductionSm120Proxy || kind == GpuExecutorKind::kSglangAdapterSm120Proxy ||
-         kind == GpuExecutorKind::kProductionDenseTreeSm120Proxy;
+  return kind == GpuExecutorKind::kProductionSm120Proxy || kind == GpuExecutorKind::kProductionSm120Emu ||
+         kind == GpuExecutorKind::kSglangAdapterSm120Proxy || kind == GpuExecutorKind::kProductionDenseTreeSm120Proxy;
 }
 
 bool has_dense_tree_rows(GpuExecutorKind kind) {
@@ -241,7 +241,7 @@ constexpr GpuExecutorKind kAllExecutorKinds[] = {
     GpuExecutorKind::kNaive,           GpuExecutorKind::kProduction,
     GpuExecutorKind::kProductionMmaSync, GpuExecutorKind::kProductionWgmma,
     GpuExecutorKind::kSglangAdapter,   GpuExecutorKind::kProductionSm120Proxy,
-    GpuExecutorKind::kSglangAdapterSm120Proxy, GpuExecutorKind::kProductionDenseTree,
+    GpuExecutorKind::kProductionSm120Emu, GpuExecutorKind::kSglangAdapterSm120Proxy, GpuExecutorKind::kProductionDenseTree,
     GpuExecutorKind::kProductionDenseTreeSm120Proxy,
 };
 
@@ -356,6 +356,8 @@ cudaError_t DeviceProblem::launch(GpuExecutorKind kind, PageTableKind page_kind,
     case GpuExecutorKind::kProductionMmaSync:
     case GpuExecutorKind::kProductionWgmma:
     case GpuExecutorKind::kProductionSm120Proxy:
+    case GpuExecutorKind::kProductionSm120Emu:
+      options.sm120_tensor_rate_emulation = kind == GpuExecutorKind::kProductionSm120Emu;
       return flash_verify_launch(d.params(page_kind), d.plan_for(kind, page_kind), d.workspace.get(),
                                  d.workspace.bytes(), stream, options);
     case GpuExecutorKind::kProductionDenseTree:

@@ -82,9 +82,10 @@ enum class Instance : int { kPlain = 0, kTokenSplit = 1, kBalanced = 2 };
 constexpr int kNumInstances = 3;
 
 // Which kernel of an instance family a launch takes: the bf16 pool's, the bf16 pool's over a
-// kernel still writing the mask and the lengths (IndptrLengthParams), or the fp8 pool's.
-enum class KernelForm : int { kBf16 = 0, kBf16OverMaskWriter = 1, kFp8Kv = 2 };
-constexpr int kNumKernelForms = 3;
+// kernel still writing the mask and the lengths (IndptrLengthParams), the fp8 pool's, or
+// either pool's under sm_120's tensor-rate emulation.
+enum class KernelForm : int { kBf16 = 0, kBf16OverMaskWriter = 1, kFp8Kv = 2, kBf16Sm120Emu = 3, kFp8KvSm120Emu = 4 };
+constexpr int kNumKernelForms = 5;
 
 // The production kernel instance for a pipeline depth, and its dynamic shared memory.
 // KernelForm::kBf16OverMaskWriter: `over_mask_writer` is set and `kernel` stays null;
@@ -112,12 +113,16 @@ KernelVariant variant_for_stages(int stages, Instance instance, KernelForm form)
   switch (form) {
     case KernelForm::kBf16OverMaskWriter: return {nullptr, k.over_mask_writer, stages, smem_bytes_for_stages(stages)};
     case KernelForm::kFp8Kv: return {k.fp8_kv, nullptr, stages, smem_bytes_for_stages(stages, /*fp8_kv=*/true)};
+    case KernelForm::kBf16Sm120Emu: return {k.sm120_emu, nullptr, stages, smem_bytes_for_stages(stages)};
+    case KernelForm::kFp8KvSm120Emu:
+      return {k.fp8_kv_sm120_emu, nullptr, stages, smem_bytes_for_stages(stages, /*fp8_kv=*/true)};
     case KernelForm::kBf16: break;
   }
   return {k.kernel, nullptr, stages, smem_bytes_for_stages(stages)};
 }
 
-KernelForm form_of(const VerifyParams& params, bool over_mask_writer) {
+KernelForm form_of(const VerifyParams& params, bool over_mask_writer, bool sm120_emulation) {
+  if (sm120_emulation) return params.kv_is_fp8() ? KernelForm::kFp8KvSm120Emu : KernelForm::kBf16Sm120Emu;
   if (params.kv_is_fp8()) return KernelForm::kFp8Kv;
   return over_mask_writer ? KernelForm::kBf16OverMaskWriter : KernelForm::kBf16;
 }
@@ -143,6 +148,7 @@ cudaError_t select_variant(const LaunchPlan& plan, KernelForm form, KernelVarian
   for (int i = 0; i < kNumVariants; ++i) {
     if (kPipelineVariants[i] != plan.pipeline_stages) continue;
     const KernelVariant v = variant_for_stages(plan.pipeline_stages, instance, form);
+    if (v.function() == nullptr) return cudaErrorNotSupported;  // a form not built at this depth
     if (plan.smem_bytes < v.smem_bytes) return cudaErrorInvalidConfiguration;
     *out = v;
     out->smem_bytes = plan.smem_bytes;
@@ -378,6 +384,14 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& pl
   const SplitSchedule& s = plan.schedule;
   // fp8 KV: the mma.sync engine's ordinary launches only (the planner never picks wgmma for it).
   if (params.kv_is_fp8() && (s.path != FlashVerifyPath::kMmaSync || over_mask_writer)) return cudaErrorNotSupported;
+  // sm_120's emulation: an ordinary mma.sync launch at sm_120's depth, on a Hopper (the rate
+  // it emulates is relative to a Hopper SM's).
+  if (options.sm120_tensor_rate_emulation) {
+    if (s.path != FlashVerifyPath::kMmaSync || over_mask_writer) return cudaErrorNotSupported;
+    bool hopper = false;
+    if (cudaError_t err = detail::wgmma_path_supported(&hopper); err != cudaSuccess) return err;
+    if (!hopper) return cudaErrorNotSupported;
+  }
   const std::size_t needed = flash_verify_workspace_bytes(s, params.batch, params.tree_size, params.num_heads);
   if (workspace_bytes < needed || (needed > 0 && workspace == nullptr)) return cudaErrorInvalidValue;
   const SplitWorkspace ws =
@@ -397,7 +411,9 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& pl
     }
   } else {
     KernelVariant variant{};
-    if (cudaError_t err = select_variant(plan, form_of(params, over_mask_writer), &variant); err != cudaSuccess) {
+    if (cudaError_t err =
+            select_variant(plan, form_of(params, over_mask_writer, options.sm120_tensor_rate_emulation), &variant);
+        err != cudaSuccess) {
       return err;
     }
     launched_main = variant.function();

@@ -46,6 +46,10 @@ inline constexpr int kChannelsPerWarp = mla::kHeadDimV / kKGroups;    // 128
 inline constexpr int kNTilesO = kChannelsPerWarp / kMmaN;             // 16
 inline constexpr int kKStepsPV = kTokensPerTile / kMmaK;              // 2
 
+// mma.sync a compute warp issues per tile: S's k-steps x n8 tiles, PV's (what the sm_120
+// emulation's extra tensor work is owed for).
+inline constexpr int kMmaPerWarpTile = kKStepsPerGroup * kNTilesS + kKStepsPV * kNTilesO;  // 36 + 32
+
 // Softmax: kThreadsPerRow threads own one row's statistics, each kTokensPerThread tokens.
 inline constexpr int kThreadsPerRow = kThreads / kRowsPerTile;           // 8
 inline constexpr int kTokensPerThread = kTokensPerTile / kThreadsPerRow;  // 4

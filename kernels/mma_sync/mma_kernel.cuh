@@ -49,12 +49,24 @@
 #include "mma_sync/mma_config.h"
 #include "mma_sync/mma_instances.h"
 #include "verifybench/kernels.h"
+#include "verifybench/sm120_emulation.cuh"
 #include "verifybench/tile_balance.h"
 
 namespace vb {
 namespace {
 
 using namespace mma_cfg;
+
+// sm_120's tensor rate emulated (kSm120Emu instances): the extra work is bf16 m16n8k16, the
+// math's instruction (an fp8 pool's tiles are widened to bf16 too). Other instances carry
+// NoTensorLoad, which issues nothing.
+using Sm120TensorLoad = sm120_emulation::TensorLoad<sm120_emulation::MmaShape::kBf16M16N8K16,
+                                                    sm120_emulation::kBf16ExtraNum, sm120_emulation::kBf16ExtraDen>;
+struct NoTensorLoad {
+  __device__ __forceinline__ explicit NoTensorLoad(unsigned) {}
+  __device__ __forceinline__ void owe(int) {}
+  __device__ __forceinline__ void keep_live(float*) const {}
+};
 
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
@@ -340,13 +352,15 @@ __device__ __forceinline__ void init_stage_barriers(std::uint64_t* s_full, std::
 // would wait for it): its compute is fast enough for one table round trip per tile to show,
 // where the two-group plans are slower that way. An fp8 pool's tiles are widened
 // kFp8WidenLag tiles behind their copies, and the segment's last ones after the loop.
-template <int kStages, bool kTokenSplit, class Element, class TokenOf>
+// after_tile() runs once per tile copied (the sm_120 emulation's extra tensor work).
+template <int kStages, bool kTokenSplit, class Element, class TokenOf, class AfterTile>
 __device__ __forceinline__ void copy_segment_tiles(std::int64_t (&entry)[kTokenSplit ? kStages : 1],
                                                    const detail::RequestKvRows<Element>& rows, int iter0,
                                                    int tile_begin, int tile_end, bf16_bits* s_kv,
                                                    std::uint64_t* s_full, std::uint64_t* s_empty,
                                                    std::uint64_t* s_raw, int warp, int lane, int row_in_tile,
-                                                   bool is_copy_lane, const TokenOf& token_of) {
+                                                   bool is_copy_lane, const TokenOf& token_of,
+                                                   const AfterTile& after_tile) {
   constexpr int kAhead = kTokenSplit ? kStages : 1;
   constexpr bool kFp8Kv = std::is_same_v<Element, fp8_e4m3_bits>;
   const int producer = warp - kWarps;
@@ -389,6 +403,7 @@ __device__ __forceinline__ void copy_segment_tiles(std::int64_t (&entry)[kTokenS
       if constexpr (kFp8Kv) {
         if (tile - tile_begin >= kFp8WidenLag<kStages>) widen(iter - kFp8WidenLag<kStages>);
       }
+      after_tile();
     }
   }
   if constexpr (kFp8Kv) {
@@ -709,7 +724,10 @@ __device__ __forceinline__ void store_row_lse(const Params& p, const SplitWorksp
 // writing the mask and the lengths (FlashVerifyLaunchOptions): then the lengths come from
 // kv_indptr and the wait for that kernel comes after the Q copy is issued.
 // kFp8Kv: the instance for an fp8 e4m3 pool (VerifyParams::kv_dtype; tree_kv rows fp8 too).
-template <int kStages, bool kTokenSplit, bool kBalanced, class Params = VerifyParams, bool kFp8Kv = false>
+// kSm120Emu: sm_120's tensor rate on a Hopper SM (production/sm120-emu; sm120_emulation.cuh):
+// the producer warps issue the extra mma.sync owed for each tile's math.
+template <int kStages, bool kTokenSplit, bool kBalanced, class Params = VerifyParams, bool kFp8Kv = false,
+          bool kSm120Emu = false>
 __global__ void __launch_bounds__(kBlockThreads, 1)
     flash_verify_mma_kernel(const Params p, const int num_splits, const int split_tiles, const SplitWorkspace ws) {
   static_assert(kStages >= kMinStages, "Q is staged through the last stage while tile 0 lands");
@@ -841,15 +859,23 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     const int row_in_tile = (warp - kWarps) * kRowsPerProducer + lane;
     const bool is_copy_lane = lane < kRowsPerProducer;
     auto token_of = [&](int tile) { return min(tile * kTokensPerTile + row_in_tile, current_kv_len() - 1); };
+    // kSm120Emu: per tile, the extra tensor work owed for the math of the compute warps on this
+    // warp's SM sub-partition (warp w runs on sub-partition w % 4, as do compute warps w % 4
+    // and w % 4 + 4, one of each row group): one or both of them read each tile.
+    const int readers_here = token_split ? 1 : live_compute_warps / kKGroups;
+    std::conditional_t<kSm120Emu, Sm120TensorLoad, NoTensorLoad> tensor_load(warp);
+    auto after_tile = [&] { tensor_load.owe(readers_here * kMmaPerWarpTile); };
     int iter0 = 0;  // tiles of earlier segments
     for (;;) {
       std::int64_t entry[kAhead];
       copy_segment_tiles<kStages, kTokenSplit>(entry, rows, iter0, tile_begin, tile_end, s_kv, s_full, s_empty,
-                                                       s_raw, warp, lane, row_in_tile, is_copy_lane, token_of);
+                                                       s_raw, warp, lane, row_in_tile, is_copy_lane, token_of,
+                                                       after_tile);
       iter0 += tile_end - tile_begin;
       if (!next_segment()) break;
       rows = KvRows(p, b, prefix);
     }
+    tensor_load.keep_live(p.lse);
     return;  // the compute warps synchronise among themselves from here on
   }
 
@@ -1028,7 +1054,8 @@ cudaError_t mma_timeline_read(std::vector<FlashVerifyTimelineBlock>* out) {
 #endif
 }
 
-// One instance family's kernels at each built pipeline depth (kPipelineVariants).
+// One instance family's kernels at each built pipeline depth (kPipelineVariants); sm_120's
+// emulation at sm_120's depth only.
 template <bool kTokenSplit, bool kBalanced>
 detail::MmaKernels mma_kernels_at_depth(int stages) {
   static_assert(sizeof(kPipelineVariants) / sizeof(kPipelineVariants[0]) == 2 && kPipelineVariants[0] == 4 &&
@@ -1038,13 +1065,15 @@ detail::MmaKernels mma_kernels_at_depth(int stages) {
     case 4:
       return {flash_verify_mma_kernel<4, kTokenSplit, kBalanced, VerifyParams>,
               flash_verify_mma_kernel<4, kTokenSplit, kBalanced, IndptrLengthParams>,
-              flash_verify_mma_kernel<4, kTokenSplit, kBalanced, VerifyParams, /*kFp8Kv=*/true>};
+              flash_verify_mma_kernel<4, kTokenSplit, kBalanced, VerifyParams, /*kFp8Kv=*/true>, nullptr, nullptr};
     case 2:
       return {flash_verify_mma_kernel<2, kTokenSplit, kBalanced, VerifyParams>,
               flash_verify_mma_kernel<2, kTokenSplit, kBalanced, IndptrLengthParams>,
-              flash_verify_mma_kernel<2, kTokenSplit, kBalanced, VerifyParams, /*kFp8Kv=*/true>};
+              flash_verify_mma_kernel<2, kTokenSplit, kBalanced, VerifyParams, /*kFp8Kv=*/true>,
+              flash_verify_mma_kernel<2, kTokenSplit, kBalanced, VerifyParams, false, /*kSm120Emu=*/true>,
+              flash_verify_mma_kernel<2, kTokenSplit, kBalanced, VerifyParams, true, /*kSm120Emu=*/true>};
   }
-  return {nullptr, nullptr, nullptr};
+  return {nullptr, nullptr, nullptr, nullptr, nullptr};
 }
 
 template <bool kTokenSplit, bool kBalanced>

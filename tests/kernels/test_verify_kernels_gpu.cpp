@@ -133,16 +133,19 @@ TEST_CASE("every GPU executor matches the CPU reference on random problems", "[g
         {GpuExecutorKind::kSglangAdapter, PageTableKind::kTokenIndices},
         {GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kTokenIndices},
         {GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kBlockTable},
+        {GpuExecutorKind::kProductionSm120Emu, PageTableKind::kTokenIndices},
         {GpuExecutorKind::kSglangAdapterSm120Proxy, PageTableKind::kTokenIndices},
         {GpuExecutorKind::kProductionDenseTree, PageTableKind::kBlockTable},
         {GpuExecutorKind::kProductionDenseTreeSm120Proxy, PageTableKind::kBlockTable},
     };
+    vb::GpuRunOutput proxy_out;  // production/sm120-proxy's, for its emulation's comparison
     for (const auto& [kind, page_kind] : runs) {
       // Both production paths run on every case (whatever the planner would pick), the
       // wgmma one only where the device has it (compute capability 9.0), the sm_120 proxy
       // only on a Hopper.
       if (kind == GpuExecutorKind::kProductionWgmma && !wgmma) continue;
       const bool proxy = kind == GpuExecutorKind::kProductionSm120Proxy ||
+                         kind == GpuExecutorKind::kProductionSm120Emu ||
                          kind == GpuExecutorKind::kSglangAdapterSm120Proxy ||
                          kind == GpuExecutorKind::kProductionDenseTreeSm120Proxy;
       if (std::string why_not; proxy && !device->executor_applies(kind, &why_not)) {
@@ -175,6 +178,15 @@ TEST_CASE("every GPU executor matches the CPU reference on random problems", "[g
                         << result.detail);
       CHECK(result.outcome == vb::Outcome::kPassed);
       CHECK(result.o.elements_checked == problem.query_rows() * vb::mla::kHeadDimV);
+      // sm_120's emulation adds tensor work beside the math, never into it: the proxy's bits.
+      if (kind == GpuExecutorKind::kProductionSm120Proxy && page_kind == PageTableKind::kTokenIndices) {
+        proxy_out = out;
+      }
+      if (kind == GpuExecutorKind::kProductionSm120Emu) {
+        REQUIRE(proxy_out.ok);
+        CHECK(std::memcmp(out.o.data(), proxy_out.o.data(), out.o.size() * sizeof(float)) == 0);
+        CHECK(std::memcmp(out.lse.data(), proxy_out.lse.data(), out.lse.size() * sizeof(float)) == 0);
+      }
     }
   }
 }
@@ -1195,6 +1207,7 @@ TEST_CASE("fp8 KV: naive and the mma.sync executors match the reference on the d
         {GpuExecutorKind::kProductionMmaSync, PageTableKind::kBlockTable},
         {GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kTokenIndices},
         {GpuExecutorKind::kProductionSm120Proxy, PageTableKind::kBlockTable},
+        {GpuExecutorKind::kProductionSm120Emu, PageTableKind::kTokenIndices},
         // fp8 tree rows beside the pool: quantized from bf16 k_extend by the adapter, given
         // as fp8 tree_kv to the dense-tree executor.
         {GpuExecutorKind::kSglangAdapter, PageTableKind::kTokenIndices},

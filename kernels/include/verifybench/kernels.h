@@ -111,6 +111,11 @@ struct FlashVerifyLaunchOptions {
   // overlaps it; the combine reads prefix_len after it. The SGLang adapter launches over its
   // packing kernel this way. Otherwise (no overlap, or a block table): cudaErrorInvalidValue.
   bool previous_kernel_writes_only_mask_and_lengths = false;
+  // The lab's sm_120 emulation (production/sm120-emu): the mma.sync kernel's producer warps
+  // keep the tensor pipe loaded so that the math gets sm_120's mma.sync rate per SM and clock
+  // (verifybench/sm120_emulation.cuh). Same results, slower. Compute capability 9.0 and an
+  // ordinary mma.sync launch at 2 stages (sm_120's depth) only; else cudaErrorNotSupported.
+  bool sm120_tensor_rate_emulation = false;
   // Where to record what ran (nullptr: nowhere). Filled only by a launch that succeeded.
   FlashVerifyLaunchRecord* record = nullptr;
 };

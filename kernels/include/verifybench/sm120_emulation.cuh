@@ -1,0 +1,124 @@
+// sm_120's tensor rate on a Hopper SM: the load the production/sm120-emu kernels (the mma.sync
+// kernel's kSm120Emu instances) and the run's emulated-rate probes (harness/measure) put on
+// the tensor pipe. Device code; compiled for sm_90 (the lab's Hopper), where it runs.
+//
+// An H100/H200 SM issues mma.sync at about 2,724 bf16 FLOP a clock (the run's mma.sync probe);
+// an RTX PRO 6000 (sm_120) SM at 1,024, and fp8 e4m3 at 2,048. The emulation keeps the
+// kernel's own mma.sync as they are and makes the SM's tensor pipe do a fraction
+// more of the same instruction beside each one, so the pipe is busy (1 + that fraction)
+// times as long per real instruction: at 5/3, 8/3 = 2.67 times, 2,724 x 3/8 =
+// 1,021 real FLOP a clock and SM. The extra instructions are issued by warps that do not do
+// the math (the kernel's producer warps, one on each SM sub-partition), on kChains
+// accumulators of their own, so no accumulator chain of the math gets longer and the math
+// warps keep every register: the pipe is shared, not the dependencies. What a real
+// instruction meets is the queue of the pipe it shares, as on sm_120 it meets a slower pipe.
+// The probes measure the rate this gives (Ceilings::sm120_emulated_bf16_tflops, ..._fp8_):
+// within 5 % of sm_120's is the emulation's test.
+#pragma once
+#include <cstdint>
+
+namespace vb::sm120_emulation {
+
+// Extra mma.sync per real one, as a fraction num / den for each shape (a running
+// remainder keeps it exact over tiles): bf16 5/3 (2,724 -> 1,021 FLOP a clock and SM).
+inline constexpr int kBf16ExtraNum = 5, kBf16ExtraDen = 3;
+inline constexpr int kFp8ExtraNum = 5, kFp8ExtraDen = 3;
+// Independent accumulators of the extra instructions: enough that one warp's chains alone
+// could fill the pipe (an mma.sync's latency is about 5 of its issue intervals).
+inline constexpr int kChains = 8;
+
+// Which instruction the extra load issues: the math's own.
+enum class MmaShape { kBf16M16N8K16, kFp8E4m3M16N8K32 };
+// The extra fraction of each shape.
+template <MmaShape kShape>
+inline constexpr int extra_num = kShape == MmaShape::kBf16M16N8K16 ? kBf16ExtraNum : kFp8ExtraNum;
+template <MmaShape kShape>
+inline constexpr int extra_den = kShape == MmaShape::kBf16M16N8K16 ? kBf16ExtraDen : kFp8ExtraDen;
+// FLOP of one instruction of each shape.
+template <MmaShape kShape>
+inline constexpr double kFlopsPerMma = kShape == MmaShape::kBf16M16N8K16 ? 2.0 * 16 * 8 * 16 : 2.0 * 16 * 8 * 32;
+
+// An operand register for the load and the probes: positive values with mantissa bits drawn
+// per lane and `salt`, as busy as real data (the tensor cores' power, and the clock they hold,
+// depends on the bits they multiply). bf16 pairs in [2^-7, 2^-6); e4m3 bytes in [2^-3, 2^-2).
+template <MmaShape kShape>
+__device__ __forceinline__ std::uint32_t busy_operand(unsigned salt) {
+  unsigned h = (threadIdx.x + 1u) * 0x9E3779B1u + salt * 0x85EBCA77u;
+  h ^= h >> 15;
+  h *= 0x2C1B3C6Du;
+  h ^= h >> 13;
+  return kShape == MmaShape::kBf16M16N8K16 ? (0x3C003C00u | (h & 0x007F007Fu)) : (0x20202020u | (h & 0x07070707u));
+}
+
+// d += a b, one mma.sync of the shape (fp32 accumulate).
+template <MmaShape kShape>
+__device__ __forceinline__ void mma_into(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2]) {
+  if constexpr (kShape == MmaShape::kBf16M16N8K16) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+}
+
+// kChains accumulators and their operands: a warp's independent mma.sync chains.
+template <MmaShape kShape>
+class MmaChains {
+ public:
+  __device__ __forceinline__ explicit MmaChains(unsigned salt) {
+    for (int i = 0; i < 4; ++i) a_[i] = busy_operand<kShape>(salt * 8u + i);
+    for (int i = 0; i < 2; ++i) b_[i] = busy_operand<kShape>(salt * 8u + 4 + i);
+#pragma unroll
+    for (int k = 0; k < kChains; ++k) acc_[k][0] = acc_[k][1] = acc_[k][2] = acc_[k][3] = 0.f;
+  }
+  // One instruction on each of the first n chains (n <= kChains).
+  __device__ __forceinline__ void issue(int n) {
+#pragma unroll
+    for (int k = 0; k < kChains; ++k) {
+      if (k < n) mma_into<kShape>(acc_[k], a_, b_);
+    }
+  }
+  // Keeps every instruction live (ptxas drops an mma.sync whose result nobody reads): the sum
+  // of positive products is never -1, so nothing is stored.
+  __device__ __forceinline__ void keep_live(float* never_written) const {
+    float s = 0.f;
+#pragma unroll
+    for (int k = 0; k < kChains; ++k) s += acc_[k][0] + acc_[k][1] + acc_[k][2] + acc_[k][3];
+    if (s == -1.f) *never_written = s;
+  }
+
+ private:
+  std::uint32_t a_[4], b_[2];
+  float acc_[kChains][4];
+};
+
+// The extra load one warp issues: kExtraNum / kExtraDen instructions of the shape per real
+// one owed. All 32 lanes call every member together (mma.sync is warp-wide).
+template <MmaShape kShape, int kExtraNum, int kExtraDen>
+class TensorLoad {
+ public:
+  __device__ __forceinline__ explicit TensorLoad(unsigned salt) : chains_(salt) {}
+
+  // The extra instructions owed for `real` mma.sync of the math, issued now.
+  __device__ __forceinline__ void owe(int real) {
+    owed_ += real * kExtraNum;
+    int n = owed_ / kExtraDen;
+    owed_ -= n * kExtraDen;
+    for (; n >= kChains; n -= kChains) chains_.issue(kChains);
+    chains_.issue(n);
+  }
+  __device__ __forceinline__ void keep_live(float* never_written) const { chains_.keep_live(never_written); }
+
+ private:
+  MmaChains<kShape> chains_;
+  int owed_ = 0;  // extra instructions owed, times kExtraDen
+};
+
+}  // namespace vb::sm120_emulation
