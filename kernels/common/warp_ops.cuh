@@ -37,16 +37,6 @@ __device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], const v
                : "r"(smem_addr(smem_row)));
 }
 
-// The sm_120 tensor-rate emulation build (CMake VB_MMA_SYNC_REPEAT=N, docs/design.md "Build
-// modes"): every mma.sync of the attention kernels is followed by N - 1 more on the same
-// accumulator with B = 0, which add exact zeros. The result is the same; the tensor pipe does
-// N times the work and each accumulator chain is N times as long. An H100/H200 SM issues
-// mma.sync at about 2,730 FLOP per clock, an sm_120 SM at 1,024 (2.67x slower).
-#ifndef VB_MMA_SYNC_REPEAT
-#define VB_MMA_SYNC_REPEAT 1
-#endif
-static_assert(VB_MMA_SYNC_REPEAT >= 1 && VB_MMA_SYNC_REPEAT <= 4, "VB_MMA_SYNC_REPEAT: 1 (off) to 4");
-
 // D = A(16x16, row) * B(16x8, col) + D, bf16 inputs, fp32 accumulate.
 __device__ __forceinline__ void mma_bf16_16816(float (&d)[4], const std::uint32_t (&a)[4],
                                                std::uint32_t b0, std::uint32_t b1) {
@@ -55,14 +45,6 @@ __device__ __forceinline__ void mma_bf16_16816(float (&d)[4], const std::uint32_
       "{%8,%9}, {%0,%1,%2,%3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-#pragma unroll
-  for (int repeat = 1; repeat < VB_MMA_SYNC_REPEAT; ++repeat) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-        "{%8,%8}, {%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(0u));
-  }
 }
 
 __device__ __forceinline__ std::uint32_t pack_bf16x2(float lo, float hi) {
