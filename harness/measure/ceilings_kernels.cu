@@ -102,8 +102,8 @@ __global__ void __launch_bounds__(threads_of(kProbe)) mma_probe_kernel(int itera
     constexpr MmaShape kShape = shape_of(kProbe);
     const ProbeClockSpan clock(clock_span);
     if (threadIdx.x < kMmaThreads) {
-      sm120_emulation::MmaChains<kShape> chains(0);
-      for (int i = 0; i < iterations; ++i) chains.issue(kMmaChains);
+      sm120_emulation::MmaChains<kShape, kMmaChains> chains(0);
+      for (int i = 0; i < iterations; ++i) chains.issue_round();
       chains.keep_live(sink + threadIdx.x);
     } else {
       // One load warp per sub-partition (warp w on w % 4), owing for compute warps w % 4, w % 4 + 4.

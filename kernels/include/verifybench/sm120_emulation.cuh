@@ -20,12 +20,16 @@
 namespace vb::sm120_emulation {
 
 // Extra mma.sync per real one, as a fraction num / den for each shape (a running
-// remainder keeps it exact over tiles): bf16 5/3 (2,724 -> 1,021 FLOP a clock and SM).
+// remainder keeps it exact over tiles), from the run's plain probes on an H100 (2026-12-06):
+// bf16 m16n8k16 2,713 FLOP a clock and SM, 5/3 extra: 1,017 (sm_120: 1,024); fp8 e4m3
+// m16n8k32 6,168, 2/1 extra: 2,056 (sm_120: 2,048).
 inline constexpr int kBf16ExtraNum = 5, kBf16ExtraDen = 3;
-inline constexpr int kFp8ExtraNum = 5, kFp8ExtraDen = 3;
-// Independent accumulators of the extra instructions: enough that one warp's chains alone
-// could fill the pipe (an mma.sync's latency is about 5 of its issue intervals).
-inline constexpr int kChains = 8;
+inline constexpr int kFp8ExtraNum = 2, kFp8ExtraDen = 1;
+// Independent accumulators of the extra instructions. One warp on 4 chains nearly fills an
+// H100 sub-partition's pipe alone; beside two compute warps, 16 load chains bring the
+// emulated bf16 rate to 1,008 FLOP a clock and SM where 8 gave 972 and 32 gave 1,023 (H100
+// microbenchmark, 2026-12-06): the load keeps up where the pipe is shared.
+inline constexpr int kChains = 16;
 
 // Which instruction the extra load issues: the math's own.
 enum class MmaShape { kBf16M16N8K16, kFp8E4m3M16N8K32 };
@@ -68,35 +72,34 @@ __device__ __forceinline__ void mma_into(float (&d)[4], const std::uint32_t (&a)
   }
 }
 
-// kChains accumulators and their operands: a warp's independent mma.sync chains.
-template <MmaShape kShape>
+// kChainCount accumulators and their operands: a warp's independent mma.sync chains.
+template <MmaShape kShape, int kChainCount>
 class MmaChains {
  public:
   __device__ __forceinline__ explicit MmaChains(unsigned salt) {
     for (int i = 0; i < 4; ++i) a_[i] = busy_operand<kShape>(salt * 8u + i);
     for (int i = 0; i < 2; ++i) b_[i] = busy_operand<kShape>(salt * 8u + 4 + i);
 #pragma unroll
-    for (int k = 0; k < kChains; ++k) acc_[k][0] = acc_[k][1] = acc_[k][2] = acc_[k][3] = 0.f;
+    for (int k = 0; k < kChainCount; ++k) acc_[k][0] = acc_[k][1] = acc_[k][2] = acc_[k][3] = 0.f;
   }
-  // One instruction on each of the first n chains (n <= kChains).
-  __device__ __forceinline__ void issue(int n) {
+  // One instruction on every chain. Never a predicated mma.sync: a warp-wide instruction
+  // under a condition the compiler cannot prove uniform gets a convergence barrier each.
+  __device__ __forceinline__ void issue_round() {
 #pragma unroll
-    for (int k = 0; k < kChains; ++k) {
-      if (k < n) mma_into<kShape>(acc_[k], a_, b_);
-    }
+    for (int k = 0; k < kChainCount; ++k) mma_into<kShape>(acc_[k], a_, b_);
   }
   // Keeps every instruction live (ptxas drops an mma.sync whose result nobody reads): the sum
   // of positive products is never -1, so nothing is stored.
   __device__ __forceinline__ void keep_live(float* never_written) const {
     float s = 0.f;
 #pragma unroll
-    for (int k = 0; k < kChains; ++k) s += acc_[k][0] + acc_[k][1] + acc_[k][2] + acc_[k][3];
+    for (int k = 0; k < kChainCount; ++k) s += acc_[k][0] + acc_[k][1] + acc_[k][2] + acc_[k][3];
     if (s == -1.f) *never_written = s;
   }
 
  private:
   std::uint32_t a_[4], b_[2];
-  float acc_[kChains][4];
+  float acc_[kChainCount][4];
 };
 
 // The extra load one warp issues: kExtraNum / kExtraDen instructions of the shape per real
@@ -106,18 +109,18 @@ class TensorLoad {
  public:
   __device__ __forceinline__ explicit TensorLoad(unsigned salt) : chains_(salt) {}
 
-  // The extra instructions owed for `real` mma.sync of the math, issued now.
+  // The extra instructions owed for `real` mma.sync of the math: the whole rounds of kChains
+  // issued now, the rest (fewer than kChains) carried to the next call.
   __device__ __forceinline__ void owe(int real) {
     owed_ += real * kExtraNum;
-    int n = owed_ / kExtraDen;
-    owed_ -= n * kExtraDen;
-    for (; n >= kChains; n -= kChains) chains_.issue(kChains);
-    chains_.issue(n);
+    const int rounds = owed_ / (kExtraDen * kChains);
+    owed_ -= rounds * kExtraDen * kChains;
+    for (int r = 0; r < rounds; ++r) chains_.issue_round();
   }
   __device__ __forceinline__ void keep_live(float* never_written) const { chains_.keep_live(never_written); }
 
  private:
-  MmaChains<kShape> chains_;
+  MmaChains<kShape, kChains> chains_;
   int owed_ = 0;  // extra instructions owed, times kExtraDen
 };
 
