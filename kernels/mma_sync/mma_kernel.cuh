@@ -58,10 +58,13 @@ namespace {
 using namespace mma_cfg;
 
 // sm_120's tensor rate emulated (kSm120Emu instances): the extra work is bf16 m16n8k16, the
-// math's instruction (an fp8 pool's tiles are widened to bf16 too). Other instances carry
-// NoTensorLoad, which issues nothing.
-using Sm120TensorLoad = sm120_emulation::TensorLoad<sm120_emulation::MmaShape::kBf16M16N8K16,
-                                                    sm120_emulation::kBf16ExtraNum, sm120_emulation::kBf16ExtraDen>;
+// math's instruction (an fp8 pool's tiles are widened to bf16 too), on 16 chains, or 8 in the
+// tile-balanced instance, whose producers spill with more. Other instances carry NoTensorLoad,
+// which issues nothing.
+template <bool kBalanced>
+using Sm120TensorLoad =
+    sm120_emulation::TensorLoad<sm120_emulation::MmaShape::kBf16M16N8K16, sm120_emulation::kBf16ExtraNum,
+                                sm120_emulation::kBf16ExtraDen, kBalanced ? 8 : sm120_emulation::kChains>;
 struct NoTensorLoad {
   __device__ __forceinline__ explicit NoTensorLoad(unsigned) {}
   __device__ __forceinline__ void owe(int) {}
@@ -863,7 +866,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     // warp's SM sub-partition (warp w runs on sub-partition w % 4, as do compute warps w % 4
     // and w % 4 + 4, one of each row group): one or both of them read each tile.
     const int readers_here = token_split ? 1 : live_compute_warps / kKGroups;
-    std::conditional_t<kSm120Emu, Sm120TensorLoad, NoTensorLoad> tensor_load(warp);
+    std::conditional_t<kSm120Emu, Sm120TensorLoad<kBalanced>, NoTensorLoad> tensor_load(warp);
     auto after_tile = [&] { tensor_load.owe(readers_here * kMmaPerWarpTile); };
     int iter0 = 0;  // tiles of earlier segments
     for (;;) {
@@ -1054,6 +1057,18 @@ cudaError_t mma_timeline_read(std::vector<FlashVerifyTimelineBlock>* out) {
 #endif
 }
 
+// sm_120's emulation is built into the release kernels only: the racecheck and timeline
+// builds study the kernel itself (and their producers spill with the extra load's chains).
+constexpr bool kBuildsSm120Emulation = !(VB_DEBUG_SYNC_COPY || VB_DEBUG_LANE_ARRIVALS || VB_DEBUG_TIMELINE);
+template <int kStages, bool kTokenSplit, bool kBalanced, bool kFp8Kv>
+constexpr detail::MmaKernel sm120_emulation_kernel() {
+  if constexpr (kBuildsSm120Emulation) {
+    return flash_verify_mma_kernel<kStages, kTokenSplit, kBalanced, VerifyParams, kFp8Kv, /*kSm120Emu=*/true>;
+  } else {
+    return nullptr;
+  }
+}
+
 // One instance family's kernels at each built pipeline depth (kPipelineVariants); sm_120's
 // emulation at sm_120's depth only.
 template <bool kTokenSplit, bool kBalanced>
@@ -1070,8 +1085,8 @@ detail::MmaKernels mma_kernels_at_depth(int stages) {
       return {flash_verify_mma_kernel<2, kTokenSplit, kBalanced, VerifyParams>,
               flash_verify_mma_kernel<2, kTokenSplit, kBalanced, IndptrLengthParams>,
               flash_verify_mma_kernel<2, kTokenSplit, kBalanced, VerifyParams, /*kFp8Kv=*/true>,
-              flash_verify_mma_kernel<2, kTokenSplit, kBalanced, VerifyParams, false, /*kSm120Emu=*/true>,
-              flash_verify_mma_kernel<2, kTokenSplit, kBalanced, VerifyParams, true, /*kSm120Emu=*/true>};
+              sm120_emulation_kernel<2, kTokenSplit, kBalanced, /*kFp8Kv=*/false>(),
+              sm120_emulation_kernel<2, kTokenSplit, kBalanced, /*kFp8Kv=*/true>()};
   }
   return {nullptr, nullptr, nullptr, nullptr, nullptr};
 }

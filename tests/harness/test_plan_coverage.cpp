@@ -48,8 +48,8 @@ TEST_CASE("plan coverage: the lab device's targets are the H200 and sm_120 throu
   CHECK(flash_verify_stages_for_smem_optin(targets[0].planned().smem_optin_bytes) == 4);
   std::set<std::string> proxy_executors;
   for (const CoverageExecutor& e : coverage_executors(targets[1])) proxy_executors.insert(e.name);
-  CHECK(proxy_executors == std::set<std::string>{"production/sm120-proxy", "production/block-table/sm120-proxy",
-                                                 "sglang-adapter/sm120-proxy",
+  CHECK(proxy_executors == std::set<std::string>{"production/sm120-proxy", "production/sm120-emu",
+                                                 "production/block-table/sm120-proxy", "sglang-adapter/sm120-proxy",
                                                  "production/block-table/dense-tree/sm120-proxy"});
 }
 

@@ -114,7 +114,8 @@ struct FlashVerifyLaunchOptions {
   // The lab's sm_120 emulation (production/sm120-emu): the mma.sync kernel's producer warps
   // keep the tensor pipe loaded so that the math gets sm_120's mma.sync rate per SM and clock
   // (verifybench/sm120_emulation.cuh). Same results, slower. Compute capability 9.0 and an
-  // ordinary mma.sync launch at 2 stages (sm_120's depth) only; else cudaErrorNotSupported.
+  // ordinary mma.sync launch at 2 stages (sm_120's depth) in a release build (not the racecheck
+  // or timeline builds) only; else cudaErrorNotSupported.
   bool sm120_tensor_rate_emulation = false;
   // Where to record what ran (nullptr: nowhere). Filled only by a launch that succeeded.
   FlashVerifyLaunchRecord* record = nullptr;

@@ -28,7 +28,8 @@ inline constexpr int kFp8ExtraNum = 2, kFp8ExtraDen = 1;
 // Independent accumulators of the extra instructions. One warp on 4 chains nearly fills an
 // H100 sub-partition's pipe alone; beside two compute warps, 16 load chains bring the
 // emulated bf16 rate to 1,008 FLOP a clock and SM where 8 gave 972 and 32 gave 1,023 (H100
-// microbenchmark, 2026-12-06): the load keeps up where the pipe is shared.
+// microbenchmark, 2026-12-06): the load keeps up where the pipe is shared. Fewer chains make
+// the emulation slower than sm_120, not faster (the load's issue trails the pipe).
 inline constexpr int kChains = 16;
 
 // Which instruction the extra load issues: the math's own.
@@ -103,24 +104,25 @@ class MmaChains {
 };
 
 // The extra load one warp issues: kExtraNum / kExtraDen instructions of the shape per real
-// one owed. All 32 lanes call every member together (mma.sync is warp-wide).
-template <MmaShape kShape, int kExtraNum, int kExtraDen>
+// one owed, on kChainCount chains. All 32 lanes call every member together (mma.sync is
+// warp-wide).
+template <MmaShape kShape, int kExtraNum, int kExtraDen, int kChainCount = kChains>
 class TensorLoad {
  public:
   __device__ __forceinline__ explicit TensorLoad(unsigned salt) : chains_(salt) {}
 
-  // The extra instructions owed for `real` mma.sync of the math: the whole rounds of kChains
-  // issued now, the rest (fewer than kChains) carried to the next call.
+  // The extra instructions owed for `real` mma.sync of the math: the whole rounds of
+  // kChainCount issued now, the rest carried to the next call.
   __device__ __forceinline__ void owe(int real) {
     owed_ += real * kExtraNum;
-    const int rounds = owed_ / (kExtraDen * kChains);
-    owed_ -= rounds * kExtraDen * kChains;
+    const int rounds = owed_ / (kExtraDen * kChainCount);
+    owed_ -= rounds * kExtraDen * kChainCount;
     for (int r = 0; r < rounds; ++r) chains_.issue_round();
   }
   __device__ __forceinline__ void keep_live(float* never_written) const { chains_.keep_live(never_written); }
 
  private:
-  MmaChains<kShape, kChains> chains_;
+  MmaChains<kShape, kChainCount> chains_;
   int owed_ = 0;  // extra instructions owed, times kExtraDen
 };
 
