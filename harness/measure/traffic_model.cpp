@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/plan/device_models.h"
 #include "harness/problem/problem.h"
@@ -66,6 +67,11 @@ double engine_ceiling_tflops(const Ceilings& c, const std::string& engine) {
   if (engine == "mma.sync") return c.mma_bf16_tflops;
   if (engine == "wgmma") return c.wgmma_bf16_tflops;
   return 0;
+}
+
+double flop_per_clock_and_sm(const Ceilings& c, double tflops) {
+  if (c.mma_clock_mhz <= 0 || c.sm_count <= 0) return 0;
+  return tflops * 1e6 / (c.mma_clock_mhz * c.sm_count);
 }
 
 double attainable_tflops(const Ceilings& c, int page_size, std::int64_t kv_row_bytes, double intensity) {
@@ -147,47 +153,67 @@ std::optional<PdlGoal> pdl_goal_for(const CaseResult& c, const Ceilings& ceiling
   return std::nullopt;
 }
 
-std::optional<DevicePrediction> predict_on_device(const TrafficModel& traffic, double median_us,
+std::optional<Sm120EmulatedFractions> sm120_emulated_fractions(const TrafficModel& traffic, const Achieved& achieved,
+                                                               const Ceilings& ceilings, int page_size) {
+  const double emulated = ceilings.sm120_emulated_bf16_tflops;
+  const double memory = memory_ceiling_gbps(ceilings, page_size, traffic.kv_row_bytes);
+  if (emulated <= 0 || memory <= 0) return std::nullopt;
+  Sm120EmulatedFractions f;
+  f.pct_of_emulated_rate = 100.0 * achieved.tflops / emulated;
+  f.pct_of_attainable = 100.0 * achieved.tflops / std::min(memory * traffic.intensity() / 1e3, emulated);
+  return f;
+}
+
+std::string prediction_missing(const Ceilings& ceilings, const DeviceModel& target) {
+  std::vector<std::string> missing;
+  if (ceilings.mma_clock_mhz <= 0) missing.emplace_back("the mma.sync probe's SM clock (mma_clock_mhz)");
+  if (ceilings.sm_count <= 0) missing.emplace_back("the device's SM count (sm_count)");
+  if (ceilings.memory_peak_gbps <= 0) missing.emplace_back("the datasheet memory bandwidth (memory_peak_gbps)");
+  if (target.sm_clock_mhz <= 0 || target.num_sms <= 0 || target.memory_gbps <= 0) {
+    missing.push_back(fmt::format("{}'s clock, SM count or memory bandwidth", target.name));
+  }
+  return missing.empty() ? "" : fmt::format("the ceilings lack {}", fmt::join(missing, ", "));
+}
+
+std::optional<DevicePrediction> predict_on_device(const TrafficModel& traffic, double emulated_us,
                                                   const Ceilings& ceilings, int page_size,
                                                   const DeviceModel& target, std::int64_t launch_blocks) {
-  const double here =
-      roof_us(traffic, memory_ceiling_gbps(ceilings, page_size, traffic.kv_row_bytes), ceilings.mma_bf16_tflops);
-  const double there = roof_us(traffic, target.memory_gbps, target.mma_tflops);
-  if (here <= 0 || there <= 0 || median_us <= 0) return std::nullopt;
+  const double memory_here = memory_ceiling_gbps(ceilings, page_size, traffic.kv_row_bytes);
+  if (!prediction_missing(ceilings, target).empty() || memory_here <= 0 || emulated_us <= 0) return std::nullopt;
+  // One block per SM: a launch of fewer blocks than SMs kept only that many busy.
+  const std::int64_t busy_sms =
+      launch_blocks > 0 ? std::min<std::int64_t>(launch_blocks, ceilings.sm_count) : ceilings.sm_count;
   DevicePrediction p;
   p.device = target.slug;
-  p.fraction_of_roof = here / median_us;
-  p.roof_us = there;
-  p.time_us = there / p.fraction_of_roof;
-  const double memory_us = static_cast<double>(traffic.algorithmic_bytes) / (target.memory_gbps * 1e3);
-  p.bound = memory_us >= traffic.flops / (target.mma_tflops * 1e6) ? "memory" : "compute";
-  if (ceilings.mma_clock_mhz > 0 && target.sm_clock_mhz > 0 && ceilings.sm_count > 0 && target.num_sms > 0) {
-    // The launch's SM-busy cycles here, spread evenly over the target's SMs.
-    const std::int64_t busy_sms = launch_blocks > 0 ? std::min<std::int64_t>(launch_blocks, ceilings.sm_count)
-                                                    : ceilings.sm_count;
-    const double sm_scaling = static_cast<double>(busy_sms) / target.num_sms;
-    p.sm_cycles_us = median_us * (ceilings.mma_clock_mhz / target.sm_clock_mhz) * sm_scaling;
-    p.overlap_bound_us = std::max(there, *p.sm_cycles_us);
-    p.overlap_bound = *p.sm_cycles_us > there ? "SM cycles" : p.bound;
-  }
+  p.sm_clock_mhz = target.sm_clock_mhz;
+  p.num_sms = target.num_sms;
+  p.sm_cycles_us = emulated_us * (ceilings.mma_clock_mhz / target.sm_clock_mhz) *
+                   (static_cast<double>(busy_sms) / target.num_sms);
+  p.rho = memory_here / ceilings.memory_peak_gbps;
+  const double bytes = static_cast<double>(traffic.algorithmic_bytes);
+  p.memory_datasheet_us = bytes / (target.memory_gbps * 1e3);
+  p.memory_us = bytes / (target.memory_gbps * p.rho * 1e3);
+  p.time_us = std::max(p.sm_cycles_us, p.memory_us);
+  p.low_us = std::max(p.sm_cycles_us, p.memory_datasheet_us);
+  p.high_us = p.sm_cycles_us + p.memory_us;
+  p.bound = p.sm_cycles_us >= p.memory_us ? "SM cycles" : "memory";
   return p;
 }
 
 std::string prediction_method(const DeviceModel& target) {
   return fmt::format(
-      "a prediction, not a measurement, made two ways. Roof-fraction estimate: f = the proxy's roof time on this device "
-      "(max(bytes / the memory ceiling of the page size and KV row size, FLOPs / the mma.sync ceiling), both "
-      "measured in "
-      "this run) / its measured median; estimate = {0}'s roof time (max(bytes / {1:.0f} GB/s, FLOPs / "
-      "{2:.1f} TFLOP/s); {3}) / f: the fraction of the binding roof carries over. Overlap bound: the larger "
-      "of {0}'s roof time and the proxy's SM cycles carried over (its median x the mma.sync probe's SM "
-      "clock in this run / {4:.0f} MHz, x the SMs its blocks kept busy here / {5}): a lower bound if the "
-      "SM-side work (issue, shared memory, barriers, latencies) takes as many cycles there as here, spreads "
-      "evenly over {0}'s {5} SMs and overlaps its slower tensor cores and memory perfectly (an SM here "
-      "issues mma.sync at up to about 2,730 FLOP per clock, one there at 1,024). The estimate assumes "
-      "instead that the proxy's shortfall from its roof here carries over to the roof there. Neither shows "
-      "sm_120's 128 MB L2, GDDR7's latency or the fixed costs of a small launch",
-      target.name, target.memory_gbps, target.mma_tflops, target.source, target.sm_clock_mhz, target.num_sms);
+      "a prediction, not a measurement, made from `{0}` (the proxy's launch with its tensor pipe held to "
+      "sm_120's rate per SM and clock, so its SM cycles hold sm_120's tensor work). C, the SM-side time on the "
+      "{1}: its cold-L2 median here x the mma.sync probe's SM clock in this run / {2:.0f} MHz x the SMs its "
+      "blocks kept busy here (one block an SM) / {3} SMs. M, the memory time there: the algorithmic bytes / "
+      "({4:.0f} GB/s x rho), where {4:.0f} GB/s is the GDDR7 datasheet bandwidth ({5}) and rho is the fraction of "
+      "this device's datasheet bandwidth that the row-read ceiling of the case's page size and KV row size reaches "
+      "in this run, taken to carry over to GDDR7. Predicted time = max(C, M): the SM side and the memory stream "
+      "overlap, as the memory-bound cases show they do here; interval [max(C, bytes / {4:.0f} GB/s), C + M]: full "
+      "overlap at the datasheet bandwidth, and no overlap. The emulation cannot show sm_120's 128 MB L2 (a long "
+      "shared prefix may sit in it), GDDR7's latency with only 2 pipeline stages in flight, or the clock the card "
+      "holds under load: each 100 MHz below {2:.0f} MHz lengthens C by about 4 %",
+      kSm120EmuExecutor, target.name, target.sm_clock_mhz, target.num_sms, target.memory_gbps, target.source);
 }
 
 namespace {
@@ -215,13 +241,15 @@ void annotate_roofline(std::vector<CaseResult>* cases, const std::optional<Ceili
     for (ExecutorResult& e : c.executors) {
       const TimingRecord* t = preferred_timing(e);
       if (t == nullptr || !c.traffic) continue;
-      // The proxy runs mma.sync by definition, whatever its launch record says.
-      const bool proxy = e.executor == kSm120ProxyExecutor;
-      e.achieved = achieved_for(*c.traffic, *t, ceilings, c.page_size, proxy ? "mma.sync" : executor_engine(e));
-      if (proxy && ceilings && rtx != nullptr) {
-        e.prediction =
-            predict_on_device(*c.traffic, t->median_ms * 1e3, *ceilings, c.page_size, *rtx,
-                              e.launch ? e.launch->launch_blocks() : 0);
+      // The proxy and its emulation run mma.sync by definition, whatever their launch records say.
+      const bool emulated = e.executor == kSm120EmuExecutor;
+      const bool mma_sync = emulated || e.executor == kSm120ProxyExecutor;
+      e.achieved = achieved_for(*c.traffic, *t, ceilings, c.page_size, mma_sync ? "mma.sync" : executor_engine(e));
+      if (!emulated || !ceilings) continue;
+      e.sm120_fractions = sm120_emulated_fractions(*c.traffic, *e.achieved, *ceilings, c.page_size);
+      if (const TimingRecord* cold = find_timing(e, "cold-l2"); cold != nullptr && rtx != nullptr) {
+        e.prediction = predict_on_device(*c.traffic, cold->median_ms * 1e3, *ceilings, c.page_size, *rtx,
+                                         e.launch ? e.launch->launch_blocks() : 0);
       }
     }
     if (ceilings) c.pdl_goal = pdl_goal_for(c, *ceilings);

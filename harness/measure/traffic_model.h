@@ -48,6 +48,9 @@ double tensor_ceiling_tflops(const Ceilings& c);
 // The ceiling of one instruction: "mma.sync" or "wgmma"; 0 for any other name or when that
 // ceiling was not measured.
 double engine_ceiling_tflops(const Ceilings& c, const std::string& engine);
+// A tensor rate of this device as FLOP per clock and SM: tflops x 1e6 / (the mma.sync probe's
+// clock in MHz x SMs); 0 without the clock or the SM count.
+double flop_per_clock_and_sm(const Ceilings& c, double tflops);
 // min(memory ceiling * intensity, tensor ceiling), TFLOP/s.
 double attainable_tflops(const Ceilings& c, int page_size, std::int64_t kv_row_bytes, double intensity);
 // The case's time at its attainable roof, µs: max(bytes / memory ceiling of its page size and
@@ -79,34 +82,43 @@ inline constexpr double kPdlGoalSlackUs = 3.0;
 std::optional<PdlGoal> pdl_goal_for(const CaseResult& c, const Ceilings& ceilings,
                                     const std::string& executor = kProductionExecutor);
 
-// ---- predictions for a GPU this run did not measure
+// ---- sm_120's rates emulated here, and the RTX PRO 6000 time predicted from them
+// achieved / sm_120's emulated bf16 rate, and achieved / min(memory ceiling x intensity, that
+// rate): none without the emulated rate or the memory ceiling of the page size and row size.
+std::optional<Sm120EmulatedFractions> sm120_emulated_fractions(const TrafficModel& traffic, const Achieved& achieved,
+                                                               const Ceilings& ceilings, int page_size);
+
 struct DeviceModel;
-// The time a case would take on `target`, predicted from the proxy's median `median_us` here,
-// two ways:
-// - the roof-fraction estimate (time_us): the fraction f of its roof the proxy reaches in this
-//   run (roof = max(bytes / memory ceiling of the page size and traffic.kv_row_bytes, FLOPs /
-//   mma.sync ceiling): mma.sync is the proxy's
-//   engine and sm_120's only one) applied to the target's roof (max(bytes / target.memory_gbps,
-//   FLOPs / target.mma_tflops)): time = target roof / f;
-// - the overlap bound (overlap_bound_us): the target's roof, or the proxy's SM cycles carried
-//   over if longer: median_us x (the mma.sync probe's clock here / target.sm_clock_mhz) x
-//   (the SMs the launch kept busy here, min(launch_blocks, SMs here; one proxy block per SM) /
-//   target.num_sms), the SM-busy cycles spread evenly over the target's SMs. A lower bound if
-//   the SM-side work takes as many cycles there and overlaps the target's tensor cores and
-//   memory perfectly. None without the probe's clock, the target's clock or the SM counts;
-//   launch_blocks 0 (unknown) counts every SM here busy.
-// None when a ceiling is missing or median_us <= 0.
-std::optional<DevicePrediction> predict_on_device(const TrafficModel& traffic, double median_us,
+// The time a case takes on `target`, predicted from production/sm120-emu's cold-l2 median
+// `emulated_us` here (the proxy's launch with the tensor pipe held to sm_120's rate per SM and
+// clock, so its SM cycles already hold sm_120's tensor work):
+// - C, the SM-side time there: emulated_us x (the mma.sync probe's clock here /
+//   target.sm_clock_mhz) x (busy SMs here / target.num_sms), busy SMs here = min(launch_blocks,
+//   SMs here) (one block per SM; launch_blocks 0 counts every SM busy): the emulated run's SM
+//   cycles at the target's clock, spread evenly over its SMs;
+// - rho = the memory ceiling of the page size and traffic.kv_row_bytes here / this device's
+//   datasheet bandwidth: the fraction of the datasheet a row stream reaches, taken to carry
+//   over to the target's memory;
+// - M = bytes / (target.memory_gbps x rho), M_datasheet = bytes / target.memory_gbps.
+// time = max(C, M) (the SM side and the memory stream overlap, as the memory-bound cases show
+// they do here); interval [max(C, M_datasheet), C + M]; bound "SM cycles" when C >= M, else
+// "memory". None without the probe's clock, the datasheet bandwidth, the memory ceiling, the SM
+// counts or the target's figures (older result files), or when emulated_us <= 0.
+std::optional<DevicePrediction> predict_on_device(const TrafficModel& traffic, double emulated_us,
                                                   const Ceilings& ceilings, int page_size,
                                                   const DeviceModel& target, std::int64_t launch_blocks = 0);
+// Why predict_on_device has no prediction from these ceilings for `target` (the fields it
+// misses, in one line); "" when they hold all it needs.
+std::string prediction_missing(const Ceilings& ceilings, const DeviceModel& target);
 // The method of predict_on_device in words, for the reports.
 std::string prediction_method(const DeviceModel& target);
 
 // Fills, over all the cases of a run: every timed executor's `achieved`, each case's
 // speedup_vs_naive (naive / production cold-l2 medians) and mask_tax (the production
 // cold-l2 median over that of the chain twin named by a "mask-tax-baseline:<case>" tag,
-// minus 1; the twin must be in the same run), each case's pdl_goal, and the sm_120 proxy's
-// prediction for the RTX PRO 6000 (device model "rtx-pro-6000").
+// minus 1; the twin must be in the same run), each case's pdl_goal, and production/sm120-emu's
+// sm_120 fractions and its prediction for the RTX PRO 6000 (device model "rtx-pro-6000"). The
+// proxy and its emulation run mma.sync: their % of engine ceiling is of the mma.sync ceiling.
 void annotate_roofline(std::vector<CaseResult>* cases, const std::optional<Ceilings>& ceilings);
 
 inline constexpr const char* kMaskTaxTag = "mask-tax-baseline:";

@@ -32,6 +32,11 @@ struct DeviceModel {
   std::string source;        // where the figures come from: measured (which run) or datasheet
 };
 
+// sm_120's mma.sync rates per clock and SM with fp32 accumulate: bf16 m16n8k16 and fp8 e4m3
+// m16n8k32 (the rtx-pro-6000 row's mma_tflops is the first at its clock and SMs).
+inline constexpr double kSm120MmaBf16FlopPerClockSm = 1024;
+inline constexpr double kSm120MmaFp8FlopPerClockSm = 2048;
+
 const std::vector<DeviceModel>& device_models();
 // nullptr when no row has that slug.
 const DeviceModel* find_device_model(const std::string& slug);

@@ -136,19 +136,32 @@ struct Ceilings {
 };
 
 // A case's time on another GPU predicted from this run (harness/measure/traffic_model.h,
-// predict_on_device): a prediction, never a measurement.
+// predict_on_device): a prediction, never a measurement. Made from production/sm120-emu's
+// cold-l2 median T_e here (the proxy's launch with the tensor pipe held to sm_120's rate per SM
+// and clock):
+//   C = T_e x (the mma.sync probe's clock here / sm_clock_mhz) x (busy SMs here / num_sms)
+//   M = algorithmic bytes / (the device's datasheet bandwidth x rho)
+//   time_us = max(C, M); interval [max(C, M_datasheet), C + M]
 struct DevicePrediction {
-  std::string device;          // DeviceModel slug, "rtx-pro-6000"
-  double time_us = 0;          // that device's roof time / fraction_of_roof
-  double roof_us = 0;          // max(bytes / its memory roof, FLOPs / its tensor roof)
-  std::string bound;           // the roof that binds there: "memory" | "compute"
-  double fraction_of_roof = 0; // this run's roof time (the executor's engine) / its median
-  // The overlap bound: the executor's SM cycles here carried to that device (its clock, and
-  // its SM count where the launch fills more than a wave), against that device's roof. None
-  // without the mma.sync probe's clock or the device's clock.
-  std::optional<double> sm_cycles_us;    // median x (clock here / clock there) x SM scaling
-  std::optional<double> overlap_bound_us;  // max(roof_us, sm_cycles_us)
-  std::string overlap_bound;             // what sets it: "memory" | "compute" | "SM cycles"
+  std::string device;               // DeviceModel slug, "rtx-pro-6000"
+  double time_us = 0;               // max(sm_cycles_us, memory_us)
+  double low_us = 0;                // max(sm_cycles_us, memory_datasheet_us): full overlap at the datasheet
+  double high_us = 0;               // sm_cycles_us + memory_us: no overlap
+  double sm_cycles_us = 0;          // C: the emulated run's SM cycles at that device's clock and SMs
+  double memory_us = 0;             // M: bytes at rho of that device's datasheet bandwidth
+  double memory_datasheet_us = 0;   // bytes at that device's datasheet bandwidth
+  double rho = 0;                   // this run's memory ceiling of the case / this device's datasheet bandwidth
+  std::string bound;                // "SM cycles" (C >= M) | "memory"
+  double sm_clock_mhz = 0;          // that device's clock C is carried to
+  int num_sms = 0;                  // that device's SMs C is spread over
+};
+
+// Where production/sm120-emu's rate puts it against sm_120's rates as this run emulates them
+// (harness/measure/traffic_model.h, sm120_emulated_fractions): the case's math is bf16.
+struct Sm120EmulatedFractions {
+  double pct_of_emulated_rate = 0;  // achieved TFLOP/s / ceilings.sm120_emulated_bf16_tflops
+  // achieved TFLOP/s / min(memory ceiling x intensity, sm120_emulated_bf16_tflops)
+  double pct_of_attainable = 0;
 };
 
 // Rows of other kernels (`verifybench run --peers`, python -m verifybench.peers) are named
@@ -177,7 +190,10 @@ struct ExecutorResult {
   std::optional<Achieved> achieved;   // from the cold-l2 median (else hot-l2, else graph)
   // Rows of `verifybench run --peers`: this row's cold-l2 median / production's in the run.
   std::optional<double> production_speedup;
-  std::optional<DevicePrediction> prediction;  // production/sm120-proxy only (kSm120ProxyExecutor)
+  // production/sm120-emu only (kSm120EmuExecutor): sm_120's emulated rates and the RTX PRO 6000
+  // time predicted from its cold-l2 median.
+  std::optional<Sm120EmulatedFractions> sm120_fractions;
+  std::optional<DevicePrediction> prediction;
 };
 
 // Small launches judged as serving runs them (issue 27, item 3): the production executor's

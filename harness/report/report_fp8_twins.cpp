@@ -117,10 +117,10 @@ std::string format_fp8_twin_section(const std::vector<CaseResult>& cases) {
   if (rows.empty()) return "";
   std::string method;
   if (const DeviceModel* rtx = find_device_model("rtx-pro-6000")) {
-    method = fmt::format(" The predicted RTX PRO 6000 times are the sm_120 proxy's roof-fraction estimates (sm_120 "
-                         "proxy section), each against {:.0f} GB/s of GDDR7 for its own bytes (576-byte rows for fp8): "
-                         "predictions, not measurements.",
-                         rtx->memory_gbps);
+    method = fmt::format(" The predicted RTX PRO 6000 times are `{}`'s (sm_120 proxy section): max(its SM cycles "
+                         "at {:.0f} MHz on {} SMs, its own bytes at this run's fraction of the datasheet bandwidth "
+                         "applied to {:.0f} GB/s of GDDR7; 576-byte rows for fp8): predictions, not measurements.",
+                         kSm120EmuExecutor, rtx->sm_clock_mhz, rtx->num_sms, rtx->memory_gbps);
   }
   return "\n## fp8 KV against bf16 KV\n\n"
          "Each fp8 case beside its bf16 twin in this run: the bf16 case of the same scenario name without `_fp8`, "

@@ -108,27 +108,45 @@ ErrorStats stats_from_json(const json& j) {
 nlohmann::ordered_json to_json(const DevicePrediction& p) {
   return json{{"device", p.device},
               {"time_us", number(p.time_us)},
-              {"roof_us", number(p.roof_us)},
+              {"low_us", number(p.low_us)},
+              {"high_us", number(p.high_us)},
+              {"sm_cycles_us", number(p.sm_cycles_us)},
+              {"memory_us", number(p.memory_us)},
+              {"memory_datasheet_us", number(p.memory_datasheet_us)},
+              {"rho", number(p.rho)},
               {"bound", p.bound},
-              {"fraction_of_roof", number(p.fraction_of_roof)},
-              {"sm_cycles_us", p.sm_cycles_us ? number(*p.sm_cycles_us) : json(nullptr)},
-              {"overlap_bound_us", p.overlap_bound_us ? number(*p.overlap_bound_us) : json(nullptr)},
-              {"overlap_bound", p.overlap_bound},
+              {"sm_clock_mhz", number(p.sm_clock_mhz)},
+              {"num_sms", p.num_sms},
               {"kind", "prediction"}};
 }
 
-DevicePrediction prediction_from_json(const nlohmann::ordered_json& j) {
+std::optional<DevicePrediction> prediction_from_json(const nlohmann::ordered_json& j) {
+  if (!j.contains("high_us")) return std::nullopt;
   DevicePrediction p;
   p.device = j.at("device").get<std::string>();
   p.time_us = read_number(j.at("time_us"));
-  p.roof_us = read_number(j.at("roof_us"));
+  p.low_us = read_number(j.at("low_us"));
+  p.high_us = read_number(j.at("high_us"));
+  p.sm_cycles_us = read_number(j.at("sm_cycles_us"));
+  p.memory_us = read_number(j.at("memory_us"));
+  p.memory_datasheet_us = read_number(j.at("memory_datasheet_us"));
+  p.rho = read_number(j.at("rho"));
   p.bound = j.at("bound").get<std::string>();
-  p.fraction_of_roof = read_number(j.at("fraction_of_roof"));
-  // Absent from result files before 2026-12-05; null where the clocks were not known.
-  p.sm_cycles_us = read_optional_number(j, "sm_cycles_us");
-  p.overlap_bound_us = read_optional_number(j, "overlap_bound_us");
-  if (j.contains("overlap_bound")) p.overlap_bound = j.at("overlap_bound").get<std::string>();
+  p.sm_clock_mhz = read_number(j.at("sm_clock_mhz"));
+  p.num_sms = read_integer<int>(j, "num_sms");
   return p;
+}
+
+nlohmann::ordered_json to_json(const Sm120EmulatedFractions& f) {
+  return json{{"pct_of_emulated_rate", number(f.pct_of_emulated_rate)},
+              {"pct_of_attainable", number(f.pct_of_attainable)}};
+}
+
+Sm120EmulatedFractions sm120_fractions_from_json(const nlohmann::ordered_json& j) {
+  Sm120EmulatedFractions f;
+  f.pct_of_emulated_rate = read_number(j.at("pct_of_emulated_rate"));
+  f.pct_of_attainable = read_number(j.at("pct_of_attainable"));
+  return f;
 }
 
 nlohmann::ordered_json to_json(const PdlGoal& g) {
@@ -230,6 +248,7 @@ nlohmann::ordered_json to_json(const ExecutorResult& r) {
   for (const TimingRecord& t : r.timings) timings.push_back(to_json(t));
   j["timings"] = timings;
   j["achieved"] = r.achieved ? to_json(*r.achieved) : json(nullptr);
+  j["sm120_fractions"] = r.sm120_fractions ? to_json(*r.sm120_fractions) : json(nullptr);
   j["prediction"] = r.prediction ? to_json(*r.prediction) : json(nullptr);
   j["production_speedup"] = optional_number(r.production_speedup);
   return j;
@@ -255,6 +274,10 @@ ExecutorResult executor_result_from_json(const nlohmann::ordered_json& j) {
   }
   if (j.contains("achieved") && !j.at("achieved").is_null()) {
     r.achieved = achieved_from_json(j.at("achieved"));
+  }
+  // Absent from result files before sm_120's emulation (2026-12-06).
+  if (j.contains("sm120_fractions") && !j.at("sm120_fractions").is_null()) {
+    r.sm120_fractions = sm120_fractions_from_json(j.at("sm120_fractions"));
   }
   if (j.contains("prediction") && !j.at("prediction").is_null()) {
     r.prediction = prediction_from_json(j.at("prediction"));

@@ -39,7 +39,12 @@ TimingRecord timing_record_from_json(const nlohmann::ordered_json& j);
 Achieved achieved_from_json(const nlohmann::ordered_json& j);
 TrafficModel traffic_from_json(const nlohmann::ordered_json& j);
 Ceilings ceilings_from_json(const nlohmann::ordered_json& j);
-DevicePrediction prediction_from_json(const nlohmann::ordered_json& j);
+// None for a prediction of the two-way model of result files before 2026-12-06 (a
+// roof-fraction estimate and an overlap bound, made from the proxy): its figures are not
+// this model's.
+std::optional<DevicePrediction> prediction_from_json(const nlohmann::ordered_json& j);
+nlohmann::ordered_json to_json(const Sm120EmulatedFractions& fractions);
+Sm120EmulatedFractions sm120_fractions_from_json(const nlohmann::ordered_json& j);
 PdlGoal pdl_goal_from_json(const nlohmann::ordered_json& j);
 LaunchRecord launch_record_from_json(const nlohmann::ordered_json& j);
 

@@ -98,61 +98,111 @@ std::string format_pdl_goal_section(const std::vector<CaseResult>& cases) {
          markdown_table(columns, rows);
 }
 
-// Issue 26, item 1: the sm_120 proxy's rows and the RTX PRO 6000 time predicted from them.
-std::string format_sm120_proxy_section(const std::vector<CaseResult>& cases) {
-  std::vector<RecordRow> rows;
-  std::string method;
+std::string median_us(const ExecutorResult& e, const char* mode) {
+  const TimingRecord* t = find_timing(e, mode);
+  return t ? us(t->median_ms) : std::string("-");
+}
+
+// One row of the sm_120 section: a case, its proxy record and its emulation's (either may be
+// missing).
+struct Sm120Row {
+  const CaseResult* c;
+  const ExecutorResult* proxy = nullptr;
+  const ExecutorResult* emulated = nullptr;
+};
+
+std::vector<Sm120Row> sm120_rows(const std::vector<CaseResult>& cases) {
+  std::vector<Sm120Row> rows;
   for (const CaseResult& c : cases) {
+    Sm120Row row{&c};
     for (const ExecutorResult& e : c.executors) {
-      if (e.executor != kSm120ProxyExecutor || !e.achieved) continue;
-      rows.push_back({&c, &e});
-      if (e.prediction && method.empty()) {
-        if (const DeviceModel* target = find_device_model(e.prediction->device)) method = prediction_method(*target);
-      }
+      if (e.timings.empty()) continue;
+      if (e.executor == kSm120ProxyExecutor) row.proxy = &e;
+      if (e.executor == kSm120EmuExecutor) row.emulated = &e;
     }
+    if (row.proxy != nullptr || row.emulated != nullptr) rows.push_back(row);
   }
+  return rows;
+}
+
+// The sentence after the table's description: the prediction's method, or why there is none.
+std::string prediction_note(const std::vector<Sm120Row>& rows, const std::optional<Ceilings>& ceilings) {
+  const DeviceModel* rtx = find_device_model("rtx-pro-6000");
+  bool emulated_cold = false;
+  for (const Sm120Row& r : rows) {
+    if (r.emulated == nullptr) continue;
+    if (r.emulated->prediction) {
+      const DeviceModel* target = find_device_model(r.emulated->prediction->device);
+      return "**Predicted** RTX PRO 6000 µs: " + md(target ? prediction_method(*target) : r.emulated->prediction->device);
+    }
+    emulated_cold = emulated_cold || find_timing(*r.emulated, "cold-l2") != nullptr;
+  }
+  std::string why;
+  if (!emulated_cold) {
+    why = fmt::format("this run has no `{}` cold-L2 time, the time the prediction is made from", kSm120EmuExecutor);
+  } else if (!ceilings) {
+    why = "this run measured no ceilings";
+  } else if (const std::string missing = rtx ? prediction_missing(*ceilings, *rtx) : "no rtx-pro-6000 model";
+             !missing.empty()) {
+    why = missing;
+  } else {
+    why = "this run measured no memory ceiling of the cases' page size and KV row size";
+  }
+  return "No predicted RTX PRO 6000 time: " + why + ".";
+}
+
+// Issue 46, item 1: the sm_120 proxy, its emulation at sm_120's tensor rate, and the RTX PRO
+// 6000 time predicted from the emulation.
+std::string format_sm120_section(const std::vector<CaseResult>& cases, const std::optional<Ceilings>& ceilings) {
+  const std::vector<Sm120Row> rows = sm120_rows(cases);
   if (rows.empty()) return "";
-  // A column of the row's prediction; "-" without one.
-  auto of_prediction = [](const char* header, std::function<std::string(const DevicePrediction&)> cell) {
-    return Column<RecordRow>{header, true,
-                             [cell](const RecordRow& r) { return r.e->prediction ? cell(*r.e->prediction) : "-"; }};
+  // A column of the emulation's fractions or of its prediction; "-" without them.
+  auto of_fractions = [](const char* header, std::function<double(const Sm120EmulatedFractions&)> pct) {
+    return Column<Sm120Row>{header, true, [pct](const Sm120Row& r) {
+                              return r.emulated && r.emulated->sm120_fractions
+                                         ? fmt::format("{:.1f}%", pct(*r.emulated->sm120_fractions))
+                                         : std::string("-");
+                            }};
   };
-  static const std::vector<Column<RecordRow>> columns = {
-      {"case", false, [](const RecordRow& r) { return md(r.c->case_name); }},
-      {"proxy µs", true,
-       [](const RecordRow& r) {
-         const TimingRecord* t = preferred_timing(*r.e);
-         return t ? us(t->median_ms) : "-";
-       }},
-      {"TFLOP/s", true, [](const RecordRow& r) { return fmt::format("{:.2f}", r.e->achieved->tflops); }},
-      {"% of mma.sync ceiling", true, [](const RecordRow& r) { return opt_pct(r.e->achieved->pct_of_engine_ceiling); }},
-      {"GB/s", true, [](const RecordRow& r) { return fmt::format("{:.0f}", r.e->achieved->gbps); }},
-      {"% of row ceiling", true, [](const RecordRow& r) { return opt_pct(r.e->achieved->pct_of_memory_ceiling); }},
-      of_prediction("of roof", [](const DevicePrediction& p) { return fmt::format("{:.0f}%", 100 * p.fraction_of_roof); }),
-      of_prediction("predicted RTX PRO 6000 µs: roof-fraction estimate (bound there)",
-                    [](const DevicePrediction& p) { return fmt::format("{:.1f} ({})", p.time_us, p.bound); }),
-      of_prediction("overlap bound (set by)",
-                    [](const DevicePrediction& p) {
-                      return p.overlap_bound_us ? fmt::format("{:.1f} ({})", *p.overlap_bound_us, p.overlap_bound)
-                                                : std::string("-");
-                    }),
+  auto of_prediction = [](const char* header, bool numeric, std::function<std::string(const DevicePrediction&)> cell) {
+    return Column<Sm120Row>{header, numeric, [cell](const Sm120Row& r) {
+                              return r.emulated && r.emulated->prediction ? cell(*r.emulated->prediction)
+                                                                          : std::string("-");
+                            }};
   };
+  static const std::vector<Column<Sm120Row>> columns = {
+      {"case", false, [](const Sm120Row& r) { return md(r.c->case_name); }},
+      {"proxy µs", true, [](const Sm120Row& r) { return r.proxy ? median_us(*r.proxy, "cold-l2") : "-"; }},
+      {"emu µs", true, [](const Sm120Row& r) { return r.emulated ? median_us(*r.emulated, "cold-l2") : "-"; }},
+      of_fractions("% of emulated sm_120 rate", [](const Sm120EmulatedFractions& f) { return f.pct_of_emulated_rate; }),
+      of_fractions("% of attainable at sm_120 rates",
+                   [](const Sm120EmulatedFractions& f) { return f.pct_of_attainable; }),
+      of_prediction("C µs", true, [](const DevicePrediction& p) { return fmt::format("{:.1f}", p.sm_cycles_us); }),
+      of_prediction("M µs", true, [](const DevicePrediction& p) { return fmt::format("{:.1f}", p.memory_us); }),
+      of_prediction("rho", true, [](const DevicePrediction& p) { return fmt::format("{:.2f}", p.rho); }),
+      of_prediction("predicted RTX PRO 6000 µs", true,
+                    [](const DevicePrediction& p) { return fmt::format("{:.1f}", p.time_us); }),
+      of_prediction("interval µs", true,
+                    [](const DevicePrediction& p) { return fmt::format("[{:.1f}, {:.1f}]", p.low_us, p.high_us); }),
+      of_prediction("bound", false, [](const DevicePrediction& p) { return p.bound; }),
+  };
+  std::string rate;
+  if (ceilings && ceilings->sm120_emulated_bf16_tflops > 0) {
+    rate = fmt::format(" (this run's emulated bf16 rate: {:.0f} TFLOP/s)", ceilings->sm120_emulated_bf16_tflops);
+  }
   return fmt::format("\n## sm_120 proxy and the predicted RTX PRO 6000 time\n\n"
-                     "`{}`: the mma.sync path in sm_120's configuration on this device. The % columns are of this "
-                     "run's mma.sync and row ceilings; \"of roof\" is the fraction f of its roof (mma.sync and "
-                     "memory) it reaches. **Predicted** RTX PRO 6000 µs: {}.\n\n",
-                     kSm120ProxyExecutor, md(method.empty() ? "not predicted (no ceilings)" : method)) +
+                     "`{}`: the mma.sync path in sm_120's configuration on this device. `{}`: the same launch "
+                     "with its tensor pipe held to sm_120's rate per SM and clock{}. Medians are cold-L2. The % "
+                     "columns are the emulation's TFLOP/s against sm_120's emulated bf16 rate, and against its "
+                     "attainable roof at sm_120's rates (min(this run's memory ceiling x intensity, that rate)). "
+                     "{}\n\n",
+                     kSm120ProxyExecutor, kSm120EmuExecutor, rate, prediction_note(rows, ceilings)) +
          markdown_table(columns, rows);
 }
 
 // The Timing table's rows are the timed executor records.
 using TimingRow = RecordRow;
 using TimingColumn = Column<TimingRow>;
-
-std::string median_us(const ExecutorResult& e, const char* mode) {
-  const TimingRecord* t = find_timing(e, mode);
-  return t ? us(t->median_ms) : std::string("-");
-}
 
 // Errors, throttling, a wrong output, a rate above its ceiling and a peer row's speedup.
 std::string timing_notes(const ExecutorResult& e) {
@@ -322,6 +372,9 @@ std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& 
       rows.push_back({"576-byte rows, page 1 shuffled",
                       fmt::format("{:.0f} GB/s", ceilings->row576_read_shuffled_gbps), method("row576_read_shuffled")});
     }
+    if (ceilings->memory_peak_gbps > 0) {
+      rows.push_back({"memory, datasheet", fmt::format("{:.0f} GB/s", ceilings->memory_peak_gbps), method("memory_peak")});
+    }
     rows.push_back({"device-to-device copy", fmt::format("{:.0f} GB/s", ceilings->d2d_copy_gbps), method("d2d_copy")});
     rows.push_back({"mma.sync bf16", fmt::format("{:.0f} TFLOP/s", ceilings->mma_bf16_tflops), method("mma_bf16")});
     // A tensor ceiling the run measured or says why not.
@@ -330,6 +383,21 @@ std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& 
         rows.push_back({label, tflops > 0 ? fmt::format("{:.0f} TFLOP/s", tflops) : std::string("-"), method(name)});
       }
     };
+    tensor_ceiling("mma.sync fp8 e4m3", ceilings->mma_fp8_tflops, "mma_fp8");
+    // sm_120's rates as this run emulates them, also per clock and SM beside sm_120's own.
+    auto emulated_rate = [&](const char* label, double tflops, double sm120_per_clock, const std::string& name) {
+      if (tflops <= 0) return;
+      const double per_clock = flop_per_clock_and_sm(*ceilings, tflops);
+      const std::string value =
+          per_clock > 0 ? fmt::format("{:.0f} TFLOP/s ({:.0f} FLOP per clock and SM; sm_120: {:.0f})", tflops,
+                                      per_clock, sm120_per_clock)
+                        : fmt::format("{:.0f} TFLOP/s", tflops);
+      rows.push_back({label, value, method(name)});
+    };
+    emulated_rate("sm_120 emulated, bf16", ceilings->sm120_emulated_bf16_tflops, kSm120MmaBf16FlopPerClockSm,
+                  "sm120_emulated_bf16");
+    emulated_rate("sm_120 emulated, fp8 e4m3", ceilings->sm120_emulated_fp8_tflops, kSm120MmaFp8FlopPerClockSm,
+                  "sm120_emulated_fp8");
     tensor_ceiling("wgmma bf16", ceilings->wgmma_bf16_tflops, "wgmma_bf16");
     tensor_ceiling("wgmma MLA tile (kernel design)", ceilings->wgmma_mla_tile_tflops, "wgmma_mla_tile");
     tensor_ceiling("wgmma MLA tile + copies (kernel design)", ceilings->wgmma_mla_tile_copies_tflops,
@@ -399,7 +467,7 @@ std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& 
   s += format_chain_section(cases);
   s += format_engine_section(cases, ceilings);
   s += format_pdl_goal_section(cases);
-  s += format_sm120_proxy_section(cases);
+  s += format_sm120_section(cases, ceilings);
   s += format_fp8_twin_section(cases);
 
   s += "\n## Correctness\n\n";

@@ -148,6 +148,12 @@ std::string format_roofline_svg(const std::optional<Ceilings>& ceilings,
     if (wgmma_roof) {
       compute_roof(ceilings->mma_bf16_tflops, "6 4", fmt::format("mma.sync bf16 {:.0f} TFLOP/s", ceilings->mma_bf16_tflops));
     }
+    // sm_120's bf16 rate as this run emulates it: the roof production/sm120-emu's points are
+    // held to.
+    if (ceilings->sm120_emulated_bf16_tflops > 0) {
+      compute_roof(ceilings->sm120_emulated_bf16_tflops, "2 4",
+                   fmt::format("sm_120 emulated bf16 {:.0f} TFLOP/s", ceilings->sm120_emulated_bf16_tflops));
+    }
   } else {
     s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\" fill=\"#a00\">no ceilings measured in this run</text>\n",
                      kLeft + pw / 2, kTop + 20);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "harness/measure/traffic_model.h"
+#include "harness/plan/device_models.h"
 
 namespace vb {
 
@@ -250,11 +251,25 @@ std::string format_timing_table(const std::vector<CaseResult>& cases) {
 }
 
 std::string format_ceilings_text(const Ceilings& c) {
-  return fmt::format("ceilings: row_read_contiguous_gbps {:.0f}, row_read_shuffled_gbps {:.0f} (1152-byte rows); "
-                     "row576_read_contiguous_gbps {:.0f}, row576_read_shuffled_gbps {:.0f} (576-byte rows); "
-                     "d2d_copy_gbps {:.0f}; mma_bf16_tflops {:.0f}\n",
-                     c.row_read_contiguous_gbps, c.row_read_shuffled_gbps, c.row576_read_contiguous_gbps,
-                     c.row576_read_shuffled_gbps, c.d2d_copy_gbps, c.mma_bf16_tflops);
+  std::string line = fmt::format(
+      "ceilings: row_read_contiguous_gbps {:.0f}, row_read_shuffled_gbps {:.0f} (1152-byte rows); "
+      "row576_read_contiguous_gbps {:.0f}, row576_read_shuffled_gbps {:.0f} (576-byte rows); "
+      "d2d_copy_gbps {:.0f}; mma_bf16_tflops {:.0f}",
+      c.row_read_contiguous_gbps, c.row_read_shuffled_gbps, c.row576_read_contiguous_gbps, c.row576_read_shuffled_gbps,
+      c.d2d_copy_gbps, c.mma_bf16_tflops);
+  if (c.memory_peak_gbps > 0) line += fmt::format("; memory_peak_gbps {:.0f} (datasheet)", c.memory_peak_gbps);
+  if (c.mma_fp8_tflops > 0) line += fmt::format("; mma_fp8_tflops {:.0f}", c.mma_fp8_tflops);
+  // sm_120's emulated rates, also per clock and SM beside sm_120's own.
+  auto emulated = [&](const char* name, double tflops, double sm120_per_clock) {
+    if (tflops <= 0) return;
+    line += fmt::format("; {} {:.0f}", name, tflops);
+    if (const double per_clock = flop_per_clock_and_sm(c, tflops); per_clock > 0) {
+      line += fmt::format(" ({:.0f} FLOP per clock and SM; sm_120 {:.0f})", per_clock, sm120_per_clock);
+    }
+  };
+  emulated("sm120_emulated_bf16_tflops", c.sm120_emulated_bf16_tflops, kSm120MmaBf16FlopPerClockSm);
+  emulated("sm120_emulated_fp8_tflops", c.sm120_emulated_fp8_tflops, kSm120MmaFp8FlopPerClockSm);
+  return line + "\n";
 }
 
 }  // namespace vb

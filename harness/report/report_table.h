@@ -34,8 +34,10 @@ std::string format_summary(const std::vector<CaseResult>& cases, const GpuInfo& 
 // attainable ceiling; "" when nothing was timed.
 std::string format_timing_table(const std::vector<CaseResult>& cases);
 
-// The run's memory ceilings on one line, as result.json names them: "ceilings: ..." with the
-// 1152- and 576-byte row reads (in order, page 1 shuffled), the copy and mma.sync.
+// The run's ceilings on one line, as result.json names them: "ceilings: ..." with the 1152-
+// and 576-byte row reads (in order, page 1 shuffled), the copy and mma.sync; where measured,
+// the datasheet memory bandwidth, mma.sync fp8 and sm_120's emulated rates (with their FLOP per
+// clock and SM beside sm_120's).
 std::string format_ceilings_text(const Ceilings& c);
 
 // "O[request 0, node 3, head 5, channel 17] expected 0.125 got nan" (LSE: no channel).
