@@ -206,14 +206,14 @@ std::string prediction_method(const DeviceModel& target) {
       "sm_120's rate per SM and clock, so its SM cycles hold sm_120's tensor work). C, the SM-side time on the "
       "{1}: its cold-L2 median here x the mma.sync probe's SM clock in this run / {2:.0f} MHz x the SMs its "
       "blocks kept busy here (one block an SM) / {3} SMs. M, the memory time there: the algorithmic bytes / "
-      "({4:.0f} GB/s x rho), where {4:.0f} GB/s is the GDDR7 datasheet bandwidth ({5}) and rho is the fraction of "
-      "this device's datasheet bandwidth that the row-read ceiling of the case's page size and KV row size reaches "
-      "in this run, taken to carry over to GDDR7. Predicted time = max(C, M): the SM side and the memory stream "
+      "({4:.0f} GB/s x rho), where {4:.0f} GB/s is its GDDR7's datasheet bandwidth and rho the fraction of this "
+      "device's datasheet bandwidth that the row-read ceiling of the case's page size and KV row size reaches in "
+      "this run, taken to carry over to GDDR7. Predicted time = max(C, M): the SM side and the memory stream "
       "overlap, as the memory-bound cases show they do here; interval [max(C, bytes / {4:.0f} GB/s), C + M]: full "
       "overlap at the datasheet bandwidth, and no overlap. The emulation cannot show sm_120's 128 MB L2 (a long "
       "shared prefix may sit in it), GDDR7's latency with only 2 pipeline stages in flight, or the clock the card "
       "holds under load: each 100 MHz below {2:.0f} MHz lengthens C by about 4 %",
-      kSm120EmuExecutor, target.name, target.sm_clock_mhz, target.num_sms, target.memory_gbps, target.source);
+      kSm120EmuExecutor, target.name, target.sm_clock_mhz, target.num_sms, target.memory_gbps);
 }
 
 namespace {

@@ -117,9 +117,10 @@ std::string format_fp8_twin_section(const std::vector<CaseResult>& cases) {
   if (rows.empty()) return "";
   std::string method;
   if (const DeviceModel* rtx = find_device_model("rtx-pro-6000")) {
-    method = fmt::format(" The predicted RTX PRO 6000 times are `{}`'s (sm_120 proxy section): max(its SM cycles "
-                         "at {:.0f} MHz on {} SMs, its own bytes at this run's fraction of the datasheet bandwidth "
-                         "applied to {:.0f} GB/s of GDDR7; 576-byte rows for fp8): predictions, not measurements.",
+    method = fmt::format(" The predicted RTX PRO 6000 times are `{}`'s (sm_120 proxy section): the larger of its "
+                         "SM cycles carried to {:.0f} MHz and {} SMs and its own bytes (576-byte rows for fp8) over "
+                         "{:.0f} GB/s of GDDR7 times rho, this run's fraction of its datasheet bandwidth: "
+                         "predictions, not measurements.",
                          kSm120EmuExecutor, rtx->sm_clock_mhz, rtx->num_sms, rtx->memory_gbps);
   }
   return "\n## fp8 KV against bf16 KV\n\n"

@@ -133,7 +133,8 @@ std::string prediction_note(const std::vector<Sm120Row>& rows, const std::option
     if (r.emulated == nullptr) continue;
     if (r.emulated->prediction) {
       const DeviceModel* target = find_device_model(r.emulated->prediction->device);
-      return "**Predicted** RTX PRO 6000 µs: " + md(target ? prediction_method(*target) : r.emulated->prediction->device);
+      return "**Predicted** RTX PRO 6000 µs: " +
+             md(target ? prediction_method(*target) : r.emulated->prediction->device) + ".";
     }
     emulated_cold = emulated_cold || find_timing(*r.emulated, "cold-l2") != nullptr;
   }

@@ -417,13 +417,15 @@ TEST_CASE("the MLA tile ceilings are reported as the kernel design's, never as a
         std::string::npos);
 }
 
-TEST_CASE("engine, PDL-goal and sm_120-proxy sections: written when their records exist, read back", "[report]") {
+TEST_CASE("engine, PDL-goal and sm_120 sections: written when their records exist, read back", "[report]") {
   std::vector<vb::CaseResult> cases = sample_cases();
   vb::Ceilings c = sample_ceilings();
   c.wgmma_bf16_tflops = 790;
   c.pdl_floor_us = 2.0;
   c.mma_clock_mhz = 1800;
   c.sm_count = 132;
+  c.memory_peak_gbps = 4800;
+  c.sm120_emulated_bf16_tflops = 240;
   // Without engines, goals or a proxy, none of the three sections appears (golden unchanged).
   const std::string plain = vb::format_markdown(sample_provenance(), sample_ceilings(), cases);
   CHECK(plain.find("## Tensor-core engines") == std::string::npos);
@@ -441,9 +443,15 @@ TEST_CASE("engine, PDL-goal and sm_120-proxy sections: written when their record
   proxy.launch->grid = {8, 4, 8};
   proxy.timings = {timing("cold-l2", {0.040, 0.041, 0.042})};
   cases[0].executors.push_back(proxy);
+  vb::ExecutorResult emu = proxy;
+  emu.executor = vb::kSm120EmuExecutor;
+  emu.timings = {timing("cold-l2", {0.090, 0.091, 0.092})};
+  cases[0].executors.push_back(emu);
   vb::annotate_roofline(&cases, c);
   REQUIRE(cases[0].pdl_goal);
   REQUIRE(cases[0].executors.back().prediction);
+  REQUIRE(cases[0].executors.back().sm120_fractions);
+  CHECK_FALSE(cases[0].executors[cases[0].executors.size() - 2].prediction);  // the proxy's
 
   const std::string md = vb::format_markdown(sample_provenance(), c, cases);
   CHECK(md.find("## Tensor-core engines") != std::string::npos);
@@ -469,10 +477,44 @@ TEST_CASE("engine, PDL-goal and sm_120-proxy sections: written when their record
   CHECK(md.find(fmt::format("| {} | 15.1 |", cases[0].case_name)) != std::string::npos);
   CHECK(md.find("## sm_120 proxy and the predicted RTX PRO 6000 time") != std::string::npos);
   CHECK(md.find("a prediction, not a measurement") != std::string::npos);
-  CHECK(md.find("503.8 TFLOP/s") != std::string::npos);
-  REQUIRE(cases[0].executors.back().prediction->overlap_bound_us);
-  CHECK(md.find(fmt::format("{:.1f} ({})", *cases[0].executors.back().prediction->overlap_bound_us,
-                            cases[0].executors.back().prediction->overlap_bound)) != std::string::npos);
+  CHECK(md.find("2617 MHz") != std::string::npos);
+  CHECK(md.find("188 SMs") != std::string::npos);
+  CHECK(md.find("1792 GB/s") != std::string::npos);
+  CHECK(md.find("128 MB L2") != std::string::npos);
+  // The case's one row: proxy and emulation medians, the emulation's fractions, C, M, rho, the
+  // predicted time, its interval and bound, each from the record (checked by hand in
+  // test_traffic_model.cpp).
+  const vb::DevicePrediction& pred = *cases[0].executors.back().prediction;
+  const vb::Sm120EmulatedFractions& frac = *cases[0].executors.back().sm120_fractions;
+  CHECK(md.find("| case | proxy µs | emu µs | % of emulated sm_120 rate | % of attainable at sm_120 rates | C µs | "
+                "M µs | rho | predicted RTX PRO 6000 µs | interval µs | bound |") != std::string::npos);
+  const std::string sm120_row =
+      fmt::format("| {} | 41.0 | 91.0 | {:.1f}% | {:.1f}% | {:.1f} | {:.1f} | {:.2f} | {:.1f} | [{:.1f}, {:.1f}] | {} |",
+                  cases[0].case_name, frac.pct_of_emulated_rate, frac.pct_of_attainable, pred.sm_cycles_us,
+                  pred.memory_us, pred.rho, pred.time_us, pred.low_us, pred.high_us, pred.bound);
+  CHECK(md.find(sm120_row) != std::string::npos);
+  CHECK(pred.rho == Approx(4300.0 / 4800));  // page 1: the shuffled rows over the datasheet
+  // The emulated rate among the ceilings, also per clock and SM: 240e6 / (1800 x 132) = 1010.
+  CHECK(md.find("| sm_120 emulated, bf16 | 240 TFLOP/s (1010 FLOP per clock and SM; sm_120: 1024) |") !=
+        std::string::npos);
+  CHECK(md.find("| memory, datasheet | 4800 GB/s |") != std::string::npos);
+
+  // Without the datasheet bandwidth (an older run): no prediction, and one line says why.
+  vb::Ceilings older = c;
+  older.memory_peak_gbps = 0;
+  std::vector<vb::CaseResult> unpredicted = cases;
+  vb::annotate_roofline(&unpredicted, older);
+  CHECK_FALSE(unpredicted[0].executors.back().prediction);
+  const std::string older_md = vb::format_markdown(sample_provenance(), older, unpredicted);
+  CHECK(older_md.find("No predicted RTX PRO 6000 time: the ceilings lack the datasheet memory bandwidth "
+                      "(memory_peak_gbps).") != std::string::npos);
+  CHECK(older_md.find("| memory, datasheet |") == std::string::npos);
+  // A run with the proxy and no emulation says so instead.
+  std::vector<vb::CaseResult> proxy_only = cases;
+  proxy_only[0].executors.pop_back();
+  const std::string proxy_md = vb::format_markdown(sample_provenance(), c, proxy_only);
+  CHECK(proxy_md.find("No predicted RTX PRO 6000 time: this run has no `production/sm120-emu` cold-L2 time") !=
+        std::string::npos);
 
   const auto doc = vb::result_document(sample_provenance(), cases, c);
   CHECK(doc.at("predictions").at("rtx-pro-6000").at("method").get<std::string>().rfind("a prediction, not a", 0) == 0);
@@ -486,14 +528,47 @@ TEST_CASE("engine, PDL-goal and sm_120-proxy sections: written when their record
   CHECK(back.cases[0].executors.back().prediction->time_us == Approx(cases[0].executors.back().prediction->time_us));
   const vb::DevicePrediction& written = *cases[0].executors.back().prediction;
   const vb::DevicePrediction& read = *back.cases[0].executors.back().prediction;
-  CHECK(read.overlap_bound_us.has_value() == written.overlap_bound_us.has_value());
-  if (written.overlap_bound_us) CHECK(*read.overlap_bound_us == Approx(*written.overlap_bound_us));
-  CHECK(read.overlap_bound == written.overlap_bound);
+  CHECK(read.device == written.device);
+  CHECK(read.low_us == Approx(written.low_us));
+  CHECK(read.high_us == Approx(written.high_us));
+  CHECK(read.sm_cycles_us == Approx(written.sm_cycles_us));
+  CHECK(read.memory_us == Approx(written.memory_us));
+  CHECK(read.memory_datasheet_us == Approx(written.memory_datasheet_us));
+  CHECK(read.rho == Approx(written.rho));
+  CHECK(read.bound == written.bound);
+  CHECK(read.sm_clock_mhz == written.sm_clock_mhz);
+  CHECK(read.num_sms == written.num_sms);
+  REQUIRE(back.cases[0].executors.back().sm120_fractions);
+  CHECK(back.cases[0].executors.back().sm120_fractions->pct_of_emulated_rate == Approx(frac.pct_of_emulated_rate));
+  CHECK(back.cases[0].executors.back().sm120_fractions->pct_of_attainable == Approx(frac.pct_of_attainable));
+  CHECK(back.ceilings->memory_peak_gbps == Approx(c.memory_peak_gbps));
+  CHECK(back.ceilings->sm120_emulated_bf16_tflops == Approx(c.sm120_emulated_bf16_tflops));
   CHECK(back.ceilings->mma_clock_mhz == Approx(c.mma_clock_mhz));
   CHECK(back.ceilings->sm_count == c.sm_count);
   CHECK(back.cases[0].executors[2].achieved->engine == "wgmma");
   CHECK(*back.cases[0].executors[2].achieved->pct_of_engine_ceiling ==
         Approx(*cases[0].executors[2].achieved->pct_of_engine_ceiling));
+}
+
+TEST_CASE("a prediction of the two-way model (result files before 2026-12-06) reads as no prediction", "[report]") {
+  // The entry such a file holds (reports/h100/2026-12-06-fp8-kv/perf-eagle-dflash, the proxy's
+  // record): a roof-fraction estimate and an overlap bound, neither of them this model's.
+  const auto old_entry = nlohmann::ordered_json::parse(
+      R"({"device": "rtx-pro-6000", "time_us": 157.58, "roof_us": 80.85, "bound": "memory",
+          "fraction_of_roof": 0.513, "sm_cycles_us": 44.03, "overlap_bound_us": 80.85,
+          "overlap_bound": "memory", "kind": "prediction"})");
+  CHECK_FALSE(vb::prediction_from_json(old_entry));
+  std::vector<vb::CaseResult> cases = sample_cases();
+  auto doc = vb::result_document(sample_provenance(), cases, sample_ceilings());
+  doc.at("cases").at(0).at("executors").back()["prediction"] = old_entry;
+  doc.at("cases").at(0).at("executors").back().erase("sm120_fractions");
+  const vb::ResultDocument legacy = vb::result_document_from_json(doc);
+  CHECK_FALSE(legacy.cases[0].executors.back().prediction);
+  CHECK_FALSE(legacy.cases[0].executors.back().sm120_fractions);
+  // A new-model entry with a field missing is malformed, not silently dropped.
+  nlohmann::ordered_json partial = vb::to_json(vb::DevicePrediction{});
+  partial.erase("rho");
+  CHECK_THROWS_AS(vb::prediction_from_json(partial), nlohmann::json::exception);
 }
 
 TEST_CASE("a result document whose schema is not a string is a ReportError, not a crash", "[report]") {
@@ -513,6 +588,9 @@ vb::Ceilings fp8_run_ceilings() {
   vb::Ceilings c = sample_ceilings();  // 1152-byte rows: 4420 in order, 4300 shuffled
   c.row576_read_contiguous_gbps = 4100;
   c.row576_read_shuffled_gbps = 3650;
+  c.memory_peak_gbps = 4800;  // and the figures the RTX PRO 6000 prediction needs
+  c.mma_clock_mhz = 1980;
+  c.sm_count = 132;
   c.method.emplace_back("row576_read_contiguous", "576-byte rows in order");
   c.method.emplace_back("row576_read_shuffled", "576-byte rows shuffled");
   return c;
@@ -563,11 +641,11 @@ vb::CaseResult twin_case(const std::string& scenario, const std::string& point, 
 // Two twin pairs (one fp8 case listed before its bf16 twin), a bf16 / fp8 pair of matching names
 // but another batch (no twins), and an fp8 case without a twin.
 std::vector<vb::CaseResult> twin_cases() {
-  const std::string proxy = vb::kSm120ProxyExecutor;
+  const std::string proxy = vb::kSm120ProxyExecutor, emu = vb::kSm120EmuExecutor;
   std::vector<vb::CaseResult> cases = {
-      twin_case("kimi_mtp", "/batch.size=8", false, 8, {{"production", 40.0}, {proxy, 52.0}}),
+      twin_case("kimi_mtp", "/batch.size=8", false, 8, {{"production", 40.0}, {proxy, 52.0}, {emu, 130.0}}),
       twin_case("kimi_mtp_fp8", "/batch.size=32", true, 32, {{"production", 165.0}}),
-      twin_case("kimi_mtp_fp8", "/batch.size=8", true, 8, {{"production", 25.0}, {proxy, 31.2}}),
+      twin_case("kimi_mtp_fp8", "/batch.size=8", true, 8, {{"production", 25.0}, {proxy, 31.2}, {emu, 110.0}}),
       twin_case("kimi_mtp", "/batch.size=32", false, 32, {{"production", 150.0}}),
       twin_case("layout", "/placement=contiguous", false, 64, {{"production", 300.0}}),
       twin_case("layout_fp8", "/placement=contiguous", true, 32, {{"production", 90.0}}),
@@ -620,7 +698,7 @@ TEST_CASE("fp8 twins: summary.md's section and fp8_twins.csv match their golden 
 
   // Each row's ratio and % of ceiling from the inputs above, not from the writer.
   const auto rows = csv_rows(csv);
-  REQUIRE(rows.size() == 4);  // header, batch 32 production, batch 8 production and proxy
+  REQUIRE(rows.size() == 5);  // header, batch 32 production, batch 8 production, proxy and emulation
   const std::vector<std::string>& header = rows[0];
   auto field = [&](const std::vector<std::string>& row, const std::string& name) {
     const auto at = std::find(header.begin(), header.end(), name);
@@ -639,6 +717,7 @@ TEST_CASE("fp8 twins: summary.md's section and fp8_twins.csv match their golden 
       {"kimi_mtp/batch.size=32", "kimi_mtp_fp8/batch.size=32", "production", 32, 150.0, 165.0},
       {"kimi_mtp/batch.size=8", "kimi_mtp_fp8/batch.size=8", "production", 8, 40.0, 25.0},
       {"kimi_mtp/batch.size=8", "kimi_mtp_fp8/batch.size=8", vb::kSm120ProxyExecutor, 8, 52.0, 31.2},
+      {"kimi_mtp/batch.size=8", "kimi_mtp_fp8/batch.size=8", vb::kSm120EmuExecutor, 8, 130.0, 110.0},
   };
   for (std::size_t i = 0; i < std::size(expected); ++i) {
     const Expected& x = expected[i];
@@ -654,16 +733,20 @@ TEST_CASE("fp8 twins: summary.md's section and fp8_twins.csv match their golden 
     const double bf16_gbps = static_cast<double>(twin_bytes(x.batch, false)) / (x.bf16_us * 1e3);
     CHECK(std::stod(field(row, "fp8_pct_of_576_byte_row_ceiling")) == Approx(100 * fp8_gbps / 3650).epsilon(1e-5));
     CHECK(std::stod(field(row, "bf16_pct_of_1152_byte_row_ceiling")) == Approx(100 * bf16_gbps / 4300).epsilon(1e-5));
-    const bool proxy = std::string(x.executor) == vb::kSm120ProxyExecutor;
-    CHECK(field(row, "predicted_rtx_pro_6000_fp8_us").empty() == !proxy);
-    CHECK(field(row, "predicted_rtx_pro_6000_bf16_us").empty() == !proxy);
+    const bool emulated = std::string(x.executor) == vb::kSm120EmuExecutor;
+    CHECK(field(row, "predicted_rtx_pro_6000_fp8_us").empty() == !emulated);
+    CHECK(field(row, "predicted_rtx_pro_6000_bf16_us").empty() == !emulated);
   }
-  // The proxy's predictions: memory-bound here and there, so each is its bytes over 1792 GB/s
-  // divided by its fraction of the row roof of its own row size here.
-  const double fp8_pred = twin_bytes(8, true) / 1792e3 / (twin_bytes(8, true) / 3650e3 / 31.2);
-  const double bf16_pred = twin_bytes(8, false) / 1792e3 / (twin_bytes(8, false) / 4300e3 / 52.0);
-  CHECK(std::stod(field(rows[3], "predicted_rtx_pro_6000_fp8_us")) == Approx(fp8_pred).epsilon(1e-5));
-  CHECK(std::stod(field(rows[3], "predicted_rtx_pro_6000_bf16_us")) == Approx(bf16_pred).epsilon(1e-5));
+  // The emulation's predictions: the larger of its SM cycles at 2617 MHz on 188 SMs (no launch
+  // record: all 132 SMs here busy) and its bytes at rho (its own row ceiling / 4800 GB/s) of
+  // 1792 GB/s. bf16 is memory-bound there, fp8 SM-bound.
+  const auto sm_cycles_us = [](double median_us) { return median_us * 1980 / 2617 * 132 / 188; };
+  const double bf16_memory_us = twin_bytes(8, false) / (1792e3 * 4300 / 4800);
+  const double fp8_memory_us = twin_bytes(8, true) / (1792e3 * 3650 / 4800);
+  REQUIRE(bf16_memory_us > sm_cycles_us(130.0));
+  REQUIRE(fp8_memory_us < sm_cycles_us(110.0));
+  CHECK(std::stod(field(rows[4], "predicted_rtx_pro_6000_bf16_us")) == Approx(bf16_memory_us).epsilon(1e-5));
+  CHECK(std::stod(field(rows[4], "predicted_rtx_pro_6000_fp8_us")) == Approx(sm_cycles_us(110.0)).epsilon(1e-5));
 
   // A run without twins: no section, and the CSV is its header alone.
   CHECK(vb::format_markdown(sample_provenance(), sample_ceilings(), sample_cases()).find("fp8 KV against") ==
@@ -718,4 +801,38 @@ TEST_CASE("the 576-byte-row roofs are drawn and printed when measured", "[report
   CHECK(line.find("row576_read_contiguous_gbps 4100, row576_read_shuffled_gbps 3650 (576-byte rows)") !=
         std::string::npos);
   CHECK(line.find("row_read_contiguous_gbps 4420, row_read_shuffled_gbps 4300 (1152-byte rows)") != std::string::npos);
+}
+
+TEST_CASE("sm_120's emulated rates are drawn and printed when measured, with their FLOP per clock and SM",
+          "[report]") {
+  vb::Ceilings c = sample_ceilings();
+  CHECK(vb::format_roofline_svg(c, sample_cases(), "t").find("sm_120 emulated") == std::string::npos);
+  CHECK(vb::format_ceilings_text(c).find("sm120_emulated") == std::string::npos);
+  CHECK(vb::format_ceilings_text(c).find("memory_peak_gbps") == std::string::npos);
+  c.sm120_emulated_bf16_tflops = 242;
+  c.sm120_emulated_fp8_tflops = 484;
+  c.mma_fp8_tflops = 1290;
+  c.memory_peak_gbps = 3352;
+  const std::string svg = vb::format_roofline_svg(c, sample_cases(), "t");
+  const std::size_t label = svg.find(">sm_120 emulated bf16 242 TFLOP/s</text>");
+  REQUIRE(label != std::string::npos);
+  // Its roof line, dashed, just before its label.
+  const std::size_t line = svg.rfind("<line", label);
+  REQUIRE(line != std::string::npos);
+  CHECK(svg.substr(line, label - line).find("stroke-dasharray=\"2 4\"") != std::string::npos);
+  // Without the probe's clock and SM count, the rates alone; with them, per clock and SM too:
+  // 242e6 / (1755 MHz x 132 SMs) = 1044.6, 484e6 / (1755 x 132) = 2089.3.
+  std::string text = vb::format_ceilings_text(c);
+  CHECK(text.find("; memory_peak_gbps 3352 (datasheet); mma_fp8_tflops 1290; sm120_emulated_bf16_tflops 242; "
+                  "sm120_emulated_fp8_tflops 484\n") != std::string::npos);
+  c.mma_clock_mhz = 1755;
+  c.sm_count = 132;
+  CHECK(vb::flop_per_clock_and_sm(c, 242) == Approx(1044.6344));
+  text = vb::format_ceilings_text(c);
+  CHECK(text.find("sm120_emulated_bf16_tflops 242 (1045 FLOP per clock and SM; sm_120 1024); "
+                  "sm120_emulated_fp8_tflops 484 (2089 FLOP per clock and SM; sm_120 2048)\n") != std::string::npos);
+  const std::string md = vb::format_markdown(sample_provenance(), c, sample_cases());
+  CHECK(md.find("| sm_120 emulated, fp8 e4m3 | 484 TFLOP/s (2089 FLOP per clock and SM; sm_120: 2048) |") !=
+        std::string::npos);
+  CHECK(md.find("| mma.sync fp8 e4m3 | 1290 TFLOP/s |") != std::string::npos);
 }

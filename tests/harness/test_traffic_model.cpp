@@ -255,133 +255,138 @@ TEST_CASE("PDL goal: chain-pdl median against 1.5 x roof + PDL floor + 3 us, han
 }
 
 namespace {
-// The proxy's ceilings here for the prediction tests: rows at 4000 GB/s, mma.sync at 640 TFLOP/s.
-vb::Ceilings proxy_ceilings() {
+// The ceilings of a run that emulated sm_120 for the prediction tests: rows at 4000 GB/s of a
+// 5000 GB/s datasheet (rho 0.8), the mma.sync probe at 1800 MHz on 132 SMs, sm_120's bf16 rate
+// emulated at 240 TFLOP/s.
+vb::Ceilings emulation_ceilings() {
   vb::Ceilings c;
   c.row_read_contiguous_gbps = 4000;
   c.row_read_shuffled_gbps = 4000;
   c.mma_bf16_tflops = 640;
+  c.memory_peak_gbps = 5000;
+  c.mma_clock_mhz = 1800;
+  c.sm_count = 132;
+  c.sm120_emulated_bf16_tflops = 240;
   return c;
 }
-}  // namespace
 
-TEST_CASE("sm_120 prediction: the proxy's fraction of its binding roof on the RTX PRO 6000's roofs", "[traffic]") {
-  const vb::DeviceModel* rtx = vb::find_device_model("rtx-pro-6000");
-  REQUIRE(rtx != nullptr);
-  REQUIRE(rtx->memory_gbps == 1792.0);
-  REQUIRE(rtx->mma_tflops == 503.8);
-  vb::Ceilings c = proxy_ceilings();
-  c.wgmma_bf16_tflops = 800;  // not the proxy's engine: ignored
-  vb::TrafficModel t;
-  t.algorithmic_bytes = 1'000'000'000;
-
-  // Compute-bound on both: roof here 1e12 / 640e12 = 1562.5 us; at 3125 us f = 0.5.
-  // There: max(1e9 / 1792e9 = 558.04 us, 1e12 / 503.8e12 = 1984.91 us) / 0.5 = 3969.83 us.
-  t.flops = 1e12;
-  auto p = vb::predict_on_device(t, 3125.0, c, 64, *rtx);
-  REQUIRE(p);
-  CHECK(p->device == "rtx-pro-6000");
-  CHECK(p->fraction_of_roof == Approx(0.5));
-  CHECK(p->roof_us == Approx(1984.9146));
-  CHECK(p->time_us == Approx(3969.8293));
-  CHECK(p->bound == "compute");
-
-  // Memory-bound on both: roof here 250 us; at 500 us f = 0.5; there 558.04 / 0.5 = 1116.07.
-  t.flops = 1e10;
-  p = vb::predict_on_device(t, 500.0, c, 64, *rtx);
-  REQUIRE(p);
-  CHECK(p->time_us == Approx(1116.0714));
-  CHECK(p->bound == "memory");
-
-  // Between the ridges (intensity 200): compute-bound here (312.5 us vs 250), memory-bound
-  // there (558.04 us vs 396.98): f = 312.5 / 625 = 0.5 carries over to 558.04 us.
-  t.flops = 2e11;
-  p = vb::predict_on_device(t, 625.0, c, 64, *rtx);
-  REQUIRE(p);
-  CHECK(p->fraction_of_roof == Approx(0.5));
-  CHECK(p->time_us == Approx(1116.0714));
-  CHECK(p->bound == "memory");
-
-  CHECK_FALSE(vb::predict_on_device(t, 0.0, c, 64, *rtx));
-  c.mma_bf16_tflops = 0;
-  CHECK_FALSE(vb::predict_on_device(t, 625.0, c, 64, *rtx));
-}
-
-TEST_CASE("sm_120 prediction: an fp8 case's fraction of roof is of the 576-byte-row ceiling", "[traffic][fp8]") {
-  const vb::DeviceModel* rtx = vb::find_device_model("rtx-pro-6000");
-  REQUIRE(rtx != nullptr);
-  vb::Ceilings c = proxy_ceilings();  // 1152-byte rows 4000 GB/s
-  c.row576_read_contiguous_gbps = 3200;
-  vb::TrafficModel t;
-  t.algorithmic_bytes = 1'000'000'000;
-  t.flops = 1e10;  // memory-bound here and there
-  t.kv_row_bytes = vb::kKvRowBytesFp8;
-  // Roof here 1e9 / 3200e9 = 312.5 us; at 625 us f = 0.5; there 558.04 / 0.5 = 1116.07 us
-  // (against the 1152-byte ceiling, f would be 0.4 and the time 1395.09 us).
-  auto p = vb::predict_on_device(t, 625.0, c, 64, *rtx);
-  REQUIRE(p);
-  CHECK(p->fraction_of_roof == Approx(0.5));
-  CHECK(p->roof_us == Approx(558.0357));
-  CHECK(p->time_us == Approx(1116.0714));
-  c.row576_read_contiguous_gbps = 0;  // not measured: no prediction
-  CHECK_FALSE(vb::predict_on_device(t, 625.0, c, 64, *rtx));
-}
-
-TEST_CASE("sm_120 prediction: the overlap bound carries the proxy's SM cycles to sm_120's clock and SMs", "[traffic]") {
+const vb::DeviceModel& rtx_pro_6000() {
   const vb::DeviceModel* rtx = vb::find_device_model("rtx-pro-6000");
   REQUIRE(rtx != nullptr);
   REQUIRE(rtx->sm_clock_mhz == 2617.0);
   REQUIRE(rtx->num_sms == 188);
-  vb::Ceilings c = proxy_ceilings();
+  REQUIRE(rtx->memory_gbps == 1792.0);
+  return *rtx;
+}
+}  // namespace
+
+TEST_CASE("sm_120 prediction: SM cycles at sm_120's clock and SMs against bytes at rho of GDDR7", "[traffic]") {
+  const vb::DeviceModel& rtx = rtx_pro_6000();
+  const vb::Ceilings c = emulation_ceilings();
   vb::TrafficModel t;
   t.algorithmic_bytes = 1'000'000'000;
-  t.flops = 1e12;  // roof there: 1984.91 us (compute)
+  t.flops = 1e12;
+  // rho = 4000 / 5000 = 0.8: M = 1e9 B / (1792 GB/s x 0.8) = 697.54 us; at the datasheet 558.04 us.
 
-  // Without the probe's clock or the SM count: the estimate only.
-  auto p = vb::predict_on_device(t, 3125.0, c, 64, *rtx, 1320);
-  REQUIRE(p);
-  CHECK_FALSE(p->overlap_bound_us);
-  CHECK_FALSE(p->sm_cycles_us);
-  c.mma_clock_mhz = 1800;
-  p = vb::predict_on_device(t, 3125.0, c, 64, *rtx, 1320);
-  REQUIRE(p);
-  CHECK_FALSE(p->overlap_bound_us);
-  c.sm_count = 132;
-
-  // 3125 us x 1800 / 2617 = 2149.41 us at sm_120's clock; every SM here busy (unknown blocks, or
-  // ten waves), spread over 188 SMs: x 132 / 188 = 1509.16 us, below the roof there (compute).
-  p = vb::predict_on_device(t, 3125.0, c, 64, *rtx);
-  REQUIRE(p);
-  REQUIRE(p->sm_cycles_us);
-  CHECK(*p->sm_cycles_us == Approx(1509.1586));
-  CHECK(*p->overlap_bound_us == Approx(1984.9146));
-  CHECK(p->overlap_bound == "compute");
-  CHECK(p->time_us == Approx(3969.8293));  // the estimate does not change
-  p = vb::predict_on_device(t, 3125.0, c, 64, *rtx, 1320);
-  CHECK(*p->sm_cycles_us == Approx(1509.1586));
-  // Half a wave (66 blocks) kept 66 SMs busy: x 66 / 188 = 754.58 us.
-  p = vb::predict_on_device(t, 3125.0, c, 64, *rtx, 66);
-  CHECK(*p->sm_cycles_us == Approx(754.5793));
-  // SM cycles above the roof there set the bound: at 9000 us, 9000 x 1800 / 2617 x 132 / 188.
-  p = vb::predict_on_device(t, 9000.0, c, 64, *rtx, 1320);
-  CHECK(*p->sm_cycles_us == Approx(9000.0 * 1800 / 2617 * 132 / 188));
-  CHECK(*p->overlap_bound_us == Approx(*p->sm_cycles_us));
-  CHECK(p->overlap_bound == "SM cycles");
-
-  // Memory-bound there: bytes / 1792 GB/s = 558.04 us binds when the SM cycles are shorter.
-  t.flops = 1e10;
-  p = vb::predict_on_device(t, 500.0, c, 64, *rtx, 1320);
-  CHECK(*p->sm_cycles_us == Approx(500.0 * 1800 / 2617 * 132 / 188));
-  CHECK(*p->overlap_bound_us == Approx(558.0357));
-  CHECK(p->overlap_bound == "memory");
+  SECTION("compute-bound: C = 9000 us x 1800 / 2617 x 132 / 188 = 4346.38 us binds") {
+    const auto p = vb::predict_on_device(t, 9000.0, c, 64, rtx, 1320);  // ten waves: every SM busy
+    REQUIRE(p);
+    CHECK(p->device == "rtx-pro-6000");
+    CHECK(p->sm_clock_mhz == 2617.0);
+    CHECK(p->num_sms == 188);
+    CHECK(p->rho == Approx(0.8));
+    CHECK(p->sm_cycles_us == Approx(4346.3768));
+    CHECK(p->memory_us == Approx(697.5446));
+    CHECK(p->memory_datasheet_us == Approx(558.0357));
+    CHECK(p->time_us == Approx(4346.3768));
+    CHECK(p->low_us == Approx(4346.3768));
+    CHECK(p->high_us == Approx(5043.9214));
+    CHECK(p->bound == "SM cycles");
+    // launch_blocks 0 (unknown) counts every SM here busy: the same C.
+    CHECK(vb::predict_on_device(t, 9000.0, c, 64, rtx)->sm_cycles_us == Approx(4346.3768));
+  }
+  SECTION("half a wave (66 blocks) kept 66 SMs busy: C = 9000 x 1800 / 2617 x 66 / 188 = 2173.19 us") {
+    const auto p = vb::predict_on_device(t, 9000.0, c, 64, rtx, 66);
+    REQUIRE(p);
+    CHECK(p->sm_cycles_us == Approx(2173.1884));
+    CHECK(p->time_us == Approx(2173.1884));
+  }
+  SECTION("memory-bound: C = 241.47 us is shorter than M = 697.54 us") {
+    t.flops = 1e10;
+    const auto p = vb::predict_on_device(t, 500.0, c, 64, rtx, 1320);
+    REQUIRE(p);
+    CHECK(p->sm_cycles_us == Approx(241.4654));
+    CHECK(p->time_us == Approx(697.5446));
+    CHECK(p->low_us == Approx(558.0357));   // max(C, bytes / 1792 GB/s)
+    CHECK(p->high_us == Approx(939.0100));  // C + M
+    CHECK(p->bound == "memory");
+  }
+  SECTION("an fp8 case's rho is of the 576-byte-row ceiling: 3200 / 5000 = 0.64, M = 871.93 us") {
+    vb::Ceilings fp8 = c;
+    fp8.row576_read_contiguous_gbps = 3200;
+    t.kv_row_bytes = vb::kKvRowBytesFp8;
+    t.flops = 1e10;
+    const auto p = vb::predict_on_device(t, 500.0, fp8, 64, rtx, 1320);
+    REQUIRE(p);
+    CHECK(p->rho == Approx(0.64));
+    CHECK(p->memory_us == Approx(871.9308));
+    CHECK(p->time_us == Approx(871.9308));
+    fp8.row576_read_contiguous_gbps = 0;  // not measured: no rho, no prediction
+    CHECK_FALSE(vb::predict_on_device(t, 500.0, fp8, 64, rtx, 1320));
+  }
+  SECTION("no prediction without the probe's clock, the SM count, the datasheet bandwidth or a median") {
+    CHECK(vb::prediction_missing(c, rtx).empty());
+    CHECK_FALSE(vb::predict_on_device(t, 0.0, c, 64, rtx));
+    vb::Ceilings older = c;
+    older.mma_clock_mhz = 0;
+    CHECK_FALSE(vb::predict_on_device(t, 9000.0, older, 64, rtx));
+    CHECK(vb::prediction_missing(older, rtx).find("mma_clock_mhz") != std::string::npos);
+    older = c;
+    older.sm_count = 0;
+    CHECK_FALSE(vb::predict_on_device(t, 9000.0, older, 64, rtx));
+    CHECK(vb::prediction_missing(older, rtx).find("sm_count") != std::string::npos);
+    older = c;
+    older.memory_peak_gbps = 0;  // a result file before 2026-12-06
+    CHECK_FALSE(vb::predict_on_device(t, 9000.0, older, 64, rtx));
+    CHECK(vb::prediction_missing(older, rtx) == "the ceilings lack the datasheet memory bandwidth (memory_peak_gbps)");
+    vb::DeviceModel unclocked = rtx;
+    unclocked.sm_clock_mhz = 0;
+    CHECK_FALSE(vb::predict_on_device(t, 9000.0, c, 64, unclocked));
+  }
 }
 
-TEST_CASE("annotate_roofline: the sm_120 proxy gets mma.sync and row % and a prediction, the others do not", "[traffic]") {
+TEST_CASE("sm_120 emulated fractions: of the emulated bf16 rate and of the attainable roof at sm_120's rates",
+          "[traffic]") {
+  const vb::Ceilings c = emulation_ceilings();
+  vb::TrafficModel t;
+  t.algorithmic_bytes = 1'000'000'000;
+  vb::Achieved a;
+  // Intensity 1000: attainable min(4000 GB/s x 1000, 240 TFLOP/s) = 240; 1e12 FLOP in 9 ms.
+  t.flops = 1e12;
+  a.tflops = 1e12 / 9e-3 / 1e12;
+  auto f = vb::sm120_emulated_fractions(t, a, c, 64);
+  REQUIRE(f);
+  CHECK(f->pct_of_emulated_rate == Approx(46.2963));
+  CHECK(f->pct_of_attainable == Approx(46.2963));
+  // Intensity 10: attainable min(40, 240) = 40; 20 TFLOP/s is 50 % of it, 8.33 % of 240.
+  t.flops = 1e10;
+  a.tflops = 20;
+  f = vb::sm120_emulated_fractions(t, a, c, 64);
+  REQUIRE(f);
+  CHECK(f->pct_of_emulated_rate == Approx(8.3333));
+  CHECK(f->pct_of_attainable == Approx(50.0));
+  vb::Ceilings older = c;
+  older.sm120_emulated_bf16_tflops = 0;
+  CHECK_FALSE(vb::sm120_emulated_fractions(t, a, older, 64));
+}
+
+TEST_CASE("annotate_roofline: production/sm120-emu gets sm_120's fractions and the prediction, the proxy does not",
+          "[traffic]") {
   vb::CaseResult c;
   c.case_name = "ddtree";
   c.page_size = 1;
   c.traffic = vb::TrafficModel{1'000'000'000, 1'000'000'000, 1'000'000'000, 1e12};
-  vb::ExecutorResult prod, proxy;
+  vb::ExecutorResult prod, proxy, emu;
   prod.executor = "production";
   prod.launch = vb::LaunchRecord{};
   prod.launch->engine = "wgmma";
@@ -392,27 +397,42 @@ TEST_CASE("annotate_roofline: the sm_120 proxy gets mma.sync and row % and a pre
   proxy.launch->engine = "wgmma";  // the proxy is mma.sync whatever its record says
   proxy.launch->grid = {10, 66, 2};
   proxy.timings = {timing("cold-l2", 3.125)};
-  c.executors = {prod, proxy};
+  emu = proxy;
+  emu.executor = vb::kSm120EmuExecutor;
+  emu.launch->grid = {11, 3, 2};  // 66 blocks: half the SMs busy
+  emu.timings = {timing("cold-l2", 9.0)};
+  c.executors = {prod, proxy, emu};
   std::vector<vb::CaseResult> cases = {c};
-  vb::Ceilings ceil;
-  ceil.row_read_contiguous_gbps = 4000;
-  ceil.row_read_shuffled_gbps = 4000;
-  ceil.mma_bf16_tflops = 640;
+  vb::Ceilings ceil = emulation_ceilings();
   ceil.wgmma_bf16_tflops = 800;
-  ceil.mma_clock_mhz = 1800;
-  ceil.sm_count = 132;
   vb::annotate_roofline(&cases, ceil);
   const vb::ExecutorResult& p = cases[0].executors[1];
   REQUIRE(p.achieved);
   CHECK(p.achieved->engine == "mma.sync");
   CHECK(*p.achieved->pct_of_engine_ceiling == Approx(320.0 / 640 * 100));  // 1 TFLOP in 3.125 ms
   CHECK(*p.achieved->pct_of_memory_ceiling == Approx(320.0 / 4000 * 100));
-  REQUIRE(p.prediction);
-  CHECK(p.prediction->time_us == Approx(3969.8293));
-  CHECK(*p.prediction->sm_cycles_us == Approx(1509.1586));  // the plan's 1320 blocks: every SM busy
+  CHECK_FALSE(p.prediction);
+  CHECK_FALSE(p.sm120_fractions);
+  const vb::ExecutorResult& e = cases[0].executors[2];
+  REQUIRE(e.achieved);
+  CHECK(e.achieved->engine == "mma.sync");
+  REQUIRE(e.sm120_fractions);
+  CHECK(e.sm120_fractions->pct_of_emulated_rate == Approx(46.2963));  // 1 TFLOP in 9 ms of 240 TFLOP/s
+  REQUIRE(e.prediction);
+  CHECK(e.prediction->sm_cycles_us == Approx(2173.1884));  // 9000 us x 1800 / 2617 x 66 / 188
+  CHECK(e.prediction->time_us == Approx(2173.1884));
   const vb::ExecutorResult& w = cases[0].executors[0];
   CHECK(w.achieved->engine == "wgmma");
   CHECK(*w.achieved->pct_of_engine_ceiling == Approx(500.0 / 800 * 100));
   CHECK_FALSE(w.prediction);
+  CHECK_FALSE(w.sm120_fractions);
   CHECK_FALSE(cases[0].pdl_goal);  // no chain-pdl time, no PDL floor
+
+  // The prediction is made from the emulation's cold-L2 median only: a hot-L2 time has rates, no prediction.
+  cases = {c};
+  cases[0].executors[2].timings = {timing("hot-l2", 9.0)};
+  vb::annotate_roofline(&cases, ceil);
+  CHECK(cases[0].executors[2].achieved);
+  CHECK(cases[0].executors[2].sm120_fractions);
+  CHECK_FALSE(cases[0].executors[2].prediction);
 }
