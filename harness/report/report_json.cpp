@@ -10,6 +10,7 @@
 #include <ctime>
 #include <iterator>
 #include <limits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -105,34 +106,37 @@ ErrorStats stats_from_json(const json& j) {
 
 }  // namespace
 
+namespace {
+
+// The prediction's numbers by JSON key, in the order written: one list for writer and reader.
+constexpr std::pair<const char*, double DevicePrediction::*> kPredictionNumbers[] = {
+    {"time_us", &DevicePrediction::time_us},
+    {"low_us", &DevicePrediction::low_us},
+    {"high_us", &DevicePrediction::high_us},
+    {"sm_cycles_us", &DevicePrediction::sm_cycles_us},
+    {"memory_us", &DevicePrediction::memory_us},
+    {"memory_datasheet_us", &DevicePrediction::memory_datasheet_us},
+    {"rho", &DevicePrediction::rho},
+    {"sm_clock_mhz", &DevicePrediction::sm_clock_mhz},
+};
+
+}  // namespace
+
 nlohmann::ordered_json to_json(const DevicePrediction& p) {
-  return json{{"device", p.device},
-              {"time_us", number(p.time_us)},
-              {"low_us", number(p.low_us)},
-              {"high_us", number(p.high_us)},
-              {"sm_cycles_us", number(p.sm_cycles_us)},
-              {"memory_us", number(p.memory_us)},
-              {"memory_datasheet_us", number(p.memory_datasheet_us)},
-              {"rho", number(p.rho)},
-              {"bound", p.bound},
-              {"sm_clock_mhz", number(p.sm_clock_mhz)},
-              {"num_sms", p.num_sms},
-              {"kind", "prediction"}};
+  json j{{"device", p.device}};
+  for (const auto& [key, field] : kPredictionNumbers) j[key] = number(p.*field);
+  j["bound"] = p.bound;
+  j["num_sms"] = p.num_sms;
+  j["kind"] = "prediction";
+  return j;
 }
 
 std::optional<DevicePrediction> prediction_from_json(const nlohmann::ordered_json& j) {
   if (!j.contains("high_us")) return std::nullopt;
   DevicePrediction p;
   p.device = j.at("device").get<std::string>();
-  p.time_us = read_number(j.at("time_us"));
-  p.low_us = read_number(j.at("low_us"));
-  p.high_us = read_number(j.at("high_us"));
-  p.sm_cycles_us = read_number(j.at("sm_cycles_us"));
-  p.memory_us = read_number(j.at("memory_us"));
-  p.memory_datasheet_us = read_number(j.at("memory_datasheet_us"));
-  p.rho = read_number(j.at("rho"));
+  for (const auto& [key, field] : kPredictionNumbers) p.*field = read_number(j.at(key));
   p.bound = j.at("bound").get<std::string>();
-  p.sm_clock_mhz = read_number(j.at("sm_clock_mhz"));
   p.num_sms = read_integer<int>(j, "num_sms");
   return p;
 }
