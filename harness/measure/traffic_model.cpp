@@ -169,10 +169,12 @@ std::string prediction_missing(const Ceilings& ceilings, const DeviceModel& targ
   if (ceilings.mma_clock_mhz <= 0) missing.emplace_back("the mma.sync probe's SM clock (mma_clock_mhz)");
   if (ceilings.sm_count <= 0) missing.emplace_back("the device's SM count (sm_count)");
   if (ceilings.memory_peak_gbps <= 0) missing.emplace_back("the datasheet memory bandwidth (memory_peak_gbps)");
+  std::string why = missing.empty() ? "" : fmt::format("the ceilings lack {}", fmt::join(missing, ", "));
   if (target.sm_clock_mhz <= 0 || target.num_sms <= 0 || target.memory_gbps <= 0) {
-    missing.push_back(fmt::format("{}'s clock, SM count or memory bandwidth", target.name));
+    why += fmt::format("{}the {} model lacks its clock, SM count or memory bandwidth", why.empty() ? "" : "; ",
+                       target.name);
   }
-  return missing.empty() ? "" : fmt::format("the ceilings lack {}", fmt::join(missing, ", "));
+  return why;
 }
 
 std::optional<DevicePrediction> predict_on_device(const TrafficModel& traffic, double emulated_us,

@@ -352,6 +352,11 @@ TEST_CASE("sm_120 prediction: SM cycles at sm_120's clock and SMs against bytes 
     vb::DeviceModel unclocked = rtx;
     unclocked.sm_clock_mhz = 0;
     CHECK_FALSE(vb::predict_on_device(t, 9000.0, c, 64, unclocked));
+    CHECK(vb::prediction_missing(c, unclocked) ==
+          "the NVIDIA RTX PRO 6000 Blackwell model lacks its clock, SM count or memory bandwidth");
+    older.mma_clock_mhz = 0;  // and no datasheet bandwidth: both named, in one line
+    CHECK(vb::prediction_missing(older, rtx) == "the ceilings lack the mma.sync probe's SM clock (mma_clock_mhz), "
+                                                "the datasheet memory bandwidth (memory_peak_gbps)");
   }
 }
 
