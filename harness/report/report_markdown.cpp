@@ -374,7 +374,9 @@ std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& 
                       fmt::format("{:.0f} GB/s", ceilings->row576_read_shuffled_gbps), method("row576_read_shuffled")});
     }
     if (ceilings->memory_peak_gbps > 0) {
-      rows.push_back({"memory, datasheet", fmt::format("{:.0f} GB/s", ceilings->memory_peak_gbps), method("memory_peak")});
+      const std::string how = method("memory_peak");
+      rows.push_back({"memory, datasheet", fmt::format("{:.0f} GB/s", ceilings->memory_peak_gbps),
+                      how != "-" ? how : "the device's memory clock x bus width x 2 transfers a clock"});
     }
     rows.push_back({"device-to-device copy", fmt::format("{:.0f} GB/s", ceilings->d2d_copy_gbps), method("d2d_copy")});
     rows.push_back({"mma.sync bf16", fmt::format("{:.0f} TFLOP/s", ceilings->mma_bf16_tflops), method("mma_bf16")});
