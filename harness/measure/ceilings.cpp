@@ -92,12 +92,16 @@ std::string probe_clock_text(double mhz, double tflops, int sm_count) {
 }
 
 // The datasheet memory bandwidth from the device's memory clock and bus width (two transfers
-// a clock): what the row ceilings are a fraction of; 0 when the attributes are not there.
-double memory_peak_gbps(Check& check, const GpuInfo& gpu) {
+// a clock) into c->memory_peak_gbps and its method entry: what the row ceilings are a
+// fraction of.
+void read_memory_peak(Check& check, const GpuInfo& gpu, Ceilings* c) {
   int clock_khz = 0, bus_bits = 0;
   check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, gpu.device), "memory clock attribute");
   check(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, gpu.device), "memory bus attribute");
-  return 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+  c->memory_peak_gbps = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+  c->method.emplace_back("memory_peak", fmt::format("the device's memory clock ({:.0f} MHz, cudaDevAttrMemoryClockRate) "
+                                                    "x 2 transfers a clock x its bus width ({} bits) / 8: not measured",
+                                                    clock_khz / 1e3, bus_bits));
 }
 
 // One mma.sync probe: where its rate goes, its method entry's name, and whether this device
@@ -115,9 +119,13 @@ double measure_mma_probe(Check& check, const GpuInfo& gpu, const CeilingOptions&
                          const MmaProbeRun& probe, Ceilings* c) {
   int blocks_per_sm = 0;
   check(ck::mma_probe_blocks_per_sm(probe.probe, &blocks_per_sm), "mma probe occupancy");
-  // The emulated probes run as the production kernel does: one block per SM.
+  // The emulated probes run as the production kernel does: one block per SM (their shared
+  // memory request leaves room for no second one).
   const bool emulated = ck::mma_probe_emulated(probe.probe);
-  const int per_sm = emulated ? 1 : std::max(1, blocks_per_sm);
+  if (emulated && blocks_per_sm != 1) {
+    check(cudaErrorInvalidConfiguration, fmt::format("{} probe: {} blocks per SM, not 1", probe.name, blocks_per_sm));
+  }
+  const int per_sm = std::max(1, blocks_per_sm);
   const int blocks = std::max(1, gpu.sm_count * per_sm);
   const int threads = ck::mma_probe_threads(probe.probe);
   Buffer sink, clock_span;
@@ -390,7 +398,7 @@ CeilingsRun measure_ceilings(const GpuInfo& gpu, const CeilingOptions& options) 
 
   // ---- mma.sync issue rates: bf16 and fp8, plain and under sm_120's emulation
   c.sm_count = gpu.sm_count;
-  c.memory_peak_gbps = memory_peak_gbps(check, gpu);
+  read_memory_peak(check, gpu, &c);
   const bool fp8_mma = gpu.cc_major > 8 || (gpu.cc_major == 8 && gpu.cc_minor >= 9);
   const MmaProbeRun mma_probes[] = {
       {ck::MmaProbe::kBf16, "mma_bf16", &c.mma_bf16_tflops, true},

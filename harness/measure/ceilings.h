@@ -13,7 +13,7 @@ struct CeilingOptions {
   double row_read_bytes = 2.0 * (1ll << 30);  // >= 2 GiB pool, read as 1152- and as 576-byte rows
   double copy_bytes = 1.0 * (1ll << 30);      // 1 GiB copied (2 GiB moved) per pass
   int repetitions = 5;                        // timed passes after one warm-up; median kept
-  int mma_iterations = 8192;                  // per warp, x kMmaChains mma each
+  int mma_iterations = 8192;                  // per warp, x kMmaChains mma each (a multiple of 8)
   int wgmma_iterations = 8192;                // per warpgroup, x kWgmmaPerGroup wgmma each
   int mla_tiles = 4096;                       // MLA tile probe: tiles per block and pass
   static constexpr int kMlaTileCopyTiles = 32;  // its copy source: 32 x 72 KB, L2-resident

@@ -101,16 +101,21 @@ __global__ void __launch_bounds__(threads_of(kProbe)) mma_probe_kernel(int itera
   if constexpr (__CUDA_ARCH__ >= min_arch_of(kProbe)) {
     constexpr MmaShape kShape = shape_of(kProbe);
     const ProbeClockSpan clock(clock_span);
-    if (threadIdx.x < kMmaThreads) {
+    if (!emulated(kProbe) || threadIdx.x < kMmaThreads) {
       sm120_emulation::MmaChains<kShape, kMmaChains> chains(0);
       for (int i = 0; i < iterations; ++i) chains.issue_round();
       chains.keep_live(sink + threadIdx.x);
-    } else {
-      // One load warp per sub-partition (warp w on w % 4), owing for compute warps w % 4, w % 4 + 4.
+    } else if constexpr (emulated(kProbe)) {
+      // One load warp per sub-partition (warp w on w % 4), owing for compute warps w % 4, w % 4 + 4,
+      // a probe tile (kMmaProbeTileIterations iterations) at a time, as the kernel's producers
+      // owe a KV tile's: owed an iteration at a time (1-2 rounds a call), the load issued at
+      // 60 % of its rate (ptxas drains the chains at each call's loop).
       constexpr int kComputeWarpsPerSubPartition = kMmaComputeWarps / kMmaLoadWarps;
       sm120_emulation::TensorLoad<kShape, sm120_emulation::extra_num<kShape>, sm120_emulation::extra_den<kShape>>
           load(1);
-      for (int i = 0; i < iterations; ++i) load.owe(kComputeWarpsPerSubPartition * kMmaChains);
+      for (int i = 0; i < iterations; i += kMmaProbeTileIterations) {
+        load.owe(kComputeWarpsPerSubPartition * kMmaChains * kMmaProbeTileIterations);
+      }
       load.keep_live(sink + threadIdx.x);
     }
     clock.finish();
@@ -174,14 +179,44 @@ MmaProbeKernel kernel_of(MmaProbe probe) {
 }
 }  // namespace
 
+// The emulated probes' dynamic shared memory (unused): more than half of an SM's, so that no
+// SM holds two of their blocks (the production kernel is held to one the same way; left to
+// the block scheduler, some SMs took two and the rate came out 40 % low).
+cudaError_t emulated_probe_smem_bytes(int* bytes) {
+  int device = 0, per_sm = 0;
+  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+  if (cudaError_t err = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+      err != cudaSuccess) {
+    return err;
+  }
+  *bytes = per_sm / 2 + 1024;
+  return cudaSuccess;
+}
+
 cudaError_t launch_mma_probe(MmaProbe probe, int iterations, float* sink, std::uint64_t* clock_span, int blocks,
                              cudaStream_t stream) {
-  kernel_of(probe)<<<blocks, threads_of(probe), 0, stream>>>(iterations, sink, clock_span);
+  int smem = 0;
+  if (emulated(probe)) {
+    if (cudaError_t err = emulated_probe_smem_bytes(&smem); err != cudaSuccess) return err;
+    if (cudaError_t err = cudaFuncSetAttribute(kernel_of(probe), cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        err != cudaSuccess) {
+      return err;
+    }
+  }
+  kernel_of(probe)<<<blocks, threads_of(probe), smem, stream>>>(iterations, sink, clock_span);
   return cudaGetLastError();
 }
 
 cudaError_t mma_probe_blocks_per_sm(MmaProbe probe, int* blocks) {
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel_of(probe), threads_of(probe), 0);
+  int smem = 0;
+  if (emulated(probe)) {
+    if (cudaError_t err = emulated_probe_smem_bytes(&smem); err != cudaSuccess) return err;
+    if (cudaError_t err = cudaFuncSetAttribute(kernel_of(probe), cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        err != cudaSuccess) {
+      return err;
+    }
+  }
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel_of(probe), threads_of(probe), smem);
 }
 
 cudaError_t launch_stream_read(const void* buf, std::size_t bytes, unsigned* sink, int blocks,

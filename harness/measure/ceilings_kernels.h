@@ -56,6 +56,10 @@ inline constexpr int kMmaComputeWarps = 8;
 inline constexpr int kMmaLoadWarps = 4;
 inline constexpr int kMmaThreads = kMmaComputeWarps * 32;  // a plain probe's block
 inline constexpr int kMmaChains = 8;  // independent accumulator chains per warp
+// The emulated probes' load owes a probe tile's extra instructions at a time: 8 iterations of
+// the compute warps, 64 instructions a warp, about what a KV tile asks of a compute warp (68).
+// CeilingOptions::mma_iterations is a multiple of it.
+inline constexpr int kMmaProbeTileIterations = 8;
 bool mma_probe_emulated(MmaProbe probe);
 int mma_probe_threads(MmaProbe probe);
 double mma_probe_flops_per_mma(MmaProbe probe);  // 4096 (bf16 m16n8k16), 8192 (e4m3 m16n8k32)
