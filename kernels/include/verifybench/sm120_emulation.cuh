@@ -5,9 +5,8 @@
 // An H100/H200 SM issues mma.sync at about 2,724 bf16 FLOP a clock (the run's mma.sync probe);
 // an RTX PRO 6000 (sm_120) SM at 1,024, and fp8 e4m3 at 2,048. The emulation keeps the
 // kernel's own mma.sync as they are and makes the SM's tensor pipe do a fraction
-// more of the same instruction beside each one, so the pipe is busy (1 + that fraction)
-// times as long per real instruction: at 5/3, 8/3 = 2.67 times, 2,724 x 3/8 =
-// 1,021 real FLOP a clock and SM. The extra instructions are issued by warps that do not do
+// more of the same instruction beside each one, so the pipe is busy about 2.67 times as long
+// per real bf16 instruction (2,724 / 2.67 = 1,021 real FLOP a clock and SM). The extra instructions are issued by warps that do not do
 // the math (the kernel's producer warps, one on each SM sub-partition), on kChains
 // accumulators of their own, so no accumulator chain of the math gets longer and the math
 // warps keep every register: the pipe is shared, not the dependencies. What a real
@@ -19,12 +18,16 @@
 
 namespace vb::sm120_emulation {
 
-// Extra mma.sync per real one, as a fraction num / den for each shape (a running
-// remainder keeps it exact over tiles), from the run's plain probes on an H100 (2026-12-06):
-// bf16 m16n8k16 2,713 FLOP a clock and SM, 5/3 extra: 1,017 (sm_120: 1,024); fp8 e4m3
-// m16n8k32 6,168, 2/1 extra: 2,056 (sm_120: 2,048).
-inline constexpr int kBf16ExtraNum = 5, kBf16ExtraDen = 3;
-inline constexpr int kFp8ExtraNum = 2, kFp8ExtraDen = 1;
+// Extra mma.sync per real one, as a fraction num / den for each shape (a running remainder
+// keeps it exact over tiles), calibrated on an H100 (2026-12-06) with the run's emulated
+// probes, which owe a tile's load at a time as the kernel does. The pipe alone would ask for
+// 5/3 (bf16: 2,721 FLOP a clock and SM plain, 1,024 on sm_120) and 2/1 (fp8: 2,048 on sm_120
+// against about 6,100 plain); at those the probes measured 922 and 1,814: the load's chains
+// drain at the end of each tile's burst, which costs the pipe as much again as 0.28 (bf16) and
+// 0.40 (fp8) of a real instruction. So the fractions are 11/8 and 8/5, and every run's probes
+// say what they give (the emulation's test: within 5 % of 1,024 and 2,048).
+inline constexpr int kBf16ExtraNum = 11, kBf16ExtraDen = 8;
+inline constexpr int kFp8ExtraNum = 8, kFp8ExtraDen = 5;
 // Independent accumulators of the extra instructions. One warp on 4 chains nearly fills an
 // H100 sub-partition's pipe alone; beside two compute warps, 16 load chains bring the
 // emulated bf16 rate to 1,008 FLOP a clock and SM where 8 gave 972 and 32 gave 1,023 (H100
