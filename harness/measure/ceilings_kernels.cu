@@ -177,12 +177,13 @@ MmaProbeKernel kernel_of(MmaProbe probe) {
   }
   return nullptr;
 }
-}  // namespace
 
-// The emulated probes' dynamic shared memory (unused): more than half of an SM's, so that no
-// SM holds two of their blocks (the production kernel is held to one the same way; left to
-// the block scheduler, some SMs took two and the rate came out 40 % low).
-cudaError_t emulated_probe_smem_bytes(int* bytes) {
+// A probe's dynamic shared memory, its limit raised to it: none for the plain probes; for the
+// emulated ones (unused) more than half of an SM's, so that no SM holds two of their blocks,
+// as the production kernel is held to one.
+cudaError_t probe_smem_bytes(MmaProbe probe, int* bytes) {
+  *bytes = 0;
+  if (!emulated(probe)) return cudaSuccess;
   int device = 0, per_sm = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
   if (cudaError_t err = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
@@ -190,32 +191,21 @@ cudaError_t emulated_probe_smem_bytes(int* bytes) {
     return err;
   }
   *bytes = per_sm / 2 + 1024;
-  return cudaSuccess;
+  return cudaFuncSetAttribute(kernel_of(probe), cudaFuncAttributeMaxDynamicSharedMemorySize, *bytes);
 }
+}  // namespace
 
 cudaError_t launch_mma_probe(MmaProbe probe, int iterations, float* sink, std::uint64_t* clock_span, int blocks,
                              cudaStream_t stream) {
   int smem = 0;
-  if (emulated(probe)) {
-    if (cudaError_t err = emulated_probe_smem_bytes(&smem); err != cudaSuccess) return err;
-    if (cudaError_t err = cudaFuncSetAttribute(kernel_of(probe), cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-        err != cudaSuccess) {
-      return err;
-    }
-  }
+  if (cudaError_t err = probe_smem_bytes(probe, &smem); err != cudaSuccess) return err;
   kernel_of(probe)<<<blocks, threads_of(probe), smem, stream>>>(iterations, sink, clock_span);
   return cudaGetLastError();
 }
 
 cudaError_t mma_probe_blocks_per_sm(MmaProbe probe, int* blocks) {
   int smem = 0;
-  if (emulated(probe)) {
-    if (cudaError_t err = emulated_probe_smem_bytes(&smem); err != cudaSuccess) return err;
-    if (cudaError_t err = cudaFuncSetAttribute(kernel_of(probe), cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-        err != cudaSuccess) {
-      return err;
-    }
-  }
+  if (cudaError_t err = probe_smem_bytes(probe, &smem); err != cudaSuccess) return err;
   return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel_of(probe), threads_of(probe), smem);
 }
 
