@@ -130,7 +130,7 @@ void compute_block(const VerifyParams& p, const RowMatrix& k, int b, const Query
   s.noalias() = q * k.transpose();
 
   const double scale = static_cast<double>(p.sm_scale);
-  std::vector<double> lse(count);
+  std::vector<double> lse(count), weight_square_sum(count);
   for (int r = 0; r < count; ++r) {
     double* srow = s.data() + static_cast<std::ptrdiff_t>(r) * n;
     const int node = rows[r].node;
@@ -149,6 +149,7 @@ void compute_block(const VerifyParams& p, const RowMatrix& k, int b, const Query
       // The softmax of a NaN or +inf score has no value: every weight, O and LSE are NaN.
       std::fill(srow, srow + n, std::numeric_limits<double>::quiet_NaN());
       lse[r] = std::numeric_limits<double>::quiet_NaN();
+      weight_square_sum[r] = std::numeric_limits<double>::quiet_NaN();
       continue;
     }
     double sum = 0.0;
@@ -161,12 +162,18 @@ void compute_block(const VerifyParams& p, const RowMatrix& k, int b, const Query
     }
     if (sum > 0.0) {
       const double inv = 1.0 / sum;
-      for (int t = 0; t < n; ++t) srow[t] *= inv;
+      double squares = 0.0;
+      for (int t = 0; t < n; ++t) {
+        srow[t] *= inv;
+        squares += srow[t] * srow[t];
+      }
       lse[r] = mx + std::log(sum);
+      weight_square_sum[r] = squares;
     } else {
       // Nothing visible (cannot happen in verify: a node sees itself): o = 0, lse = -inf.
       for (int t = 0; t < n; ++t) srow[t] = 0.0;
       lse[r] = kNegInf;
+      weight_square_sum[r] = 0.0;
     }
   }
 
@@ -177,6 +184,7 @@ void compute_block(const VerifyParams& p, const RowMatrix& k, int b, const Query
     std::copy_n(o.data() + static_cast<std::ptrdiff_t>(r) * kV, kV,
                 out->o.data() + at * kV);
     out->lse[at] = lse[r];
+    out->weight_square_sum[at] = weight_square_sum[r];
   }
 }
 
@@ -204,6 +212,7 @@ ReferenceOutput run_rows(const VerifyParams& p, std::vector<QueryRow> rows,
   ReferenceOutput out;
   out.o.assign(rows.size() * kV, 0.0);
   out.lse.assign(rows.size(), 0.0);
+  out.weight_square_sum.assign(rows.size(), 0.0);
   {
     std::vector<char> seen(static_cast<std::size_t>(total), 0);
     std::int64_t distinct = 0;

@@ -5,9 +5,11 @@ For every kernel of kernels/ built for sm_120 (every .cu but *_sm90a.cu):
   - shared memory: the ptxas report's static bytes + the launcher's dynamic request (from
     the sm120_smem_requests program) <= 101,376 bytes (99 KB, sm_120's per-block limit);
     a kernel built for sm_120 but never launched there (a deeper pipeline) is listed, not held;
-  - attention kernels ("mma" in the requests): their sm_120 PTX contains mma.sync;
+  - attention kernels ("mma" in the requests): their sm_120 PTX contains mma.sync; the fp8-math
+    instances ("mma-e4m3"): the m16n8k32 e4m3 mma (E4M3_MMA);
   - a kernel no request line names fails (its dynamic request is unknown), and so does a
-    request line that names no kernel (the table is stale).
+    request line that names no kernel (the table is stale). A request line's pattern is a
+    regular expression searched in the mangled name; the first line that matches applies.
 Register spills and local memory already fail the build itself (ptxas -Werror).
 
 Usage:
@@ -28,6 +30,7 @@ import sys
 import tempfile
 
 SM120_SMEM_LIMIT = 101376
+E4M3_MMA = "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32"
 
 ENTRY_RE = re.compile(r"Compiling entry function '([^']+)' for 'sm_120'")
 SMEM_RE = re.compile(r"Used \d+ registers.*?(\d+) bytes smem")
@@ -66,7 +69,7 @@ def read_requests(binary):
     requests = []
     for line in out.splitlines():
         pattern, dynamic, mma = line.split()
-        requests.append((pattern, None if dynamic == "not-launched" else int(dynamic), mma == "mma"))
+        requests.append((pattern, None if dynamic == "not-launched" else int(dynamic), mma))
     return requests
 
 
@@ -97,12 +100,12 @@ def check(static, bodies, requests):
     failures, report = [], []
     used_patterns = set()
     for name in sorted(static):
-        match = [r for r in requests if r[0] in name]
+        match = [r for r in requests if re.search(r[0], name)]
         if not match:
             failures.append(f"{name}: no dynamic shared-memory request known for this sm_120 kernel "
                             "(add its line to tests/build/sm120_smem_requests.cpp)")
             continue
-        pattern, dynamic, needs_mma = match[0]
+        pattern, dynamic, mma = match[0]
         used_patterns.add(pattern)
         if dynamic is None:
             report.append(f"{name}: static {static[name]} B; not launched on sm_120 (deeper pipeline)")
@@ -114,14 +117,15 @@ def check(static, bodies, requests):
             if total > SM120_SMEM_LIMIT:
                 failures.append(f"{name}: shared memory static {static[name]} + dynamic {dynamic} = {total} "
                                 f"bytes > {SM120_SMEM_LIMIT} (sm_120's per-block limit)")
-        if needs_mma:
+        if mma != "no-mma":
+            needed = E4M3_MMA if mma == "mma-e4m3" else "mma.sync"
             body = bodies.get(name)
             if body is None:
                 failures.append(f"{name}: no sm_120 PTX found for this kernel")
-            elif "mma.sync" not in body:
-                failures.append(f"{name}: its sm_120 PTX has no mma.sync instruction")
+            elif needed not in body:
+                failures.append(f"{name}: its sm_120 PTX has no {needed} instruction")
             else:
-                report.append(f"{name}: mma.sync in its sm_120 PTX ({body.count('mma.sync')} instructions)")
+                report.append(f"{name}: {needed} in its sm_120 PTX ({body.count(needed)} instructions)")
     for pattern, _, _ in requests:
         if pattern not in used_patterns:
             failures.append(f"{pattern}: a request line names no sm_120 kernel of the ptxas log (stale table)")

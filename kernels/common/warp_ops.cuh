@@ -1,11 +1,12 @@
 // Thin wrappers over the warp-level instructions the production kernel is built from:
 // cp.async (global -> shared, 16 B, zero-fill), ldmatrix (shared -> mma fragments),
-// mma.sync m16n8k16 bf16 -> fp32 (sm_80+), and the sm_90+ bulk copy engine with its
+// mma.sync m16n8k16 bf16 -> fp32 (sm_80+) and m16n8k32 e4m3 -> fp32 (sm_89+), and the sm_90+ bulk copy engine with its
 // shared-memory mbarriers (cp.async.bulk, no tensor map). All exist on sm_90 and sm_120.
 #pragma once
 #include <cstdint>
 
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 namespace vb::warp {
 
@@ -45,6 +46,71 @@ __device__ __forceinline__ void mma_bf16_16816(float (&d)[4], const std::uint32_
       "{%8,%9}, {%0,%1,%2,%3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// Four e4m3 bytes as two f16x2 words (bytes 0, 1 and bytes 2, 3), exactly.
+__device__ __forceinline__ void widen_e4m3x4_to_f16(std::uint32_t four, std::uint32_t& lo, std::uint32_t& hi) {
+  asm("{\n .reg .b16 l, h;\n mov.b32 {l, h}, %2;\n cvt.rn.f16x2.e4m3x2 %0, l;\n cvt.rn.f16x2.e4m3x2 %1, h;\n}\n"
+      : "=r"(lo), "=r"(hi)
+      : "r"(four));
+}
+
+// D = A(16x32, row) * B(32x8, col) + D, e4m3 inputs, fp32 accumulate. Each register holds 4
+// consecutive-k bytes, lowest k in the lowest byte. sm_120 (and sm_89) run the e4m3 mma.sync;
+// sm_90's tensor cores take fp8 only through wgmma, and ptxas's own lowering of the e4m3
+// mma.sync there spilled the tile-balanced kernel, so on sm_90 the operands are widened to f16
+// (exact) here and the product is two m16n8k16 f16 mma: a thread's k positions 4q .. 4q+3 of
+// a register play the f16 fragment's 2q, 2q+1 (low word) and 8+2q, 9+2q (high word) in A and B
+// alike, which leaves the contraction unchanged.
+__device__ __forceinline__ void mma_e4m3_16832(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
+                                               std::uint32_t b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {  // k 0..15 (a0, a1, b0), then k 16..31 (a2, a3, b1)
+    std::uint32_t a_lo[2], a_hi[2], b_lo, b_hi;
+    widen_e4m3x4_to_f16(a[2 * half], a_lo[0], a_hi[0]);
+    widen_e4m3x4_to_f16(a[2 * half + 1], a_lo[1], a_hi[1]);
+    widen_e4m3x4_to_f16(half == 0 ? b0 : b1, b_lo, b_hi);
+#pragma unroll
+    for (int repeat = 0; repeat < VB_MMA_SYNC_REPEAT; ++repeat) {
+      asm volatile(
+          "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+          "{%8,%9}, {%0,%1,%2,%3};\n"
+          : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+          : "r"(a_lo[0]), "r"(a_lo[1]), "r"(a_hi[0]), "r"(a_hi[1]), "r"(repeat == 0 ? b_lo : 0u),
+            "r"(repeat == 0 ? b_hi : 0u));
+    }
+  }
+#else
+  asm volatile(
+      "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+      "{%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#pragma unroll
+  for (int repeat = 1; repeat < VB_MMA_SYNC_REPEAT; ++repeat) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%8}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(0u));
+  }
+#endif
+}
+
+// Two floats as two e4m3 bytes (lo in the low byte): round to nearest even, saturated at
+// +-448 (cvt.rn.satfinite.e4m3x2.f32; NaN stays NaN).
+__device__ __forceinline__ std::uint32_t pack_e4m3x2(float lo, float hi) {
+  std::uint16_t two;
+  asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;\n" : "=h"(two) : "f"(hi), "f"(lo));
+  return two;
+}
+
+// Two e4m3 bytes (the low 16 bits) as floats, exactly (via f16x2).
+__device__ __forceinline__ float2 unpack_e4m3x2(std::uint32_t two) {
+  std::uint32_t h2;
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;\n" : "=r"(h2) : "h"(static_cast<std::uint16_t>(two)));
+  return __half22float2(*reinterpret_cast<const __half2*>(&h2));
 }
 
 __device__ __forceinline__ std::uint32_t pack_bf16x2(float lo, float hi) {

@@ -82,10 +82,18 @@ enum class Instance : int { kPlain = 0, kTokenSplit = 1, kBalanced = 2 };
 constexpr int kNumInstances = 3;
 
 // Which kernel of an instance family a launch takes: the bf16 pool's, the bf16 pool's over a
-// kernel still writing the mask and the lengths (IndptrLengthParams), the fp8 pool's, or
-// either pool's under sm_120's tensor-rate emulation.
-enum class KernelForm : int { kBf16 = 0, kBf16OverMaskWriter = 1, kFp8Kv = 2, kBf16Sm120Emu = 3, kFp8KvSm120Emu = 4 };
-constexpr int kNumKernelForms = 5;
+// kernel still writing the mask and the lengths (IndptrLengthParams), the fp8 pool's (bf16
+// math), the fp8 pool's with fp8 math (LaunchPlan::math), or either pool's (bf16 math) under
+// sm_120's tensor-rate emulation.
+enum class KernelForm : int {
+  kBf16 = 0,
+  kBf16OverMaskWriter = 1,
+  kFp8Kv = 2,
+  kBf16Sm120Emu = 3,
+  kFp8KvSm120Emu = 4,
+  kFp8Math = 5
+};
+constexpr int kNumKernelForms = 6;
 
 // The production kernel instance for a pipeline depth, and its dynamic shared memory.
 // KernelForm::kBf16OverMaskWriter: `over_mask_writer` is set and `kernel` stays null;
@@ -116,14 +124,16 @@ KernelVariant variant_for_stages(int stages, Instance instance, KernelForm form)
     case KernelForm::kBf16Sm120Emu: return {k.sm120_emu, nullptr, stages, smem_bytes_for_stages(stages)};
     case KernelForm::kFp8KvSm120Emu:
       return {k.fp8_kv_sm120_emu, nullptr, stages, smem_bytes_for_stages(stages, /*fp8_kv=*/true)};
+    // fp8 math lands the rows on "full" as the bf16 pool's do: no per-warp "raw" barriers.
+    case KernelForm::kFp8Math: return {k.fp8_math, nullptr, stages, smem_bytes_for_stages(stages)};
     case KernelForm::kBf16: break;
   }
   return {k.kernel, nullptr, stages, smem_bytes_for_stages(stages)};
 }
 
-KernelForm form_of(const VerifyParams& params, bool over_mask_writer, bool sm120_emulation) {
+KernelForm form_of(const VerifyParams& params, bool over_mask_writer, bool sm120_emulation, MathMode math) {
   if (sm120_emulation) return params.kv_is_fp8() ? KernelForm::kFp8KvSm120Emu : KernelForm::kBf16Sm120Emu;
-  if (params.kv_is_fp8()) return KernelForm::kFp8Kv;
+  if (params.kv_is_fp8()) return math == MathMode::kFp8 ? KernelForm::kFp8Math : KernelForm::kFp8Kv;
   return over_mask_writer ? KernelForm::kBf16OverMaskWriter : KernelForm::kBf16;
 }
 
@@ -392,6 +402,11 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& pl
     if (cudaError_t err = detail::wgmma_path_supported(&hopper); err != cudaSuccess) return err;
     if (!hopper) return cudaErrorNotSupported;
   }
+  // fp8 math: an fp8 pool on the mma.sync engine only (a bf16 pool has no e4m3 tile to
+  // multiply), and not under the emulation (whose extra work is bf16 math's).
+  if (plan.math == MathMode::kFp8 && (!params.kv_is_fp8() || options.sm120_tensor_rate_emulation)) {
+    return cudaErrorNotSupported;
+  }
   const std::size_t needed = flash_verify_workspace_bytes(s, params.batch, params.tree_size, params.num_heads);
   if (workspace_bytes < needed || (needed > 0 && workspace == nullptr)) return cudaErrorInvalidValue;
   const SplitWorkspace ws =
@@ -411,8 +426,8 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& pl
     }
   } else {
     KernelVariant variant{};
-    if (cudaError_t err =
-            select_variant(plan, form_of(params, over_mask_writer, options.sm120_tensor_rate_emulation), &variant);
+    if (cudaError_t err = select_variant(
+            plan, form_of(params, over_mask_writer, options.sm120_tensor_rate_emulation, plan.math), &variant);
         err != cudaSuccess) {
       return err;
     }
@@ -447,11 +462,14 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& pl
 
 const void* flash_verify_main_kernel_of(const LaunchPlan& plan, bool over_mask_writer, KvDtype kv_dtype) {
   const bool fp8 = kv_dtype == KvDtype::kFp8E4m3;
+  if (plan.math == MathMode::kFp8 && !fp8) return nullptr;
   if (plan.schedule.path == FlashVerifyPath::kWgmma) {
     return fp8 ? nullptr : detail::wgmma_main_kernel_of(plan, over_mask_writer);
   }
   if (fp8 && over_mask_writer) return nullptr;
-  const KernelForm form = fp8 ? KernelForm::kFp8Kv : over_mask_writer ? KernelForm::kBf16OverMaskWriter : KernelForm::kBf16;
+  const KernelForm form = fp8 ? (plan.math == MathMode::kFp8 ? KernelForm::kFp8Math : KernelForm::kFp8Kv)
+                          : over_mask_writer ? KernelForm::kBf16OverMaskWriter
+                                             : KernelForm::kBf16;
   return variant_for_stages(plan.pipeline_stages, instance_for(plan.instance), form).function();
 }
 

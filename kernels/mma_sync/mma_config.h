@@ -72,6 +72,28 @@ inline constexpr int kKvRowBytes = mla::kHeadDimQK * 2;
 inline constexpr int kKvRowBytesFp8 = mla::kHeadDimQK;
 inline constexpr int kFp8RawOffsetBytes = kKvStride * 2 - kKvRowBytesFp8;  // 592
 
+// fp8 math (the kFp8Math instances: an fp8 pool whose tile stays e4m3 in shared memory and
+// runs mma.sync m16n8k32 e4m3 -> fp32; kernels/NOTES.md, "fp8 math"). A stage row holds the
+// 576 e4m3 bytes at kKvStrideFp8 bytes: 592 = 37 x 16 B, and 37 = 5 mod 8, so the 8 rows an
+// ldmatrix reads (rows r .. r+7, 16 B each) start in 16-byte bank groups 5r mod 8: all 8
+// distinct (5 is odd), no conflict. 32 rows take 18,944 of the stage's kStageBytes: the
+// stages keep the bf16 size because Q (bf16) is staged through the last one.
+inline constexpr int kMmaKFp8 = 32;
+inline constexpr int kKvStrideFp8 = mla::kHeadDimQK + 16;                       // bytes
+inline constexpr int kKStepsFp8 = mla::kHeadDimQK / kMmaKFp8;                  // 18
+// The row group's kKGroups warps split the 18 k32 steps 5, 5, 4, 4.
+inline constexpr int kKStepsPerGroupFp8 = (kKStepsFp8 + kKGroups - 1) / kKGroups;  // 5
+inline constexpr int kKStepsLongGroupsFp8 = kKStepsFp8 - (kKStepsPerGroupFp8 - 1) * kKGroups;  // 2 warps of 5
+// P as e4m3 bytes, row stride 48 B = 3 x 16 B: rows r .. r+7 start in bank groups 3r mod 8, distinct.
+inline constexpr int kPStrideFp8 = kTokensPerTile + 16;
+// fp8 math keeps Q in the stages' tails, past their kTokensPerTile * kKvStrideFp8 bytes of rows:
+// row group g's 16 e4m3 Q rows (kKvStrideFp8 apart) in stage g at kFp8MathQ8Offset, and each
+// compute warp's copy of its group's 16 Q scales in stage 0 past the token split's O hand-over
+// (stage memory from byte 0, kTokenSplitHandoverBytes; it comes after the last tile, when q8
+// is no longer read).
+inline constexpr int kTokenSplitHandoverBytes = kNTilesO * 4 * kGroupThreads * 4;  // 32,768
+inline constexpr int kFp8MathQ8Offset = kTokensPerTile * kKvStrideFp8;            // 18,944
+inline constexpr int kFp8MathQScaleOffset = kTokenSplitHandoverBytes;
 inline constexpr int kStageBytes = kTokensPerTile * kKvStride * 2;
 inline constexpr int kSPartialBytes = kKGroups * kRowsPerTile * kSStride * 4;
 inline constexpr int kPBytes = kRowsPerTile * kPStride * 2;
@@ -104,6 +126,17 @@ static_assert(kKvStride * 2 % 16 == 0 && kKvRowBytes % 16 == 0 && kKvRowBytesFp8
 static_assert(kStageBytes % 8 == 0 && (kSPartialBytes + kPBytes + kRowStatBytes) % 8 == 0,
               "the stage mbarriers after the row statistics must be 8-byte aligned");
 static_assert(kKStepsPerGroup * kKGroups * kMmaK == mla::kHeadDimQK, "K split must be exact");
+static_assert(kKStepsFp8 * kMmaKFp8 == mla::kHeadDimQK && kKStepsLongGroupsFp8 > 0 &&
+                  kKStepsLongGroupsFp8 * kKStepsPerGroupFp8 + (kKGroups - kKStepsLongGroupsFp8) * (kKStepsPerGroupFp8 - 1) ==
+                      kKStepsFp8,
+              "fp8 math: the k32 steps split 5, 5, 4, 4");
+static_assert(kTokensPerTile * kKvStrideFp8 <= kStageBytes && kKvStrideFp8 % 16 == 0 && (kKvStrideFp8 / 16) % 2 == 1,
+              "fp8 math: the e4m3 rows fit a stage at an odd number of 16-byte units (conflict-free ldmatrix)");
+static_assert(kRowsPerTile * kPStrideFp8 <= kPBytes && (kPStrideFp8 / 16) % 2 == 1, "fp8 math: P fits its bf16 area");
+static_assert(kFp8MathQ8Offset + kMmaM * kKvStrideFp8 <= kFp8MathQScaleOffset &&
+                  kFp8MathQScaleOffset + kWarps * kMmaM * 4 <= kStageBytes && kMGroups <= kMinStages,
+              "fp8 math: each group's Q rows, then the Q scales, lie in the stages' tails");
+
 static_assert(kChunksPerThread * kLoadThreadsPerRow == kChunksPerRow, "load split must be exact");
 static_assert(kTokensPerThread * kThreadsPerRow == kTokensPerTile, "softmax split must be exact");
 static_assert(kNTilesS % 2 == 0 && kNTilesO % 2 == 0, "ldmatrix.x4 loads two n8 tiles at a time");

@@ -24,9 +24,10 @@ using MmaOverMaskWriterKernel = void (*)(IndptrLengthParams, int, int, SplitWork
 struct MmaKernels {
   MmaKernel kernel;
   MmaOverMaskWriterKernel over_mask_writer;
-  MmaKernel fp8_kv;  // an fp8 e4m3 pool (VerifyParams::kv_dtype), ordinary launches only
+  MmaKernel fp8_kv;    // an fp8 e4m3 pool (VerifyParams::kv_dtype), ordinary launches only
+  MmaKernel fp8_math;  // the same pool with e4m3 tensor math (LaunchPlan::math)
   // sm_120's tensor rate emulated (FlashVerifyLaunchOptions::sm120_tensor_rate_emulation), bf16
-  // and fp8 pools; built at sm_120's depth only, null at the others.
+  // and fp8 pools (bf16 math); built at sm_120's depth only, null at the others.
   MmaKernel sm120_emu;
   MmaKernel fp8_kv_sm120_emu;
 };

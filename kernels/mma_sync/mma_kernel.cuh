@@ -27,6 +27,9 @@
 // to bf16 (exact) in place, then arrive on the stage's "full" mbarrier; the compute warps are
 // unchanged. The pool's scale folds into sm_scale for the scores and into O's normalisation
 // (final O and split partials alike, so the combine, linear in the partials, needs nothing).
+// With fp8 math (the kFp8Math instances, LaunchPlan::math) nothing is widened: the rows land
+// as e4m3 (kKvStrideFp8-byte rows) and the tensor cores run e4m3 m16n8k32 with Q quantized per
+// row and P as e4m3 (the "fp8 math" section below; kernels/NOTES.md).
 //
 // Split contract: with num_splits == 1 the block writes final O (bf16) and LSE. Otherwise it
 // writes its split's normalised O (bf16; fp32 under the tile-balanced schedule) and
@@ -354,9 +357,10 @@ __device__ __forceinline__ void init_stage_barriers(std::uint64_t* s_full, std::
 // ahead (the loop unrolled by kStages, one register per stage: moving a word still in flight
 // would wait for it): its compute is fast enough for one table round trip per tile to show,
 // where the two-group plans are slower that way. An fp8 pool's tiles are widened
-// kFp8WidenLag tiles behind their copies, and the segment's last ones after the loop.
+// kFp8WidenLag tiles behind their copies, and the segment's last ones after the loop; under
+// fp8 math (kFp8Math) they land as they are, kKvStrideFp8 bytes a row, on "full".
 // after_tile() runs once per tile copied (the sm_120 emulation's extra tensor work).
-template <int kStages, bool kTokenSplit, class Element, class TokenOf, class AfterTile>
+template <int kStages, bool kTokenSplit, bool kFp8Math, class Element, class TokenOf, class AfterTile>
 __device__ __forceinline__ void copy_segment_tiles(std::int64_t (&entry)[kTokenSplit ? kStages : 1],
                                                    const detail::RequestKvRows<Element>& rows, int iter0,
                                                    int tile_begin, int tile_end, bf16_bits* s_kv,
@@ -366,6 +370,8 @@ __device__ __forceinline__ void copy_segment_tiles(std::int64_t (&entry)[kTokenS
                                                    const AfterTile& after_tile) {
   constexpr int kAhead = kTokenSplit ? kStages : 1;
   constexpr bool kFp8Kv = std::is_same_v<Element, fp8_e4m3_bits>;
+  constexpr bool kWiden = kFp8Kv && !kFp8Math;
+  static_assert(kFp8Kv || !kFp8Math, "fp8 math reads an fp8 pool");
   const int producer = warp - kWarps;
   // fp8: the rows of ring position iter (this warp's first row) made bf16 and announced.
   auto widen = [&](int iter) {
@@ -394,7 +400,11 @@ __device__ __forceinline__ void copy_segment_tiles(std::int64_t (&entry)[kTokenS
       }
       bf16_bits* dst = s_kv + (stage * kTokensPerTile + row_in_tile) * kKvStride;
       if (is_copy_lane && tile + kAhead < tile_end) entry[j] = rows.table_entry(token_of(tile + kAhead));
-      if constexpr (kFp8Kv) {
+      if constexpr (kFp8Math) {
+        copy_rows_to_stage<kKvRowBytesFp8>(
+            reinterpret_cast<unsigned char*>(s_kv + stage * kTokensPerTile * kKvStride) + row_in_tile * kKvStrideFp8,
+            src, is_copy_lane, lane, &s_full[stage]);
+      } else if constexpr (kFp8Kv) {
         copy_rows_to_stage<kKvRowBytesFp8>(reinterpret_cast<unsigned char*>(dst) + kFp8RawOffsetBytes, src,
                                            is_copy_lane, lane, &s_raw[stage * kProducerWarps + producer]);
       } else {
@@ -403,13 +413,13 @@ __device__ __forceinline__ void copy_segment_tiles(std::int64_t (&entry)[kTokenS
       if (VB_DEBUG_TIMELINE && iter == 0 && warp == kWarps && lane == 0) {
         VB_TIMELINE_STAMP(g_timeline_main, kTimelineFirstIssue);
       }
-      if constexpr (kFp8Kv) {
+      if constexpr (kWiden) {
         if (tile - tile_begin >= kFp8WidenLag<kStages>) widen(iter - kFp8WidenLag<kStages>);
       }
       after_tile();
     }
   }
-  if constexpr (kFp8Kv) {
+  if constexpr (kWiden) {
     const int tiles = tile_end - tile_begin;
     for (int iter = iter0 + max(0, tiles - kFp8WidenLag<kStages>); iter < iter0 + tiles; ++iter) widen(iter);
   }
@@ -580,6 +590,266 @@ __device__ __forceinline__ void pv_mma(float (&o_acc)[kNTilesO][4], std::uint32_
   }
 }
 
+// ---- fp8 math (the kFp8Math instances; kernels/NOTES.md, "fp8 math") ----
+// The tile stays e4m3 in shared memory (kKvStrideFp8-byte rows) and the tensor cores run
+// m16n8k32 e4m3 -> fp32. Q is quantized per query row to e4m3 with its own scale
+// (amax |q| / 448) into A fragments; P is stored as e4m3 of P x 2^8; K and V are the pool's
+// bytes. Softmax and accumulation stay fp32.
+constexpr float kE4m3Max = 448.f;
+// P in [0, 1] is stored as e4m3 of P x kPScaleFp8: 2^8 is the largest power of two that keeps
+// P = 1 below 448, and keeps P >= 2^-14 out of e4m3's subnormals (below 2^-6).
+constexpr float kPScaleFp8 = 256.f;
+
+// The k32 steps of this warp's K slice: warps 0 and 1 take 5, warps 2 and 3 take 4.
+__device__ __forceinline__ int fp8_first_k_step(int kgroup) {
+  return kgroup * (kKStepsPerGroupFp8 - 1) + min(kgroup, kKStepsLongGroupsFp8);
+}
+__device__ __forceinline__ int fp8_k_steps(int kgroup) {
+  return kgroup < kKStepsLongGroupsFp8 ? kKStepsPerGroupFp8 : kKStepsPerGroupFp8 - 1;
+}
+
+// max |x| over a bf16 row of 576 values, by the 4 lanes of a quad (each 18 16-byte chunks);
+// row may be in shared or global memory.
+__device__ __forceinline__ float quad_row_amax(const bf16_bits* row, int lane) {
+  __nv_bfloat162 amax = __floats2bfloat162_rn(0.f, 0.f);
+#pragma unroll 1
+  for (int j = 0; j < kChunksPerRow / 4; ++j) {
+    const uint4 chunk = *reinterpret_cast<const uint4*>(row + ((lane % 4) + 4 * j) * 8);
+    const std::uint32_t words[4] = {chunk.x, chunk.y, chunk.z, chunk.w};
+#pragma unroll
+    for (const std::uint32_t w : words) amax = __hmax2(amax, __habs2(*reinterpret_cast<const __nv_bfloat162*>(&w)));
+  }
+  float m = fmaxf(__low2float(amax), __high2float(amax));
+  m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
+  return fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
+}
+
+// Four consecutive bf16 values (8 bytes) times inv_scale as four e4m3 bytes, lowest first.
+__device__ __forceinline__ std::uint32_t quantize_bf16x4(const bf16_bits* x, float inv_scale) {
+  const uint2 v = *reinterpret_cast<const uint2*>(x);
+  const float2 lo = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&v.x));
+  const float2 hi = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&v.y));
+  return warp::pack_e4m3x2(lo.x * inv_scale, lo.y * inv_scale) |
+         (warp::pack_e4m3x2(hi.x * inv_scale, hi.y * inv_scale) << 16);
+}
+
+// The group's Q rows lane / 4 (row_lo) and lane / 4 + 8 (row_hi) quantized per row to e4m3
+// with scale amax / 448 (1 for an all-zero row; a null row is a padding row: zeros): this
+// warp's k32 steps of them into q8 (the group's 16 e4m3 rows, kKvStrideFp8 bytes each), where
+// only this warp reads them (scores_partial_fp8), and the scales into the warp's own q_scale
+// slot (row i of the group at [i]). Kept in registers through the tile loop, the Q fragments
+// spilled (168 a thread, sm_90's widened e4m3 operands); from q8 they cost one ldmatrix a step.
+// before_store runs between the last read of the rows and the first write of q8: with it
+// (kBarrier) every word is quantized first, held in registers across it, then stored; without,
+// each step is stored as it is quantized (the tile-balanced kernel's later requests: holding
+// the words there spilled).
+template <bool kBarrier, class BeforeStore>
+__device__ __forceinline__ void quantize_q_rows_fp8(unsigned char* q8, float* q_scale, const bf16_bits* row_lo,
+                                                    const bf16_bits* row_hi, int kgroup, int lane,
+                                                    const BeforeStore& before_store) {
+  const bf16_bits* rows[2] = {row_lo, row_hi};
+  float inv[2], scale[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const float amax = rows[h] != nullptr ? quad_row_amax(rows[h], lane) : 0.f;
+    scale[h] = amax > 0.f ? amax / kE4m3Max : 1.f;
+    inv[h] = amax > 0.f ? kE4m3Max / amax : 1.f;
+  }
+  // Word j of a step: row lo (j = 0, 2) or hi (1, 3), k 4 * (lane % 4) .. +3 (+16 for j = 2, 3).
+  const int first = fp8_first_k_step(kgroup);
+  auto word = [&](int ks, int j) -> std::uint32_t {
+    const bf16_bits* row = rows[j % 2];
+    return row != nullptr ? quantize_bf16x4(row + (first + ks) * kMmaKFp8 + (lane % 4) * 4 + (j / 2) * 16, inv[j % 2])
+                          : 0u;
+  };
+  auto store = [&](int ks, int j, std::uint32_t w) {
+    const int k = (first + ks) * kMmaKFp8 + (lane % 4) * 4 + (j / 2) * 16;
+    *reinterpret_cast<std::uint32_t*>(q8 + (lane / 4 + 8 * (j % 2)) * kKvStrideFp8 + k) = w;
+  };
+  if constexpr (kBarrier) {
+    std::uint32_t words[kKStepsPerGroupFp8][4];
+#pragma unroll
+    for (int ks = 0; ks < kKStepsPerGroupFp8; ++ks)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) words[ks][j] = ks < fp8_k_steps(kgroup) ? word(ks, j) : 0u;
+    before_store();
+#pragma unroll
+    for (int ks = 0; ks < kKStepsPerGroupFp8; ++ks) {
+      if (ks >= fp8_k_steps(kgroup)) break;  // warp-uniform
+#pragma unroll
+      for (int j = 0; j < 4; ++j) store(ks, j, words[ks][j]);
+    }
+  } else {
+#pragma unroll 1
+    for (int ks = 0; ks < fp8_k_steps(kgroup); ++ks) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) store(ks, j, word(ks, j));
+    }
+  }
+  if (lane % 4 == 0) {
+    q_scale[lane / 4] = scale[0];
+    q_scale[lane / 4 + 8] = scale[1];
+  }
+  __syncwarp();  // q8 and the scales are read by other lanes
+}
+
+// S = Q8 K8^T over this warp's k32 steps for the group's 16 rows and all the tile's tokens,
+// times each row's q_scale, into the warp's slice of s_partial (as scores_partial). Q's A
+// fragments come from q8 and K's B fragments from the stage by ldmatrix's b16 view of byte
+// rows: 8 rows x 16 bytes is one register a lane holding k 4 * (lane % 4) .. +3 of row
+// lane / 4, both the k32 A layout (a0..a3: rows +0/+8, k +0/+16) and the B layout.
+__device__ __forceinline__ void scores_partial_fp8(float (&s_acc)[kNTilesS][4], std::uint32_t (&q_frag)[4],
+                                                   std::uint32_t (&k_frag)[4], float* s_partial,
+                                                   const unsigned char* kv_tile, const unsigned char* q8,
+                                                   const float* q_scale, int kgroup, int mgroup, int lane) {
+#pragma unroll
+  for (int nt = 0; nt < kNTilesS; ++nt)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) s_acc[nt][e] = 0.f;
+  const int first = fp8_first_k_step(kgroup);
+  const int steps = fp8_k_steps(kgroup);
+#pragma unroll
+  for (int ks = 0; ks < kKStepsPerGroupFp8; ++ks) {
+    if (ks >= steps) break;  // warp-uniform
+    const int step_byte = (first + ks) * kMmaKFp8;
+    warp::ldmatrix_x4(q_frag, q8 + (lane % 16) * kKvStrideFp8 + step_byte + (lane / 16) * 16);
+    const int byte = step_byte + ((lane >> 3) & 1) * 16;
+#pragma unroll
+    for (int np = 0; np < kNTilesS / 2; ++np) {
+      const int token = np * 2 * kMmaN + (lane & 7) + ((lane >> 4) << 3);
+      warp::ldmatrix_x4(k_frag, kv_tile + token * kKvStrideFp8 + byte);
+      warp::mma_e4m3_16832(s_acc[2 * np], q_frag, k_frag[0], k_frag[1]);
+      warp::mma_e4m3_16832(s_acc[2 * np + 1], q_frag, k_frag[2], k_frag[3]);
+    }
+  }
+  float* partial = s_partial + kgroup * kRowsPerTile * kSStride;
+  const float scale_lo = q_scale[lane / 4], scale_hi = q_scale[lane / 4 + 8];
+#pragma unroll
+  for (int nt = 0; nt < kNTilesS; ++nt) {
+    const int r = mgroup * kMmaM + lane / 4;
+    const int c = nt * kMmaN + (lane % 4) * 2;
+    *reinterpret_cast<float2*>(partial + r * kSStride + c) =
+        make_float2(s_acc[nt][0] * scale_lo, s_acc[nt][1] * scale_lo);
+    *reinterpret_cast<float2*>(partial + (r + 8) * kSStride + c) =
+        make_float2(s_acc[nt][2] * scale_hi, s_acc[nt][3] * scale_hi);
+  }
+}
+
+// Where token t of a tile sits in a row of P (fp8 math): k-position 4q + i of each 16-token
+// half holds tokens {2q, 2q + 1, 8 + 2q, 9 + 2q}[i], the order in which pv_mma_fp8's byte
+// permutes deliver V's tokens.
+__host__ __device__ constexpr int fp8_p_position(int t) {
+  return (t / 16) * 16 + ((t % 8) / 2) * 4 + ((t % 16) / 8) * 2 + t % 2;
+}
+static_assert(fp8_p_position(0) == 0 && fp8_p_position(1) == 1 && fp8_p_position(8) == 2 && fp8_p_position(9) == 3 &&
+                  fp8_p_position(2) == 4 && fp8_p_position(15) == 15 && fp8_p_position(16) == 16,
+              "P's k-positions follow V's permuted tokens");
+
+// The online softmax step (as online_softmax_step) with P stored as e4m3 of P x kPScaleFp8 at
+// its permuted positions. row_sum sums the stored weights (divided by kPScaleFp8): O is divided
+// by exactly the sum of the weights it was made with, and the LSE shares it (a second, exact
+// sum for the LSE alone spilled registers; scenarios/README.md bounds what it costs the LSE).
+__device__ __forceinline__ void online_softmax_step_fp8(float (&s)[kTokensPerThread], float tile_max,
+                                                        float& row_max, float& row_sum, unsigned char* s_p8,
+                                                        float* s_rescale, int srow, int scol0, int tid) {
+#pragma unroll
+  for (int offset = 1; offset < kThreadsPerRow; offset *= 2) {
+    tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, offset));
+  }
+  const float new_max = fmaxf(row_max, tile_max);
+  const float exp_base = new_max == -INFINITY ? 0.f : new_max;  // nothing visible yet
+  const float rescale = warp::fast_exp2(row_max - exp_base);
+#pragma unroll
+  for (int c = 0; c < kTokensPerThread; ++c) s[c] = warp::fast_exp2(s[c] - exp_base) * kPScaleFp8;
+  const std::uint32_t p01 = warp::pack_e4m3x2(s[0], s[1]);
+  const std::uint32_t p23 = warp::pack_e4m3x2(s[2], s[3]);
+  const float2 q01 = warp::unpack_e4m3x2(p01), q23 = warp::unpack_e4m3x2(p23);
+  float tile_sum = ((q01.x + q01.y) + (q23.x + q23.y)) * (1.f / kPScaleFp8);
+#pragma unroll
+  for (int offset = 1; offset < kThreadsPerRow; offset *= 2) {
+    tile_sum += __shfl_xor_sync(0xffffffffu, tile_sum, offset);
+  }
+  row_sum = row_sum * rescale + tile_sum;
+  row_max = new_max;
+  // Tokens scol0, scol0 + 1 are adjacent in P's order, and so are scol0 + 2, scol0 + 3, 4 bytes on
+  // (scol0 is a multiple of 4: fp8_p_position(scol0 + 2) == fp8_p_position(scol0) + 4).
+  static_assert(kTokensPerThread == 4 && fp8_p_position(6) == fp8_p_position(4) + 4 &&
+                    fp8_p_position(30) == fp8_p_position(28) + 4,
+                "a thread's tokens are two adjacent pairs of P's order, 4 bytes apart");
+  unsigned char* pair01 = s_p8 + srow * kPStrideFp8 + fp8_p_position(scol0);
+  *reinterpret_cast<std::uint16_t*>(pair01) = static_cast<std::uint16_t>(p01);
+  *reinterpret_cast<std::uint16_t*>(pair01 + 4) = static_cast<std::uint16_t>(p23);
+  if (tid % kThreadsPerRow == 0) s_rescale[srow] = rescale;
+}
+
+// O += P8 V8 for the group's 16 rows and this warp's 128 channels, one k32 step (the tile's
+// 32 tokens). V is token-major; the k32 B fragment wants 4 consecutive k (tokens) of one
+// channel in a register. Per 16-channel block, ldmatrix.x4.trans over the 4 8-token blocks
+// (b16 = a channel pair; lane l addresses token l) gives register i = tokens 8i + 2q,
+// 8i + 2q + 1 of channel pair lane / 4 (q = lane % 4), bytes (even ch, odd ch) per token.
+// Byte permutes split even and odd channels: k-positions 4q .. 4q+3 then hold tokens
+// {2q, 2q+1, 8+2q, 9+2q} (+16 for b1), as P's row (fp8_p_position). The even channels are
+// n8 tile 2b, the odd ones tile 2b + 1: this thread's accumulators c0, c1 of the pair are
+// channels 16b + 4q .. 4q+3 in the order (2b)[0], (2b+1)[0], (2b)[1], (2b+1)[1]
+// (fp8_accumulators_to_bf16_layout puts them back in pv_mma's order).
+__device__ __forceinline__ void pv_mma_fp8(float (&o_acc)[kNTilesO][4], std::uint32_t (&p_frag)[4],
+                                           std::uint32_t (&v_frag)[4], const unsigned char* s_p8,
+                                           const unsigned char* kv_tile, int kgroup, int mgroup, int lane) {
+  warp::ldmatrix_x4(p_frag, s_p8 + (mgroup * kMmaM + lane % 16) * kPStrideFp8 + (lane / 16) * 16);
+#pragma unroll
+  for (int blk = 0; blk < kNTilesO / 2; ++blk) {
+    warp::ldmatrix_x4_trans(v_frag, kv_tile + lane * kKvStrideFp8 + kgroup * kChannelsPerWarp + blk * 2 * kMmaN);
+    const std::uint32_t even_b0 = __byte_perm(v_frag[0], v_frag[1], 0x6420);
+    const std::uint32_t even_b1 = __byte_perm(v_frag[2], v_frag[3], 0x6420);
+    const std::uint32_t odd_b0 = __byte_perm(v_frag[0], v_frag[1], 0x7531);
+    const std::uint32_t odd_b1 = __byte_perm(v_frag[2], v_frag[3], 0x7531);
+    warp::mma_e4m3_16832(o_acc[2 * blk], p_frag, even_b0, even_b1);
+    warp::mma_e4m3_16832(o_acc[2 * blk + 1], p_frag, odd_b0, odd_b1);
+  }
+}
+
+// pv_mma_fp8's accumulators into pv_mma's layout (tile 2b: channels 16b + 2q, 2q+1; tile
+// 2b+1: 16b + 8 + 2q, 9 + 2q), so that the epilogue's stores serve both: a quad's lanes q
+// hold channels 4q .. 4q+3, so channels 2q, 2q+1 come from lane q / 2 and 8 + 2q, 9 + 2q
+// from lane 2 + q / 2, the first or second pair of that lane's four as q is even or odd.
+__device__ __forceinline__ void fp8_accumulators_to_bf16_layout(float (&o_acc)[kNTilesO][4], int lane) {
+  const int quad = lane & ~3;
+  const int q = lane & 3;
+  const bool second_pair = (q & 1) != 0;
+#pragma unroll
+  for (int blk = 0; blk < kNTilesO / 2; ++blk) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const float held[4] = {o_acc[2 * blk][2 * half], o_acc[2 * blk + 1][2 * half], o_acc[2 * blk][2 * half + 1],
+                             o_acc[2 * blk + 1][2 * half + 1]};
+      float low[4], high[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        low[i] = __shfl_sync(0xffffffffu, held[i], quad + q / 2);
+        high[i] = __shfl_sync(0xffffffffu, held[i], quad + 2 + q / 2);
+      }
+      o_acc[2 * blk][2 * half] = second_pair ? low[2] : low[0];
+      o_acc[2 * blk][2 * half + 1] = second_pair ? low[3] : low[1];
+      o_acc[2 * blk + 1][2 * half] = second_pair ? high[2] : high[0];
+      o_acc[2 * blk + 1][2 * half + 1] = second_pair ? high[3] : high[1];
+    }
+  }
+}
+
+// fp8 math's load_q_fragments: the tile-balanced kernel's later requests, their Q rows
+// quantized straight from global memory into q8 (padding rows past the request: zeros). Not
+// inlined: once a segment, a call costs nothing, and inlined its loads were scheduled beside
+// live registers of the tile loop and spilled them (sm_90).
+__device__ __noinline__ void load_q_rows_fp8(unsigned char* q8, float* q_scale, const VerifyParams& p,
+                                                std::int64_t request_row0, int row0, int rows_per_request, int mgroup,
+                                                int kgroup, int lane) {
+  const int r_lo = row0 + mgroup * kMmaM + lane / 4;
+  const int r_hi = r_lo + 8;
+  quantize_q_rows_fp8</*kBarrier=*/false>(
+      q8, q_scale, r_lo < rows_per_request ? p.q + (request_row0 + r_lo) * mla::kHeadDimQK : nullptr,
+      r_hi < rows_per_request ? p.q + (request_row0 + r_hi) * mla::kHeadDimQK : nullptr, kgroup, lane, [] {});
+}
+
 // Token split, both groups past their last tile: group 1 hands its O (unnormalised) to group 0
 // through stage memory, which no one reads any more. Returns where it lies.
 __device__ __forceinline__ const float* token_split_hand_over(const float (&o_acc)[kNTilesO][4], bf16_bits* s_kv,
@@ -727,14 +997,16 @@ __device__ __forceinline__ void store_row_lse(const Params& p, const SplitWorksp
 // writing the mask and the lengths (FlashVerifyLaunchOptions): then the lengths come from
 // kv_indptr and the wait for that kernel comes after the Q copy is issued.
 // kFp8Kv: the instance for an fp8 e4m3 pool (VerifyParams::kv_dtype; tree_kv rows fp8 too).
+// kFp8Math (with kFp8Kv): the tile stays e4m3 and the tensor cores run e4m3 math (LaunchPlan::math).
 // kSm120Emu: sm_120's tensor rate on a Hopper SM (production/sm120-emu; sm120_emulation.cuh):
 // the producer warps issue the extra mma.sync owed for each tile's math.
 template <int kStages, bool kTokenSplit, bool kBalanced, class Params = VerifyParams, bool kFp8Kv = false,
-          bool kSm120Emu = false>
+          bool kFp8Math = false, bool kSm120Emu = false>
 __global__ void __launch_bounds__(kBlockThreads, 1)
     flash_verify_mma_kernel(const Params p, const int num_splits, const int split_tiles, const SplitWorkspace ws) {
   static_assert(kStages >= kMinStages, "Q is staged through the last stage while tile 0 lands");
   static_assert(!(kTokenSplit && kBalanced), "the tile-balanced instance runs both row groups on their own rows");
+  static_assert(kFp8Kv || !kFp8Math, "fp8 math reads an fp8 pool");
   extern __shared__ __align__(16) unsigned char smem[];
   auto* s_kv = reinterpret_cast<bf16_bits*>(smem);  // [kStages][kTokensPerTile][kKvStride]
   auto* s_partial = reinterpret_cast<float*>(smem + kStages * kStageBytes);  // [kKGroups][rows][kSStride]
@@ -844,7 +1116,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       kTokenSplit && rows_per_request - row0 <= kMmaM && tile_end - tile_begin >= kTokenSplitMinTiles;
   // Warps that read each stage: all live ones, or one group's under the token split.
   const int stage_readers = token_split ? kKGroups : live_compute_warps;
-  if (tid == 0) init_stage_barriers<kStages, kFp8Kv>(s_full, s_empty, s_raw, stage_readers);
+  if (tid == 0) init_stage_barriers<kStages, kFp8Kv && !kFp8Math>(s_full, s_empty, s_raw, stage_readers);
   __syncthreads();  // barriers initialised before anyone uses them; the only block-wide barrier
   // Programmatic dependent launch: once every block of this grid is running, the combine
   // kernel may be scheduled into the room they leave; it waits (griddepcontrol.wait) for
@@ -871,9 +1143,9 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     int iter0 = 0;  // tiles of earlier segments
     for (;;) {
       std::int64_t entry[kAhead];
-      copy_segment_tiles<kStages, kTokenSplit>(entry, rows, iter0, tile_begin, tile_end, s_kv, s_full, s_empty,
-                                                       s_raw, warp, lane, row_in_tile, is_copy_lane, token_of,
-                                                       after_tile);
+      copy_segment_tiles<kStages, kTokenSplit, kFp8Math>(entry, rows, iter0, tile_begin, tile_end, s_kv, s_full,
+                                                         s_empty, s_raw, warp, lane, row_in_tile, is_copy_lane,
+                                                         token_of, after_tile);
       iter0 += tile_end - tile_begin;
       if (!next_segment()) break;
       rows = KvRows(p, b, prefix);
@@ -906,8 +1178,19 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   warp::fence_proxy_async_shared();  // Q's bytes in the last stage are later overwritten by bulk copies
   warp::named_barrier_sync(group_barrier, kGroupThreads);
 
-  std::uint32_t q_frag[kKStepsPerGroup][4];
-  q_fragments_from_stage<kStages>(q_frag, s_kv, mgroup, kgroup, lane);
+  // fp8 math: q_frag is the A fragment of one k32 step (Q lives in q8, in shared memory).
+  std::uint32_t q_frag[kFp8Math ? 1 : kKStepsPerGroup][4];
+  // fp8 math: the group's e4m3 Q rows and this warp's scales of them (mma_config.h: stage tails).
+  unsigned char* q8 = smem + mgroup * kStageBytes + kFp8MathQ8Offset;
+  float* q_scale = reinterpret_cast<float*>(smem + kFp8MathQScaleOffset) + warp * kMmaM;
+  if constexpr (kFp8Math) {
+    const bf16_bits* staged = s_kv + ((kStages - 1) * kTokensPerTile + mgroup * kMmaM + lane / 4) * kKvStride;
+    // q8 may overlap the group's staged bf16 rows (2 stages: group 1's q8 lies in the Q stage).
+    quantize_q_rows_fp8</*kBarrier=*/true>(q8, q_scale, staged, staged + 8 * kKvStride, kgroup, lane,
+                        [&] { warp::named_barrier_sync(group_barrier, kGroupThreads); });
+  } else {
+    q_fragments_from_stage<kStages>(q_frag, s_kv, mgroup, kgroup, lane);
+  }
   __syncwarp();
   if (tid == 0) VB_TIMELINE_STAMP(g_timeline_main, kTimelineQReady);
   // Whether this lane arrives on the "empty" stage mbarriers for its warp: lane 0 after
@@ -928,7 +1211,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   const int srow_node = srow_valid ? srow_global / p.num_heads : 0;  // its mask row is found per tree tile
   // fp8 KV: scores and O of the stored values, times kv_scale (K and V are the same row).
   const float scale_log2 = (kFp8Kv ? p.sm_scale * p.kv_scale : p.sm_scale) * kLog2e;
-  const float o_scale = kFp8Kv ? p.kv_scale : 1.f;
+  // fp8 math: P was stored times kPScaleFp8, row_sum was not.
+  const float o_scale = kFp8Math ? p.kv_scale / kPScaleFp8 : kFp8Kv ? p.kv_scale : 1.f;
   // Where query row qrow (row rr of its request) keeps this block's partial.
   auto partial_row = [&](std::int64_t qrow, int rr) -> std::int64_t {
     return kBalanced ? balanced_partial_row(blockIdx.y, current_b(), rows_per_request, rr) : qrow * num_splits + split;
@@ -967,7 +1251,12 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       // ---- S partial over this warp's K slice, the group's 16 rows, all tokens ----
       float s_acc[kNTilesS][4];
       std::uint32_t k_frag[4];
-      scores_partial(s_acc, k_frag, s_partial, kv_tile, q_frag, kgroup, mgroup, lane);
+      if constexpr (kFp8Math) {
+        scores_partial_fp8(s_acc, q_frag[0], k_frag, s_partial, reinterpret_cast<const unsigned char*>(kv_tile), q8,
+                           q_scale, kgroup, mgroup, lane);
+      } else {
+        scores_partial(s_acc, k_frag, s_partial, kv_tile, q_frag, kgroup, mgroup, lane);
+      }
       warp::named_barrier_sync(group_barrier, kGroupThreads);  // (1)
       // ---- masked online softmax of this tile, one row per kThreadsPerRow lanes ----
       {
@@ -975,20 +1264,31 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         float4 sum;
         const float tile_max = masked_scores(s, sum, p, s_partial, tile, srow, scol0, srow_valid, srow_node, scale_log2,
                                              current_prefix, current_kv_len, current_b);
-        online_softmax_step(s, tile_max, row_max, row_sum, s_p, s_rescale, srow, scol0, tid);
+        if constexpr (kFp8Math) {
+          online_softmax_step_fp8(s, tile_max, row_max, row_sum, reinterpret_cast<unsigned char*>(s_p), s_rescale,
+                                  srow, scol0, tid);
+        } else {
+          online_softmax_step(s, tile_max, row_max, row_sum, s_p, s_rescale, srow, scol0, tid);
+        }
       }
       warp::named_barrier_sync(group_barrier, kGroupThreads);  // (2)
 
       // ---- O = O * rescale + P V over the group's 16 rows and this warp's 128 channels ----
       pv_rescale_o(o_acc, s_rescale, mgroup, lane);
       std::uint32_t p_frag[4], v_frag[4];
-      pv_mma(o_acc, p_frag, v_frag, s_p, kv_tile, kgroup, mgroup, lane);
+      if constexpr (kFp8Math) {
+        pv_mma_fp8(o_acc, p_frag, v_frag, reinterpret_cast<const unsigned char*>(s_p),
+                   reinterpret_cast<const unsigned char*>(kv_tile), kgroup, mgroup, lane);
+      } else {
+        pv_mma(o_acc, p_frag, v_frag, s_p, kv_tile, kgroup, mgroup, lane);
+      }
       __syncwarp();
       if (signals_empty) warp::mbarrier_arrive(&s_empty[stage]);  // this warp is done with the stage
     }
 
     // ---- epilogue: normalise, write final O/LSE or this split's partials ----
     if (tid == 0) VB_TIMELINE_STAMP(g_timeline_main, kTimelineTilesDone);
+    if constexpr (kFp8Math) fp8_accumulators_to_bf16_layout(o_acc, lane);
     if (tid % kThreadsPerRow == 0) {
       s_final_max[srow] = row_max;
       s_final_sum[srow] = row_sum;
@@ -1035,7 +1335,11 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     if (!next_segment()) break;
     // Loaded here, after the partial's write: loaded in the last tile or under the write, the
     // fragments' registers spill (168 per thread).
-    load_q_fragments(q_frag, p, current_request_row0(), row0, rows_per_request, mgroup, kgroup, lane);
+    if constexpr (kFp8Math) {
+      load_q_rows_fp8(q8, q_scale, p, current_request_row0(), row0, rows_per_request, mgroup, kgroup, lane);
+    } else {
+      load_q_fragments(q_frag, p, current_request_row0(), row0, rows_per_request, mgroup, kgroup, lane);
+    }
   }
 }
 
@@ -1063,7 +1367,8 @@ constexpr bool kBuildsSm120Emulation = !(VB_DEBUG_SYNC_COPY || VB_DEBUG_LANE_ARR
 template <int kStages, bool kTokenSplit, bool kBalanced, bool kFp8Kv>
 constexpr detail::MmaKernel sm120_emulation_kernel() {
   if constexpr (kBuildsSm120Emulation) {
-    return flash_verify_mma_kernel<kStages, kTokenSplit, kBalanced, VerifyParams, kFp8Kv, /*kSm120Emu=*/true>;
+    return flash_verify_mma_kernel<kStages, kTokenSplit, kBalanced, VerifyParams, kFp8Kv, /*kFp8Math=*/false,
+                                   /*kSm120Emu=*/true>;
   } else {
     return nullptr;
   }
@@ -1080,15 +1385,18 @@ detail::MmaKernels mma_kernels_at_depth(int stages) {
     case 4:
       return {flash_verify_mma_kernel<4, kTokenSplit, kBalanced, VerifyParams>,
               flash_verify_mma_kernel<4, kTokenSplit, kBalanced, IndptrLengthParams>,
-              flash_verify_mma_kernel<4, kTokenSplit, kBalanced, VerifyParams, /*kFp8Kv=*/true>, nullptr, nullptr};
+              flash_verify_mma_kernel<4, kTokenSplit, kBalanced, VerifyParams, /*kFp8Kv=*/true>,
+              flash_verify_mma_kernel<4, kTokenSplit, kBalanced, VerifyParams, /*kFp8Kv=*/true, /*kFp8Math=*/true>,
+              nullptr, nullptr};
     case 2:
       return {flash_verify_mma_kernel<2, kTokenSplit, kBalanced, VerifyParams>,
               flash_verify_mma_kernel<2, kTokenSplit, kBalanced, IndptrLengthParams>,
               flash_verify_mma_kernel<2, kTokenSplit, kBalanced, VerifyParams, /*kFp8Kv=*/true>,
+              flash_verify_mma_kernel<2, kTokenSplit, kBalanced, VerifyParams, /*kFp8Kv=*/true, /*kFp8Math=*/true>,
               sm120_emulation_kernel<2, kTokenSplit, kBalanced, /*kFp8Kv=*/false>(),
               sm120_emulation_kernel<2, kTokenSplit, kBalanced, /*kFp8Kv=*/true>()};
   }
-  return {nullptr, nullptr, nullptr, nullptr, nullptr};
+  return {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
 }
 
 template <bool kTokenSplit, bool kBalanced>

@@ -120,6 +120,8 @@ std::string format_number(double v, bool integer) {
 
 const char* to_string(FlashVerifyPath path) { return path == FlashVerifyPath::kWgmma ? "wgmma" : "mma.sync"; }
 
+const char* to_string(MathMode math) { return math == MathMode::kFp8 ? "fp8" : "bf16"; }
+
 const char* to_string(KernelInstance instance) {
   switch (instance) {
     case KernelInstance::kMmaPlain: return "mma.sync";
@@ -537,6 +539,7 @@ std::string describe(const LaunchPlan& plan) {
   if (s.tile_balanced) {
     n += std::snprintf(buf + n, sizeof buf - n, " slots=%d units/block=%d", s.balanced_slots, s.modelled_block_tiles);
   }
+  if (plan.math != MathMode::kBf16) n += std::snprintf(buf + n, sizeof buf - n, " math=%s", to_string(plan.math));
   n += std::snprintf(buf + n, sizeof buf - n, " grid=%ux%ux%u", plan.main_grid.x, plan.main_grid.y, plan.main_grid.z);
   if (s.num_splits > 1) {
     std::snprintf(buf + n, sizeof buf - n, " combine=%dx%d", plan.combine_lanes, plan.combine_loads_per_lane);

@@ -14,6 +14,7 @@
 
 #include "harness/measure/clock_rate.h"
 #include "harness/run/gpu_executor.h"
+#include "harness/problem/fp8_math_error.h"
 #include "harness/problem/problem.h"
 #include "harness/record/result.h"
 #include "verifybench/kernels.h"
@@ -1294,4 +1295,168 @@ TEST_CASE("fp8 KV: every mma.sync instance, depth and split count matches the re
       CHECK(vb::naive_verify_launch(bad, nullptr) == cudaErrorInvalidValue);
     }
   }
+}
+
+// ---- fp8 tensor math (issue 46, item 2): the tile stays e4m3, Q (per row) and P are quantized
+// to e4m3. Checked against the exact reference with the tolerance the rounding model derives
+// from each case's data (scenarios/README.md, "fp8 math"), which must also be tight enough to
+// tell a wrong kernel.
+
+namespace {
+
+vb::LaunchPlan fp8_math_plan(const vb::VerifyParams& p, const vb::SplitSchedule& schedule) {
+  vb::LaunchPlan plan = complete_for(p, schedule);
+  plan.math = vb::MathMode::kFp8;
+  return plan;
+}
+
+// One launch of `plan` on poisoned outputs and a NaN-filled workspace, synchronised; the launch
+// record checked against the plan. Returns the outputs.
+DeviceOutputs run_fp8_plan(DeviceTokenProblem& d, const vb::Problem& problem, const vb::LaunchPlan& plan) {
+  INFO("plan " << vb::describe(plan));
+  const std::size_t ws_bytes =
+      vb::flash_verify_workspace_bytes(plan.schedule, problem.batch, problem.tree_size, problem.num_heads);
+  void* ws = nullptr;
+  if (ws_bytes) {
+    REQUIRE(cudaMalloc(&ws, ws_bytes) == cudaSuccess);
+    REQUIRE(cudaMemset(ws, 0xFF, ws_bytes) == cudaSuccess);
+  }
+  poison(d.p);
+  vb::FlashVerifyLaunchRecord record;
+  vb::FlashVerifyLaunchOptions options;
+  options.record = &record;
+  REQUIRE(vb::flash_verify_launch(d.p, plan, ws, ws_bytes, nullptr, options) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  check_ran_plan(record, plan, d.p.kv_dtype);
+  if (ws) cudaFree(ws);
+  return download(d.p);
+}
+
+vb::ExecutorResult compare_fp8(const vb::ReferenceOutput& ref, const DeviceOutputs& out, const vb::Problem& problem,
+                               const vb::ToleranceSpec& tolerance) {
+  vb::ExecutorResult result;
+  vb::compare_with_reference(ref, widen(out.o), out.lse, problem.tree_size, problem.num_heads, tolerance, &result);
+  return result;
+}
+
+// Decode (H*T = 16: the token split on long splits), MTP (8 heads x chain 4), EAGLE (8 heads x
+// an 8-node tree: H*T = 64, the tree mask), a sink case (one token dominates: the least
+// averaged, and scores a wrong scale moves) and a long uniform one with a non-unit scale.
+// Every request has a long prefix: the tolerance follows the case's most concentrated row
+// (scenarios/README.md), and a request of a few tokens would loosen it for all.
+std::vector<CaseSpec> fp8_math_cases() {
+  using P = vb::PagePlacement;
+  return {
+      fp8_case(make_case("math-decode-h16", 16, {160 * 32 + 7, 24 * 32, 300}, chain(1), 1, P::kShuffled, 81), 0.37),
+      fp8_case(make_case("math-mtp-h8", 8, {2000, 333, 500}, chain(4), 16, P::kInterleaved, 82), 0, /*amax=*/true),
+      fp8_case(with_data(make_case("math-eagle-sink-h8", 8, {700, 333}, random_tree(8, 21), 16, P::kInterleaved, 83),
+                         vb::DataDist::kSink),
+               2.5),
+      fp8_case(make_case("math-eagle-h8", 8, {900, 400}, random_tree(8, 22), 1, P::kFragmented, 87), 0.5),
+      fp8_case(make_case("math-random24-h16", 16, {5000, 777}, random_tree(24, 3), 1, P::kReversed, 84), 0.02),
+  };
+}
+
+}  // namespace
+
+TEST_CASE("fp8 math: every mma.sync instance, depth and split count within the derived tolerance", "[gpu][fp8]") {
+  REQUIRE(has_device());
+  int variants[8];
+  const int num_variants = vb::flash_verify_pipeline_variants(variants, 8);
+  int device_optin = 0;
+  REQUIRE(cudaDeviceGetAttribute(&device_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) == cudaSuccess);
+  const vb::FlashVerifyConfigInfo cfg = vb::flash_verify_path_config(vb::FlashVerifyPath::kMmaSync);
+  for (const CaseSpec& spec : fp8_math_cases()) {
+    INFO("case " << spec.name);
+    ReferencedProblem checked(spec);
+    auto& [problem, ref, d] = checked;
+    REQUIRE(d.p.kv_dtype == vb::KvDtype::kFp8E4m3);
+    const vb::Fp8MathErrorModel model = vb::fp8_math_error_model(problem, ref.weight_square_sum);
+    const vb::ToleranceSpec tolerance = vb::fp8_math_tolerance(spec.tolerance, model);
+    INFO("tolerance O atol " << tolerance.o_atol << " LSE atol " << tolerance.lse_atol);
+    const int rows = problem.tree_size * problem.num_heads;
+    const int m_tiles = (rows + cfg.rows_per_tile - 1) / cfg.rows_per_tile;
+    std::vector<vb::SplitSchedule> plans;
+    for (int v = 0; v < num_variants; ++v) {
+      if (vb::flash_verify_smem_bytes(variants[v], vb::KvDtype::kFp8E4m3) > device_optin) continue;
+      for (int splits : {1, 2, 7, 30}) {
+        plans.push_back(vb::SplitSchedule{splits, m_tiles, variants[v]});
+        if (rows <= cfg.rows_per_tile / 2) {  // the token split instance
+          plans.push_back(plans.back());
+          plans.back().token_split = true;
+        }
+        if (splits > 1) {  // the tile-balanced instance, with every slot and with one
+          for (bool all_slots : {true, false}) {
+            vb::SplitSchedule plan{splits, m_tiles, variants[v]};
+            plan.tile_balanced = true;
+            plan.balanced_slots = all_slots ? splits : 1;
+            plans.push_back(plan);
+          }
+        }
+      }
+    }
+    REQUIRE(!plans.empty());
+    for (const vb::SplitSchedule& schedule : plans) {
+      const vb::LaunchPlan plan = fp8_math_plan(d.p, schedule);
+      INFO("plan " << vb::describe(plan));
+      REQUIRE(plan.valid);
+      const vb::ExecutorResult result = compare_fp8(ref, run_fp8_plan(d, problem, plan), problem, tolerance);
+      INFO("O max abs " << result.o.max_abs_error << " LSE max abs " << result.lse.max_abs_error << " " << result.detail);
+      CHECK(result.outcome == vb::Outcome::kPassed);
+      CHECK(result.o.elements_checked == problem.query_rows() * vb::mla::kHeadDimV);
+    }
+  }
+}
+
+TEST_CASE("fp8 math: the derived tolerance holds bf16 math's answer and refuses a wrong kernel", "[gpu][fp8]") {
+  REQUIRE(has_device());
+  const vb::FlashVerifyConfigInfo cfg = vb::flash_verify_path_config(vb::FlashVerifyPath::kMmaSync);
+  for (const CaseSpec& spec : fp8_math_cases()) {
+    INFO("case " << spec.name);
+    ReferencedProblem checked(spec);
+    auto& [problem, ref, d] = checked;
+    const vb::ToleranceSpec tolerance =
+        vb::fp8_math_tolerance(spec.tolerance, vb::fp8_math_error_model(problem, ref.weight_square_sum));
+    const int rows = problem.tree_size * problem.num_heads;
+    const vb::SplitSchedule schedule{2, (rows + cfg.rows_per_tile - 1) / cfg.rows_per_tile};
+    // bf16 math on the same fp8 pool passes the same check (it is closer to the reference).
+    const vb::LaunchPlan bf16_plan = complete_for(d.p, schedule);
+    REQUIRE(bf16_plan.math == vb::MathMode::kBf16);
+    const DeviceOutputs bf16_out = run_fp8_plan(d, problem, bf16_plan);
+    CHECK(compare_fp8(ref, bf16_out, problem, tolerance).outcome == vb::Outcome::kPassed);
+    // fp8 math against bf16 math, as if bf16 math were the reference: within the tolerance too.
+    const DeviceOutputs fp8_out = run_fp8_plan(d, problem, fp8_math_plan(d.p, schedule));
+    vb::ReferenceOutput bf16_as_ref;
+    bf16_as_ref.rows = ref.rows;
+    bf16_as_ref.o.assign(bf16_out.o.size(), 0.0);
+    for (std::size_t i = 0; i < bf16_out.o.size(); ++i) bf16_as_ref.o[i] = vb::bf16_to_float(bf16_out.o[i]);
+    bf16_as_ref.lse.assign(bf16_out.lse.begin(), bf16_out.lse.end());
+    const vb::ExecutorResult gap = compare_fp8(bf16_as_ref, fp8_out, problem, tolerance);
+    INFO("fp8 vs bf16 math: O " << gap.o.max_abs_error << " LSE " << gap.lse.max_abs_error << " " << gap.detail);
+    CHECK(gap.outcome == vb::Outcome::kPassed);
+    CHECK(gap.o.max_abs_error > 0);  // the maths differ: two identical kernels would prove nothing
+    // A deliberately wrong kernel: fp8 math with the pool's scale applied twice over (2x) fails.
+    const vb::VerifyParams right = d.p;
+    d.p.kv_scale *= 2.f;
+    const DeviceOutputs wrong_out = run_fp8_plan(d, problem, fp8_math_plan(d.p, schedule));
+    d.p = right;
+    const vb::ExecutorResult wrong_result = compare_fp8(ref, wrong_out, problem, tolerance);
+    INFO("wrong scale: O max abs " << wrong_result.o.max_abs_error << " LSE max abs " << wrong_result.lse.max_abs_error);
+    CHECK(wrong_result.outcome == vb::Outcome::kIncorrect);
+  }
+}
+
+TEST_CASE("fp8 math: refused without an fp8 pool or on the wgmma path", "[gpu][fp8]") {
+  REQUIRE(has_device());
+  // A bf16 pool: no e4m3 tile to multiply.
+  ReferencedProblem bf16_case(make_case("math-bf16-pool", 8, {300}, chain(2), 1, vb::PagePlacement::kShuffled, 85));
+  vb::LaunchPlan plan = fp8_math_plan(bf16_case.d.p, vb::SplitSchedule{1, 1});
+  REQUIRE(plan.valid);
+  CHECK(vb::flash_verify_launch(bf16_case.d.p, plan, nullptr, 0, nullptr) == cudaErrorNotSupported);
+  CHECK(vb::flash_verify_main_kernel_of(plan) == nullptr);
+  // An fp8 pool on a wgmma plan.
+  ReferencedProblem fp8(fp8_case(make_case("math-wgmma", 16, {300}, chain(4), 1, vb::PagePlacement::kShuffled, 86), 0.5));
+  const vb::LaunchPlan wgmma = fp8_math_plan(fp8.d.p, vb::SplitSchedule{1, 1, 0, vb::FlashVerifyPath::kWgmma});
+  if (wgmma.valid) CHECK(vb::flash_verify_launch(fp8.d.p, wgmma, nullptr, 0, nullptr) == cudaErrorNotSupported);
+  CHECK(vb::flash_verify_main_kernel_of(wgmma, false, vb::KvDtype::kFp8E4m3) == nullptr);
 }

@@ -69,6 +69,8 @@ int flash_verify_plan_blocks_per_sm(const LaunchPlan& plan, cudaError_t* error);
 // An fp8 e4m3 pool (params.kv_dtype) needs a finite kv_scale > 0 (cudaErrorInvalidValue
 // otherwise; tree_kv rows are then fp8 too), and runs on mma.sync plans in ordinary launches only:
 // a wgmma plan, or a launch over a mask writer, is refused with cudaErrorNotSupported.
+// plan.math == MathMode::kFp8 (e4m3 tensor math) needs such a launch too, over an fp8 pool:
+// a bf16 pool or a wgmma plan with it is refused with cudaErrorNotSupported.
 cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& plan,
                                 void* workspace, std::size_t workspace_bytes,
                                 cudaStream_t stream);
@@ -85,8 +87,8 @@ struct FlashVerifyLaunchRecord {
   LaunchGrid combine_block;
 };
 // The main kernel a plan names (over_mask_writer: its IndptrLengthParams instance; kv_dtype
-// fp8: its fp8 pool instance), and its combine (null for one split); null where this build
-// has no such kernel.
+// fp8: its fp8 pool instance, with plan.math's math), and its combine (null for one split);
+// null where this build has no such kernel.
 const void* flash_verify_main_kernel_of(const LaunchPlan& plan, bool over_mask_writer = false,
                                         KvDtype kv_dtype = KvDtype::kBf16);
 const void* flash_verify_combine_kernel_of(const LaunchPlan& plan);

@@ -157,6 +157,13 @@ bool set_planner_option(PlannerConfig* config, std::string_view key, std::string
 // "key=value key=value" of the keys that differ from the defaults ("" for the defaults).
 std::string planner_config_overrides(const PlannerConfig& config);
 
+// The tensor math of an mma.sync launch over an fp8 e4m3 pool: bf16 (the tile widened to
+// bf16, exact; the default) or fp8 (the tile stays e4m3, Q is quantized to e4m3 per query row
+// and P to e4m3, m16n8k32 e4m3 mma with fp32 accumulation and softmax; kernels/NOTES.md,
+// "fp8 math"). Opt-in: its error bound is scenarios/README.md's "fp8 math".
+enum class MathMode : int { kBf16 = 0, kFp8 = 1 };
+const char* to_string(MathMode math);  // "bf16", "fp8"
+
 // The complete launch.
 struct LaunchGrid {
   unsigned x = 1, y = 1, z = 1;
@@ -179,6 +186,9 @@ struct LaunchPlan {
   LaunchGrid combine_block;
   // SGLang adapter launches: the main kernel waits for the packing kernel only before the mask.
   bool adapter_waits_only_before_mask = false;
+  // The caller's choice, never the planner's: fp8 only for an fp8 pool on an mma.sync plan
+  // (flash_verify_launch refuses any other with cudaErrorNotSupported).
+  MathMode math = MathMode::kBf16;
   bool valid = false;        // false: no built kernel serves this schedule on the target
   std::string why_invalid;   // what does not fit, when !valid
 };

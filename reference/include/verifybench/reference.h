@@ -20,6 +20,10 @@ struct ReferenceOutput {
   std::vector<QueryRow> rows;  // rows computed, in order
   std::vector<double> o;       // [rows.size(), 512]
   std::vector<double> lse;     // [rows.size()]
+  // [rows.size()]: sum over tokens of the softmax weight squared, the row's concentration (1
+  // for one visible token, 1/n for n equal ones; NaN where the weights are): the fp8-math
+  // error model's input (harness/problem/fp8_math_error.h).
+  std::vector<double> weight_square_sum;
   bool sampled = false;        // true when rows is a subset of all B*T*H rows
 };
 

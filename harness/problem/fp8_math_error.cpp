@@ -1,0 +1,113 @@
+// fp8 math's error model (fp8_math_error.h; scenarios/README.md derives it).
+#include "harness/problem/fp8_math_error.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "verifybench/fp8.h"
+
+namespace vb {
+namespace {
+
+constexpr int kQK = mla::kHeadDimQK;
+constexpr int kV = mla::kHeadDimV;
+constexpr float kE4m3Max = 448.f;
+constexpr double kWeightHalfSpacing = 0x1.0p-4;  // relative, e4m3 normals
+constexpr double kTinyWeightError = 0x1.0p-18;   // absolute, P units: 2^-10 / 2^8
+
+// The dequantized pool value the executors read at (row, channel).
+double pool_value(const Problem& pr, std::int64_t row, int c) {
+  const std::size_t at = static_cast<std::size_t>(row) * kQK + c;
+  if (pr.kv_dtype() == KvDtype::kFp8E4m3) return fp8_e4m3_to_float(pr.kv_pool_fp8[at]) * static_cast<double>(pr.kv_scale);
+  return bf16_to_float(pr.kv_pool[at]);
+}
+
+float row_amax(const bf16_bits* q_row) {
+  float amax = 0;
+  for (int i = 0; i < kQK; ++i) amax = std::max(amax, std::fabs(bf16_to_float(q_row[i])));
+  return amax;
+}
+
+bool is_wide_channel(const Problem& pr, int c) {
+  const DataSpec& d = pr.spec.data;
+  return d.dist == DataDist::kOutlierChannels &&
+         std::find(d.outlier_channels.begin(), d.outlier_channels.end(), c) != d.outlier_channels.end();
+}
+
+}  // namespace
+
+float fp8_math_q_scale(const bf16_bits* q_row) {
+  const float amax = row_amax(q_row);
+  return amax > 0 ? amax / kE4m3Max : 1.f;
+}
+
+double fp8_math_q_dequantized(const bf16_bits* q_row, int i) {
+  const float amax = row_amax(q_row);
+  const float inv = amax > 0 ? kE4m3Max / amax : 1.f;
+  return static_cast<double>(fp8_e4m3_to_float(fp8_e4m3_from_double(bf16_to_float(q_row[i]) * inv))) *
+         fp8_math_q_scale(q_row);
+}
+
+Fp8MathErrorModel fp8_math_error_model(const Problem& pr, const std::vector<double>& weight_square_sum) {
+  Fp8MathErrorModel m;
+  // K's largest square per channel, V's mean square and max per channel, over the rows in use.
+  std::vector<double> k_max_square(kQK, 0.0), v_square_sum(kV, 0.0);
+  std::int64_t rows_in_use = 0;
+  for (int b = 0; b < pr.batch; ++b) {
+    for (std::int32_t t = pr.pages.kv_indptr[b]; t < pr.pages.kv_indptr[b + 1]; ++t) {
+      const std::int64_t row = pr.pages.kv_indices[static_cast<std::size_t>(t)];
+      ++rows_in_use;
+      for (int c = 0; c < kQK; ++c) {
+        const double x = pool_value(pr, row, c);
+        if (!std::isfinite(x)) continue;  // poison: the reference's answer is NaN there too
+        k_max_square[c] = std::max(k_max_square[c], x * x);
+        if (c < kV && !is_wide_channel(pr, c)) {
+          v_square_sum[c] += x * x;
+          m.v_max = std::max(m.v_max, std::fabs(x));
+        }
+      }
+    }
+  }
+  for (int c = 0; c < kV; ++c) {
+    m.v_mean_square = std::max(m.v_mean_square, rows_in_use > 0 ? v_square_sum[c] / rows_in_use : 0.0);
+  }
+  const double sm2 = static_cast<double>(pr.sm_scale) * pr.sm_scale;
+  for (std::int64_t r = 0; r < pr.query_rows(); ++r) {
+    const bf16_bits* q = pr.q.data() + r * kQK;
+    double variance = 0;
+    for (int i = 0; i < kQK; ++i) {
+      const double dq = fp8_math_q_dequantized(q, i) - bf16_to_float(q[i]);
+      variance += dq * dq * k_max_square[i];
+    }
+    m.score_variance = std::max(m.score_variance, sm2 * variance);
+  }
+  m.weight_variance = kWeightHalfSpacing * kWeightHalfSpacing / 3.0;
+  int longest = 0;
+  for (int b = 0; b < pr.batch; ++b) longest = std::max(longest, pr.pages.kv_indptr[b + 1] - pr.pages.kv_indptr[b]);
+  m.tiny_weight_variance = longest * kTinyWeightError * kTinyWeightError / 3.0;
+  for (const double w2 : weight_square_sum) {
+    if (std::isfinite(w2)) m.weight_square_sum = std::max(m.weight_square_sum, w2);
+  }
+  if (pr.spec.data.dist == DataDist::kTies) {
+    m.weight_square_sum = std::max(m.weight_square_sum, 1.0 / std::max(1, pr.spec.data.distinct_rows));
+  }
+  return m;
+}
+
+double fp8_math_o_sigma(const Fp8MathErrorModel& m) {
+  return std::sqrt(m.v_mean_square * m.weight_square_sum * (m.score_variance + m.weight_variance) +
+                   m.tiny_weight_variance * 4.0 * m.v_max * m.v_max);
+}
+
+double fp8_math_lse_sigma(const Fp8MathErrorModel& m) {
+  return std::sqrt(m.score_variance + m.weight_square_sum * m.weight_variance + m.tiny_weight_variance);
+}
+
+ToleranceSpec fp8_math_tolerance(const ToleranceSpec& base, const Fp8MathErrorModel& model) {
+  ToleranceSpec t = base;
+  t.o_atol += kFp8MathSigmas * fp8_math_o_sigma(model);
+  t.lse_atol += kFp8MathSigmas * fp8_math_lse_sigma(model);
+  return t;
+}
+
+}  // namespace vb
