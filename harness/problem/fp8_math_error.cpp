@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "verifybench/bf16.h"
 #include "verifybench/fp8.h"
 
 namespace vb {
