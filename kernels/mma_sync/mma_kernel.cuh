@@ -528,30 +528,43 @@ __device__ __forceinline__ float masked_scores(float (&s)[kTokensPerThread], flo
   return tile_max;
 }
 
+// A row's running maximum after this tile (over its kThreadsPerRow threads), the base its
+// weights are taken against (0 while nothing is visible), and the factor that rescales its O
+// and sum: what both softmax steps (bf16 and fp8 P) begin with.
+struct RowMaxStep {
+  float new_max, exp_base, rescale;
+};
+__device__ __forceinline__ RowMaxStep row_max_step(float tile_max, float row_max) {
+#pragma unroll
+  for (int offset = 1; offset < kThreadsPerRow; offset *= 2) {
+    tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, offset));
+  }
+  const float new_max = fmaxf(row_max, tile_max);
+  const float exp_base = new_max == -INFINITY ? 0.f : new_max;
+  return {new_max, exp_base, warp::fast_exp2(row_max - exp_base)};
+}
+
+// A value summed over the row's kThreadsPerRow threads.
+__device__ __forceinline__ float sum_over_row_threads(float v) {
+#pragma unroll
+  for (int offset = 1; offset < kThreadsPerRow; offset *= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
 // The online softmax step of one tile for row srow: the row's new running max (over its
 // kThreadsPerRow threads) and sum, P = 2^(s - max) as bf16 into s_p, and the factor that
 // rescales the row's O into s_rescale.
 __device__ __forceinline__ void online_softmax_step(float (&s)[kTokensPerThread], float tile_max, float& row_max,
                                                     float& row_sum, bf16_bits* s_p, float* s_rescale, int srow,
                                                     int scol0, int tid) {
-#pragma unroll
-  for (int offset = 1; offset < kThreadsPerRow; offset *= 2) {
-    tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, offset));
-  }
-  const float new_max = fmaxf(row_max, tile_max);
-  const float exp_base = new_max == -INFINITY ? 0.f : new_max;  // nothing visible yet
-  const float rescale = warp::fast_exp2(row_max - exp_base);
+  const auto [new_max, exp_base, rescale] = row_max_step(tile_max, row_max);
   float tile_sum = 0.f;
 #pragma unroll
   for (int c = 0; c < kTokensPerThread; ++c) {
     s[c] = warp::fast_exp2(s[c] - exp_base);
     tile_sum += s[c];
   }
-#pragma unroll
-  for (int offset = 1; offset < kThreadsPerRow; offset *= 2) {
-    tile_sum += __shfl_xor_sync(0xffffffffu, tile_sum, offset);
-  }
-  row_sum = row_sum * rescale + tile_sum;
+  row_sum = row_sum * rescale + sum_over_row_threads(tile_sum);
   row_max = new_max;
   *reinterpret_cast<uint2*>(s_p + srow * kPStride + scol0) =
       make_uint2(warp::pack_bf16x2(s[0], s[1]), warp::pack_bf16x2(s[2], s[3]));
@@ -755,24 +768,14 @@ static_assert(fp8_p_position(0) == 0 && fp8_p_position(1) == 1 && fp8_p_position
 __device__ __forceinline__ void online_softmax_step_fp8(float (&s)[kTokensPerThread], float tile_max,
                                                         float& row_max, float& row_sum, unsigned char* s_p8,
                                                         float* s_rescale, int srow, int scol0, int tid) {
-#pragma unroll
-  for (int offset = 1; offset < kThreadsPerRow; offset *= 2) {
-    tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, offset));
-  }
-  const float new_max = fmaxf(row_max, tile_max);
-  const float exp_base = new_max == -INFINITY ? 0.f : new_max;  // nothing visible yet
-  const float rescale = warp::fast_exp2(row_max - exp_base);
+  const auto [new_max, exp_base, rescale] = row_max_step(tile_max, row_max);
 #pragma unroll
   for (int c = 0; c < kTokensPerThread; ++c) s[c] = warp::fast_exp2(s[c] - exp_base) * kPScaleFp8;
   const std::uint32_t p01 = warp::pack_e4m3x2(s[0], s[1]);
   const std::uint32_t p23 = warp::pack_e4m3x2(s[2], s[3]);
   const float2 q01 = warp::unpack_e4m3x2(p01), q23 = warp::unpack_e4m3x2(p23);
   float tile_sum = ((q01.x + q01.y) + (q23.x + q23.y)) * (1.f / kPScaleFp8);
-#pragma unroll
-  for (int offset = 1; offset < kThreadsPerRow; offset *= 2) {
-    tile_sum += __shfl_xor_sync(0xffffffffu, tile_sum, offset);
-  }
-  row_sum = row_sum * rescale + tile_sum;
+  row_sum = row_sum * rescale + sum_over_row_threads(tile_sum);
   row_max = new_max;
   // Tokens scol0, scol0 + 1 are adjacent in P's order, and so are scol0 + 2, scol0 + 3, 4 bytes on
   // (scol0 is a multiple of 4: fp8_p_position(scol0 + 2) == fp8_p_position(scol0) + 4).
