@@ -117,8 +117,8 @@ struct MmaProbeRun {
 // method entry; returns the SM clock inside its last pass (0 when not read).
 double measure_mma_probe(Check& check, const GpuInfo& gpu, const CeilingOptions& options, cudaStream_t stream,
                          const MmaProbeRun& probe, Ceilings* c) {
-  int blocks_per_sm = 0;
-  check(ck::mma_probe_blocks_per_sm(probe.probe, &blocks_per_sm), "mma probe occupancy");
+  int blocks_per_sm = 0, smem_bytes = 0;
+  check(ck::mma_probe_blocks_per_sm(probe.probe, &blocks_per_sm, &smem_bytes), "mma probe occupancy");
   // The emulated probes run as the production kernel does: one block per SM (their shared
   // memory request leaves room for no second one).
   const bool emulated = ck::mma_probe_emulated(probe.probe);
@@ -134,7 +134,7 @@ double measure_mma_probe(Check& check, const GpuInfo& gpu, const CeilingOptions&
   if (!check.error.empty()) return 0;
   const double ms = median_ms(check, stream, options.repetitions, [&] {
     return ck::launch_mma_probe(probe.probe, options.mma_iterations, static_cast<float*>(sink.ptr),
-                                static_cast<std::uint64_t*>(clock_span.ptr), blocks, stream);
+                                static_cast<std::uint64_t*>(clock_span.ptr), blocks, smem_bytes, stream);
   });
   const double flop_per_mma = ck::mma_probe_flops_per_mma(probe.probe);
   const double flops =

@@ -178,9 +178,8 @@ MmaProbeKernel kernel_of(MmaProbe probe) {
   return nullptr;
 }
 
-// A probe's dynamic shared memory, its limit raised to it: none for the plain probes; for the
-// emulated ones (unused) more than half of an SM's, so that no SM holds two of their blocks,
-// as the production kernel is held to one.
+// A probe's dynamic shared memory, its limit raised to it (ceilings_kernels.h,
+// mma_probe_blocks_per_sm).
 cudaError_t probe_smem_bytes(MmaProbe probe, int* bytes) {
   *bytes = 0;
   if (!emulated(probe)) return cudaSuccess;
@@ -195,18 +194,15 @@ cudaError_t probe_smem_bytes(MmaProbe probe, int* bytes) {
 }
 }  // namespace
 
-cudaError_t launch_mma_probe(MmaProbe probe, int iterations, float* sink, std::uint64_t* clock_span, int blocks,
-                             cudaStream_t stream) {
-  int smem = 0;
-  if (cudaError_t err = probe_smem_bytes(probe, &smem); err != cudaSuccess) return err;
-  kernel_of(probe)<<<blocks, threads_of(probe), smem, stream>>>(iterations, sink, clock_span);
-  return cudaGetLastError();
+cudaError_t mma_probe_blocks_per_sm(MmaProbe probe, int* blocks, int* smem_bytes) {
+  if (cudaError_t err = probe_smem_bytes(probe, smem_bytes); err != cudaSuccess) return err;
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel_of(probe), threads_of(probe), *smem_bytes);
 }
 
-cudaError_t mma_probe_blocks_per_sm(MmaProbe probe, int* blocks) {
-  int smem = 0;
-  if (cudaError_t err = probe_smem_bytes(probe, &smem); err != cudaSuccess) return err;
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel_of(probe), threads_of(probe), smem);
+cudaError_t launch_mma_probe(MmaProbe probe, int iterations, float* sink, std::uint64_t* clock_span, int blocks,
+                             int smem_bytes, cudaStream_t stream) {
+  kernel_of(probe)<<<blocks, threads_of(probe), smem_bytes, stream>>>(iterations, sink, clock_span);
+  return cudaGetLastError();
 }
 
 cudaError_t launch_stream_read(const void* buf, std::size_t bytes, unsigned* sink, int blocks,

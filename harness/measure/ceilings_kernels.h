@@ -68,9 +68,13 @@ struct ExtraLoad {
   int num, den;
 };
 ExtraLoad mma_probe_extra_load(MmaProbe probe);
+// Resident blocks of the probe per SM and the dynamic shared memory its launches take (0 for
+// the plain probes; for the emulated ones, unused, more than half of an SM's so that no SM
+// holds two of their blocks, as the production kernel is held to one), its limit raised to
+// it: call once before launching the probe with that smem_bytes.
+cudaError_t mma_probe_blocks_per_sm(MmaProbe probe, int* blocks, int* smem_bytes);
 cudaError_t launch_mma_probe(MmaProbe probe, int iterations, float* sink, std::uint64_t* clock_span, int blocks,
-                             cudaStream_t stream);
-cudaError_t mma_probe_blocks_per_sm(MmaProbe probe, int* blocks);
+                             int smem_bytes, cudaStream_t stream);
 
 // wgmma ceiling (harness/measure/ceilings_wgmma_sm90a.cu, sm_90a machine code only: launch on
 // compute capability 9.0 alone). Each warpgroup issues `iterations` x kWgmmaPerGroup
