@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,14 +59,17 @@ CLI::Validator integer_in(std::int64_t lo, std::int64_t hi);
 void prepare_output_dir(const std::string& dir, const std::string& option);
 void prepare_output_file(const std::string& path, const std::string& option);
 
-// How a command loads scenario files: the resource limits (--max-* options) and the
-// --planner settings applied to every case after its scenario's own planner: map.
+// How a command loads scenario files: the resource limits (--max-* options), the --planner
+// settings applied to every case after its scenario's own planner: map, and --math, the tensor
+// math of every case with an fp8 pool (a bf16 pool's math is bf16 whatever it says).
 struct ScenarioOptions {
   ScenarioLimits limits;
   std::vector<std::string> planner_settings;
+  std::optional<MathMode> math;
 };
 void add_limit_options(CLI::App* cmd, ScenarioOptions* options);
-void add_planner_option(CLI::App* cmd, ScenarioOptions* options);
+// --planner and --math: what the production launches of every case are planned with.
+void add_launch_options(CLI::App* cmd, ScenarioOptions* options);
 // Throws ScenarioError for a bad file, UsageError for a bad --planner setting or a file
 // given twice (the same file under two names too).
 std::vector<ScenarioFile> load_all(const std::vector<std::string>& files, const ScenarioOptions& options);

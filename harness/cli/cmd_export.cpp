@@ -62,7 +62,7 @@ CLI::App* add_export_command(CLI::App& app, const Invocation& invocation, int* e
                 "when a device is present) as safetensors in SGLang's tensor names and dtypes, "
                 "plus case.json describing them.");
   add_one_case_options(cmd, &args->file, &args->case_name);
-  add_planner_option(cmd, &args->scenario);
+  add_launch_options(cmd, &args->scenario);
   cmd->add_option("DIR", args->dir, "output folder (created; replaced files are written atomically)")->required();
   cmd->add_option("--threads", args->threads, "CPU reference threads, 0..4096 (0: all hardware threads)")
       ->check(integer_in(0, 4096));

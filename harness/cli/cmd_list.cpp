@@ -62,7 +62,7 @@ int list_cases(const std::vector<std::string>& files, const ScenarioOptions& sce
       table.add_row({c.name, to_string(c.tree.kind), fmt::format("{}", batch_size(c.batch)),
                      fmt::format("{}", t), fmt::format("{}", c.heads),
                      fmt::format("{}", c.pages.size), to_string(c.pages.placement),
-                     kv_tokens_text(c, t), kv_cache_label(c.kv_cache), check, c.source});
+                     kv_tokens_text(c, t), kv_cache_and_math_label(c), check, c.source});
     }
     std::fputs(table.render().c_str(), stdout);
   }

@@ -56,7 +56,7 @@ void print_plan_table(const ScenarioFile& file, const std::vector<const DeviceMo
       table.add_row({c.name, d->slug, describe(p.launch),
                      p.block_table_launch.valid ? to_string(p.block_table_launch.instance) : "-",
                      fmt::format("{}", p.blocks), fmt::format("{:.2f}", p.waves), fmt::format("{}", p.kv_tokens),
-                     kv_cache_label(c.kv_cache),
+                     kv_cache_and_math_label(c),
                      fmt::format("{:.1f}", p.bytes / 1e6), fmt::format("{:.2f}", p.flops / 1e9),
                      fmt::format("{:.1f}", p.memory_floor_us), fmt::format("{:.1f}", p.mma_floor_us),
                      p.memory_floor_us >= p.mma_floor_us ? "memory" : "compute"});
@@ -183,7 +183,7 @@ CLI::App* add_plan_command(CLI::App& app, int* exit_code) {
       "plan", "Show the production launch each case gets on each modelled GPU (pipeline depth, "
               "shared memory, tiles, KV splits, waves) and its memory and mma floors. No GPU needed.");
   cmd->add_option("FILE", args->files, "scenario YAML files")->required();
-  add_planner_option(cmd, &args->scenario);
+  add_launch_options(cmd, &args->scenario);
   cmd->add_option("--device", args->device_slugs, "modelled GPU, repeatable (default: every one: " +
                                                       device_model_slugs() + ")");
   cmd->add_flag("--coverage", args->coverage,

@@ -173,7 +173,7 @@ CLI::App* add_profile_command(CLI::App& app, const Invocation& invocation, int* 
       "profile", "Warm up one GPU executor (default: the production kernel) on one case, run it once "
                  "inside the case's NVTX range, and print the ncu command that profiles exactly that launch.");
   add_one_case_options(cmd, &args->file, &args->case_name);
-  add_planner_option(cmd, &args->scenario);
+  add_launch_options(cmd, &args->scenario);
   cmd->add_option("--executor", args->executor,
                   "GPU executor to run (" + executor_names() + ")")
       ->capture_default_str();

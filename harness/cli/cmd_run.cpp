@@ -445,7 +445,7 @@ CLI::App* add_run_command(CLI::App& app, const Invocation& invocation, int* exit
                   "still go to the report folder)");
   cmd->add_option("--threads", args->threads, "CPU reference threads, 0..4096 (0: all hardware threads)")
       ->check(integer_in(0, 4096));
-  add_planner_option(cmd, &args->scenario);
+  add_launch_options(cmd, &args->scenario);
   cmd->add_option("--out-dir", args->out_dir,
                   "report folder: result.json, summary.md, results.csv, roofline.svg (default: "
                   "reports/local/<file stem>/ per file; one combined folder when given)");

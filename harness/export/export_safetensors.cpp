@@ -471,7 +471,7 @@ ExportResult export_case_impl(const Problem& problem, const ReferenceOutput& ref
   c["case"] = spec.name;
   c["scenario"] = spec.scenario;
   c["source"] = spec.source;
-  c["reproducer"] = reproducer_for(scenario_path, spec.name);
+  c["reproducer"] = reproducer_for(scenario_path, spec);
   if (!options.command.empty()) c["export_command"] = options.command;
   c["sm_scale"] = static_cast<double>(problem.sm_scale);
   c["sm_scale_text"] = sm_scale_text;

@@ -154,8 +154,9 @@ std::optional<PdlGoal> pdl_goal_for(const CaseResult& c, const Ceilings& ceiling
 }
 
 std::optional<Sm120EmulatedFractions> sm120_emulated_fractions(const TrafficModel& traffic, const Achieved& achieved,
-                                                               const Ceilings& ceilings, int page_size) {
-  const double emulated = ceilings.sm120_emulated_bf16_tflops;
+                                                               const Ceilings& ceilings, int page_size, MathMode math) {
+  const double emulated =
+      math == MathMode::kFp8 ? ceilings.sm120_emulated_fp8_tflops : ceilings.sm120_emulated_bf16_tflops;
   const double memory = memory_ceiling_gbps(ceilings, page_size, traffic.kv_row_bytes);
   if (emulated <= 0 || memory <= 0) return std::nullopt;
   Sm120EmulatedFractions f;
@@ -248,7 +249,9 @@ void annotate_roofline(std::vector<CaseResult>* cases, const std::optional<Ceili
       const bool mma_sync = emulated || e.executor == kSm120ProxyExecutor;
       e.achieved = achieved_for(*c.traffic, *t, ceilings, c.page_size, mma_sync ? "mma.sync" : executor_engine(e));
       if (!emulated || !ceilings) continue;
-      e.sm120_fractions = sm120_emulated_fractions(*c.traffic, *e.achieved, *ceilings, c.page_size);
+      const bool fp8_math = e.launch && e.launch->math == to_string(MathMode::kFp8);
+      e.sm120_fractions = sm120_emulated_fractions(*c.traffic, *e.achieved, *ceilings, c.page_size,
+                                                   fp8_math ? MathMode::kFp8 : MathMode::kBf16);
       if (const TimingRecord* cold = find_timing(e, "cold-l2"); cold != nullptr && rtx != nullptr) {
         e.prediction = predict_on_device(*c.traffic, cold->median_ms * 1e3, *ceilings, c.page_size, *rtx,
                                          e.launch ? e.launch->launch_blocks() : 0);

@@ -83,10 +83,12 @@ std::optional<PdlGoal> pdl_goal_for(const CaseResult& c, const Ceilings& ceiling
                                     const std::string& executor = kProductionExecutor);
 
 // ---- sm_120's rates emulated here, and the RTX PRO 6000 time predicted from them
-// achieved / sm_120's emulated bf16 rate, and achieved / min(memory ceiling x intensity, that
-// rate): none without the emulated rate or the memory ceiling of the page size and row size.
+// achieved / sm_120's emulated rate of the launch's math (bf16, or fp8 for fp8 math), and
+// achieved / min(memory ceiling x intensity, that rate): none without the emulated rate or the
+// memory ceiling of the page size and row size.
 std::optional<Sm120EmulatedFractions> sm120_emulated_fractions(const TrafficModel& traffic, const Achieved& achieved,
-                                                               const Ceilings& ceilings, int page_size);
+                                                               const Ceilings& ceilings, int page_size,
+                                                               MathMode math = MathMode::kBf16);
 
 struct DeviceModel;
 // The time a case takes on `target`, predicted from production/sm120-emu's cold-l2 median

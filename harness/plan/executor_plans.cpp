@@ -33,15 +33,26 @@ CasePlanInputs case_plan_inputs(const CaseSpec& spec) {
   }
   CasePlanInputs in = case_plan_inputs(prefix, tree, spec.heads, case_page_layout(spec, prefix, tree), spec.planner);
   in.kv_dtype = spec.kv_cache.dtype;
+  in.math = spec.math;
   return in;
 }
 
-LaunchPlan executor_launch_plan(const ExecutorPlanRole& role, const CasePlanInputs& inputs,
-                                const PlanTargets& targets) {
+namespace {
+
+LaunchPlan planned_launch(const ExecutorPlanRole& role, const CasePlanInputs& inputs, const PlanTargets& targets) {
   const PlanShape shape = inputs.shape(role.table);
   if (role.sm120_proxy) return make_launch_plan(shape, targets.sm120_proxy, inputs.config);
   if (role.force_path) return make_launch_plan_for_path(role.forced_path, shape, targets.device, inputs.config);
   return make_launch_plan(shape, targets.device, inputs.config);
+}
+
+}  // namespace
+
+LaunchPlan executor_launch_plan(const ExecutorPlanRole& role, const CasePlanInputs& inputs,
+                                const PlanTargets& targets) {
+  LaunchPlan plan = planned_launch(role, inputs, targets);
+  if (inputs.kv_dtype == KvDtype::kFp8E4m3 && plan.schedule.path == FlashVerifyPath::kMmaSync) plan.math = inputs.math;
+  return plan;
 }
 
 }  // namespace vb

@@ -22,6 +22,7 @@ struct CasePlanInputs {
   int page_size = 1;
   std::int64_t pool_rows = 0;
   KvDtype kv_dtype = KvDtype::kBf16;  // an fp8 pool plans the mma.sync engine only
+  MathMode math = MathMode::kBf16;    // the case's tensor math (fp8 only over an fp8 pool)
   PlannerConfig config;
   // The shape of the launch over this page-table form (kv_lens must outlive it).
   PlanShape shape(PageTableKind table) const;
@@ -52,7 +53,8 @@ struct PlanTargets {
 };
 
 // The launch of an executor of this role on this case. Dense tree rows change no planner
-// choice: the role's table and target decide it.
+// choice: the role's table and target decide it. The case's math goes to every mma.sync launch
+// over an fp8 pool (LaunchPlan::math; the wgmma engine never takes one).
 LaunchPlan executor_launch_plan(const ExecutorPlanRole& role, const CasePlanInputs& inputs,
                                 const PlanTargets& targets);
 

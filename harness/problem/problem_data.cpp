@@ -304,6 +304,11 @@ std::string kv_cache_label(const KvCacheSpec& kv) {
   return std::string(to_string(kv.dtype)) + " scale " + (kv.scale_from_amax ? std::string("amax") : fmt::format("{:g}", kv.scale));
 }
 
+std::string kv_cache_and_math_label(const CaseSpec& spec) {
+  const std::string kv = kv_cache_label(spec.kv_cache);
+  return spec.math == MathMode::kFp8 ? kv + ", fp8 math" : kv;
+}
+
 const char* to_string(SinkAt s) {
   switch (s) {
     case SinkAt::kFirst: return "first";

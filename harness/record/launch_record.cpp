@@ -29,6 +29,7 @@ LaunchRecord launch_record(const LaunchPlan& plan, PageTableKind page_kind, cons
   r.engine = to_string(s.path);
   r.instance = to_string(plan.instance);
   r.page_table = to_string(page_kind);
+  r.math = to_string(plan.math);
   r.grid = {plan.main_grid.x, plan.main_grid.y, plan.main_grid.z};
   r.threads = plan.main_threads;
   r.pipeline_stages = plan.pipeline_stages;

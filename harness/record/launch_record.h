@@ -16,6 +16,7 @@ struct LaunchRecord {
   std::string engine;    // the main kernel's tensor-core instruction: "mma.sync" | "wgmma"
   std::string instance;  // the kernel instance, to_string(KernelInstance): "wgmma/page-boxes"
   std::string page_table;  // the form it read: "token-indices" | "block-table"
+  std::string math = "bf16";  // its tensor math, to_string(MathMode): "bf16" | "fp8" (e4m3, over an fp8 pool)
   std::array<unsigned, 3> grid{1, 1, 1};  // main kernel grid (m_tiles, splits, batch; tile-balanced: 1)
   int threads = 0;                        // main kernel block size
   int pipeline_stages = 0;                // KV stages of the main kernel

@@ -157,10 +157,11 @@ struct DevicePrediction {
 };
 
 // Where production/sm120-emu's rate puts it against sm_120's rates as this run emulates them
-// (harness/measure/traffic_model.h, sm120_emulated_fractions): the case's math is bf16.
+// (harness/measure/traffic_model.h, sm120_emulated_fractions), the rate of its launch's math:
+// sm120_emulated_bf16_tflops, or sm120_emulated_fp8_tflops for fp8 math.
 struct Sm120EmulatedFractions {
-  double pct_of_emulated_rate = 0;  // achieved TFLOP/s / ceilings.sm120_emulated_bf16_tflops
-  // achieved TFLOP/s / min(memory ceiling x intensity, sm120_emulated_bf16_tflops)
+  double pct_of_emulated_rate = 0;  // achieved TFLOP/s / the emulated rate of the launch's math
+  // achieved TFLOP/s / min(memory ceiling x intensity, that rate)
   double pct_of_attainable = 0;
 };
 
@@ -171,6 +172,14 @@ inline constexpr const char* kPeerExecutorPrefix = "peer/";
 bool is_peer_executor(const std::string& executor);
 // A peer row's name: kPeerExecutorPrefix then 1..64 of [A-Za-z0-9._/-].
 bool valid_peer_executor_name(const std::string& executor);
+
+// What an fp8-math launch was checked with (harness/problem/fp8_math_error.h): the case's
+// tolerance with o_atol and lse_atol widened by kFp8MathSigmas of the derived model's standard
+// deviations, which the record keeps beside the errors measured against them.
+struct Fp8MathCheck {
+  double o_sigma = 0, lse_sigma = 0;  // the model's first-order O and LSE error, one standard deviation
+  double o_atol = 0, lse_atol = 0;    // the tolerance's widened absolute terms
+};
 
 struct ExecutorResult {
   std::string executor;  // kReferenceExecutor, a registry name (executor_registry.h) or a peer's
@@ -185,6 +194,7 @@ struct ExecutorResult {
   std::string checked_against;  // "reference", "reference (sampled N rows)", "naive"
   std::int64_t rows_checked = 0;
   ErrorStats o, lse;
+  std::optional<Fp8MathCheck> fp8_math;  // the launch ran fp8 math (LaunchRecord::math)
   std::optional<double> wall_ms;  // CPU time for the reference
   std::vector<TimingRecord> timings;  // empty when not timed
   std::optional<Achieved> achieved;   // from the cold-l2 median (else hot-l2, else graph)
@@ -214,6 +224,7 @@ struct CaseResult {
   int batch = 0, tree_size = 0, heads = 0, page_size = 1;
   std::int64_t total_kv_tokens = 0;  // sum_b P_b + T
   std::string kv_cache = "bf16";     // the KV pool: kv_cache_label() ("fp8_e4m3 scale 0.5", ...)
+  std::string math = "bf16";         // the case's tensor math, to_string(MathMode) (CaseSpec::math)
   std::string reproducer;            // command line that runs exactly this case
   std::vector<std::string> tags;     // the scenario's tags (e.g. "mask-tax-baseline:<case>")
   std::optional<TrafficModel> traffic;

@@ -1,5 +1,6 @@
 #include "harness/report/report_fp8_twins.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
@@ -14,9 +15,20 @@
 namespace vb {
 namespace {
 
-// The case name after its scenario's ("/tree.nodes=2,batch.size=8"; "" for an unswept case).
+// The case name after its scenario's ("/tree.nodes=2,batch.size=8"; "" for an unswept case),
+// without a `math=` sweep value: an fp8 twin's sweep may add the math, which its bf16 twin has not.
 std::string sweep_point(const CaseResult& c) {
-  return c.case_name.starts_with(c.scenario) ? c.case_name.substr(c.scenario.size()) : c.case_name;
+  const std::string point = c.case_name.starts_with(c.scenario) ? c.case_name.substr(c.scenario.size()) : c.case_name;
+  if (!point.starts_with("/")) return point;
+  std::string kept;
+  std::size_t begin = 1;
+  while (begin <= point.size()) {
+    const std::size_t end = std::min(point.find(',', begin), point.size());
+    const std::string value = point.substr(begin, end - begin);
+    if (!value.starts_with("math=")) kept += (kept.empty() ? "" : ",") + value;
+    begin = end + 1;
+  }
+  return kept.empty() ? "" : "/" + kept;
 }
 
 bool same_shape(const CaseResult& a, const CaseResult& b) {
@@ -77,6 +89,7 @@ std::vector<Column<TwinRow>> twin_columns(NumberStyle style) {
   return {
       text(csv ? "case" : "case (bf16 KV)", [](const TwinRow& r) { return r.bf16->case_name; }),
       text(csv ? "fp8_case" : "fp8 twin", [](const TwinRow& r) { return r.fp8->case_name; }),
+      text(csv ? "fp8_math" : "fp8 twin's math", [](const TwinRow& r) { return r.fp8->math; }),
       text("executor", [](const TwinRow& r) { return r.bf16_record->executor; }),
       text("mode", [](const TwinRow& r) { return r.bf16_record->achieved->mode; }),
       number(csv ? "bf16_us" : "bf16 µs", "{:.1f}", [](const TwinRow& r) { return r.bf16_ms * 1e3; }),
@@ -126,7 +139,9 @@ std::string format_fp8_twin_section(const std::vector<CaseResult>& cases) {
   return "\n## fp8 KV against bf16 KV\n\n"
          "Each fp8 case beside its bf16 twin in this run: the bf16 case of the same scenario name without `_fp8`, "
          "at the same sweep point and of the same shape (batch, tree, heads, page size, KV tokens, FLOPs). Times "
-         "are the medians of the mode both rows' rates come from; fp8 / bf16 below 1 is fp8 faster. Each case is "
+         "are the medians of the mode both rows' rates come from; fp8 / bf16 below 1 is fp8 faster. A twin's sweep may "
+         "add `math` (bf16: the tile widened, exact; fp8: e4m3 tensor math), so a bf16 case can have one twin of "
+         "each math. Each case is "
          "against the row-read ceiling of its own KV row and page size (576-byte rows for fp8, 1152-byte rows for "
          "bf16; page 1 shuffled for page size 1, in order otherwise)." +
          method + "\n\n" + markdown_table(twin_columns(NumberStyle::kMarkdown), rows);

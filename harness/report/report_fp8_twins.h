@@ -3,7 +3,7 @@
 //
 // Twins: an fp8 case (kv_cache fp8_e4m3) and a bf16 case whose scenario is the fp8 case's
 // scenario without its `_fp8` suffix, at the same sweep point (the case name after the
-// scenario name), with the same batch, tree size, heads, page size, KV tokens and FLOPs.
+// scenario name, a `math=` sweep value aside: a bf16 case may have a twin of each math), with the same batch, tree size, heads, page size, KV tokens and FLOPs.
 // result.json holds no seed or data, so the name links the two and the shape checks the link:
 // a bf16 case of that name but another shape is no twin.
 #pragma once

@@ -179,6 +179,7 @@ nlohmann::ordered_json to_json(const LaunchRecord& r) {
   return json{{"engine", r.engine},
               {"instance", r.instance},
               {"page_table", r.page_table},
+              {"math", r.math},
               {"grid", r.grid},
               {"threads", r.threads},
               {"pipeline_stages", r.pipeline_stages},
@@ -214,6 +215,7 @@ LaunchRecord launch_record_from_json(const nlohmann::ordered_json& j) {
   r.engine = j.at("engine").get<std::string>();
   r.instance = j.at("instance").get<std::string>();
   r.page_table = j.at("page_table").get<std::string>();
+  if (j.contains("math")) r.math = j.at("math").get<std::string>();  // absent before fp8 math: bf16
   r.grid = read_grid(j, "grid");
   r.threads = read_integer<int>(j, "threads");
   r.pipeline_stages = read_integer<int>(j, "pipeline_stages");
@@ -248,6 +250,12 @@ nlohmann::ordered_json to_json(const ExecutorResult& r) {
     j["o"] = to_json(r.o);
     j["lse"] = to_json(r.lse);
   }
+  if (r.fp8_math) {
+    j["fp8_math"] = json{{"o_sigma", number(r.fp8_math->o_sigma)},
+                         {"lse_sigma", number(r.fp8_math->lse_sigma)},
+                         {"o_atol", number(r.fp8_math->o_atol)},
+                         {"lse_atol", number(r.fp8_math->lse_atol)}};
+  }
   json timings = json::array();
   for (const TimingRecord& t : r.timings) timings.push_back(to_json(t));
   j["timings"] = timings;
@@ -272,6 +280,11 @@ ExecutorResult executor_result_from_json(const nlohmann::ordered_json& j) {
   r.rows_checked = read_integer<std::int64_t>(j, "rows_checked");
   if (j.contains("o")) r.o = stats_from_json(j.at("o"));
   if (j.contains("lse")) r.lse = stats_from_json(j.at("lse"));
+  if (j.contains("fp8_math")) {  // fp8-math launches only
+    const json& f = j.at("fp8_math");
+    r.fp8_math = Fp8MathCheck{read_number(f.at("o_sigma")), read_number(f.at("lse_sigma")), read_number(f.at("o_atol")),
+                              read_number(f.at("lse_atol"))};
+  }
   if (j.contains("wall_ms") && !j.at("wall_ms").is_null()) r.wall_ms = read_number(j.at("wall_ms"));
   if (j.contains("timings")) {
     for (const json& t : j.at("timings")) r.timings.push_back(timing_record_from_json(t));
@@ -302,6 +315,7 @@ nlohmann::ordered_json to_json(const CaseResult& c) {
               {"page_size", c.page_size},
               {"total_kv_tokens", c.total_kv_tokens},
               {"kv_cache", c.kv_cache},
+              {"math", c.math},
               {"reproducer", c.reproducer},
               {"tags", c.tags},
               {"traffic", c.traffic ? to_json(*c.traffic) : json(nullptr)},
@@ -325,6 +339,7 @@ CaseResult case_result_from_json(const nlohmann::ordered_json& j) {
   c.page_size = read_integer<int>(j, "page_size");
   c.total_kv_tokens = read_integer<std::int64_t>(j, "total_kv_tokens");
   if (j.contains("kv_cache")) c.kv_cache = j.at("kv_cache").get<std::string>();  // absent before fp8 KV
+  if (j.contains("math")) c.math = j.at("math").get<std::string>();              // absent before fp8 math
   c.reproducer = j.at("reproducer").get<std::string>();
   if (j.contains("tags")) c.tags = j.at("tags").get<std::vector<std::string>>();
   if (j.contains("traffic") && !j.at("traffic").is_null()) {

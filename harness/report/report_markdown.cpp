@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "harness/plan/device_models.h"
+#include "harness/problem/fp8_math_error.h"
 #include "harness/measure/traffic_model.h"
 #include "harness/report/report_columns.h"
 #include "harness/report/report_fp8_twins.h"
@@ -173,6 +174,7 @@ std::string format_sm120_section(const std::vector<CaseResult>& cases, const std
   };
   static const std::vector<Column<Sm120Row>> columns = {
       {"case", false, [](const Sm120Row& r) { return md(r.c->case_name); }},
+      {"math", false, [](const Sm120Row& r) { return md(r.c->math); }},
       {"proxy µs", true, [](const Sm120Row& r) { return r.proxy ? median_us(*r.proxy, "cold-l2") : "-"; }},
       {"emu µs", true, [](const Sm120Row& r) { return r.emulated ? median_us(*r.emulated, "cold-l2") : "-"; }},
       of_fractions("% of emulated sm_120 rate", [](const Sm120EmulatedFractions& f) { return f.pct_of_emulated_rate; }),
@@ -189,15 +191,55 @@ std::string format_sm120_section(const std::vector<CaseResult>& cases, const std
   };
   std::string rate;
   if (ceilings && ceilings->sm120_emulated_bf16_tflops > 0) {
-    rate = fmt::format(" (this run's emulated bf16 rate: {:.0f} TFLOP/s)", ceilings->sm120_emulated_bf16_tflops);
+    rate = fmt::format(" (this run's emulated bf16 rate: {:.0f} TFLOP/s", ceilings->sm120_emulated_bf16_tflops);
+    if (ceilings->sm120_emulated_fp8_tflops > 0) {
+      rate += fmt::format(", fp8: {:.0f} TFLOP/s", ceilings->sm120_emulated_fp8_tflops);
+    }
+    rate += ")";
   }
   return fmt::format("\n## sm_120 proxy and the predicted RTX PRO 6000 time\n\n"
                      "`{}`: the mma.sync path in sm_120's configuration on this device. `{}`: the same launch "
                      "with its tensor pipe held to sm_120's rate per SM and clock{}. Medians are cold-L2. The % "
-                     "columns are the emulation's TFLOP/s against sm_120's emulated bf16 rate, and against its "
-                     "attainable roof at sm_120's rates (min(this run's memory ceiling x intensity, that rate)). "
+                     "columns are the emulation's TFLOP/s against sm_120's emulated rate of the case's math (bf16, "
+                     "or fp8 for fp8 math), and against its attainable roof at that rate (min(this run's memory ceiling x intensity, that rate)). "
                      "{}\n\n",
                      kSm120ProxyExecutor, kSm120EmuExecutor, rate, prediction_note(rows, ceilings)) +
+         markdown_table(columns, rows);
+}
+
+// Issue 46, item 2: each fp8-math launch's error against the exact reference (max and mean
+// |dO|, max |dLSE|) beside the rounding model's standard deviations and the tolerance it was
+// checked with (scenarios/README.md, "fp8 math").
+std::string format_fp8_math_error_section(const std::vector<CaseResult>& cases) {
+  std::vector<RecordRow> rows;
+  for (const CaseResult& c : cases) {
+    for (const ExecutorResult& e : c.executors) {
+      if (e.fp8_math && e.o.elements_checked > 0) rows.push_back({&c, &e});
+    }
+  }
+  if (rows.empty()) return "";
+  auto number = [](const char* header, std::function<double(const RecordRow&)> value) {
+    return Column<RecordRow>{header, true, [value](const RecordRow& r) { return fmt::format("{:.3g}", value(r)); }};
+  };
+  static const std::vector<Column<RecordRow>> columns = {
+      {"case", false, [](const RecordRow& r) { return md(r.c->case_name); }},
+      {"executor", false, [](const RecordRow& r) { return md(r.e->executor); }},
+      {"checked against", false, [](const RecordRow& r) { return md(r.e->checked_against); }},
+      number("max abs dO", [](const RecordRow& r) { return r.e->o.max_abs_error; }),
+      number("mean abs dO", [](const RecordRow& r) { return r.e->o.mean_abs_error; }),
+      number("O sigma", [](const RecordRow& r) { return r.e->fp8_math->o_sigma; }),
+      number("o_atol", [](const RecordRow& r) { return r.e->fp8_math->o_atol; }),
+      number("max abs dLSE", [](const RecordRow& r) { return r.e->lse.max_abs_error; }),
+      number("LSE sigma", [](const RecordRow& r) { return r.e->fp8_math->lse_sigma; }),
+      number("lse_atol", [](const RecordRow& r) { return r.e->fp8_math->lse_atol; }),
+      {"outcome", false, [](const RecordRow& r) { return std::string(to_string(r.e->outcome)); }},
+  };
+  return fmt::format("\n## fp8 math: error against the exact reference\n\n"
+                     "Each launch with fp8 tensor math (Q quantized per row and P to e4m3): its error against the "
+                     "reference on the dequantized pool, the rounding model's standard deviation of a first-order "
+                     "error (sigma, from the case's own data), and the absolute tolerances it was checked with "
+                     "(the case's tolerance plus {:g} sigma; relative terms unchanged).\n\n",
+                     kFp8MathSigmas) +
          markdown_table(columns, rows);
 }
 
@@ -472,6 +514,7 @@ std::string format_markdown(const Provenance& p, const std::optional<Ceilings>& 
   s += format_pdl_goal_section(cases);
   s += format_sm120_section(cases, ceilings);
   s += format_fp8_twin_section(cases);
+  s += format_fp8_math_error_section(cases);
 
   s += "\n## Correctness\n\n";
   const OutcomeCounts n = count_outcomes(cases);

@@ -317,6 +317,7 @@ std::unique_ptr<DeviceProblem> DeviceProblem::upload(const Problem& problem, con
   CasePlanInputs inputs =
       case_plan_inputs(problem.prefix_len, T, problem.num_heads, problem.pages, problem.spec.planner);
   inputs.kv_dtype = problem.kv_dtype();
+  inputs.math = problem.spec.math;
   std::size_t workspace_bytes = 0;
   for (const GpuExecutorKind kind : kAllExecutorKinds) {
     for (const PageTableKind table : {PageTableKind::kTokenIndices, PageTableKind::kBlockTable}) {

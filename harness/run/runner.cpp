@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "harness/measure/nvtx.h"
+#include "harness/problem/fp8_math_error.h"
 #include "harness/problem/problem.h"
 #include "harness/run/case_session.h"
 #include "harness/measure/traffic_model.h"
@@ -26,6 +27,13 @@ bool times_executor(const RunOptions& options, const std::string& name) {
   if (info == nullptr || !info->timed) return false;
   const auto& only = options.timed_executors;
   return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
+}
+
+std::string reproducer_for(const std::string& scenario_path, const CaseSpec& spec) {
+  std::string command = reproducer_for(scenario_path, spec.name);
+  // An fp8 pool's math may come from --math: the reproducer names it either way.
+  if (spec.kv_cache.dtype == KvDtype::kFp8E4m3) command += fmt::format(" --math {}", to_string(spec.math));
+  return command;
 }
 
 std::string reproducer_for(const std::string& scenario_path, const std::string& case_name) {
@@ -99,6 +107,15 @@ std::string quantization_note(const Problem& problem, const ReferenceOutput& ref
                      problem.kv_scale, o_diff, lse_diff);
 }
 
+// The tolerance an fp8-math launch is checked with, from the case's data and its reference's
+// softmax concentration (sampled rows: those rows'); the model is made once per case.
+Fp8MathCheck fp8_math_check(const Problem& problem, const ReferenceOutput& ref, const ToleranceSpec& base,
+                            std::optional<Fp8MathErrorModel>* model) {
+  if (!*model) *model = fp8_math_error_model(problem, ref.weight_square_sum);
+  const ToleranceSpec widened = fp8_math_tolerance(base, **model);
+  return Fp8MathCheck{fp8_math_o_sigma(**model), fp8_math_lse_sigma(**model), widened.o_atol, widened.lse_atol};
+}
+
 }  // namespace
 
 CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& options) {
@@ -106,7 +123,7 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
   result.case_name = spec.name;
   result.scenario = spec.scenario;
   result.source = spec.source;
-  result.reproducer = reproducer_for(options.scenario_path, spec.name);
+  result.reproducer = reproducer_for(options.scenario_path, spec);
 
   result.tags = spec.tags;
   result.gate_tolerance = spec.gate.tolerance;
@@ -120,6 +137,7 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
   result.heads = problem.num_heads;
   result.page_size = problem.pages.page_size;
   result.kv_cache = kv_cache_label(spec.kv_cache);
+  result.math = to_string(spec.math);
   result.total_kv_tokens =
       std::accumulate(problem.prefix_len.begin(), problem.prefix_len.end(), std::int64_t{0}) +
       static_cast<std::int64_t>(problem.batch) * problem.tree_size;
@@ -174,6 +192,7 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
   // for the production kernel on every row.
   std::optional<ReferenceOutput> naive_full;
   std::string naive_missing = "naive did not run";
+  std::optional<Fp8MathErrorModel> fp8_math_model;  // made at the first fp8-math launch
   std::optional<NvtxRange> verify_range(std::in_place, "verify");
   for (const ExecutorInfo& run : runs) {
     if (std::string why_not; !device->executor_applies(run.kind, &why_not)) {
@@ -189,8 +208,10 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
     ExecutorResult r = gpu_record(run, Outcome::kNotVerified, "");
     r.launch = out.launch;
     r.checked_against = ref_label;
-    compare_with_reference(ref, out.o, out.lse, problem.tree_size, problem.num_heads,
-                           spec.tolerance, &r);
+    const bool fp8_math = out.launch && out.launch->math == to_string(MathMode::kFp8);
+    if (fp8_math) r.fp8_math = fp8_math_check(problem, ref, spec.tolerance, &fp8_math_model);
+    const ToleranceSpec tolerance = fp8_math ? fp8_math_tolerance(spec.tolerance, *fp8_math_model) : spec.tolerance;
+    compare_with_reference(ref, out.o, out.lse, problem.tree_size, problem.num_heads, tolerance, &r);
     result.executors.push_back(std::move(r));
 
     if (!sampled) continue;
@@ -200,11 +221,11 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
     } else if (!is_sglang_adapter(run.kind)) {  // the production kernel, any path
       ExecutorResult vs = gpu_record(run, Outcome::kNotVerified, naive_missing);
       vs.launch = out.launch;
+      vs.fp8_math = r.fp8_math;
       if (naive_full) {
         vs.detail.clear();
         vs.checked_against = fmt::format("{} (all {} rows)", kNaiveExecutor, all_rows);
-        compare_with_reference(*naive_full, out.o, out.lse, problem.tree_size,
-                               problem.num_heads, spec.tolerance, &vs);
+        compare_with_reference(*naive_full, out.o, out.lse, problem.tree_size, problem.num_heads, tolerance, &vs);
       }
       result.executors.push_back(std::move(vs));
     }

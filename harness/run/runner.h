@@ -46,6 +46,9 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
 
 // verifybench run <file> --case '<case name>'
 std::string reproducer_for(const std::string& scenario_path, const std::string& case_name);
+// The same for a case, with `--math <its math>` where its pool is fp8 (the math may come from
+// the command line).
+std::string reproducer_for(const std::string& scenario_path, const CaseSpec& spec);
 
 // kExitRuntimeFailure if any record launch-failed, else kExitIncorrect if any is
 // incorrect, else kExitOk. Peer rows (is_peer_executor) are not this run's and never count.

@@ -127,6 +127,10 @@ struct CaseSpec {
   GateSpec gate;
   DataSpec data;
   KvCacheSpec kv_cache;
+  // The tensor math of the mma.sync launches over an fp8 pool (scenarios/README.md, `math`):
+  // bf16 (the tile widened, exact) or fp8 (e4m3 tensor math, its tolerance derived from the
+  // rounding model). fp8 only with kv_cache.dtype fp8_e4m3.
+  MathMode math = MathMode::kBf16;
   // The production planner's settings for this case: the scenario's `planner:` map, then any
   // `--planner key=value` of the command line.
   PlannerConfig planner;
@@ -211,5 +215,7 @@ const char* to_string(SinkAt);
 const char* to_string(KvDtype);  // "bf16", "fp8_e4m3": the names `kv_cache.dtype` takes
 // "bf16", "fp8_e4m3 scale 0.5", "fp8_e4m3 scale amax": the KV pool in list and plan tables.
 std::string kv_cache_label(const KvCacheSpec& kv);
+// The same with ", fp8 math" where the case runs fp8 tensor math: the KV column of list and plan.
+std::string kv_cache_and_math_label(const CaseSpec& spec);
 
 }  // namespace vb

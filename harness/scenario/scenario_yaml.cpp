@@ -82,7 +82,8 @@ const std::vector<std::string> kTopKeys = {"scenarios"};
 const std::vector<std::string> kEntryKeys = {"name",  "tags",  "heads", "sm_scale",
                                              "dtype", "seed",  "tolerance", "check",
                                              "batch", "tree",  "pages", "sweep",
-                                             "gate",  "data", "planner", "kv_cache"};
+                                             "gate",  "data", "planner", "kv_cache",
+                                             "math"};
 const std::vector<std::string> kToleranceKeys = {"o_atol", "o_rtol", "lse_atol", "lse_rtol"};
 const std::vector<std::string> kPageKeys = {"size", "placement", "seed", "shared_prefix"};
 const std::vector<std::string> kSharedPrefixKeys = {"groups", "length"};
@@ -101,7 +102,7 @@ const std::vector<std::string> kSweepable = {
     "pages.shared_prefix.length", "gate.tolerance",
     "data.dist", "data.scale", "data.at", "data.count", "data.nats", "data.step",
     "data.distinct", "data.channels", "data.factor", "data.poison.value", "data.poison.in",
-    "kv_cache.dtype", "kv_cache.scale"};
+    "kv_cache.dtype", "kv_cache.scale", "math"};
 
 std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
   std::string out;
@@ -770,6 +771,19 @@ void parse_kv_cache(const Ctx& c, const MapView& k, KvCacheSpec* out) {
   out->scale = v;
 }
 
+// `math: bf16 | fp8`: fp8 tensor math multiplies the pool's e4m3 values, so it needs an fp8 pool.
+void parse_math(const Ctx& c, const MapView& m, const KvCacheSpec& kv, MathMode* out) {
+  const std::vector<std::string> maths = {to_string(MathMode::kBf16), to_string(MathMode::kFp8)};
+  const YAML::Node n = m.get("math");
+  const std::string math = as_choice(c, n, m.child_path("math"), maths);
+  *out = math == maths[1] ? MathMode::kFp8 : MathMode::kBf16;
+  if (*out == MathMode::kFp8 && kv.dtype != KvDtype::kFp8E4m3) {
+    fail_at(c, mark_of(n), m.child_path("math"),
+            "fp8 math multiplies the pool's e4m3 values and needs kv_cache.dtype fp8_e4m3; allowed: bf16, or fp8 "
+            "with an fp8 pool");
+  }
+}
+
 double parse_sm_scale(const Ctx& c, const YAML::Node& n, const std::string& path) {
   std::vector<std::string> names;
   for (const Preset& p : kScalePresets) names.push_back(p.name);
@@ -920,6 +934,7 @@ CaseSpec parse_case(const Ctx& c, const YAML::Node& entry, const std::string& pa
               "or inf in q");
     }
   }
+  if (m.has("math")) parse_math(c, m, cs.kv_cache, &cs.math);
   cs.tolerance = default_tolerance(cs.data);
   if (m.has("tolerance")) parse_tolerance(c, m.sub("tolerance"), cs.data, &cs.tolerance);
   if (m.has("check")) parse_check(c, m.sub("check"), &cs.check);

@@ -18,6 +18,7 @@
 
 #include "harness/measure/traffic_model.h"
 #include "harness/problem/problem.h"
+#include "harness/run/runner.h"
 #include "harness/scenario/scenario.h"
 #include "verifybench/bf16.h"
 #include "verifybench/fp8.h"
@@ -197,6 +198,31 @@ TEST_CASE("kv_cache: bad settings are refused at file:line:column", "[fp8][scena
             .kv_cache.dtype == KvDtype::kFp8E4m3);
   CHECK(fp8_case("    data: {dist: uniform, poison: {value: inf, in: q}}\n    kv_cache: {dtype: fp8_e4m3}\n")
             .kv_cache.dtype == KvDtype::kFp8E4m3);
+}
+
+TEST_CASE("math: bf16 by default, fp8 over an fp8 pool only, sweepable, named in reproducers", "[fp8][scenario]") {
+  using Catch::Contains;
+  CHECK(fp8_case("    kv_cache: {dtype: fp8_e4m3}\n").math == MathMode::kBf16);
+  const CaseSpec fp8 = fp8_case("    kv_cache: {dtype: fp8_e4m3, scale: amax}\n    math: fp8\n");
+  CHECK(fp8.math == MathMode::kFp8);
+  CHECK(kv_cache_and_math_label(fp8) == "fp8_e4m3 scale amax, fp8 math");
+  CHECK(kv_cache_and_math_label(fp8_case("    kv_cache: {dtype: fp8_e4m3}\n    math: bf16\n")) ==
+        "fp8_e4m3 scale 1");
+  CHECK(reproducer_for("s.yaml", fp8) == "verifybench run s.yaml --case 'a' --math fp8");
+  CHECK(reproducer_for("s.yaml", fp8_case("")) == "verifybench run s.yaml --case 'a'");  // bf16 pool: no math
+  CHECK_THAT(kv_error("    math: fp8\n"),
+             Contains("t.yaml:8:11: scenarios[0].math: fp8 math multiplies the pool's e4m3 values and needs "
+                      "kv_cache.dtype fp8_e4m3"));
+  CHECK_THAT(kv_error("    kv_cache: {dtype: fp8_e4m3}\n    math: e4m3\n"),
+             Contains("t.yaml:9:11: scenarios[0].math: got e4m3; allowed: one of bf16, fp8"));
+  const ScenarioFile swept = parse_scenario_text(
+      std::string(kEntry) + "    kv_cache: {dtype: fp8_e4m3}\n    sweep: {math: [bf16, fp8]}\n", "t.yaml");
+  REQUIRE(swept.cases.size() == 2);
+  CHECK(swept.cases[0].math == MathMode::kBf16);
+  CHECK(swept.cases[1].math == MathMode::kFp8);
+  CHECK(swept.cases[1].name == "a/math=fp8");
+  // The sweep's fp8 point over a bf16 pool is refused at the sweep value.
+  CHECK_THAT(kv_error("    sweep: {math: [bf16, fp8]}\n"), Contains("scenarios[0].math: fp8 math multiplies"));
 }
 
 TEST_CASE("an fp8 pool is the generated pool divided by the scale, rounded to e4m3", "[fp8][problem]") {

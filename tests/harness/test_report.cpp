@@ -261,6 +261,37 @@ TEST_CASE("result records round-trip through JSON text", "[report]") {
   CHECK(parsed.at("cases").at(1).at("executors").at(3).at("lse").at("worst_got") == "nan");
 }
 
+TEST_CASE("the math of a case and of a launch, and an fp8-math check, round-trip through JSON", "[report][fp8]") {
+  vb::CaseResult c = sample_results().at(0);
+  c.math = "fp8";
+  vb::ExecutorResult e;
+  e.executor = "production";
+  e.outcome = vb::Outcome::kPassed;
+  e.launch = vb::LaunchRecord{};
+  e.launch->math = "fp8";
+  e.fp8_math = vb::Fp8MathCheck{1.5e-3, 2.5e-2, 1.9e-2, 0.152};
+  c.executors = {e};
+  const vb::CaseResult back = vb::case_result_from_json(nlohmann::ordered_json::parse(vb::to_json(c).dump()));
+  CHECK(back.math == "fp8");
+  REQUIRE(back.executors.size() == 1);
+  REQUIRE(back.executors[0].launch);
+  CHECK(back.executors[0].launch->math == "fp8");
+  REQUIRE(back.executors[0].fp8_math);
+  CHECK(back.executors[0].fp8_math->o_sigma == 1.5e-3);
+  CHECK(back.executors[0].fp8_math->lse_sigma == 2.5e-2);
+  CHECK(back.executors[0].fp8_math->o_atol == 1.9e-2);
+  CHECK(back.executors[0].fp8_math->lse_atol == 0.152);
+  // Files before fp8 math: bf16 throughout, no check record.
+  nlohmann::ordered_json old = vb::to_json(c);
+  old.erase("math");
+  old["executors"][0].erase("fp8_math");
+  old["executors"][0]["launch"].erase("math");
+  const vb::CaseResult older = vb::case_result_from_json(old);
+  CHECK(older.math == "bf16");
+  CHECK(older.executors[0].launch->math == "bf16");
+  CHECK_FALSE(older.executors[0].fp8_math);
+}
+
 TEST_CASE("write_file_atomic writes the whole file and leaves no temporary", "[report]") {
   TempDir dir;
   const fs::path target = dir.path / "result.json";

@@ -486,10 +486,10 @@ TEST_CASE("engine, PDL-goal and sm_120 sections: written when their records exis
   // test_traffic_model.cpp).
   const vb::DevicePrediction& pred = *cases[0].executors.back().prediction;
   const vb::Sm120EmulatedFractions& frac = *cases[0].executors.back().sm120_fractions;
-  CHECK(md.find("| case | proxy µs | emu µs | % of emulated sm_120 rate | % of attainable at sm_120 rates | C µs | "
+  CHECK(md.find("| case | math | proxy µs | emu µs | % of emulated sm_120 rate | % of attainable at sm_120 rates | C µs | "
                 "M µs | rho | predicted RTX PRO 6000 µs | interval µs | bound |") != std::string::npos);
   const std::string sm120_row =
-      fmt::format("| {} | 41.0 | 91.0 | {:.1f}% | {:.1f}% | {:.1f} | {:.1f} | {:.2f} | {:.1f} | [{:.1f}, {:.1f}] | {} |",
+      fmt::format("| {} | bf16 | 41.0 | 91.0 | {:.1f}% | {:.1f}% | {:.1f} | {:.1f} | {:.2f} | {:.1f} | [{:.1f}, {:.1f}] | {} |",
                   cases[0].case_name, frac.pct_of_emulated_rate, frac.pct_of_attainable, pred.sm_cycles_us,
                   pred.memory_us, pred.rho, pred.time_us, pred.low_us, pred.high_us, pred.bound);
   CHECK(md.find(sm120_row) != std::string::npos);
@@ -686,6 +686,36 @@ TEST_CASE("fp8 twins: each fp8 case pairs with the bf16 case of its scenario wit
   std::vector<vb::CaseResult> mislabelled = cases;
   mislabelled[2].kv_cache = "bf16";
   CHECK(vb::fp8_twin_pairs(mislabelled).size() == 1);
+}
+
+TEST_CASE("fp8 twins: a math sweep value is not part of the point, so a bf16 case has a twin of each math",
+          "[report][fp8]") {
+  std::vector<vb::CaseResult> cases = {
+      twin_case("kimi_mtp", "/batch.size=8", false, 8, {{"production", 40.0}}),
+      twin_case("kimi_mtp_fp8", "/batch.size=8,math=bf16", true, 8, {{"production", 37.0}}),
+      twin_case("kimi_mtp_fp8", "/math=fp8,batch.size=8", true, 8, {{"production", 22.0}}),
+      twin_case("long", "", false, 8, {{"production", 40.0}}),
+      twin_case("long_fp8", "/math=bf16", true, 8, {{"production", 37.0}}),
+      twin_case("long_fp8", "/math=fp8", true, 8, {{"production", 21.0}}),
+      twin_case("kimi_mtp_fp8", "/batch.size=32,math=fp8", true, 8, {{"production", 22.0}}),  // no bf16 point 32
+  };
+  cases[2].math = cases[5].math = cases[6].math = "fp8";
+  vb::annotate_roofline(&cases, fp8_run_ceilings());
+  const auto pairs = vb::fp8_twin_pairs(cases);
+  REQUIRE(pairs.size() == 4);
+  CHECK(pairs[0].fp8->case_name == "kimi_mtp_fp8/batch.size=8,math=bf16");
+  CHECK(pairs[1].fp8->case_name == "kimi_mtp_fp8/math=fp8,batch.size=8");
+  CHECK(pairs[1].bf16->case_name == "kimi_mtp/batch.size=8");
+  CHECK(pairs[2].bf16->case_name == "long");
+  CHECK(pairs[3].bf16->case_name == "long");
+  // The CSV names each twin's math (rows of the comma-free "long" names: fields split plainly).
+  const auto rows = csv_rows(vb::format_fp8_twins_csv({cases[3], cases[4], cases[5]}));
+  REQUIRE(rows.size() == 3);
+  const auto math = std::find(rows[0].begin(), rows[0].end(), "fp8_math");
+  REQUIRE(math != rows[0].end());
+  const auto at = static_cast<std::size_t>(math - rows[0].begin());
+  CHECK(rows[1][at] == "bf16");
+  CHECK(rows[2][at] == "fp8");
 }
 
 TEST_CASE("fp8 twins: summary.md's section and fp8_twins.csv match their golden files", "[report][fp8]") {

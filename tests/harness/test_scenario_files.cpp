@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstring>
+#include <map>
 #include <cstdint>
 #include <fstream>
 #include <set>
@@ -405,8 +407,10 @@ TEST_CASE("perf.yaml parses, keeps KV pools small and tags regimes", "[scenario]
   }
   CHECK(*prefixes.rbegin() == 131072);
   CHECK(prefixes.count(4096));
-  // Every fp8 case has its bf16 twin: the case of the same name without "_fp8", same shape.
+  // Every fp8 case has its bf16 twin: the case of the same name without "_fp8" and its math
+  // sweep value, same shape; and each fp8 twin point runs with both maths.
   int fp8_cases = 0;
+  std::map<std::string, std::set<MathMode>> maths_of_twin;
   for (const CaseSpec& c : f.cases) {
     if (c.kv_cache.dtype != KvDtype::kFp8E4m3) continue;
     ++fp8_cases;
@@ -414,6 +418,10 @@ TEST_CASE("perf.yaml parses, keeps KV pools small and tags regimes", "[scenario]
     const std::size_t at = twin_name.find("_fp8");
     REQUIRE(at != std::string::npos);
     twin_name.erase(at, 4);
+    for (const char* math : {",math=bf16", ",math=fp8", "/math=bf16", "/math=fp8"}) {
+      if (const std::size_t m = twin_name.find(math); m != std::string::npos) twin_name.erase(m, std::strlen(math));
+    }
+    maths_of_twin[twin_name].insert(c.math);
     INFO(c.name << " -> " << twin_name);
     const auto twin = std::find_if(f.cases.begin(), f.cases.end(), [&](const CaseSpec& b) { return b.name == twin_name; });
     REQUIRE(twin != f.cases.end());
@@ -425,7 +433,11 @@ TEST_CASE("perf.yaml parses, keeps KV pools small and tags regimes", "[scenario]
     CHECK(twin->pages.size == c.pages.size);
     CHECK(twin->pages.placement == c.pages.placement);
   }
-  CHECK(fp8_cases >= 20);
+  CHECK(fp8_cases >= 60);
+  for (const auto& [twin, maths] : maths_of_twin) {
+    INFO(twin);
+    CHECK(maths == std::set<MathMode>{MathMode::kBf16, MathMode::kFp8});
+  }
   CHECK(batches.count(1));
   CHECK(*batches.rbegin() == 64);
 }
