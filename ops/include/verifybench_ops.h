@@ -20,7 +20,10 @@
  * e4m3 values a row (one byte each) holding each value divided by one scale, kv_scale in the
  * launch's arguments; the kernel multiplies it back. Native tree rows (tree_kv) have the pool's
  * dtype and scale; SGLang's bf16 k_extend is quantized on the device with kv_scale as SGLang
- * stores it. The math is the bf16 pool's: every e4m3 value is exact in bf16.
+ * stores it. The math is the bf16 pool's by default (every e4m3 value is exact in bf16); a
+ * plan made with shape.math = VBOPS_MATH_FP8 multiplies the e4m3 tile itself (fp8 tensor math,
+ * opt-in: Q quantized to e4m3 per query row and the softmax weights P to e4m3, fp32
+ * accumulation), whose error bound is scenarios/README.md's "fp8 math". Only over an fp8 pool.
  *
  * Every function returns a vbops_status; on anything but VBOPS_OK, vbops_last_error() (per
  * thread) says which argument was wrong, what it was, and what is allowed.
@@ -35,7 +38,7 @@
 extern "C" {
 #endif
 
-#define VBOPS_ABI_VERSION 2
+#define VBOPS_ABI_VERSION 3
 #define VBOPS_MAX_DIMS 4
 
 typedef enum vbops_status {
@@ -60,6 +63,12 @@ typedef enum vbops_dtype {
   VBOPS_DTYPE_FP8_E4M3 = 9,
   VBOPS_DTYPE_OTHER = 10 /* anything else: always refused, named in the message */
 } vbops_dtype;
+
+/* The tensor math of a plan over an fp8 e4m3 pool (vbops_shape.math). */
+typedef enum vbops_math {
+  VBOPS_MATH_BF16 = 0, /* the e4m3 tile widened to bf16, exact (the default; the only math of a bf16 pool) */
+  VBOPS_MATH_FP8 = 1   /* e4m3 tensor math: Q per row and P quantized to e4m3 (an fp8 pool only) */
+} vbops_math;
 
 /* A borrowed view of a device array. strides are in elements (not bytes). device: the CUDA
  * ordinal, or -1 for host memory (always refused). data == NULL with ndim == 0 means "not
@@ -88,6 +97,8 @@ typedef struct vbops_shape {
   int32_t kv_dtype;    /* the KV pool's element type, fixed per plan (it picks the engine):
                           VBOPS_DTYPE_BF16 (0 reads as bf16), or VBOPS_DTYPE_FP8_E4M3 for an fp8
                           e4m3 pool, whose launches take the pool as FP8_E4M3 or as its bytes (U8) */
+  int32_t math;        /* vbops_math, fixed per plan: VBOPS_MATH_BF16 (0), or VBOPS_MATH_FP8 with
+                          kv_dtype VBOPS_DTYPE_FP8_E4M3 (refused with a bf16 pool) */
 } vbops_shape;
 
 /* What the planner needs to know about a GPU. vbops_plan_create(..., NULL, ...) reads it

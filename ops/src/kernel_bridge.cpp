@@ -18,6 +18,10 @@ vb::KvDtype kv_dtype_of(const vbops_shape& shape) {
   return shape.kv_dtype == VBOPS_DTYPE_FP8_E4M3 ? vb::KvDtype::kFp8E4m3 : vb::KvDtype::kBf16;
 }
 
+vb::MathMode math_of(const vbops_shape& shape) {
+  return shape.math == VBOPS_MATH_FP8 ? vb::MathMode::kFp8 : vb::MathMode::kBf16;
+}
+
 cudaError_t query_device(int* device, vbops_device_facts* facts) {
   if (cudaError_t err = cudaGetDevice(device); err != cudaSuccess) return err;
   cudaError_t err = cudaSuccess;
@@ -54,7 +58,11 @@ vb::LaunchPlan launch_plan(const Planned& planned, const vbops_shape& shape, int
   s.page_size = shape.page_size;
   s.pool_rows = pool_rows;
   s.kv_dtype = kv_dtype_of(shape);
-  return vb::complete_launch_plan(planned.schedule, s, planned.target, planned.config);
+  vb::LaunchPlan plan = vb::complete_launch_plan(planned.schedule, s, planned.target, planned.config);
+  // The caller's choice, never the planner's (vbops_plan_create allows fp8 math over an fp8 pool
+  // only, which plan_for keeps on the mma.sync engine).
+  plan.math = math_of(shape);
+  return plan;
 }
 
 std::size_t verify_workspace_bytes(const Planned& planned, int batch, int tree_size, int num_heads) {

@@ -26,6 +26,9 @@ struct Planned {
 // The pool dtype a plan's shape names (kv_dtype 0 reads as bf16; shape checked before).
 vb::KvDtype kv_dtype_of(const vbops_shape& shape);
 
+// The tensor math a plan's shape names (math 0 reads as bf16; shape checked before).
+vb::MathMode math_of(const vbops_shape& shape);
+
 // The current device's ordinal and what the planner needs to know of it. Not inside a
 // CUDA-graph capture (occupancy and attribute queries).
 cudaError_t query_device(int* device, vbops_device_facts* facts);
@@ -34,7 +37,7 @@ cudaError_t query_device(int* device, vbops_device_facts* facts);
 Planned plan_for(const vbops_shape& shape, const vbops_device_facts& facts, const int* kv_lens);
 
 // The launch of `planned` for `batch` requests (at most the plan's) over a page table of
-// `page_kind` and a pool of `pool_rows` rows. !valid (why_invalid says why): nothing runs it.
+// `page_kind` and a pool of `pool_rows` rows, with the shape's math. !valid (why_invalid says why): nothing runs it.
 vb::LaunchPlan launch_plan(const Planned& planned, const vbops_shape& shape, int batch, vb::PageTableKind page_kind,
                            std::int64_t pool_rows);
 

@@ -78,6 +78,15 @@ std::string shape_check_text(const vbops_shape& s) {
     return "kv_dtype " + std::to_string(s.kv_dtype) + " (" + vbops::dtype_name(s.kv_dtype) +
            "); allowed: VBOPS_DTYPE_BF16 (1, or 0) or VBOPS_DTYPE_FP8_E4M3 (9)";
   }
+  if (s.math != VBOPS_MATH_BF16 && s.math != VBOPS_MATH_FP8) {
+    return "math " + std::to_string(s.math) + "; allowed: VBOPS_MATH_BF16 (0) or VBOPS_MATH_FP8 (1)";
+  }
+  // fp8 math multiplies the pool's e4m3 tile: a bf16 pool has none.
+  if (s.math == VBOPS_MATH_FP8 && s.kv_dtype != VBOPS_DTYPE_FP8_E4M3) {
+    return "math 1 (VBOPS_MATH_FP8) with a bf16 pool (kv_dtype " + std::to_string(s.kv_dtype) +
+           "); allowed: fp8 math with an fp8 pool only (kv_dtype VBOPS_DTYPE_FP8_E4M3, 9): a bf16 pool has no "
+           "e4m3 tile to multiply";
+  }
   return "";
 }
 
@@ -389,7 +398,7 @@ extern "C" {
 
 int vbops_abi_version(void) { return VBOPS_ABI_VERSION; }
 
-const char* vbops_version(void) { return "verifybench-ops 0.2.0 (abi 2)"; }
+const char* vbops_version(void) { return "verifybench-ops 0.3.0 (abi 3)"; }
 
 const char* vbops_last_error(void) { return g_last_error.c_str(); }
 

@@ -8,7 +8,7 @@ torch.compile); verifybench.sglang is the drop-in for SGLang's Triton target ver
 from .errors import VerifyError
 from .ops import Plan, resolve_stream, verify_native, verify_sglang
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 # With torch installed, the custom ops are registered on import (torch.ops.verifybench.*).
 import importlib.util as _util
@@ -18,7 +18,7 @@ if _util.find_spec("torch") is not None:
 
 
 def library_version():
-    """The loaded library's version line, e.g. "verifybench-ops 0.2.0 (abi 2)"."""
+    """The loaded library's version line, e.g. "verifybench-ops 0.3.0 (abi 3)"."""
     from . import _abi
     return _abi.library().vbops_version().decode()
 

@@ -2,7 +2,7 @@
 import ctypes
 import os
 
-ABI_VERSION = 2
+ABI_VERSION = 3
 MAX_DIMS = 4
 
 # vbops_status
@@ -19,6 +19,9 @@ STATUS_NAMES = {
 BF16, F16, F32, I32, I64, U8, BOOL, U64, FP8_E4M3, OTHER = range(1, 11)
 ITEMSIZE = {BF16: 2, F16: 2, F32: 4, I32: 4, I64: 8, U8: 1, BOOL: 1, U64: 8, FP8_E4M3: 1}
 
+# vbops_math
+MATH_BF16, MATH_FP8 = 0, 1
+
 
 class Tensor(ctypes.Structure):
     _fields_ = [
@@ -33,7 +36,7 @@ class Tensor(ctypes.Structure):
 
 class Shape(ctypes.Structure):
     _fields_ = [(n, ctypes.c_int32) for n in ("max_batch", "tree_size", "num_heads", "max_kv_len", "page_size",
-                                              "kv_dtype")]
+                                              "kv_dtype", "math")]
 
 
 class DeviceFacts(ctypes.Structure):

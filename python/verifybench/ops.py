@@ -24,6 +24,22 @@ def kv_dtype_of(value):
     return _KV_DTYPES[name]
 
 
+# The tensor math a plan over an fp8 pool runs, by name: the ABI's code.
+_MATHS = {"bf16": _abi.MATH_BF16, "fp8": _abi.MATH_FP8}
+
+
+def math_of(value, kv_dtype):
+    """(ABI code, name) of a plan's tensor math: 'bf16' (the default: an fp8 pool's e4m3 tile
+    widened to bf16, exact) or 'fp8' (e4m3 tensor math, over an fp8 pool only). kv_dtype: the
+    plan's canonical pool dtype name."""
+    if not isinstance(value, str) or value not in _MATHS:
+        raise VerifyError(f"math: {value!r}; allowed: 'bf16' or 'fp8' (e4m3 tensor math, over an fp8 pool only)")
+    if value == "fp8" and kv_dtype != "fp8_e4m3":
+        raise VerifyError(f"math: 'fp8' with kv_dtype {kv_dtype!r}; allowed: fp8 math with an fp8 pool only "
+                          "(kv_dtype='fp8_e4m3'): a bf16 pool has no e4m3 tile to multiply")
+    return _MATHS[value], value
+
+
 def host_scale(name, value):
     """A scale as a float, refusing device arrays: reading one on the host would synchronise
     (and break a CUDA-graph capture). SGLang passes its scales as floats (layer.k_scale_float)."""
@@ -57,13 +73,17 @@ class Plan:
     ints, max_batch of them) sizes them by actual lengths instead. kv_dtype: the KV pool's
     element type, 'bf16' or 'fp8_e4m3' (a pool of 576 e4m3 bytes a row holding value / kv_scale,
     passed as torch.float8_e4m3fn or as its uint8 bytes; it runs on the mma.sync engine).
+    math: the tensor math over an fp8 pool, 'bf16' (the tile widened to bf16, exact: the
+    default) or 'fp8' (the tile stays e4m3, Q is quantized to e4m3 per query row and the
+    softmax weights P to e4m3: opt-in, within scenarios/README.md's "fp8 math" tolerance);
+    'fp8' with a bf16 pool is refused.
     device_facts
     (sm_count, blocks_per_sm, wgmma_supported, max_threads_per_sm, smem_optin_bytes): plan
     for a described GPU without one (the default reads the current device, which must not
     be capturing a graph)."""
 
     def __init__(self, max_batch, tree_size, num_heads, max_kv_len, page_size=1, kv_lens=None,
-                 device_facts=None, device=None, kv_dtype="bf16"):
+                 device_facts=None, device=None, kv_dtype="bf16", math="bf16"):
         lib = _abi.library()
         self._lib = lib
         # Every integer is range-checked before ctypes sees it (ctypes keeps the low bits of one
@@ -71,7 +91,9 @@ class Plan:
         fields = dict(max_batch=max_batch, tree_size=tree_size, num_heads=num_heads, max_kv_len=max_kv_len,
                       page_size=page_size)
         kv_code, self.kv_dtype = kv_dtype_of(kv_dtype)
-        self.shape = _abi.Shape(**{name: c_int(name, value) for name, value in fields.items()}, kv_dtype=kv_code)
+        math_code, self.math = math_of(math, self.kv_dtype)
+        self.shape = _abi.Shape(**{name: c_int(name, value) for name, value in fields.items()}, kv_dtype=kv_code,
+                                math=math_code)
         facts = _device_facts(device_facts) if device_facts is not None else None
         self.device = c_int("device", device) if device is not None else None
         lens = None
@@ -99,7 +121,7 @@ class Plan:
     def __repr__(self):
         s = self.shape
         return (f"Plan(max_batch={s.max_batch}, tree_size={s.tree_size}, num_heads={s.num_heads}, "
-                f"max_kv_len={s.max_kv_len}, page_size={s.page_size}, kv_dtype={self.kv_dtype!r}: "
+                f"max_kv_len={s.max_kv_len}, page_size={s.page_size}, kv_dtype={self.kv_dtype!r}, math={self.math!r}: "
                 f"{self.description})")
 
 

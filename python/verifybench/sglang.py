@@ -23,6 +23,11 @@ v_extend is never read: in absorbed MLA it is the first 512 values of k_extend's
 fp8 pool (SGLang's MLATokenToKVPool under --kv-cache-dtype fp8_e4m3: uint8 storage viewed as
 float8_e4m3fn, each row stored divided by k_scale) k_extend stays the bf16 rows SGLang computed,
 read unquantized as Triton does, and the pool is read as e4m3 x k_scale.
+
+Over an fp8 pool the kernel's tensor math is bf16 by default (the e4m3 tile widened, exact);
+math="fp8" (route_target_verify's and extend_attention_fwd's argument) opts those calls into
+e4m3 tensor math (Q per row and the softmax weights quantized to e4m3; error bound:
+scenarios/README.md's "fp8 math"). Calls over a bf16 pool run bf16 math either way.
 """
 import collections
 import functools
@@ -121,12 +126,16 @@ def unsupported_reason(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffe
 def extend_attention_fwd(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, qo_indptr, kv_indptr,
                          kv_indices, custom_mask, is_causal, mask_indptr, max_len_extend, k_scale=1.0, v_scale=1.0,
                          sm_scale=None, logit_cap=0.0, skip_prefix_custom_mask=True, sliding_window_size=-1,
-                         sinks=None, window_kv_offsets=None, xai_temperature_len=-1, *, max_kv_len=None):
+                         sinks=None, window_kv_offsets=None, xai_temperature_len=-1, *, max_kv_len=None,
+                         math="bf16"):
     """SGLang's Triton extend_attention_fwd for MLA target verify, on the production kernel.
     Writes o_extend [B*T, H, 512]. k_buffer: bf16, or SGLang's fp8 pool (float8_e4m3fn) with
     its k_scale (== v_scale). max_kv_len: the longest prefix + tree the plan is sized for
-    (default: the largest kv_indices can describe, kv_indices.numel() + T). Raises
-    verifybench.VerifyError for a call unsupported_reason() refuses."""
+    (default: the largest kv_indices can describe, kv_indices.numel() + T). math: the tensor
+    math over an fp8 pool, 'bf16' (default) or 'fp8' (opt-in); a bf16 pool runs bf16 math.
+    Raises verifybench.VerifyError for a call unsupported_reason() refuses or a math that is
+    neither."""
+    check_math(math)
     reason = unsupported_reason(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, qo_indptr, kv_indptr,
                                 kv_indices, custom_mask, is_causal, mask_indptr, max_len_extend, k_scale, v_scale,
                                 sm_scale, logit_cap, skip_prefix_custom_mask, sliding_window_size, sinks,
@@ -140,7 +149,7 @@ def extend_attention_fwd(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buf
         max_kv_len = min(kv_indices.numel(), _MAX_DEFAULT_PREFIX) + tree_size
     kv_dtype = _POOL_DTYPES[_dtype_name(k_buffer)]
     plan_id, _ = torch_ops.plan_for(q_extend.device, batch, tree_size, heads, c_int("max_kv_len", max_kv_len),
-                                    kv_dtype=kv_dtype)
+                                    kv_dtype=kv_dtype, math=math if kv_dtype == "fp8_e4m3" else "bf16")
     scale = sm_scale if sm_scale else 1.0 / (_HEAD_DIM_QK ** 0.5)
     lse = torch.empty((q_extend.shape[0], heads), dtype=torch.float32, device=q_extend.device)
     if custom_mask.dtype not in (torch.bool, torch.uint8):
@@ -151,6 +160,14 @@ def extend_attention_fwd(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buf
                                          kv_scale)
 
 
+def check_math(math):
+    """The math argument of the drop-in and the router, refused (VerifyError, a ValueError) when
+    it is neither 'bf16' nor 'fp8'."""
+    if not isinstance(math, str) or math not in ("bf16", "fp8"):
+        raise VerifyError(f"math: {math!r}; allowed: 'bf16' or 'fp8' (e4m3 tensor math for calls over an fp8 pool)")
+    return math
+
+
 _DROP_IN_PARAMETERS = inspect.signature(extend_attention_fwd).parameters
 
 
@@ -158,13 +175,16 @@ def _drop_in(**call):
     return extend_attention_fwd(**call)
 
 
-def route_target_verify(backend, max_kv_len=None):
+def route_target_verify(backend, max_kv_len=None, math="bf16"):
     """Routes `backend`'s (a TritonAttnBackend) extend_attention_fwd calls that the
     production kernel supports to it; the rest go to the original Triton kernel. Binds each
     call by the original's own signature, so SGLang versions with and without k_scale /
     v_scale both route. max_kv_len: the plans' longest request (default: the backend's
-    max_context_len). Returns a Counter of fallback reasons, updated as calls come in;
+    max_context_len). math: the tensor math of calls over an fp8 pool, 'bf16' (default: the
+    e4m3 tile widened, exact) or 'fp8' (e4m3 tensor math, opt-in); calls over a bf16 pool run
+    bf16 math. Returns a Counter of fallback reasons, updated as calls come in;
     `backend.extend_attention_fwd = routed.original` undoes it."""
+    check_math(math)
     original = backend.extend_attention_fwd
     signature = inspect.signature(original)
     if max_kv_len is None:
@@ -178,7 +198,7 @@ def route_target_verify(backend, max_kv_len=None):
         call = {k: v for k, v in bound.arguments.items() if k in _DROP_IN_PARAMETERS}
         reason = unsupported_reason(**call)
         if reason is None:
-            return _drop_in(**call, max_kv_len=max_kv_len)
+            return _drop_in(**call, max_kv_len=max_kv_len, math=math)
         if fallbacks[reason] == 0:
             log.info("verifybench: Triton keeps %s", reason)
         fallbacks[reason] += 1

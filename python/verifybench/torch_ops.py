@@ -7,7 +7,8 @@
 
 The pool (k_buffer / kv_pool) is of the plan's kv_dtype: bf16, or fp8 e4m3 as
 torch.float8_e4m3fn or its uint8 bytes, with kv_scale its dequantization scale (a float,
-required for an fp8 pool).
+required for an fp8 pool). The tensor math is the plan's (plan_for(..., math='fp8') over an
+fp8 pool: e4m3 tensor math; the ops' arguments are the same).
 
 Both write o and lse in place (mutates_args) on the current stream, allocate only their
 workspace (torch's caching allocator: inside a CUDA-graph capture it comes from the graph's
@@ -35,22 +36,25 @@ def register_plan(plan):
         return plan_id
 
 
-def plan_for(device, batch, tree_size, num_heads, max_kv_len, page_size=1, kv_lens=None, kv_dtype="bf16"):
-    """The registered plan for this shape and pool dtype ('bf16' or 'fp8_e4m3', see ops.Plan) on
-    `device` (made on first use: call it outside a graph capture, e.g. in a warm-up step).
-    Returns (plan_id, plan)."""
+def plan_for(device, batch, tree_size, num_heads, max_kv_len, page_size=1, kv_lens=None, kv_dtype="bf16",
+             math="bf16"):
+    """The registered plan for this shape, pool dtype ('bf16' or 'fp8_e4m3') and tensor math
+    ('bf16' or 'fp8', an fp8 pool's opt-in; see ops.Plan) on `device` (made on first use: call
+    it outside a graph capture, e.g. in a warm-up step). Returns (plan_id, plan)."""
     device = torch.device(device)
     index = device.index if device.index is not None else torch.cuda.current_device()
     kv_lens = c_ints("kv_lens", kv_lens) if kv_lens is not None else None  # the key needs them as ints
     _, kv_dtype = ops.kv_dtype_of(kv_dtype)
-    key = (index, batch, tree_size, num_heads, max_kv_len, page_size, tuple(kv_lens) if kv_lens else None, kv_dtype)
+    _, math = ops.math_of(math, kv_dtype)
+    key = (index, batch, tree_size, num_heads, max_kv_len, page_size, tuple(kv_lens) if kv_lens else None, kv_dtype,
+           math)
     with _lock:
         found = _plans_by_shape.get(key)
     if found is not None:
         return found, _plans[found]
     with torch.cuda.device(index):
         plan = ops.Plan(batch, tree_size, num_heads, max_kv_len, page_size=page_size, kv_lens=kv_lens, device=index,
-                        kv_dtype=kv_dtype)
+                        kv_dtype=kv_dtype, math=math)
     plan_id = register_plan(plan)
     with _lock:
         _plans_by_shape[key] = plan_id

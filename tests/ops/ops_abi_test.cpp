@@ -90,7 +90,7 @@ void require_refused(vbops_status got, vbops_status expected, const std::string&
 
 TEST_CASE("version and ABI", "[ops]") {
   CHECK(vbops_abi_version() == VBOPS_ABI_VERSION);
-  CHECK_THAT(std::string(vbops_version()), Contains("abi 2"));
+  CHECK_THAT(std::string(vbops_version()), Contains("abi 3"));
 }
 
 TEST_CASE("a plan for given device facts says what it chose", "[ops]") {
@@ -298,6 +298,46 @@ TEST_CASE("an fp8 plan runs the mma.sync engine where bf16 takes wgmma", "[ops][
   };
   CHECK_THAT(description(VBOPS_DTYPE_BF16), StartsWith("wgmma"));
   CHECK_THAT(description(VBOPS_DTYPE_FP8_E4M3), StartsWith("mma"));
+}
+
+TEST_CASE("fp8 math: a plan over an fp8 pool only, on the mma.sync engine, named in its description",
+          "[ops][fp8]") {
+  const vbops_device_facts h200{132, 1, 1, 2048, 232448};
+  vbops_plan* plan = nullptr;
+  SECTION("an fp8 pool with fp8 math") {
+    // 64 requests of 8 nodes x 16 heads: a bf16 pool's plan there is a wgmma one.
+    const vbops_shape shape{64, 8, 16, 32768, 1, VBOPS_DTYPE_FP8_E4M3, VBOPS_MATH_FP8};
+    REQUIRE(vbops_plan_create(&shape, &h200, nullptr, &plan) == VBOPS_OK);
+    char text[256];
+    vbops_plan_describe(plan, text, sizeof text);
+    CHECK_THAT(std::string(text), StartsWith("mma"));
+    CHECK_THAT(std::string(text), Contains(" math=fp8"));
+    CHECK(vbops_plan_shape(plan).math == VBOPS_MATH_FP8);
+    vbops_plan_destroy(plan);
+  }
+  SECTION("an fp8 pool with bf16 math (the default) says no math") {
+    const vbops_shape shape{64, 8, 16, 32768, 1, VBOPS_DTYPE_FP8_E4M3, VBOPS_MATH_BF16};
+    REQUIRE(vbops_plan_create(&shape, &h200, nullptr, &plan) == VBOPS_OK);
+    char text[256];
+    vbops_plan_describe(plan, text, sizeof text);
+    CHECK_THAT(std::string(text), !Contains("math="));
+    vbops_plan_destroy(plan);
+  }
+  SECTION("a bf16 pool with fp8 math is refused") {
+    for (const int32_t kv_dtype : {int32_t{VBOPS_DTYPE_BF16}, int32_t{0}}) {
+      const vbops_shape shape{B, T, H, 4096, 1, kv_dtype, VBOPS_MATH_FP8};
+      require_refused(vbops_plan_create(&shape, &h200, nullptr, &plan), VBOPS_ERROR_INVALID_ARGUMENT,
+                      "shape.math 1 (VBOPS_MATH_FP8) with a bf16 pool (kv_dtype " + std::to_string(kv_dtype) + ")",
+                      "fp8 math with an fp8 pool only (kv_dtype VBOPS_DTYPE_FP8_E4M3, 9)");
+      CHECK(plan == nullptr);
+    }
+  }
+  SECTION("a math that does not exist is refused") {
+    const vbops_shape shape{B, T, H, 4096, 1, VBOPS_DTYPE_FP8_E4M3, 2};
+    require_refused(vbops_plan_create(&shape, &h200, nullptr, &plan), VBOPS_ERROR_INVALID_ARGUMENT, "shape.math 2",
+                    "allowed: VBOPS_MATH_BF16 (0) or VBOPS_MATH_FP8 (1)");
+    CHECK(plan == nullptr);
+  }
 }
 
 TEST_CASE("fp8 pools: the dtype the plan names, and a scale", "[ops][fp8]") {

@@ -1,5 +1,6 @@
 """The verifybench package without a GPU or torch: it imports, loads the library, plans for
 a described device, and refuses every wrong argument with a message that names it."""
+import ctypes
 import os
 import sys
 import unittest
@@ -34,7 +35,7 @@ class PackageTest(unittest.TestCase):
         return caught.exception
 
     def test_library_and_plan(self):
-        self.assertIn("abi 2", verifybench.library_version())
+        self.assertIn("abi 3", verifybench.library_version())
         self.assertIn("splits=", self.plan.description)
         self.assertGreaterEqual(self.plan.workspace_bytes, 3 * 4 * 8 * 4)
         with self.assertRaises(verifybench.VerifyError) as caught:
@@ -205,6 +206,77 @@ class Fp8PoolTest(unittest.TestCase):
         with self.assertRaises(verifybench.VerifyError) as caught:
             verifybench.verify_native(self.plan, **args, sm_scale=0.1, kv_scale=2.0, workspace=self.workspace)
         self.assertRefused(caught.exception, "q: ")
+
+
+class Fp8MathTest(unittest.TestCase):
+    """A plan's tensor math (math='fp8', over an fp8 pool only): validated in Python and by the
+    library, named in the plan, and its launches take the fp8 pool's arguments."""
+
+    def assertRefused(self, call, starts_with, contains=""):
+        with self.assertRaises(ValueError) as caught:  # verifybench.VerifyError is a ValueError
+            call()
+        self.assertIsInstance(caught.exception, verifybench.VerifyError)
+        self.assertTrue(str(caught.exception).startswith(starts_with), str(caught.exception))
+        self.assertIn(contains, str(caught.exception))
+        return caught.exception
+
+    def test_an_fp8_math_plan_names_its_math(self):
+        # 64 requests of 8 nodes x 16 heads: a bf16 pool's plan there is a wgmma one.
+        p = verifybench.Plan(64, 8, 16, 32768, device_facts=H200_FACTS, kv_dtype="fp8_e4m3", math="fp8")
+        self.assertEqual(p.math, "fp8")
+        self.assertEqual(p.shape.math, 1)
+        self.assertTrue(p.description.startswith("mma"), p.description)
+        self.assertIn(" math=fp8", p.description)
+        self.assertIn("math='fp8'", repr(p))
+        default = plan(kv_dtype="fp8_e4m3")
+        self.assertEqual((default.math, default.shape.math), ("bf16", 0))
+        self.assertNotIn("math=", default.description)
+
+    def test_fp8_math_with_a_bf16_pool_is_refused(self):
+        for kv_dtype in ("bf16", "bfloat16"):
+            self.assertRefused(lambda: plan(kv_dtype=kv_dtype, math="fp8"), "math: 'fp8' with kv_dtype 'bf16'",
+                               "fp8 math with an fp8 pool only (kv_dtype='fp8_e4m3')")
+        self.assertRefused(lambda: plan(math="fp8"), "math: 'fp8' with kv_dtype 'bf16'")
+
+    def test_a_math_that_is_neither_is_refused(self):
+        for bad in ("fp16", "FP8", "e4m3", 1, None):
+            self.assertRefused(lambda: plan(kv_dtype="fp8_e4m3", math=bad), f"math: {bad!r}",
+                               "allowed: 'bf16' or 'fp8'")
+
+    def test_the_library_refuses_what_python_would(self):
+        # The ABI mirror: vbops_shape's seven int32 fields in the header's order, and the
+        # library's own refusal of fp8 math over a bf16 pool (a caller of the C ABI).
+        from verifybench import _abi
+        self.assertEqual([name for name, _ in _abi.Shape._fields_],
+                         ["max_batch", "tree_size", "num_heads", "max_kv_len", "page_size", "kv_dtype", "math"])
+        self.assertEqual(ctypes.sizeof(_abi.Shape), 7 * 4)
+        lib = _abi.library()
+        facts = _abi.DeviceFacts(*H200_FACTS)
+        handle = ctypes.c_void_p()
+        for kv_dtype, math, expected in ((_abi.BF16, _abi.MATH_FP8, "shape.math 1 (VBOPS_MATH_FP8) with a bf16 pool"),
+                                         (_abi.FP8_E4M3, 2, "shape.math 2; allowed: VBOPS_MATH_BF16 (0)")):
+            shape = _abi.Shape(3, 4, 8, 4096, 1, kv_dtype, math)
+            status = lib.vbops_plan_create(ctypes.byref(shape), ctypes.byref(facts), None, ctypes.byref(handle))
+            self.assertEqual(status, 1)
+            self.assertTrue(lib.vbops_last_error().decode().startswith(expected), lib.vbops_last_error())
+            self.assertFalse(handle.value)
+        shape = _abi.Shape(3, 4, 8, 4096, 1, _abi.FP8_E4M3, _abi.MATH_FP8)
+        self.assertEqual(lib.vbops_plan_create(ctypes.byref(shape), ctypes.byref(facts), None, ctypes.byref(handle)), 0)
+        lib.vbops_plan_destroy(handle)
+
+    def test_fp8_math_launches_take_the_fp8_pool_arguments(self):
+        p = plan(kv_dtype="fp8_e4m3", math="fp8")
+        workspace = CudaArray((p.workspace_bytes,), "|u1")
+        args = sglang_arrays()
+        args["k_buffer"] = fp8_pool()
+        with self.assertRaises(verifybench.VerifyError) as caught:
+            verifybench.verify_sglang(p, sm_scale=0.13, workspace=workspace, **args)
+        self.assertTrue(str(caught.exception).startswith("kv_scale: missing"), str(caught.exception))
+        # Every argument right: refused only by the device check (made-up addresses).
+        with self.assertRaises(verifybench.VerifyError) as caught:
+            verifybench.verify_sglang(p, sm_scale=0.13, kv_scale=0.5, workspace=workspace, **args)
+        self.assertTrue(str(caught.exception).startswith("q_extend: "), str(caught.exception))
+        self.assertIn(caught.exception.status, (1, 5))
 
 
 class IntegerRangeTest(unittest.TestCase):

@@ -166,6 +166,38 @@ class RouteTest(unittest.TestCase):
         self.assertEqual(dict(fallbacks), {"scaled bf16 KV (k_scale)": 1,
                                            "fp8 KV with k_scale != v_scale (MLA's K and V are one row: one scale)": 1})
 
+    def test_the_math_reaches_the_drop_in(self):
+        """math='fp8' (the opt-in for calls over an fp8 pool) goes with every routed call; the
+        default is bf16 math."""
+        class Backend:
+            def extend_attention_fwd(self, q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, qo_indptr,
+                                     kv_indptr, kv_indices, custom_mask, is_causal, mask_indptr, max_len_extend,
+                                     k_scale, v_scale, sm_scale=None):
+                raise AssertionError("a supported call went to the Triton stand-in")
+
+        calls = []
+        original = sglang._drop_in
+        sglang._drop_in = lambda **call: calls.append(call["math"])
+        try:
+            for math in ("fp8", "bf16", None):
+                backend = Backend()
+                sglang.route_target_verify(backend, max_kv_len=4096, **({"math": math} if math else {}))
+                backend.extend_attention_fwd(**fp8_call())
+        finally:
+            sglang._drop_in = original
+        self.assertEqual(calls, ["fp8", "bf16", "bf16"])
+
+    def test_a_math_that_is_neither_is_refused(self):
+        for bad in ("fp16", "FP8", 1, None):
+            with self.subTest(bad):
+                with self.assertRaises(ValueError) as caught:  # verifybench.VerifyError
+                    sglang.route_target_verify(object(), math=bad)
+                self.assertTrue(str(caught.exception).startswith(f"math: {bad!r}; allowed: 'bf16' or 'fp8'"),
+                                str(caught.exception))
+                with self.assertRaises(ValueError) as caught:
+                    sglang.extend_attention_fwd(**fp8_call(), math=bad)
+                self.assertTrue(str(caught.exception).startswith(f"math: {bad!r}"), str(caught.exception))
+
 
 if __name__ == "__main__":
     unittest.main()
