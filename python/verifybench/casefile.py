@@ -71,6 +71,9 @@ def read_safetensors(path, dtypes=None):
 _POOL_DTYPES = {"bf16": "BF16", "fp8_e4m3": "F8_E4M3"}
 _POSITIVE_INTS = ("batch", "tree_size", "heads", "page_size")
 _TOLERANCES = ("o_atol", "o_rtol", "lse_atol", "lse_rtol")
+# case.json's math: the tensor math the executors ran (and its tolerance is for): bf16, or
+# fp8 tensor math over an fp8 pool.
+_MATHS = ("bf16", "fp8")
 
 
 def _is_number(v):
@@ -116,6 +119,11 @@ def _check_meta(path, meta):
         for field in ("k_scale", "v_scale"):
             if not _is_number(kv.get(field)) or kv[field] <= 0:
                 bad("kv_cache." + field, kv.get(field), "a finite number > 0 (the fp8 pool's scale)")
+    math = meta.get("math", "bf16")  # exports before fp8 math have none: bf16
+    if math not in _MATHS:
+        bad("math", math, " or ".join(map(repr, _MATHS)))
+    if math == "fp8" and kv["dtype"] != "fp8_e4m3":
+        bad("math", math, "'fp8' only with kv_cache.dtype 'fp8_e4m3' (fp8 tensor math multiplies the pool's e4m3 tile)")
 
 
 class Case:
@@ -144,6 +152,9 @@ class Case:
     tree_kind = property(lambda self: self.meta["tree"]["kind"])
     tolerance = property(lambda self: self.meta["tolerance"])
     kv_dtype = property(lambda self: self.meta.get("kv_cache", {}).get("dtype", "bf16"))
+    # 'bf16' or 'fp8' (e4m3 tensor math, an fp8 pool's opt-in): what the exported executors ran,
+    # and what `tolerance` was derived for (scenarios/README.md, "fp8 math").
+    math = property(lambda self: self.meta.get("math", "bf16"))
 
     @property
     def kv_scale(self):

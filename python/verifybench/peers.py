@@ -259,7 +259,8 @@ class VerifybenchOp(Peer):
             raise TypeError("the verifybench torch op runs on CUDA tensors only")
         kv_lens = case.inputs["prefix_len"].astype(np.int64) + case.tree_size
         plan_id, _ = lib.plan_for(backend.device, case.batch, case.tree_size, case.heads, int(kv_lens.max()),
-                                  page_size=case.page_size, kv_lens=[int(x) for x in kv_lens], kv_dtype=case.kv_dtype)
+                                  page_size=case.page_size, kv_lens=[int(x) for x in kv_lens], kv_dtype=case.kv_dtype,
+                                  math=case.math)
         args = [dev[n] for n in ("q_extend", "k_extend", "k_buffer", "qo_indptr", "kv_indptr", "kv_indices",
                                  "custom_mask", "mask_indptr")]
         rows = case.batch * case.tree_size

@@ -261,6 +261,42 @@ class Fp8PeersTest(unittest.TestCase):
                     self.assertEqual(peers.main([case, "--no-time"]), peers.EXIT_BAD_INPUT, name)
                 self.assertIn("kv_cache", err.getvalue(), name)
 
+    def edited_copy(self, tmp, name, **fields):
+        """A copy of the fp8 export with case.json's `fields` set (None: removed)."""
+        import shutil
+        case_dir = os.path.join(tmp, name)
+        shutil.copytree(FP8_CASE_DIR, case_dir)
+        with open(os.path.join(case_dir, "case.json")) as f:
+            meta = json.load(f)
+        for field, value in fields.items():
+            if value is None:
+                meta.pop(field, None)
+            else:
+                meta[field] = value
+        with open(os.path.join(case_dir, "case.json"), "w") as f:
+            json.dump(meta, f)
+        return case_dir
+
+    def test_the_case_says_its_math(self):
+        from verifybench.casefile import Case
+        with tempfile.TemporaryDirectory() as tmp:
+            self.assertEqual(Case(self.edited_copy(tmp, "absent", math=None)).math, "bf16")  # older exports
+            self.assertEqual(Case(self.edited_copy(tmp, "fp8", math="fp8")).math, "fp8")
+            self.assertEqual(Case(self.edited_copy(tmp, "bf16", math="bf16")).math, "bf16")
+
+    def test_a_malformed_math_is_bad_input(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, fields, expected in (
+                    ("unknown", dict(math="fp16"), "math: 'fp16'; allowed: 'bf16' or 'fp8'"),
+                    ("a number", dict(math=1), "math: 1; allowed"),
+                    ("bf16 pool", dict(math="fp8", kv_cache={"dtype": "bf16"}),
+                     "math: 'fp8'; allowed: 'fp8' only with kv_cache.dtype 'fp8_e4m3'")):
+                case = self.edited_copy(tmp, name.replace(" ", "_"), **fields)
+                err = io.StringIO()
+                with contextlib.redirect_stderr(err):
+                    self.assertEqual(peers.main([case, "--no-time"]), peers.EXIT_BAD_INPUT, name)
+                self.assertIn(expected, err.getvalue(), name)
+
     def test_a_pool_of_another_dtype_than_case_json_says_is_refused(self):
         import shutil
         from verifybench.casefile import Case
