@@ -4,11 +4,14 @@
 #   1. which of torch, triton, numpy, sglang, flash_mla, flashinfer import there;
 #   2. `verifybench export` of every case of scenarios/correctness.yaml and of
 #      scenarios/correctness_fp8.yaml (CPU reference and every GPU executor's output), several
-#      at a time;
-#   3. gpu_check.py: graph capture and replays with new lengths / tables / masks over bf16 and
-#      fp8 e4m3 pools (the torch op in both forms, SGLang's call through route_target_verify),
-#      torch.compile, then the torch op bit for bit against the C++ executors on every
-#      exported case; its PASS/FAIL table;
+#      at a time, into one folder; then correctness_fp8.yaml again with `--math fp8` (the
+#      executors run fp8 tensor math, case.json says so and holds its derived tolerance) into
+#      another;
+#   3. gpu_check.py over both folders: graph capture and replays with new lengths / tables /
+#      masks over bf16 and fp8 e4m3 pools, bf16 and fp8 math (the torch op in both forms,
+#      SGLang's call through route_target_verify), torch.compile, then the torch op bit for bit
+#      against the C++ executors on every exported case, with the case's math; its PASS/FAIL
+#      table;
 #   4. python -m verifybench.peers on four bf16 cases and one fp8 case (every importable peer,
 #      timed by the harness's timer), then `verifybench run --time --peers` of the bf16 ones.
 # Usage: scripts/python_gpu_check.sh CARRY_DIR OUT_DIR   (on the GPU machine)
@@ -46,24 +49,33 @@ PY
   cat "$carry/BUILD_INFO.txt"
 } 2>&1 | tee "$out/environment.txt"
 
-export_one() {  # SCENARIO CASE: exports into $work/cases/<case with / and = as _>
-  timeout 60 "$vb" export "$1" --case "$2" "$work/cases/$(echo "$2" | tr '/=' '__')" > /dev/null 2>> "$work/export.log" ||
-    echo "export failed: $2" >> "$work/export.log"
+export_one() {  # ROOT SCENARIO CASE [EXPORT OPTION...]: exports into ROOT/<case with / and = as _>
+  local root=$1 file=$2 name=$3
+  shift 3
+  timeout 60 "$vb" export "$file" --case "$name" "$@" "$root/$(echo "$name" | tr '/=' '__')" > /dev/null \
+    2>> "$work/export.log" || echo "export failed: $name $*" >> "$work/export.log"
 }
 export -f export_one
 export vb work
-mkdir -p "$work/cases"
-for file in "$scenario" "$fp8_scenario"; do
-  step "export $(basename "$file")"
+export_all() {  # ROOT SCENARIO [EXPORT OPTION...]: every case of SCENARIO, 12 at a time, within 50 s
+  local root=$1 file=$2
+  shift 2
+  step "export $(basename "$file")${*:+ $*}"
+  mkdir -p "$root"
   "$vb" list "$file" | awk 'NR > 2 && NF > 5 && $1 != "(KV" {print $1}' > "$work/cases.txt"
-  timeout 50 xargs -P 12 -I{} bash -c 'export_one "$1" "$2"' _ "$file" {} < "$work/cases.txt"
-  echo "$(basename "$file"): $(wc -l < "$work/cases.txt") cases; $(ls "$work"/cases/*/case.json 2>/dev/null | wc -l) exported in all"
-done
+  timeout 50 xargs -P 12 -I{} bash -c 'export_one "$@"' _ "$root" "$file" {} "$@" < "$work/cases.txt"
+  echo "$(basename "$file")${*:+ $*}: $(wc -l < "$work/cases.txt") cases; $(ls "$root"/*/case.json 2>/dev/null | wc -l)" \
+    "exported in $(basename "$root")"
+}
+export_all "$work/cases" "$scenario"
+export_all "$work/cases" "$fp8_scenario"
+export_all "$work/cases-fp8-math" "$fp8_scenario" --math fp8
 grep -c "export failed" "$work/export.log" 2>/dev/null
 cp "$work/export.log" "$out/" 2>/dev/null
 
 step "gpu_check.py"
-timeout 150 python3 "$carry/tests/python/gpu_check.py" "$work/cases" "$out/python" > "$out/gpu_check.log" 2>&1
+timeout 150 python3 "$carry/tests/python/gpu_check.py" "$work/cases" "$work/cases-fp8-math" "$out/python" \
+  > "$out/gpu_check.log" 2>&1
 echo "gpu_check.py exit $?"
 grep -E "^gpu_check: [0-9]+ PASS|^\| .* \| FAIL \||^\| graph|^\| compile" "$out/gpu_check.log"
 

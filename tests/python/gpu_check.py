@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """The Python package on a GPU (torch required): what a CPU-only CI cannot show.
 
-  python3 tests/python/gpu_check.py CASE_ROOT OUT_DIR
+  python3 tests/python/gpu_check.py CASE_ROOT [CASE_ROOT...] OUT_DIR
 
-CASE_ROOT holds folders written by `verifybench export` on this GPU (with its executors'
-outputs; scripts/python_gpu_check.sh exports every case of scenarios/correctness.yaml).
+Each CASE_ROOT holds folders written by `verifybench export` on this GPU (with its executors'
+outputs; scripts/python_gpu_check.sh exports every case of scenarios/correctness.yaml and
+scenarios/correctness_fp8.yaml into one, and correctness_fp8.yaml again with `--math fp8`
+into another).
 
   1. equality: on every case, the torch op in SGLang's form, in the native form over the
      token table and over the block table equals the C++ production executor's exported
@@ -31,6 +33,14 @@ outputs; scripts/python_gpu_check.sh exports every case of scenarios/correctness
   verifybench.sglang.route_target_verify, within the case's tolerance of the CPU reference.
   Exported fp8 cases (scenarios/correctness_fp8.yaml) run every check of 1 over their fp8
   k_buffer and scale.
+  5. fp8 tensor math (a plan's math="fp8", over an fp8 pool): the cases exported with
+     `--math fp8` (case.json's math, whose executors ran fp8 math and whose tolerance is the one
+     derived for it, scenarios/README.md "fp8 math") run every check of 1 with an fp8-math
+     plan (and the router's math="fp8"): bit for bit against the executors, within the derived
+     tolerance of the exact CPU reference; and the same launch with bf16 math must differ from
+     it (the math is applied). Graphs as in 2 over fp8 pools with fp8 math (SGLang's form, the
+     native block table, SGLang's call through route_target_verify(math="fp8")): every replay
+     equals an eager launch bit for bit and differs from bf16 math's eager launch.
 Writes OUT_DIR/gpu_check.json and OUT_DIR/gpu_check.md and prints a PASS/FAIL table; exit 0
 when every check passed.
 """
@@ -143,10 +153,15 @@ def check_case(directory):
     result = {"case": case.name, "B": B, "T": T, "H": H, "page": page, "checks": {}}
     kv_lens = (inp["prefix_len"].astype(np.int64) + T).tolist()
     fp8 = case.kv_dtype == "fp8_e4m3"
-    plan_id, plan = torch_ops.plan_for(DEVICE, B, T, H, int(max(kv_lens)), page_size=page, kv_lens=kv_lens,
-                                       kv_dtype=case.kv_dtype)
+
+    def plan_of(math):
+        return torch_ops.plan_for(DEVICE, B, T, H, int(max(kv_lens)), page_size=page, kv_lens=kv_lens,
+                                  kv_dtype=case.kv_dtype, math=math)
+
+    plan_id, plan = plan_of(case.math)  # the math the exported executors ran
     result["plan"] = plan.description
-    result["kv"] = f"fp8 e4m3, scale {case.kv_scale:g}" if fp8 else "bf16"
+    result["kv"] = (f"fp8 e4m3, scale {case.kv_scale:g}" if fp8 else "bf16") + \
+        (", fp8 math" if case.math == "fp8" else "")
     kv_scale = case.kv_scale if fp8 else None
     q = on_device(inp["q_extend"], bf16=True)
     k_extend = on_device(inp["k_extend"], bf16=True)
@@ -207,7 +222,21 @@ def check_case(directory):
                                                                             "detail": why_o + why_l}
             checked(f"{wrap_name} arrays equal the torch op", neutral)
 
+    def fp8_math_is_applied():
+        # The same launch with bf16 math must give other bits (the plan's math is read); the
+        # fp8-math output's distance to the exact reference is the check above, with case.json's
+        # tolerance (derived for fp8 math by the export: scenarios/README.md, "fp8 math").
+        args = (q, k_extend, k_buffer, sg["qo_indptr"], sg["kv_indptr"], sg["kv_indices"], sg["custom_mask"],
+                sg["mask_indptr"], case.sm_scale)
+        fp8_o, fp8_lse = torch_ops.sglang_verify(*args, plan_id, kv_scale=kv_scale)
+        bf16_o, bf16_lse = torch_ops.sglang_verify(*args, plan_of("bf16")[0], kv_scale=kv_scale)
+        same = bits_equal(host(bf16_o), host(fp8_o))[0] and bits_equal(host(bf16_lse), host(fp8_lse))[0]
+        result["checks"][FP8_MATH_DIFFERS] = {"ok": not same, "detail": "the fp8-math launch gave bf16 math's "
+                                              "output bit for bit" if same else ""}
+
     checked("torch op, SGLang form", sglang_form)
+    if case.math == "fp8":
+        checked(FP8_MATH_DIFFERS, fp8_math_is_applied)
     tree_mask = on_device(tree_mask_words(inp["tree_parents"]))
     kv_pool = k_buffer.view(-1, 576)
     if fp8:
@@ -241,7 +270,7 @@ def check_case(directory):
                 raise AssertionError("a supported call went to the Triton stand-in")
 
         backend = Backend()
-        fallbacks = route_target_verify(backend)
+        fallbacks = route_target_verify(backend, math=case.math)
         o_extend = torch.full((B * T, H, 512), float("nan"), dtype=torch.bfloat16, device=DEVICE)
         backend.extend_attention_fwd(q, k_extend, on_device(inp["v_extend"], bf16=True), o_extend, k_buffer,
                                      k_buffer[..., :512], sg["qo_indptr"], sg["kv_indptr"], sg["kv_indices"],
@@ -257,6 +286,9 @@ def check_case(directory):
     checked("torch op, native form, token table", native_token)
     checked("torch op, native form, block table", native_block)
     return result
+
+
+FP8_MATH_DIFFERS = "fp8 math differs from bf16 math"
 
 
 def check_tolerance(expected, got, atol, rtol):
@@ -381,9 +413,13 @@ class Pool:
         return f"fp8 e4m3 pool ({self.storage}, scale {self.scale:.6g})" if self.fp8 else "bf16 pool"
 
 
-def check_graph(form, B=4, T=8, H=16, max_prefix=700, page=16, replays=3, seed=7, storage=None):
+def check_graph(form, B=4, T=8, H=16, max_prefix=700, page=16, replays=3, seed=7, storage=None, math="bf16"):
     """Captures `form` ("sglang", "native block table", "native token table" or "sglang drop-in")
-    once over a bf16 pool (storage None) or an fp8 one (Pool), replays with new inputs."""
+    once over a bf16 pool (storage None) or an fp8 one (Pool), replays with new inputs. math
+    "fp8" (an fp8 pool's e4m3 tensor math): every replay equals an eager launch bit for bit and
+    differs from bf16 math's eager launch on the same inputs (the plan's math reaches the
+    graph); its accuracy is the exported fp8-math cases' check (case.json's derived tolerance),
+    which this float64 comparison with the bf16 tolerance cannot be."""
     rng = np.random.default_rng(seed)
     pool_rows = (B * (max_prefix + T) // page + 8) * page
     pool_host = rng.standard_normal((pool_rows, 576)).astype(np.float32)
@@ -391,8 +427,10 @@ def check_graph(form, B=4, T=8, H=16, max_prefix=700, page=16, replays=3, seed=7
     sm_scale = 0.1308608
     kv_dtype = "fp8_e4m3" if pool.fp8 else "bf16"
     sglang_form = form.startswith("sglang")
-    plan_id, plan = torch_ops.plan_for(DEVICE, B, T, H, max_prefix + T, page_size=1 if sglang_form else page,
-                                       kv_dtype=kv_dtype)
+    fp8_math = math == "fp8"
+    plans = {m: torch_ops.plan_for(DEVICE, B, T, H, max_prefix + T, page_size=1 if sglang_form else page,
+                                   kv_dtype=kv_dtype, math=m) for m in {math, "bf16"}}
+    plan_id, plan = plans[math]
     first = random_problem(rng, B, T, H, max_prefix, pool_rows, page)
     # Static buffers of the maximum sizes, filled before every replay.
     mask_capacity = B * T * (max_prefix + T)
@@ -410,9 +448,10 @@ def check_graph(form, B=4, T=8, H=16, max_prefix=700, page=16, replays=3, seed=7
         "o": torch.full((B * T, H, 512), float("nan"), dtype=torch.bfloat16, device=DEVICE),
         "lse": torch.full((B * T, H), float("nan"), dtype=torch.float32, device=DEVICE),
     }
-    fallbacks, drop_in = None, None
+    fallbacks, drop_ins = None, {}
     if form == "sglang drop-in":
-        drop_in, fallbacks = sglang_backend(max_context_len=max_prefix + T)
+        drop_ins = {m: sglang_backend(max_context_len=max_prefix + T, math=m) for m in {math, "bf16"}}
+        fallbacks = drop_ins[math][1]
 
     def fill(p):
         static["q"].copy_(on_device(p["q"], bf16=True))
@@ -435,10 +474,13 @@ def check_graph(form, B=4, T=8, H=16, max_prefix=700, page=16, replays=3, seed=7
             static["kv_indices"][:len(indices)].copy_(on_device(indices))
         torch.cuda.synchronize()
 
-    def launch(o, lse, kv_scale=pool.scale):
+    def launch(o, lse, kv_scale=pool.scale, launch_math=math):
+        """One launch of `form` into o, lse (the graph's math unless launch_math says)."""
+        plan_id = plans[launch_math][0]
         if form == "sglang drop-in":
             k_buffer = pool.launched.view(-1, 1, 576)
-            drop_in.extend_attention_fwd(static["q"], static["k_extend"], static["k_extend"][..., :512], o, k_buffer,
+            backend = drop_ins[launch_math][0]
+            backend.extend_attention_fwd(static["q"], static["k_extend"], static["k_extend"][..., :512], o, k_buffer,
                                          k_buffer[..., :512], static["qo_indptr"], static["kv_indptr"],
                                          static["kv_indices"], static["custom_mask"].view(torch.bool), True,
                                          static["mask_indptr"], T, kv_scale or 1.0, kv_scale or 1.0, sm_scale)
@@ -491,16 +533,23 @@ def check_graph(form, B=4, T=8, H=16, max_prefix=700, page=16, replays=3, seed=7
         torch.cuda.synchronize()
         same_o, why_o = bits_equal(host(eager_o), host(static["o"]))
         same_l, why_l = (True, "") if form == "sglang drop-in" else bits_equal(host(eager_lse), host(static["lse"]))
-        rows.append({"replay": r + 1, "prefix_len": p["prefix"].tolist(), "equals_eager": same_o and same_l,
-                     "within_tolerance_of_float64": near_reference(static["o"], static["lse"], p),
-                     "detail": why_o + why_l})
-    result = {"form": form, "pool": pool.name(), "B": B, "T": T, "H": H, "max_prefix": max_prefix, "page": page,
-              "plan": plan.description, "replays": rows}
-    ok = all(r["equals_eager"] and r["within_tolerance_of_float64"] for r in rows)
+        row = {"replay": r + 1, "prefix_len": p["prefix"].tolist(), "equals_eager": same_o and same_l,
+               "detail": why_o + why_l}
+        if fp8_math:
+            bf16_o, bf16_lse = torch.full_like(static["o"], float("nan")), torch.full_like(static["lse"], float("nan"))
+            launch(bf16_o, bf16_lse, launch_math="bf16")
+            torch.cuda.synchronize()
+            row["differs_from_bf16_math"] = not bits_equal(host(bf16_o), host(static["o"]))[0]
+        else:
+            row["within_tolerance_of_float64"] = near_reference(static["o"], static["lse"], p)
+        rows.append(row)
+    result = {"form": form, "pool": pool.name(), "math": math, "B": B, "T": T, "H": H, "max_prefix": max_prefix,
+              "page": page, "plan": plan.description, "replays": rows}
+    ok = all(replay_ok(r) for r in rows)
     if fallbacks:
         result["fallbacks"] = dict(fallbacks)
         ok = False
-    if pool.fp8:
+    if pool.fp8 and not fp8_math:
         # The same inputs with the scale off by half: must miss the tolerance (the scale is read,
         # and this check can fail).
         wrong_o = torch.full_like(static["o"], float("nan"))
@@ -513,9 +562,17 @@ def check_graph(form, B=4, T=8, H=16, max_prefix=700, page=16, replays=3, seed=7
     return result
 
 
-def sglang_backend(max_context_len):
+def replay_ok(row):
+    """A replay equals its eager launch, and is within the float64 reference's tolerance (bf16
+    math) or differs from bf16 math's output (fp8 math)."""
+    return row["equals_eager"] and row.get("within_tolerance_of_float64", True) and \
+        row.get("differs_from_bf16_math", True)
+
+
+def sglang_backend(max_context_len, math="bf16"):
     """A stand-in TritonAttnBackend whose extend_attention_fwd (SGLang's current signature) is
-    routed by route_target_verify; a call that reaches the stand-in itself fails."""
+    routed by route_target_verify (with `math` for fp8 pools); a call that reaches the stand-in
+    itself fails."""
     class Backend:
         def extend_attention_fwd(self, q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, qo_indptr,
                                  kv_indptr, kv_indices, custom_mask, is_causal, mask_indptr, max_len_extend,
@@ -525,7 +582,7 @@ def sglang_backend(max_context_len):
 
     backend = Backend()
     backend.max_context_len = max_context_len
-    return backend, route_target_verify(backend)
+    return backend, route_target_verify(backend, math=math)
 
 
 DOCS_FP8_EXAMPLE = "<!-- fp8 example: run by tests/python/gpu_check.py -->"
@@ -594,18 +651,19 @@ def guarded(name, fn, *args, **kwargs):
     return value
 
 
-def main(case_root, out_dir):
+def main(case_roots, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     report = {"torch": torch.__version__, "device": torch.cuda.get_device_name(DEVICE),
               "python": sys.version.split()[0], "library": verifybench.library_version(),
               "peer_packages": {p.executor: (availability(p)[1] or "importable") for p in PEERS}}
-    case_dirs = sorted(os.path.join(case_root, d) for d in os.listdir(case_root)
-                       if os.path.exists(os.path.join(case_root, d, "case.json")))
+    case_dirs = [os.path.join(root, d) for root in case_roots for d in sorted(os.listdir(root))
+                 if os.path.exists(os.path.join(root, d, "case.json"))]
     # The report is rewritten after each part, so a time limit still leaves what was done; the
     # graph and compile checks (seconds) come before the exported cases (one per case).
     report["docs_example"] = guarded("docs/python.md fp8 example", check_docs_fp8_example)
-    report["graphs"] = [guarded(f"graph {form}, {storage or 'bf16'} pool", check_graph, form, storage=storage)
-                        for form, storage in GRAPH_CHECKS]
+    report["graphs"] = [guarded(f"graph {form}, {storage or 'bf16'} pool, {math} math", check_graph, form,
+                                storage=storage, math=math)
+                        for form, storage, math in GRAPH_CHECKS]
     write(report, out_dir)
     report["compile"] = guarded("compile", check_compile)
     write(report, out_dir)
@@ -620,10 +678,12 @@ def main(case_root, out_dir):
     return 0 if not report["failures"] else 1
 
 
-# (form, fp8 storage or None for a bf16 pool): the graph checks of parts 2 and 4.
-GRAPH_CHECKS = (("sglang", None), ("native block table", None),
-                ("sglang", "float8_e4m3fn"), ("native block table", "float8_e4m3fn"),
-                ("native token table", "uint8"), ("sglang drop-in", "sglang"))
+# (form, fp8 storage or None for a bf16 pool, math): the graph checks of parts 2, 4 and 5.
+GRAPH_CHECKS = (("sglang", None, "bf16"), ("native block table", None, "bf16"),
+                ("sglang", "float8_e4m3fn", "bf16"), ("native block table", "float8_e4m3fn", "bf16"),
+                ("native token table", "uint8", "bf16"), ("sglang drop-in", "sglang", "bf16"),
+                ("sglang", "float8_e4m3fn", "fp8"), ("native block table", "uint8", "fp8"),
+                ("sglang drop-in", "sglang", "fp8"))
 
 
 def pass_fail_rows(report):
@@ -639,15 +699,18 @@ def pass_fail_rows(report):
             rows.append(("graph", "FAIL", g["error"]))
             continue
         bad = [f"replay {r['replay']}: " + ("differs from eager " + r["detail"] if not r["equals_eager"]
-                                            else "outside the float64 reference's tolerance")
-               for r in g["replays"] if not (r["equals_eager"] and r["within_tolerance_of_float64"])]
+                                            else "outside the float64 reference's tolerance"
+                                            if not r.get("within_tolerance_of_float64", True)
+                                            else "equals bf16 math's output (the math is not applied)")
+               for r in g["replays"] if not replay_ok(r)]
         if g.get("fallbacks"):
             bad.append(f"fell back to Triton: {g['fallbacks']}")
         if g.get("wrong_scale_caught") is False:
             bad.append("a launch with the wrong scale passed the reference check")
         extra = "; a wrong scale is caught" if g.get("wrong_scale_caught") else ""
-        rows.append((f"graph {g['form']}, {g['pool']}", "PASS" if g["ok"] else "FAIL",
-                     "; ".join(bad) or f"{len(g['replays'])} replays equal eager and the float64 reference{extra}"))
+        against = "differ from bf16 math" if g.get("math") == "fp8" else "the float64 reference"
+        rows.append((f"graph {g['form']}, {g['pool']}, {g.get('math', 'bf16')} math", "PASS" if g["ok"] else "FAIL",
+                     "; ".join(bad) or f"{len(g['replays'])} replays equal eager and {against}{extra}"))
     for k, v in report.get("compile", {}).items():
         rows.append((f"compile: {k}", "PASS" if v is True else "FAIL", "" if v is True else str(v)))
     for c in report.get("cases", []):
@@ -701,16 +764,19 @@ def markdown(report):
     lines += [f"- {name}: {state}" for name, state in report["peer_packages"].items()]
     lines += ["", "## The torch op against the C++ production executors (bit for bit)", "",
               "| case | B | T | H | page | plan | SGLang form = sglang-adapter | native token = production | "
-              "native block = production/block-table | DLPack | CAI | reference tolerance | SGLang drop-in |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+              "native block = production/block-table | DLPack | CAI | reference tolerance | SGLang drop-in | "
+              "fp8 math != bf16 math |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     keys = ["torch op, SGLang form", "torch op, native form, token table", "torch op, native form, block table",
             "DLPack arrays equal the torch op", "__cuda_array_interface__ arrays equal the torch op",
-            "torch op vs the CPU reference (tolerance)", "SGLang drop-in via route_target_verify (tolerance)"]
+            "torch op vs the CPU reference (tolerance)", "SGLang drop-in via route_target_verify (tolerance)",
+            FP8_MATH_DIFFERS]
     for c in report.get("cases", []):
         if "error" in c:
             lines.append(f"| {c.get('case', '?')} | error: {c['error']} |")
             continue
-        marks = ["yes" if c["checks"].get(k, {}).get("ok") else "**NO**" for k in keys]
+        marks = ["-" if k == FP8_MATH_DIFFERS and "fp8 math" not in c.get("kv", "") else
+                 "yes" if c["checks"].get(k, {}).get("ok") else "**NO**" for k in keys]
         lines.append(f"| {c['case']} ({c.get('kv', 'bf16')}) | {c['B']} | {c['T']} | {c['H']} | {c['page']} | {c['plan']} | " +
                      " | ".join(marks) + " |")
     lines += ["", "## CUDA graphs: captured once, replayed with new lengths, page tables, masks", ""]
@@ -718,12 +784,14 @@ def markdown(report):
         if "error" in g:
             lines.append(f"- error: {g['error']}")
             continue
-        lines.append(f"- {g['form']}, {g['pool']} (B {g['B']}, T {g['T']}, H {g['H']}, prefixes up to "
-                     f"{g['max_prefix']}, page {g['page']}; {g['plan']}):")
+        lines.append(f"- {g['form']}, {g['pool']}, {g.get('math', 'bf16')} math (B {g['B']}, T {g['T']}, H {g['H']}, "
+                     f"prefixes up to {g['max_prefix']}, page {g['page']}; {g['plan']}):")
         for r in g["replays"]:
+            second = ("within tolerance of float64", "within_tolerance_of_float64") \
+                if "within_tolerance_of_float64" in r else ("differs from bf16 math", "differs_from_bf16_math")
             lines.append(f"  - replay {r['replay']}, prefixes {r['prefix_len']}: equals eager "
-                         f"{'yes' if r['equals_eager'] else '**NO**'}, within tolerance of float64 "
-                         f"{'yes' if r['within_tolerance_of_float64'] else '**NO**'}")
+                         f"{'yes' if r['equals_eager'] else '**NO**'}, {second[0]} "
+                         f"{'yes' if r[second[1]] else '**NO**'}")
         if "wrong_scale_caught" in g:
             lines.append(f"  - a launch with the scale x1.5 misses the tolerance: "
                          f"{'yes' if g['wrong_scale_caught'] else '**NO**'}")
@@ -738,7 +806,7 @@ def markdown(report):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(main(sys.argv[1:-1], sys.argv[-1]))
