@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/problem/fp8_math_error.h"
 #include "harness/run/case_session.h"
 #include "harness/run/runner.h"
 
@@ -356,6 +357,35 @@ ordered_json kv_cache_json(const Problem& problem) {
   return j;
 }
 
+// case.json's tolerance: the one the production outputs meet, as `verifybench run` checks them.
+// For fp8 math, the case's own tolerance widened by the rounding model (scenarios/README.md,
+// "fp8 math"), with the model's standard deviations and the base atols beside it in `fp8_math`.
+ordered_json tolerance_json(const ToleranceSpec& t) {
+  return {{"o_atol", t.o_atol},
+          {"o_rtol", t.o_rtol},
+          {"lse_atol", t.lse_atol},
+          {"lse_rtol", t.lse_rtol},
+          {"o_wide_channels", t.o_wide_channels},
+          {"o_wide_channel_scale", t.o_wide_channel_scale}};
+}
+
+void add_math_json(const Problem& problem, const ReferenceOutput& reference, ordered_json* c) {
+  const CaseSpec& spec = problem.spec;
+  const bool fp8_math = problem.kv_dtype() == KvDtype::kFp8E4m3 && spec.math == MathMode::kFp8;
+  (*c)["math"] = to_string(fp8_math ? MathMode::kFp8 : MathMode::kBf16);
+  if (!fp8_math) {
+    (*c)["tolerance"] = tolerance_json(spec.tolerance);
+    return;
+  }
+  const Fp8MathErrorModel model = fp8_math_error_model(problem, reference.weight_square_sum);
+  (*c)["tolerance"] = tolerance_json(fp8_math_tolerance(spec.tolerance, model));
+  (*c)["fp8_math"] = {{"o_sigma", fp8_math_o_sigma(model)},
+                      {"lse_sigma", fp8_math_lse_sigma(model)},
+                      {"sigmas", kFp8MathSigmas},
+                      {"base_o_atol", spec.tolerance.o_atol},
+                      {"base_lse_atol", spec.tolerance.lse_atol}};
+}
+
 // export_case, with the warnings an earlier phase (export_case_from_spec) already gave,
 // so case.json lists them too.
 ExportResult export_case_impl(const Problem& problem, const ReferenceOutput& reference,
@@ -453,7 +483,10 @@ ExportResult export_case_impl(const Problem& problem, const ReferenceOutput& ref
       continue;
     }
     outputs.add_owned("o_" + name, StDtype::kBF16, {BT, H, mla::kHeadDimV}, float_to_bf16_bytes(run.o),
-                      fmt::format("output of the '{}' GPU executor (bf16 as the kernel wrote it)", name));
+                      fmt::format("output of the '{}' GPU executor (bf16 as the kernel wrote it{})", name,
+                                  run.launch && run.launch->math == to_string(MathMode::kFp8)
+                                      ? "; fp8 tensor math"
+                                      : ""));
     outputs.add("lse_" + name, StDtype::kF32, {BT, H}, run.lse,
                 fmt::format("log-sum-exp of the '{}' GPU executor", name));
     result.gpu_outputs_written.push_back(name);
@@ -489,12 +522,7 @@ ExportResult export_case_impl(const Problem& problem, const ReferenceOutput& ref
   c["tree"] = {{"kind", to_string(spec.tree.kind)}};
   c["seed"] = spec.seed;
   c["check_mode"] = to_string(spec.check.mode);
-  c["tolerance"] = {{"o_atol", spec.tolerance.o_atol},
-                    {"o_rtol", spec.tolerance.o_rtol},
-                    {"lse_atol", spec.tolerance.lse_atol},
-                    {"lse_rtol", spec.tolerance.lse_rtol},
-                    {"o_wide_channels", spec.tolerance.o_wide_channels},
-                    {"o_wide_channel_scale", spec.tolerance.o_wide_channel_scale}};
+  add_math_json(problem, reference, &c);
   c["sglang_call"] =
       "extend_attention_fwd(q_extend, k_extend, v_extend, o_extend, k_buffer, v_buffer, qo_indptr, "
       "kv_indptr, kv_indices, custom_mask, is_causal=False, mask_indptr, max_len_extend=tree_size, "
@@ -517,6 +545,13 @@ ExportResult export_case_impl(const Problem& problem, const ReferenceOutput& ref
       "rtol * |ref|, where O's atol is o_atol times o_wide_channel_scale in the o_wide_channels (the "
       "channels a distribution makes larger) and o_atol elsewhere.",
   };
+  if (c["math"] == to_string(MathMode::kFp8)) {
+    c["notes"].push_back(
+        "fp8 math: the production executors (o_<executor> described 'fp8 tensor math') ran e4m3 tensor math; "
+        "the tolerance above is the case's own widened by fp8_math.sigmas standard deviations of its rounding "
+        "model (fp8_math.o_sigma, lse_sigma), as `verifybench run` checks them (scenarios/README.md, \"fp8 "
+        "math\"). The other executors ran bf16 math and are checked with the base atols (fp8_math.base_*).");
+  }
   c["files"] = {
       {"inputs.safetensors", {{"tensors", inputs.docs}}},
       {"outputs.safetensors", {{"tensors", outputs.docs}}},

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/export/export_safetensors.h"
+#include "harness/problem/fp8_math_error.h"
 #include "harness/problem/problem.h"
 #include "verifybench/reference.h"
 #include "temp_dir.h"
@@ -434,10 +435,64 @@ TEST_CASE("a bf16 case's case.json names its pool dtype and writes no scale", "[
   TempDir tmp;
   const vb::Problem pr = vb::materialize(small_case());
   vb::export_case(pr, full_reference(pr), {}, tmp.path.string());
-  REQUIRE(json::parse(read_all(tmp.path / "case.json")).at("kv_cache") == json{{"dtype", "bf16"}});
+  const json c = json::parse(read_all(tmp.path / "case.json"));
+  REQUIRE(c.at("kv_cache") == json{{"dtype", "bf16"}});
+  REQUIRE(c.at("math") == "bf16");
   const StFile in(tmp.path / "inputs.safetensors");
   REQUIRE_FALSE(in.has("k_scale"));
   REQUIRE(in.metadata("kv_dtype") == "bf16");
+}
+
+TEST_CASE("an fp8-math case's case.json says its math and holds the tolerance derived for it", "[export][fp8]") {
+  TempDir tmp;
+  vb::CaseSpec spec = small_case();
+  spec.kv_cache.dtype = vb::KvDtype::kFp8E4m3;
+  spec.kv_cache.scale = 0.37;
+  spec.math = vb::MathMode::kFp8;
+  const vb::Problem pr = vb::materialize(spec);
+  const vb::ReferenceOutput ref = full_reference(pr);
+  // The production executors ran fp8 math (their launch record says so), naive bf16 math.
+  std::vector<std::pair<std::string, vb::GpuRunOutput>> gpu;
+  gpu.emplace_back("naive", fake_run(ref));
+  gpu.emplace_back("production", fake_run(ref));
+  gpu.back().second.launch.emplace();
+  gpu.back().second.launch->math = "fp8";
+  vb::export_case(pr, ref, gpu, tmp.path.string());
+  const json c = json::parse(read_all(tmp.path / "case.json"));
+  REQUIRE(c.at("math") == "fp8");
+  // The tolerance `verifybench run` checks an fp8-math launch with: the case's own widened by
+  // the rounding model of this case's data (wider than the base, which fp8_math keeps).
+  const vb::Fp8MathErrorModel model = vb::fp8_math_error_model(pr, ref.weight_square_sum);
+  const vb::ToleranceSpec widened = vb::fp8_math_tolerance(spec.tolerance, model);
+  const json tol = c.at("tolerance");
+  REQUIRE(tol.at("o_atol").get<double>() == widened.o_atol);
+  REQUIRE(tol.at("lse_atol").get<double>() == widened.lse_atol);
+  REQUIRE(tol.at("o_rtol").get<double>() == spec.tolerance.o_rtol);
+  CHECK(widened.o_atol > spec.tolerance.o_atol);
+  CHECK(widened.lse_atol > spec.tolerance.lse_atol);
+  const json fp8_math = c.at("fp8_math");
+  REQUIRE(fp8_math.at("o_sigma").get<double>() == vb::fp8_math_o_sigma(model));
+  REQUIRE(fp8_math.at("lse_sigma").get<double>() == vb::fp8_math_lse_sigma(model));
+  REQUIRE(fp8_math.at("sigmas").get<double>() == vb::kFp8MathSigmas);
+  REQUIRE(fp8_math.at("base_o_atol").get<double>() == spec.tolerance.o_atol);
+  REQUIRE(fp8_math.at("base_lse_atol").get<double>() == spec.tolerance.lse_atol);
+  REQUIRE_THAT(c.at("notes").dump(), Catch::Contains("fp8 math: the production executors"));
+  REQUIRE_THAT(c.at("reproducer").get<std::string>(), Catch::EndsWith(" --math fp8"));
+  std::map<std::string, std::string> meaning;
+  for (const json& t : c.at("files").at("outputs.safetensors").at("tensors")) meaning[t.at("name")] = t.at("meaning");
+  REQUIRE_THAT(meaning.at("o_production"), Catch::EndsWith("(bf16 as the kernel wrote it; fp8 tensor math)"));
+  REQUIRE_THAT(meaning.at("o_naive"), Catch::EndsWith("(bf16 as the kernel wrote it)"));
+
+  SECTION("the same case with bf16 math: its own tolerance, no model") {
+    spec.math = vb::MathMode::kBf16;
+    const vb::Problem bf16_math = vb::materialize(spec);
+    vb::export_case(bf16_math, full_reference(bf16_math), {}, tmp.path.string());
+    const json j = json::parse(read_all(tmp.path / "case.json"));
+    REQUIRE(j.at("math") == "bf16");
+    REQUIRE(j.at("tolerance").at("o_atol").get<double>() == spec.tolerance.o_atol);
+    REQUIRE(j.at("tolerance").at("lse_atol").get<double>() == spec.tolerance.lse_atol);
+    REQUIRE_FALSE(j.contains("fp8_math"));
+  }
 }
 
 TEST_CASE("export_case writes O's widened channels with the tolerance", "[export]") {

@@ -21,6 +21,9 @@ from verifybench import peers  # noqa: E402
 CASE_DIR = os.environ.get("VERIFYBENCH_TEST_CASE", os.path.join(HERE, "..", "..", "build", "tests", "export-smoke"))
 FP8_CASE_DIR = os.environ.get("VERIFYBENCH_TEST_FP8_CASE",
                               os.path.join(HERE, "..", "..", "build", "tests", "export-fp8"))
+# The same case exported with `--math fp8`.
+FP8_MATH_CASE_DIR = os.environ.get("VERIFYBENCH_TEST_FP8_MATH_CASE",
+                                   os.path.join(HERE, "..", "..", "build", "tests", "export-fp8-math"))
 
 
 def with_standins(which):
@@ -279,6 +282,15 @@ class Fp8PeersTest(unittest.TestCase):
 
     def test_the_case_says_its_math(self):
         from verifybench.casefile import Case
+        bf16_math, fp8_math = Case(FP8_CASE_DIR), Case(FP8_MATH_CASE_DIR)
+        self.assertEqual((bf16_math.math, fp8_math.math), ("bf16", "fp8"))
+        # The export with --math fp8 holds the tolerance derived for it: the case's own, wider
+        # by the rounding model, which fp8_math keeps beside it.
+        base, widened = bf16_math.tolerance, fp8_math.tolerance
+        self.assertEqual(fp8_math.meta["fp8_math"]["base_o_atol"], base["o_atol"])
+        self.assertGreater(widened["o_atol"], base["o_atol"])
+        self.assertGreater(widened["lse_atol"], base["lse_atol"])
+        self.assertEqual(widened["o_rtol"], base["o_rtol"])
         with tempfile.TemporaryDirectory() as tmp:
             self.assertEqual(Case(self.edited_copy(tmp, "absent", math=None)).math, "bf16")  # older exports
             self.assertEqual(Case(self.edited_copy(tmp, "fp8", math="fp8")).math, "fp8")
