@@ -588,14 +588,23 @@ def sglang_backend(max_context_len, math="bf16"):
 DOCS_FP8_EXAMPLE = "<!-- fp8 example: run by tests/python/gpu_check.py -->"
 
 
+DOCS_FP8_MATH_EXAMPLE = "<!-- fp8 math example: run by tests/python/gpu_check.py after the fp8 example -->"
+
+
+def docs_block(text, marker):
+    """The python block after `marker` in docs/python.md."""
+    return text.split(marker, 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+
+
 def check_docs_fp8_example():
     """docs/python.md's fp8 example run as written (the carry keeps the checkout's layout),
-    against the float64 reference over its pool dequantized."""
+    against the float64 reference over its pool dequantized; then its fp8 math example over
+    the same inputs, which must plan fp8 math and give other bits than bf16 math."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "python.md")
     with open(path) as f:
-        block = f.read().split(DOCS_FP8_EXAMPLE, 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+        text = f.read()
     env = {}
-    exec(compile(block, path, "exec"), env)  # noqa: S102 - the project's own documented example
+    exec(compile(docs_block(text, DOCS_FP8_EXAMPLE), path, "exec"), env)  # noqa: S102 - the project's own example
     B, T, H, P = env["B"], env["T"], env["H"], env["P"]
     pool = env["pool"].float().double() * float(np.float32(env["kv_scale"]))  # the kernel gets a float32
     p = {"prefix": np.full(B, P), "parents": np.tile(np.arange(-1, T - 1), (B, 1)),
@@ -603,8 +612,14 @@ def check_docs_fp8_example():
     ref_o, ref_lse = reference(env["q"], pool, p, B, T, H, 1, 576 ** -0.5)
     near_o = check_tolerance(host(ref_o), host(env["o"]), TOLERANCE["o_atol"], TOLERANCE["o_rtol"])
     near_lse = check_tolerance(host(ref_lse), host(env["lse"]), TOLERANCE["lse_atol"], TOLERANCE["lse_rtol"])
-    return {"ok": near_o and near_lse, "plan": env["plan"].description,
-            "detail": "" if near_o and near_lse else f"O within tolerance {near_o}, LSE {near_lse}"}
+    bf16_math = {"plan": env["plan"].description, "o": host(env["o"])}
+    exec(compile(docs_block(text, DOCS_FP8_MATH_EXAMPLE), path, "exec"), env)  # noqa: S102
+    fp8_math_planned = "math=fp8" in env["plan"].description
+    fp8_math_differs = not bits_equal(bf16_math["o"], host(env["o"]))[0]
+    ok = near_o and near_lse and fp8_math_planned and fp8_math_differs
+    return {"ok": ok, "plan": bf16_math["plan"], "fp8_math_plan": env["plan"].description,
+            "detail": "" if ok else f"O within tolerance {near_o}, LSE {near_lse}; fp8 math example: planned "
+                                    f"{fp8_math_planned}, differs from bf16 math {fp8_math_differs}"}
 
 
 # ---------------------------------------------------------------- 3. torch.compile
@@ -660,7 +675,7 @@ def main(case_roots, out_dir):
                  if os.path.exists(os.path.join(root, d, "case.json"))]
     # The report is rewritten after each part, so a time limit still leaves what was done; the
     # graph and compile checks (seconds) come before the exported cases (one per case).
-    report["docs_example"] = guarded("docs/python.md fp8 example", check_docs_fp8_example)
+    report["docs_example"] = guarded("docs/python.md fp8 examples", check_docs_fp8_example)
     report["graphs"] = [guarded(f"graph {form}, {storage or 'bf16'} pool, {math} math", check_graph, form,
                                 storage=storage, math=math)
                         for form, storage, math in GRAPH_CHECKS]
@@ -692,7 +707,7 @@ def pass_fail_rows(report):
     rows = []
     if "docs_example" in report:
         d = report["docs_example"]
-        rows.append(("docs/python.md fp8 example", "PASS" if d.get("ok") else "FAIL",
+        rows.append(("docs/python.md fp8 and fp8 math examples", "PASS" if d.get("ok") else "FAIL",
                      d.get("error") or d.get("detail") or d.get("plan", "")))
     for g in report.get("graphs", []):
         if "error" in g:
@@ -744,7 +759,7 @@ def failures_of(report):
     failures += [f"compile: {k}: {v}" for k, v in report.get("compile", {}).items() if v is not True]
     if "docs_example" in report and not report["docs_example"].get("ok"):
         d = report["docs_example"]
-        failures.append(f"docs/python.md fp8 example: {d.get('error') or d.get('detail')}")
+        failures.append(f"docs/python.md fp8 examples: {d.get('error') or d.get('detail')}")
     if not report.get("cases_finished"):
         failures.append("not finished: the run stopped before every exported case was checked")
     return failures
