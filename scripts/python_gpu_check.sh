@@ -74,7 +74,7 @@ grep -c "export failed" "$work/export.log" 2>/dev/null
 cp "$work/export.log" "$out/" 2>/dev/null
 
 step "gpu_check.py"
-timeout 150 python3 "$carry/tests/python/gpu_check.py" "$work/cases" "$work/cases-fp8-math" "$out/python" \
+timeout 220 python3 "$carry/tests/python/gpu_check.py" "$work/cases" "$work/cases-fp8-math" "$out/python" \
   > "$out/gpu_check.log" 2>&1
 echo "gpu_check.py exit $?"
 grep -E "^gpu_check: [0-9]+ PASS|^\| .* \| FAIL \||^\| graph|^\| compile" "$out/gpu_check.log"
