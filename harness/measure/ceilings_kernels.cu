@@ -4,7 +4,7 @@
 #include "harness/measure/ceilings_kernels.h"
 
 #include "harness/measure/ceilings_device.cuh"
-#include "verifybench/sm120_emulation.cuh"
+#include "harness/measure/mma_probe.cuh"
 
 #include <cstring>
 
@@ -78,52 +78,41 @@ __global__ void empty_pdl_kernel() {
 #endif
 }
 
-using sm120_emulation::MmaShape;
-
-__host__ __device__ constexpr MmaShape shape_of(MmaProbe probe) {
-  return probe == MmaProbe::kBf16 || probe == MmaProbe::kBf16Sm120Emulated ? MmaShape::kBf16M16N8K16
-                                                                            : MmaShape::kFp8E4m3M16N8K32;
-}
-__host__ __device__ constexpr bool emulated(MmaProbe probe) {
-  return probe == MmaProbe::kBf16Sm120Emulated || probe == MmaProbe::kFp8Sm120Emulated;
-}
-__host__ __device__ constexpr int threads_of(MmaProbe probe) { return emulated(probe) ? kMmaThreads + kMmaLoadWarps * 32 : kMmaThreads; }
-// The machine code each probe needs: mma.sync bf16 from sm_80, e4m3 from sm_89; the emulated
-// ones run on a Hopper.
-__host__ __device__ constexpr int min_arch_of(MmaProbe probe) {
-  return emulated(probe) ? 900 : shape_of(probe) == MmaShape::kBf16M16N8K16 ? 800 : 890;
-}
-
+// The probe each MmaProbe runs (mma_probe.cuh).
 template <MmaProbe kProbe>
-__global__ void __launch_bounds__(threads_of(kProbe)) mma_probe_kernel(int iterations, float* sink,
-                                                                     std::uint64_t* clock_span) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (__CUDA_ARCH__ >= min_arch_of(kProbe)) {
-    constexpr MmaShape kShape = shape_of(kProbe);
-    const ProbeClockSpan clock(clock_span);
-    if (!emulated(kProbe) || threadIdx.x < kMmaThreads) {
-      sm120_emulation::MmaChains<kShape, kMmaChains> chains(0);
-      for (int i = 0; i < iterations; ++i) chains.issue_round();
-      chains.keep_live(sink + threadIdx.x);
-    } else if constexpr (emulated(kProbe)) {
-      // One load warp per sub-partition (warp w on w % 4), owing for compute warps w % 4, w % 4 + 4,
-      // a probe tile (kMmaProbeTileIterations iterations) at a time, as the kernel's producers
-      // owe a KV tile's: owed an iteration at a time (1-2 rounds a call), the load issued at
-      // 60 % of its rate (ptxas drains the chains at each call's loop).
-      constexpr int kComputeWarpsPerSubPartition = kMmaComputeWarps / kMmaLoadWarps;
-      sm120_emulation::TensorLoad<kShape, sm120_emulation::extra_num<kShape>, sm120_emulation::extra_den<kShape>>
-          load(1);
-      for (int i = 0; i < iterations; i += kMmaProbeTileIterations) {
-        load.owe(kComputeWarpsPerSubPartition * kMmaChains * kMmaProbeTileIterations);
-      }
-      load.keep_live(sink + threadIdx.x);
-    }
-    clock.finish();
-    return;
+struct ProbeSpec;
+template <>
+struct ProbeSpec<MmaProbe::kBf16>
+    : MmaProbeSpec<MmaShape::kBf16M16N8K16, sm120_emulation::ShapeMma<MmaShape::kBf16M16N8K16>, 800> {};
+template <>
+struct ProbeSpec<MmaProbe::kFp8>
+    : MmaProbeSpec<MmaShape::kFp8E4m3M16N8K32, sm120_emulation::ShapeMma<MmaShape::kFp8E4m3M16N8K32>, 890> {};
+template <>
+struct ProbeSpec<MmaProbe::kBf16Sm120Emulated>
+    : EmulatedBf16Probe<sm120_emulation::kBf16ExtraNum, sm120_emulation::kBf16ExtraDen> {};
+template <>
+struct ProbeSpec<MmaProbe::kFp8Sm120Emulated>
+    : EmulatedFp8MathProbe<sm120_emulation::kFp8MathExtraNum, sm120_emulation::kFp8MathExtraDen> {};
+
+// f(ProbeSpec<probe>{}): the probe's spec as a value, for its compile-time members.
+template <class F>
+auto with_spec(MmaProbe probe, F f) {
+  switch (probe) {
+    case MmaProbe::kBf16: return f(ProbeSpec<MmaProbe::kBf16>{});
+    case MmaProbe::kFp8: return f(ProbeSpec<MmaProbe::kFp8>{});
+    case MmaProbe::kBf16Sm120Emulated: return f(ProbeSpec<MmaProbe::kBf16Sm120Emulated>{});
+    case MmaProbe::kFp8Sm120Emulated: break;
   }
-#endif
-  if (iterations < 0) sink[0] = 0.f;
-  (void)clock_span;
+  return f(ProbeSpec<MmaProbe::kFp8Sm120Emulated>{});
+}
+
+const char* instruction_text(MmaShape shape) {
+  switch (shape) {
+    case MmaShape::kBf16M16N8K16: return "m16n8k16 bf16 x bf16";
+    case MmaShape::kF16M16N8K16: return "m16n8k16 f16 x f16";
+    case MmaShape::kFp8E4m3M16N8K32: break;
+  }
+  return "m16n8k32 e4m3 x e4m3";
 }
 
 }  // namespace
@@ -153,55 +142,50 @@ cudaError_t row_read_blocks_per_sm(int row_bytes, int* blocks) {
   }
 }
 
-bool mma_probe_emulated(MmaProbe probe) { return emulated(probe); }
-int mma_probe_threads(MmaProbe probe) { return threads_of(probe); }
+bool mma_probe_emulated(MmaProbe probe) {
+  return with_spec(probe, [](auto spec) { return decltype(spec)::emulated; });
+}
+int mma_probe_threads(MmaProbe probe) {
+  return with_spec(probe, [](auto spec) { return decltype(spec)::threads; });
+}
 double mma_probe_flops_per_mma(MmaProbe probe) {
-  return shape_of(probe) == MmaShape::kBf16M16N8K16 ? sm120_emulation::kFlopsPerMma<MmaShape::kBf16M16N8K16>
-                                                    : sm120_emulation::kFlopsPerMma<MmaShape::kFp8E4m3M16N8K32>;
+  return with_spec(probe, [](auto spec) { return sm120_emulation::kFlopsPerMma<decltype(spec)::shape>; });
 }
 
 ExtraLoad mma_probe_extra_load(MmaProbe probe) {
-  return shape_of(probe) == MmaShape::kBf16M16N8K16
-             ? ExtraLoad{sm120_emulation::kBf16ExtraNum, sm120_emulation::kBf16ExtraDen}
-             : ExtraLoad{sm120_emulation::kFp8ExtraNum, sm120_emulation::kFp8ExtraDen};
+  return with_spec(probe, [](auto spec) {
+    using Load = typename decltype(spec)::ExtraLoad;
+    if constexpr (decltype(spec)::emulated) {
+      return ExtraLoad{Load::extra_num, Load::extra_den, instruction_text(Load::shape)};
+    } else {
+      return ExtraLoad{0, 1, ""};
+    }
+  });
 }
 
 namespace {
 using MmaProbeKernel = void (*)(int, float*, std::uint64_t*);
 MmaProbeKernel kernel_of(MmaProbe probe) {
-  switch (probe) {
-    case MmaProbe::kBf16: return mma_probe_kernel<MmaProbe::kBf16>;
-    case MmaProbe::kFp8: return mma_probe_kernel<MmaProbe::kFp8>;
-    case MmaProbe::kBf16Sm120Emulated: return mma_probe_kernel<MmaProbe::kBf16Sm120Emulated>;
-    case MmaProbe::kFp8Sm120Emulated: return mma_probe_kernel<MmaProbe::kFp8Sm120Emulated>;
-  }
-  return nullptr;
+  return with_spec(probe, [](auto spec) -> MmaProbeKernel { return mma_probe_kernel<decltype(spec)>; });
 }
 
 // A probe's dynamic shared memory, its limit raised to it (ceilings_kernels.h,
 // mma_probe_blocks_per_sm).
 cudaError_t probe_smem_bytes(MmaProbe probe, int* bytes) {
   *bytes = 0;
-  if (!emulated(probe)) return cudaSuccess;
-  int device = 0, per_sm = 0;
-  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
-  if (cudaError_t err = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
-      err != cudaSuccess) {
-    return err;
-  }
-  *bytes = per_sm / 2 + 1024;
-  return cudaFuncSetAttribute(kernel_of(probe), cudaFuncAttributeMaxDynamicSharedMemorySize, *bytes);
+  if (!mma_probe_emulated(probe)) return cudaSuccess;
+  return one_block_per_sm_smem_bytes(reinterpret_cast<const void*>(kernel_of(probe)), bytes);
 }
 }  // namespace
 
 cudaError_t mma_probe_blocks_per_sm(MmaProbe probe, int* blocks, int* smem_bytes) {
   if (cudaError_t err = probe_smem_bytes(probe, smem_bytes); err != cudaSuccess) return err;
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel_of(probe), threads_of(probe), *smem_bytes);
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel_of(probe), mma_probe_threads(probe), *smem_bytes);
 }
 
 cudaError_t launch_mma_probe(MmaProbe probe, int iterations, float* sink, std::uint64_t* clock_span, int blocks,
                              int smem_bytes, cudaStream_t stream) {
-  kernel_of(probe)<<<blocks, threads_of(probe), smem_bytes, stream>>>(iterations, sink, clock_span);
+  kernel_of(probe)<<<blocks, mma_probe_threads(probe), smem_bytes, stream>>>(iterations, sink, clock_span);
   return cudaGetLastError();
 }
 

@@ -43,29 +43,39 @@ cudaError_t launch_empty(cudaStream_t stream);
 // inside the pass (NVML reads its clock between passes).
 inline constexpr int kClockSpanWords = 4;
 
-// The mma.sync probes. Each of kMmaComputeWarps warps a block issues `iterations` x kMmaChains
-// instructions of the probe's shape on kMmaChains independent accumulator chains
-// (verifybench/sm120_emulation.cuh's MmaChains). The sm_120-emulated probes add
-// kMmaLoadWarps warps, one per SM sub-partition as the production kernel's producers, that
-// issue the emulation's extra load (TensorLoad) owed for the two compute warps of their
-// sub-partition, iteration by iteration: the compute warps' rate is then sm_120's as this
-// device emulates it. Emulated probes run one block per SM (as the production kernel) and
-// only on a Hopper (compute capability 9.x); the fp8 probes need compute capability 8.9.
+// The mma.sync probes (harness/measure/mma_probe.cuh). Each of kMmaComputeWarps warps a block
+// issues `iterations` x kMmaChains instructions of the probe's shape on kMmaChains independent
+// accumulator chains (verifybench/sm120_emulation.cuh's MmaChains): kBf16 bf16 m16n8k16, kFp8
+// the device's own e4m3 m16n8k32. The sm_120-emulated probes issue what the production kernel
+// issues (kBf16Sm120Emulated bf16 m16n8k16; kFp8Sm120Emulated the fp8-math kernel's e4m3
+// instruction as compiled for the device, on sm_90 two f16 m16n8k16) and add kMmaLoadWarps
+// warps, one per SM sub-partition as the production kernel's producers, that issue the
+// emulation's extra load (TensorLoad: bf16 m16n8k16 for bf16 math, f16 m16n8k16 for fp8 math)
+// owed for the two compute warps of their sub-partition, a probe tile at a time: the compute
+// warps' rate is then sm_120's as this device emulates it. Emulated probes run one block per SM
+// (as the production kernel) and only on a Hopper (compute capability 9.x); the fp8 probes need
+// compute capability 8.9.
 enum class MmaProbe { kBf16, kFp8, kBf16Sm120Emulated, kFp8Sm120Emulated };
 inline constexpr int kMmaComputeWarps = 8;
 inline constexpr int kMmaLoadWarps = 4;
 inline constexpr int kMmaThreads = kMmaComputeWarps * 32;  // a plain probe's block
 inline constexpr int kMmaChains = 8;  // independent accumulator chains per warp
-// The emulated probes' load owes a probe tile's extra instructions at a time: 8 iterations of
-// the compute warps, 64 instructions a warp, about what a KV tile asks of a compute warp (68).
-// CeilingOptions::mma_iterations is a multiple of it.
+// The emulated probes' load owes a probe tile's extra instructions at a time, about what a KV
+// tile asks of a compute warp: bf16, 8 iterations of the compute warps (64 instructions a
+// warp; a tile: 68); fp8 math, 4 (32 e4m3 instructions a warp; a tile: 32 or 36).
+// CeilingOptions::mma_iterations is a multiple of both.
 inline constexpr int kMmaProbeTileIterations = 8;
+inline constexpr int kMmaProbeTileIterationsFp8Math = 4;
 bool mma_probe_emulated(MmaProbe probe);
 int mma_probe_threads(MmaProbe probe);
-double mma_probe_flops_per_mma(MmaProbe probe);  // 4096 (bf16 m16n8k16), 8192 (e4m3 m16n8k32)
-// The emulation's extra instructions per compute-warp instruction, num / den, of the probe's shape.
+// FLOP a compute-warp instruction counts: 4096 (bf16 m16n8k16), 8192 (e4m3 m16n8k32, however
+// the device issues it).
+double mma_probe_flops_per_mma(MmaProbe probe);
+// The emulation's extra instructions per compute-warp instruction, num / den, and which
+// instruction the load issues (PTX shape text, e.g. "m16n8k16 f16 x f16").
 struct ExtraLoad {
   int num, den;
+  const char* instruction;
 };
 ExtraLoad mma_probe_extra_load(MmaProbe probe);
 // Resident blocks of the probe per SM and the dynamic shared memory its launches take (0 for

@@ -83,17 +83,18 @@ constexpr int kNumInstances = 3;
 
 // Which kernel of an instance family a launch takes: the bf16 pool's, the bf16 pool's over a
 // kernel still writing the mask and the lengths (IndptrLengthParams), the fp8 pool's (bf16
-// math), the fp8 pool's with fp8 math (LaunchPlan::math), or either pool's (bf16 math) under
-// sm_120's tensor-rate emulation.
+// math), the fp8 pool's with fp8 math (LaunchPlan::math), or either pool's (bf16 math) or the
+// fp8 pool's with fp8 math under sm_120's tensor-rate emulation.
 enum class KernelForm : int {
   kBf16 = 0,
   kBf16OverMaskWriter = 1,
   kFp8Kv = 2,
   kBf16Sm120Emu = 3,
   kFp8KvSm120Emu = 4,
-  kFp8Math = 5
+  kFp8Math = 5,
+  kFp8MathSm120Emu = 6
 };
-constexpr int kNumKernelForms = 6;
+constexpr int kNumKernelForms = 7;
 
 // The production kernel instance for a pipeline depth, and its dynamic shared memory.
 // KernelForm::kBf16OverMaskWriter: `over_mask_writer` is set and `kernel` stays null;
@@ -126,13 +127,17 @@ KernelVariant variant_for_stages(int stages, Instance instance, KernelForm form)
       return {k.fp8_kv_sm120_emu, nullptr, stages, smem_bytes_for_stages(stages, /*fp8_kv=*/true)};
     // fp8 math lands the rows on "full" as the bf16 pool's do: no per-warp "raw" barriers.
     case KernelForm::kFp8Math: return {k.fp8_math, nullptr, stages, smem_bytes_for_stages(stages)};
+    case KernelForm::kFp8MathSm120Emu: return {k.fp8_math_sm120_emu, nullptr, stages, smem_bytes_for_stages(stages)};
     case KernelForm::kBf16: break;
   }
   return {k.kernel, nullptr, stages, smem_bytes_for_stages(stages)};
 }
 
 KernelForm form_of(const VerifyParams& params, bool over_mask_writer, bool sm120_emulation, MathMode math) {
-  if (sm120_emulation) return params.kv_is_fp8() ? KernelForm::kFp8KvSm120Emu : KernelForm::kBf16Sm120Emu;
+  if (sm120_emulation) {
+    if (!params.kv_is_fp8()) return KernelForm::kBf16Sm120Emu;
+    return math == MathMode::kFp8 ? KernelForm::kFp8MathSm120Emu : KernelForm::kFp8KvSm120Emu;
+  }
   if (params.kv_is_fp8()) return math == MathMode::kFp8 ? KernelForm::kFp8Math : KernelForm::kFp8Kv;
   return over_mask_writer ? KernelForm::kBf16OverMaskWriter : KernelForm::kBf16;
 }
@@ -402,11 +407,9 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& pl
     if (cudaError_t err = detail::wgmma_path_supported(&hopper); err != cudaSuccess) return err;
     if (!hopper) return cudaErrorNotSupported;
   }
-  // fp8 math: an fp8 pool on the mma.sync engine only (a bf16 pool has no e4m3 tile to
-  // multiply), and not under the emulation (whose extra work is bf16 math's).
-  if (plan.math == MathMode::kFp8 && (!params.kv_is_fp8() || options.sm120_tensor_rate_emulation)) {
-    return cudaErrorNotSupported;
-  }
+  // fp8 math: an fp8 pool only (a bf16 pool has no e4m3 tile to multiply); with or without
+  // the emulation (its fp8-math instances owe the extra work per e4m3 instruction).
+  if (plan.math == MathMode::kFp8 && !params.kv_is_fp8()) return cudaErrorNotSupported;
   const std::size_t needed = flash_verify_workspace_bytes(s, params.batch, params.tree_size, params.num_heads);
   if (workspace_bytes < needed || (needed > 0 && workspace == nullptr)) return cudaErrorInvalidValue;
   const SplitWorkspace ws =

@@ -26,10 +26,12 @@ struct MmaKernels {
   MmaOverMaskWriterKernel over_mask_writer;
   MmaKernel fp8_kv;    // an fp8 e4m3 pool (VerifyParams::kv_dtype), ordinary launches only
   MmaKernel fp8_math;  // the same pool with e4m3 tensor math (LaunchPlan::math)
-  // sm_120's tensor rate emulated (FlashVerifyLaunchOptions::sm120_tensor_rate_emulation), bf16
-  // and fp8 pools (bf16 math); built at sm_120's depth only, null at the others.
+  // sm_120's tensor rate emulated (FlashVerifyLaunchOptions::sm120_tensor_rate_emulation): bf16
+  // and fp8 pools with bf16 math, and the fp8 pool with fp8 math; built at sm_120's depth only
+  // and in the release builds only, null otherwise.
   MmaKernel sm120_emu;
   MmaKernel fp8_kv_sm120_emu;
+  MmaKernel fp8_math_sm120_emu;
 };
 
 // An instance file's kernels and its timeline slots (the timeline functions return

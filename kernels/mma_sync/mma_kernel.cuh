@@ -60,14 +60,19 @@ namespace {
 
 using namespace mma_cfg;
 
-// sm_120's tensor rate emulated (kSm120Emu instances): the extra work is bf16 m16n8k16, the
-// math's instruction (an fp8 pool's tiles are widened to bf16 too), on 16 chains, or 8 in the
-// tile-balanced instance, whose producers spill with more. Other instances carry NoTensorLoad,
-// which issues nothing.
-template <bool kBalanced>
-using Sm120TensorLoad =
-    sm120_emulation::TensorLoad<sm120_emulation::MmaShape::kBf16M16N8K16, sm120_emulation::kBf16ExtraNum,
-                                sm120_emulation::kBf16ExtraDen, kBalanced ? 8 : sm120_emulation::kChains>;
+// sm_120's tensor rate emulated (kSm120Emu instances): the extra work of bf16 math (an fp8
+// pool's tiles are widened to bf16 too) is bf16 m16n8k16, the math's instruction; fp8 math's is
+// f16 m16n8k16, the instruction its e4m3 mma is on sm_90 (sm120_emulation.cuh says why). 16
+// chains, or fewer in the tile-balanced instance, whose producers spill with more: 8 with bf16
+// math, 6 with fp8 math (8 left it 8 bytes of stack on sm_90). Other instances carry
+// NoTensorLoad, which issues nothing.
+template <bool kBalanced, bool kFp8Math>
+using Sm120TensorLoad = std::conditional_t<
+    kFp8Math,
+    sm120_emulation::TensorLoad<sm120_emulation::kFp8MathExtraShape, sm120_emulation::kFp8MathExtraNum,
+                                sm120_emulation::kFp8MathExtraDen, kBalanced ? 6 : sm120_emulation::kChains>,
+    sm120_emulation::TensorLoad<sm120_emulation::kBf16MathExtraShape, sm120_emulation::kBf16ExtraNum,
+                                sm120_emulation::kBf16ExtraDen, kBalanced ? 8 : sm120_emulation::kChains>>;
 struct NoTensorLoad {
   __device__ __forceinline__ explicit NoTensorLoad(unsigned) {}
   __device__ __forceinline__ void owe(int) {}
@@ -630,6 +635,11 @@ __device__ __forceinline__ int fp8_first_k_step(int kgroup) {
 __device__ __forceinline__ int fp8_k_steps(int kgroup) {
   return kgroup < kKStepsLongGroupsFp8 ? kKStepsPerGroupFp8 : kKStepsPerGroupFp8 - 1;
 }
+// e4m3 mma a compute warp of k-group kgroup issues per tile: S's k32 steps x n8 tiles (20 or
+// 16), PV's one k32 step x 16 n8 tiles (what the sm_120 emulation's extra work is owed for).
+__device__ __forceinline__ int fp8_mma_per_warp_tile(int kgroup) {
+  return fp8_k_steps(kgroup) * kNTilesS + kTokensPerTile / kMmaKFp8 * kNTilesO;
+}
 
 // max |x| over a bf16 row of 576 values, by the 4 lanes of a quad (each 18 16-byte chunks);
 // row may be in shared or global memory.
@@ -1151,10 +1161,13 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     auto token_of = [&](int tile) { return min(tile * kTokensPerTile + row_in_tile, current_kv_len() - 1); };
     // kSm120Emu: per tile, the extra tensor work owed for the math of the compute warps on this
     // warp's SM sub-partition (warp w runs on sub-partition w % 4, as do compute warps w % 4
-    // and w % 4 + 4, one of each row group): one or both of them read each tile.
+    // and w % 4 + 4, one of each row group, both of k-group w % 4): one or both of them read
+    // each tile.
     const int readers_here = token_split ? 1 : live_compute_warps / kKGroups;
-    std::conditional_t<kSm120Emu, Sm120TensorLoad<kBalanced>, NoTensorLoad> tensor_load(warp);
-    auto after_tile = [&] { tensor_load.owe(readers_here * kMmaPerWarpTile); };
+    std::conditional_t<kSm120Emu, Sm120TensorLoad<kBalanced, kFp8Math>, NoTensorLoad> tensor_load(warp);
+    auto after_tile = [&] {
+      tensor_load.owe(readers_here * (kFp8Math ? fp8_mma_per_warp_tile(warp % kKGroups) : kMmaPerWarpTile));
+    };
     int iter0 = 0;  // tiles of earlier segments
     for (;;) {
       std::int64_t entry[kAhead];
@@ -1381,10 +1394,10 @@ cudaError_t mma_timeline_read(std::vector<FlashVerifyTimelineBlock>* out) {
 // sm_120's emulation is built into the release kernels only: the racecheck and timeline
 // builds study the kernel itself (and their producers spill with the extra load's chains).
 constexpr bool kBuildsSm120Emulation = !(VB_DEBUG_SYNC_COPY || VB_DEBUG_LANE_ARRIVALS || VB_DEBUG_TIMELINE);
-template <int kStages, bool kTokenSplit, bool kBalanced, bool kFp8Kv>
+template <int kStages, bool kTokenSplit, bool kBalanced, bool kFp8Kv, bool kFp8Math = false>
 constexpr detail::MmaKernel sm120_emulation_kernel() {
   if constexpr (kBuildsSm120Emulation) {
-    return flash_verify_mma_kernel<kStages, kTokenSplit, kBalanced, VerifyParams, kFp8Kv, /*kFp8Math=*/false,
+    return flash_verify_mma_kernel<kStages, kTokenSplit, kBalanced, VerifyParams, kFp8Kv, kFp8Math,
                                    /*kSm120Emu=*/true>;
   } else {
     return nullptr;
@@ -1404,16 +1417,17 @@ detail::MmaKernels mma_kernels_at_depth(int stages) {
               flash_verify_mma_kernel<4, kTokenSplit, kBalanced, IndptrLengthParams>,
               flash_verify_mma_kernel<4, kTokenSplit, kBalanced, VerifyParams, /*kFp8Kv=*/true>,
               flash_verify_mma_kernel<4, kTokenSplit, kBalanced, VerifyParams, /*kFp8Kv=*/true, /*kFp8Math=*/true>,
-              nullptr, nullptr};
+              nullptr, nullptr, nullptr};
     case 2:
       return {flash_verify_mma_kernel<2, kTokenSplit, kBalanced, VerifyParams>,
               flash_verify_mma_kernel<2, kTokenSplit, kBalanced, IndptrLengthParams>,
               flash_verify_mma_kernel<2, kTokenSplit, kBalanced, VerifyParams, /*kFp8Kv=*/true>,
               flash_verify_mma_kernel<2, kTokenSplit, kBalanced, VerifyParams, /*kFp8Kv=*/true, /*kFp8Math=*/true>,
               sm120_emulation_kernel<2, kTokenSplit, kBalanced, /*kFp8Kv=*/false>(),
-              sm120_emulation_kernel<2, kTokenSplit, kBalanced, /*kFp8Kv=*/true>()};
+              sm120_emulation_kernel<2, kTokenSplit, kBalanced, /*kFp8Kv=*/true>(),
+              sm120_emulation_kernel<2, kTokenSplit, kBalanced, /*kFp8Kv=*/true, /*kFp8Math=*/true>()};
   }
-  return {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+  return {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
 }
 
 template <bool kTokenSplit, bool kBalanced>

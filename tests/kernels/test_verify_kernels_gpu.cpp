@@ -86,10 +86,11 @@ bool has_device() {
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
-// The planner's completion of a schedule for these parameters on the current device: the
-// launcher takes only LaunchPlans, and a test that forces a schedule gets the rest decided
-// exactly as production would.
-vb::LaunchPlan complete_for(const vb::VerifyParams& p, const vb::SplitSchedule& schedule) {
+// The planner's completion of a schedule for these parameters on the current device (or on
+// `target`, e.g. the sm_120 proxy's): the launcher takes only LaunchPlans, and a test that
+// forces a schedule gets the rest decided exactly as production would.
+vb::LaunchPlan complete_for(const vb::VerifyParams& p, const vb::SplitSchedule& schedule,
+                            const vb::DeviceTarget* target = nullptr) {
   vb::PlanShape shape;
   shape.batch = p.batch;
   shape.tree_size = p.tree_size;
@@ -98,10 +99,11 @@ vb::LaunchPlan complete_for(const vb::VerifyParams& p, const vb::SplitSchedule& 
   shape.page_size = p.page_kind == vb::PageTableKind::kBlockTable ? p.page_size : 1;
   shape.pool_rows = p.pool_rows;
   shape.kv_dtype = p.kv_dtype;
+  if (target != nullptr) return vb::complete_launch_plan(schedule, shape, *target);
   cudaError_t error = cudaSuccess;
-  const vb::DeviceTarget target = vb::current_device_target(&error);
+  const vb::DeviceTarget current = vb::current_device_target(&error);
   REQUIRE(error == cudaSuccess);
-  return vb::complete_launch_plan(schedule, shape, target);
+  return vb::complete_launch_plan(schedule, shape, current);
 }
 
 }  // namespace
@@ -1304,15 +1306,18 @@ TEST_CASE("fp8 KV: every mma.sync instance, depth and split count matches the re
 
 namespace {
 
-vb::LaunchPlan fp8_math_plan(const vb::VerifyParams& p, const vb::SplitSchedule& schedule) {
-  vb::LaunchPlan plan = complete_for(p, schedule);
+vb::LaunchPlan fp8_math_plan(const vb::VerifyParams& p, const vb::SplitSchedule& schedule,
+                             const vb::DeviceTarget* target = nullptr) {
+  vb::LaunchPlan plan = complete_for(p, schedule, target);
   plan.math = vb::MathMode::kFp8;
   return plan;
 }
 
 // One launch of `plan` on poisoned outputs and a NaN-filled workspace, synchronised; the launch
-// record checked against the plan. Returns the outputs.
-DeviceOutputs run_fp8_plan(DeviceTokenProblem& d, const vb::Problem& problem, const vb::LaunchPlan& plan) {
+// record checked against the plan (under sm_120's emulation: the plan's grid and shared memory
+// on the emulated twin of the plan's kernel). Returns the outputs.
+DeviceOutputs run_fp8_plan(DeviceTokenProblem& d, const vb::Problem& problem, const vb::LaunchPlan& plan,
+                           bool sm120_emulation = false) {
   INFO("plan " << vb::describe(plan));
   const std::size_t ws_bytes =
       vb::flash_verify_workspace_bytes(plan.schedule, problem.batch, problem.tree_size, problem.num_heads);
@@ -1325,9 +1330,19 @@ DeviceOutputs run_fp8_plan(DeviceTokenProblem& d, const vb::Problem& problem, co
   vb::FlashVerifyLaunchRecord record;
   vb::FlashVerifyLaunchOptions options;
   options.record = &record;
+  options.sm120_tensor_rate_emulation = sm120_emulation;
   REQUIRE(vb::flash_verify_launch(d.p, plan, ws, ws_bytes, nullptr, options) == cudaSuccess);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-  check_ran_plan(record, plan, d.p.kv_dtype);
+  if (sm120_emulation) {
+    CHECK(record.main_kernel != nullptr);
+    CHECK(record.main_kernel != vb::flash_verify_main_kernel_of(plan, false, d.p.kv_dtype));
+    CHECK(record.main_grid.x == plan.main_grid.x);
+    CHECK(record.main_grid.y == plan.main_grid.y);
+    CHECK(record.main_grid.z == plan.main_grid.z);
+    CHECK(record.main_smem_bytes == plan.smem_bytes);
+  } else {
+    check_ran_plan(record, plan, d.p.kv_dtype);
+  }
   if (ws) cudaFree(ws);
   return download(d.p);
 }
@@ -1459,4 +1474,58 @@ TEST_CASE("fp8 math: refused without an fp8 pool or on the wgmma path", "[gpu][f
   const vb::LaunchPlan wgmma = fp8_math_plan(fp8.d.p, vb::SplitSchedule{1, 1, 0, vb::FlashVerifyPath::kWgmma});
   if (wgmma.valid) CHECK(vb::flash_verify_launch(fp8.d.p, wgmma, nullptr, 0, nullptr) == cudaErrorNotSupported);
   CHECK(vb::flash_verify_main_kernel_of(wgmma, false, vb::KvDtype::kFp8E4m3) == nullptr);
+}
+
+// sm_120's emulation adds tensor work beside fp8 math, never into it: each instance's emulated
+// launch (production/sm120-emu with fp8 math) gives the proxy's fp8-math launch's bits.
+TEST_CASE("fp8 math under sm_120's emulation: every instance the proxy's bits", "[gpu][fp8]") {
+  REQUIRE(has_device());
+  const vb::GpuInfo gpu = vb::query_gpu();
+  REQUIRE(gpu.available);
+  if (gpu.cc_major != 9) {
+    WARN("sm_120's emulation runs on a Hopper only: its checks are skipped on this device");
+    return;
+  }
+  cudaError_t err = cudaSuccess;
+  const vb::DeviceTarget proxy = vb::sm120_proxy_target(&err);
+  REQUIRE(err == cudaSuccess);
+  const vb::FlashVerifyConfigInfo cfg = vb::flash_verify_path_config(vb::FlashVerifyPath::kMmaSync);
+  for (const CaseSpec& spec : fp8_math_cases()) {
+    INFO("case " << spec.name);
+    ReferencedProblem checked(spec);
+    auto& [problem, ref, d] = checked;
+    const vb::ToleranceSpec tolerance =
+        vb::fp8_math_tolerance(spec.tolerance, vb::fp8_math_error_model(problem, ref.weight_square_sum));
+    const int rows = problem.tree_size * problem.num_heads;
+    const int m_tiles = (rows + cfg.rows_per_tile - 1) / cfg.rows_per_tile;
+    // The plain instance on one split and on several, the token split where the rows allow it,
+    // and the tile-balanced schedule; sm_120's depth (the proxy target's).
+    std::vector<vb::SplitSchedule> schedules = {{1, m_tiles}, {7, m_tiles}};
+    if (rows <= cfg.rows_per_tile / 2) {
+      schedules.push_back({2, m_tiles});  // splits of 16 tiles or more: both groups run
+      schedules.back().token_split = true;
+    }
+    schedules.push_back({7, m_tiles});
+    schedules.back().tile_balanced = true;
+    schedules.back().balanced_slots = 7;
+    for (const vb::SplitSchedule& schedule : schedules) {
+      const vb::LaunchPlan plan = fp8_math_plan(d.p, schedule, &proxy);
+      INFO("plan " << vb::describe(plan));
+      REQUIRE(plan.valid);
+      const DeviceOutputs proxy_out = run_fp8_plan(d, problem, plan);
+      const vb::ExecutorResult result = compare_fp8(ref, proxy_out, problem, tolerance);
+      INFO("O max abs " << result.o.max_abs_error << " LSE max abs " << result.lse.max_abs_error << " " << result.detail);
+      CHECK(result.outcome == vb::Outcome::kPassed);
+      const DeviceOutputs emulated_out = run_fp8_plan(d, problem, plan, /*sm120_emulation=*/true);
+      CHECK(std::memcmp(emulated_out.o.data(), proxy_out.o.data(), proxy_out.o.size() * sizeof(vb::bf16_bits)) == 0);
+      CHECK(std::memcmp(emulated_out.lse.data(), proxy_out.lse.data(), proxy_out.lse.size() * sizeof(float)) == 0);
+    }
+  }
+  // fp8 math on a bf16 pool stays refused under the emulation.
+  ReferencedProblem bf16_case(make_case("math-emu-bf16-pool", 8, {300}, chain(2), 1, vb::PagePlacement::kShuffled, 88));
+  const vb::LaunchPlan plan = fp8_math_plan(bf16_case.d.p, vb::SplitSchedule{1, 1}, &proxy);
+  REQUIRE(plan.valid);
+  vb::FlashVerifyLaunchOptions options;
+  options.sm120_tensor_rate_emulation = true;
+  CHECK(vb::flash_verify_launch(bf16_case.d.p, plan, nullptr, 0, nullptr, options) == cudaErrorNotSupported);
 }

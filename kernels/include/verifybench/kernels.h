@@ -88,7 +88,9 @@ struct FlashVerifyLaunchRecord {
 };
 // The main kernel a plan names (over_mask_writer: its IndptrLengthParams instance; kv_dtype
 // fp8: its fp8 pool instance, with plan.math's math), and its combine (null for one split);
-// null where this build has no such kernel.
+// null where this build has no such kernel. The kernel of an ordinary launch: a launch under
+// sm_120's emulation (FlashVerifyLaunchOptions) runs that instance's emulated twin, which its
+// launch record names.
 const void* flash_verify_main_kernel_of(const LaunchPlan& plan, bool over_mask_writer = false,
                                         KvDtype kv_dtype = KvDtype::kBf16);
 const void* flash_verify_combine_kernel_of(const LaunchPlan& plan);
@@ -115,9 +117,9 @@ struct FlashVerifyLaunchOptions {
   bool previous_kernel_writes_only_mask_and_lengths = false;
   // The lab's sm_120 emulation (production/sm120-emu): the mma.sync kernel's producer warps
   // keep the tensor pipe loaded so that the math gets sm_120's mma.sync rate per SM and clock
-  // (verifybench/sm120_emulation.cuh). Same results, slower. Compute capability 9.0 and an
-  // ordinary mma.sync launch at 2 stages (sm_120's depth) in a release build (not the racecheck
-  // or timeline builds) only; else cudaErrorNotSupported.
+  // (verifybench/sm120_emulation.cuh), bf16 or fp8 math (LaunchPlan::math). Same results,
+  // slower. Compute capability 9.0 and an ordinary mma.sync launch at 2 stages (sm_120's depth)
+  // in a release build (not the racecheck or timeline builds) only; else cudaErrorNotSupported.
   bool sm120_tensor_rate_emulation = false;
   // Where to record what ran (nullptr: nowhere). Filled only by a launch that succeeded.
   FlashVerifyLaunchRecord* record = nullptr;
