@@ -194,14 +194,20 @@ TEST_CASE("every GPU executor matches the CPU reference on random problems", "[g
   }
 }
 
-TEST_CASE("the sm_120 proxy launches sm_120's configuration, one block per SM", "[gpu]") {
+// Whether the device is a Hopper, where the sm_120 proxy and its emulation run; elsewhere a
+// warning that `what`'s checks are skipped.
+bool on_hopper(const char* what) {
   REQUIRE(has_device());
   const vb::GpuInfo gpu = vb::query_gpu();
   REQUIRE(gpu.available);
-  if (gpu.cc_major != 9) {
-    WARN("the sm_120 proxy runs on a Hopper only: its checks are skipped on this device");
-    return;
-  }
+  if (gpu.cc_major == 9) return true;
+  WARN(what << " runs on a Hopper only: its checks are skipped on this device");
+  return false;
+}
+
+TEST_CASE("the sm_120 proxy launches sm_120's configuration, one block per SM", "[gpu]") {
+  if (!on_hopper("the sm_120 proxy")) return;
+  const vb::GpuInfo gpu = vb::query_gpu();
   using Limits = vb::Sm120Limits;
   // sm_120's resident blocks: the 2-stage variant (the deepest within 99 KB) and the
   // kernel's registers leave room for one 384-thread block in 100 KB and 64K registers.
@@ -1372,6 +1378,21 @@ std::vector<CaseSpec> fp8_math_cases() {
   };
 }
 
+// A case of fp8_math_cases() on the device, with the tolerance its rounding model derives and
+// its query-row tiles.
+struct Fp8MathCase {
+  ReferencedProblem checked;
+  vb::ToleranceSpec tolerance;
+  int m_tiles;
+  explicit Fp8MathCase(const CaseSpec& spec)
+      : checked(spec),
+        tolerance(vb::fp8_math_tolerance(spec.tolerance,
+                                         vb::fp8_math_error_model(checked.problem, checked.ref.weight_square_sum))),
+        m_tiles((checked.problem.tree_size * checked.problem.num_heads +
+                 vb::flash_verify_path_config(vb::FlashVerifyPath::kMmaSync).rows_per_tile - 1) /
+                vb::flash_verify_path_config(vb::FlashVerifyPath::kMmaSync).rows_per_tile) {}
+};
+
 }  // namespace
 
 TEST_CASE("fp8 math: every mma.sync instance, depth and split count within the derived tolerance", "[gpu][fp8]") {
@@ -1425,15 +1446,12 @@ TEST_CASE("fp8 math: every mma.sync instance, depth and split count within the d
 
 TEST_CASE("fp8 math: the derived tolerance holds bf16 math's answer and refuses a wrong kernel", "[gpu][fp8]") {
   REQUIRE(has_device());
-  const vb::FlashVerifyConfigInfo cfg = vb::flash_verify_path_config(vb::FlashVerifyPath::kMmaSync);
   for (const CaseSpec& spec : fp8_math_cases()) {
     INFO("case " << spec.name);
-    ReferencedProblem checked(spec);
-    auto& [problem, ref, d] = checked;
-    const vb::ToleranceSpec tolerance =
-        vb::fp8_math_tolerance(spec.tolerance, vb::fp8_math_error_model(problem, ref.weight_square_sum));
-    const int rows = problem.tree_size * problem.num_heads;
-    const vb::SplitSchedule schedule{2, (rows + cfg.rows_per_tile - 1) / cfg.rows_per_tile};
+    Fp8MathCase c(spec);
+    auto& [problem, ref, d] = c.checked;
+    const vb::ToleranceSpec& tolerance = c.tolerance;
+    const vb::SplitSchedule schedule{2, c.m_tiles};
     // bf16 math on the same fp8 pool passes the same check (it is closer to the reference).
     const vb::LaunchPlan bf16_plan = complete_for(d.p, schedule);
     REQUIRE(bf16_plan.math == vb::MathMode::kBf16);
@@ -1479,29 +1497,20 @@ TEST_CASE("fp8 math: refused without an fp8 pool or on the wgmma path", "[gpu][f
 // sm_120's emulation adds tensor work beside fp8 math, never into it: each instance's emulated
 // launch (production/sm120-emu with fp8 math) gives the proxy's fp8-math launch's bits.
 TEST_CASE("fp8 math under sm_120's emulation: every instance the proxy's bits", "[gpu][fp8]") {
-  REQUIRE(has_device());
-  const vb::GpuInfo gpu = vb::query_gpu();
-  REQUIRE(gpu.available);
-  if (gpu.cc_major != 9) {
-    WARN("sm_120's emulation runs on a Hopper only: its checks are skipped on this device");
-    return;
-  }
+  if (!on_hopper("sm_120's emulation")) return;
   cudaError_t err = cudaSuccess;
   const vb::DeviceTarget proxy = vb::sm120_proxy_target(&err);
   REQUIRE(err == cudaSuccess);
-  const vb::FlashVerifyConfigInfo cfg = vb::flash_verify_path_config(vb::FlashVerifyPath::kMmaSync);
+  const int rows_per_tile = vb::flash_verify_path_config(vb::FlashVerifyPath::kMmaSync).rows_per_tile;
   for (const CaseSpec& spec : fp8_math_cases()) {
     INFO("case " << spec.name);
-    ReferencedProblem checked(spec);
-    auto& [problem, ref, d] = checked;
-    const vb::ToleranceSpec tolerance =
-        vb::fp8_math_tolerance(spec.tolerance, vb::fp8_math_error_model(problem, ref.weight_square_sum));
-    const int rows = problem.tree_size * problem.num_heads;
-    const int m_tiles = (rows + cfg.rows_per_tile - 1) / cfg.rows_per_tile;
+    Fp8MathCase c(spec);
+    auto& [problem, ref, d] = c.checked;
+    const int m_tiles = c.m_tiles;
     // The plain instance on one split and on several, the token split where the rows allow it,
     // and the tile-balanced schedule; sm_120's depth (the proxy target's).
     std::vector<vb::SplitSchedule> schedules = {{1, m_tiles}, {7, m_tiles}};
-    if (rows <= cfg.rows_per_tile / 2) {
+    if (problem.tree_size * problem.num_heads <= rows_per_tile / 2) {
       schedules.push_back({2, m_tiles});  // splits of 16 tiles or more: both groups run
       schedules.back().token_split = true;
     }
@@ -1513,7 +1522,7 @@ TEST_CASE("fp8 math under sm_120's emulation: every instance the proxy's bits", 
       INFO("plan " << vb::describe(plan));
       REQUIRE(plan.valid);
       const DeviceOutputs proxy_out = run_fp8_plan(d, problem, plan);
-      const vb::ExecutorResult result = compare_fp8(ref, proxy_out, problem, tolerance);
+      const vb::ExecutorResult result = compare_fp8(ref, proxy_out, problem, c.tolerance);
       INFO("O max abs " << result.o.max_abs_error << " LSE max abs " << result.lse.max_abs_error << " " << result.detail);
       CHECK(result.outcome == vb::Outcome::kPassed);
       const DeviceOutputs emulated_out = run_fp8_plan(d, problem, plan, /*sm120_emulation=*/true);
