@@ -1166,7 +1166,13 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     const int readers_here = token_split ? 1 : live_compute_warps / kKGroups;
     std::conditional_t<kSm120Emu, Sm120TensorLoad<kBalanced, kFp8Math>, NoTensorLoad> tensor_load(warp);
     auto after_tile = [&] {
-      tensor_load.owe(readers_here * (kFp8Math ? fp8_mma_per_warp_tile(warp % kKGroups) : kMmaPerWarpTile));
+      // Only the fp8-math load counts per k-group (the expression, dead elsewhere, changed
+      // ptxas's code for the other fp8-math kernels).
+      if constexpr (kSm120Emu && kFp8Math) {
+        tensor_load.owe(readers_here * fp8_mma_per_warp_tile(warp % kKGroups));
+      } else {
+        tensor_load.owe(readers_here * kMmaPerWarpTile);
+      }
     };
     int iter0 = 0;  // tiles of earlier segments
     for (;;) {
