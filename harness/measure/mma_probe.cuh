@@ -29,8 +29,8 @@ struct KernelE4m3Mma {
 
 // An emulated probe's load: kExtraNum / kExtraDen instructions of kShape per compute-warp
 // instruction, owed kTileIterations iterations of the compute warps at a time, as the kernel's
-// producers owe a KV tile's (owed an iteration at a time, 1-2 rounds a call, the load issued at
-// 60 % of its rate: ptxas drains the chains at each call's loop).
+// producers owe a KV tile's at a time (owed an iteration at a time instead, 1-2 rounds a call,
+// the load issued at 60 % of its rate: ptxas drains the chains at each call's loop).
 template <MmaShape kShape, int kExtraNum, int kExtraDen, int kTileIterations>
 struct ProbeLoad {
   static constexpr MmaShape shape = kShape;
