@@ -142,26 +142,23 @@ double measure_mma_probe(Check& check, const GpuInfo& gpu, const CeilingOptions&
   *probe.tflops = ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0;
   const double clock = check.error.empty() ? probe_clock_mhz(check, clock_span) : 0;
   const bool fp8 = probe.probe == ck::MmaProbe::kFp8 || probe.probe == ck::MmaProbe::kFp8Sm120Emulated;
-  // The emulated fp8 probe issues the fp8-math kernel's instruction as the kernel does here.
-  const char* instruction =
-      probe.probe == ck::MmaProbe::kFp8Sm120Emulated
-          ? "m16n8k32 e4m3 x e4m3 as the fp8-math kernel issues it on this device (warp::mma_e4m3_16832: on "
-            "sm_90 two mma.sync m16n8k16 f16 x f16 of the widened operands)"
-      : fp8 ? "m16n8k32 e4m3 x e4m3"
-            : "m16n8k16 bf16 x bf16";
   std::string how = fmt::format(
       "mma.sync.aligned.{} -> fp32, {} compute warps a block each issuing {} iterations x {} independent "
       "accumulator chains, {} blocks x {} threads ({} per SM); {:.0f} FLOP per mma, the compute warps' counted; "
       "median of {} passes",
-      instruction, ck::kMmaComputeWarps, options.mma_iterations, ck::kMmaChains, blocks, threads, per_sm,
-      flop_per_mma, options.repetitions);
+      fp8 ? "m16n8k32 e4m3 x e4m3" : "m16n8k16 bf16 x bf16", ck::kMmaComputeWarps, options.mma_iterations,
+      ck::kMmaChains, blocks, threads, per_sm, flop_per_mma, options.repetitions);
   if (emulated) {
     const ck::ExtraLoad extra = ck::mma_probe_extra_load(probe.probe);
     how += fmt::format(
         "; under sm_120's emulation: {} more warps a block (one per SM sub-partition) issue {}/{} extra "
-        "mma.sync {} per compute-warp instruction of their sub-partition, on chains of their own "
-        "(verifybench/sm120_emulation.cuh); sm_120's rate is {} FLOP per clock and SM",
-        ck::kMmaLoadWarps, extra.num, extra.den, extra.instruction, fp8 ? 2048 : 1024);
+        "mma.sync {} per compute-warp instruction of their sub-partition, on chains of their own, a probe tile "
+        "of {} iterations at a time (verifybench/sm120_emulation.cuh){}; sm_120's rate is {} FLOP per clock and SM",
+        ck::kMmaLoadWarps, extra.num, extra.den, extra.instruction, extra.tile_iterations,
+        fp8 ? " (fp8: the plain and token-split fp8-math kernels' load; the tile-balanced kernel's f16 pairs are "
+              "measured by vb_sm120_emulation_calibration)"
+            : "",
+        fp8 ? 2048 : 1024);
   }
   c->method.emplace_back(probe.name, how + probe_clock_text(clock, *probe.tflops, gpu.sm_count));
   return clock;

@@ -92,7 +92,7 @@ struct ProbeSpec<MmaProbe::kBf16Sm120Emulated>
     : EmulatedBf16Probe<sm120_emulation::kBf16ExtraNum, sm120_emulation::kBf16ExtraDen> {};
 template <>
 struct ProbeSpec<MmaProbe::kFp8Sm120Emulated>
-    : EmulatedFp8MathProbe<sm120_emulation::kFp8MathExtraNum, sm120_emulation::kFp8MathExtraDen> {};
+    : EmulatedFp8MathProbe</*kWidened=*/false, sm120_emulation::kFp8MathExtraNum, sm120_emulation::kFp8MathExtraDen> {};
 
 // f(ProbeSpec<probe>{}): the probe's spec as a value, for its compile-time members.
 template <class F>
@@ -156,9 +156,9 @@ ExtraLoad mma_probe_extra_load(MmaProbe probe) {
   return with_spec(probe, [](auto spec) {
     using Load = typename decltype(spec)::ExtraLoad;
     if constexpr (decltype(spec)::emulated) {
-      return ExtraLoad{Load::extra_num, Load::extra_den, instruction_text(Load::shape)};
+      return ExtraLoad{Load::extra_num, Load::extra_den, instruction_text(Load::shape), Load::tile_iterations};
     } else {
-      return ExtraLoad{0, 1, ""};
+      return ExtraLoad{0, 1, "", 0};
     }
   });
 }

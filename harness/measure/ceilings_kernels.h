@@ -47,11 +47,12 @@ inline constexpr int kClockSpanWords = 4;
 // issues `iterations` x kMmaChains instructions of the probe's shape on kMmaChains independent
 // accumulator chains (verifybench/sm120_emulation.cuh's MmaChains): kBf16 bf16 m16n8k16, kFp8
 // the device's own e4m3 m16n8k32. The sm_120-emulated probes issue what the production kernel
-// issues (kBf16Sm120Emulated bf16 m16n8k16; kFp8Sm120Emulated the fp8-math kernel's e4m3
-// instruction as compiled for the device, on sm_90 two f16 m16n8k16) and add kMmaLoadWarps
-// warps, one per SM sub-partition as the production kernel's producers, that issue the
-// emulation's extra load (TensorLoad: bf16 m16n8k16 for bf16 math, f16 m16n8k16 for fp8 math)
-// owed for the two compute warps of their sub-partition, a probe tile at a time: the compute
+// issues (kBf16Sm120Emulated bf16 m16n8k16; kFp8Sm120Emulated the plain and token-split
+// fp8-math kernels' e4m3 m16n8k32) and add kMmaLoadWarps warps, one per SM sub-partition as the
+// production kernel's producers, that issue the emulation's extra load (TensorLoad: bf16
+// m16n8k16 for bf16 math, e4m3 m16n8k32 for fp8 math; bench/sm120_emulation_calibration.cu also
+// measures the tile-balanced kernel's f16 pairs under its f16 load) owed for the two compute
+// warps of their sub-partition, a probe tile at a time: the compute
 // warps' rate is then sm_120's as this device emulates it. Emulated probes run one block per SM
 // (as the production kernel) and only on a Hopper (compute capability 9.x); the fp8 probes need
 // compute capability 8.9.
@@ -71,11 +72,13 @@ int mma_probe_threads(MmaProbe probe);
 // FLOP a compute-warp instruction counts: 4096 (bf16 m16n8k16), 8192 (e4m3 m16n8k32, however
 // the device issues it).
 double mma_probe_flops_per_mma(MmaProbe probe);
-// The emulation's extra instructions per compute-warp instruction, num / den, and which
-// instruction the load issues (PTX shape text, e.g. "m16n8k16 f16 x f16").
+// The emulation's extra instructions per compute-warp instruction, num / den, which instruction
+// the load issues (PTX shape text, e.g. "m16n8k32 e4m3 x e4m3") and the compute-warp iterations
+// it is owed at a time.
 struct ExtraLoad {
   int num, den;
   const char* instruction;
+  int tile_iterations;
 };
 ExtraLoad mma_probe_extra_load(MmaProbe probe);
 // Resident blocks of the probe per SM and the dynamic shared memory its launches take (0 for

@@ -109,11 +109,11 @@ struct Ceilings {
   double memory_peak_gbps = 0;
   // sm_120's tensor rates emulated on this device (production/sm120-emu's tensor-pipe load,
   // harness/measure/ceilings.cpp): the real mma.sync work per second that the probe's compute
-  // warps reach while the emulation's extra mma.sync hold the pipe: bf16 m16n8k16, and the
-  // fp8-math kernel's e4m3 m16n8k32 as it issues it on this device (on sm_90 two f16 m16n8k16;
-  // 8,192 FLOP counted each), both fp32 accumulate. Per clock and SM they are sm_120's roofs
-  // (1,024 and 2,048 FLOP) as this device emulates them. 0 when not measured (not a Hopper, or
-  // older files).
+  // warps reach while the emulation's extra mma.sync hold the pipe: bf16 m16n8k16, and fp8 e4m3
+  // m16n8k32 as the plain and token-split fp8-math kernels issue it (the tile-balanced one's f16
+  // pairs: bench/sm120_emulation_calibration.cu), both fp32 accumulate. Per clock and SM they
+  // are sm_120's roofs (1,024 and 2,048 FLOP) as this device emulates them. 0 when not measured
+  // (not a Hopper, or older files).
   double mma_fp8_tflops = 0;                 // mma.sync m16n8k32 e4m3 -> fp32 issue rate
   double sm120_emulated_bf16_tflops = 0;
   double sm120_emulated_fp8_tflops = 0;

@@ -60,19 +60,8 @@ namespace {
 
 using namespace mma_cfg;
 
-// sm_120's tensor rate emulated (kSm120Emu instances): the extra work of bf16 math (an fp8
-// pool's tiles are widened to bf16 too) is bf16 m16n8k16, the math's instruction; fp8 math's is
-// f16 m16n8k16, the instruction its e4m3 mma is on sm_90 (sm120_emulation.cuh says why). 16
-// chains, or fewer in the tile-balanced instance, whose producers spill with more: 8 with bf16
-// math, 6 with fp8 math (8 left it 8 bytes of stack on sm_90). Other instances carry
-// NoTensorLoad, which issues nothing.
-template <bool kBalanced, bool kFp8Math>
-using Sm120TensorLoad = std::conditional_t<
-    kFp8Math,
-    sm120_emulation::TensorLoad<sm120_emulation::kFp8MathExtraShape, sm120_emulation::kFp8MathExtraNum,
-                                sm120_emulation::kFp8MathExtraDen, kBalanced ? 6 : sm120_emulation::kChains>,
-    sm120_emulation::TensorLoad<sm120_emulation::kBf16MathExtraShape, sm120_emulation::kBf16ExtraNum,
-                                sm120_emulation::kBf16ExtraDen, kBalanced ? 8 : sm120_emulation::kChains>>;
+// sm_120's tensor rate emulated: what the instances without it carry instead of the extra
+// load (Sm120TensorLoad, below), which issues nothing.
 struct NoTensorLoad {
   __device__ __forceinline__ explicit NoTensorLoad(unsigned) {}
   __device__ __forceinline__ void owe(int) {}
@@ -628,6 +617,33 @@ template <bool kBalanced>
 inline constexpr bool kFp8MathWidensOnSm90 =
     kBalanced || VB_DEBUG_SYNC_COPY || VB_DEBUG_LANE_ARRIVALS || VB_DEBUG_TIMELINE;
 
+// sm_120's tensor rate emulated (kSm120Emu instances): the extra load issues the instruction the
+// math issues on sm_90 (sm120_emulation.cuh): bf16 m16n8k16 for bf16 math (an fp8 pool's tiles
+// are widened to bf16 too); for fp8 math e4m3 m16n8k32, or f16 m16n8k16 in the kernels that
+// widen (kFp8MathWidensOnSm90; the emulation is built in the release builds only, where that is
+// the tile-balanced one). On kSm120LoadChains chains: 16 where the registers allow, fewer where
+// the producers spill with more (sm_90, ptxas, 2026-12-06): bf16 math's tile-balanced instance
+// 8; fp8 math's plain 8 (16 spilled 4 bytes), token split 4 (6 spilled), tile-balanced 6 (8
+// left 8 bytes of stack).
+template <bool kTokenSplit, bool kBalanced, bool kFp8Math>
+inline constexpr int kSm120LoadChains = !kFp8Math    ? (kBalanced ? 8 : sm120_emulation::kChains)
+                                        : kBalanced   ? 6
+                                        : kTokenSplit ? 4
+                                                      : 8;
+template <bool kTokenSplit, bool kBalanced, bool kFp8Math>
+using Sm120TensorLoad = std::conditional_t<
+    !kFp8Math,
+    sm120_emulation::TensorLoad<sm120_emulation::kBf16MathExtraShape, sm120_emulation::kBf16ExtraNum,
+                                sm120_emulation::kBf16ExtraDen, kSm120LoadChains<kTokenSplit, kBalanced, kFp8Math>>,
+    std::conditional_t<kFp8MathWidensOnSm90<kBalanced>,
+                       sm120_emulation::TensorLoad<sm120_emulation::kFp8MathWidenedExtraShape,
+                                                   sm120_emulation::kFp8MathWidenedExtraNum,
+                                                   sm120_emulation::kFp8MathWidenedExtraDen,
+                                                   kSm120LoadChains<kTokenSplit, kBalanced, kFp8Math>>,
+                       sm120_emulation::TensorLoad<sm120_emulation::kFp8MathExtraShape, sm120_emulation::kFp8MathExtraNum,
+                                                   sm120_emulation::kFp8MathExtraDen,
+                                                   kSm120LoadChains<kTokenSplit, kBalanced, kFp8Math>>>>;
+
 // The k32 steps of this warp's K slice: warps 0 and 1 take 5, warps 2 and 3 take 4.
 __device__ __forceinline__ int fp8_first_k_step(int kgroup) {
   return kgroup * (kKStepsPerGroupFp8 - 1) + min(kgroup, kKStepsLongGroupsFp8);
@@ -1164,7 +1180,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     // and w % 4 + 4, one of each row group, both of k-group w % 4): one or both of them read
     // each tile.
     const int readers_here = token_split ? 1 : live_compute_warps / kKGroups;
-    std::conditional_t<kSm120Emu, Sm120TensorLoad<kBalanced, kFp8Math>, NoTensorLoad> tensor_load(warp);
+    std::conditional_t<kSm120Emu, Sm120TensorLoad<kTokenSplit, kBalanced, kFp8Math>, NoTensorLoad> tensor_load(warp);
     auto after_tile = [&] {
       // Only the fp8-math load counts per k-group (the expression, dead elsewhere, changed
       // ptxas's code for the other fp8-math kernels).

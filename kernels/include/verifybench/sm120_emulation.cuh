@@ -4,10 +4,11 @@
 //
 // An H100/H200 SM issues mma.sync at about 2,724 bf16 FLOP a clock (the run's mma.sync probe);
 // an RTX PRO 6000 (sm_120) SM at 1,024, and fp8 e4m3 at 2,048. The emulation keeps the
-// kernel's own mma.sync as they are and makes the SM's tensor pipe do a fraction
-// more of a 16-bit instruction beside each one, so the pipe is busy about 2.67 times as long
-// per real bf16 instruction (2,724 / 2.67 = 1,021 real FLOP a clock and SM). The extra instructions are issued by warps that do not do
-// the math (the kernel's producer warps, one on each SM sub-partition), on kChains
+// kernel's own mma.sync as they are and makes the SM's tensor pipe do a fraction more of the
+// instruction the math meets it as beside each one, so the pipe is busy about 2.67 times as
+// long per real bf16 instruction (2,724 / 2.67 = 1,021 real FLOP a clock and SM). The extra
+// instructions are issued by warps that do not do the math (the kernel's producer warps, one on
+// each SM sub-partition), on kChains
 // accumulators of their own, so no accumulator chain of the math gets longer and the math
 // warps keep every register: the pipe is shared, not the dependencies. What a real
 // instruction meets is the queue of the pipe it shares, as on sm_120 it meets a slower pipe.
@@ -29,15 +30,19 @@ enum class MmaShape { kBf16M16N8K16, kF16M16N8K16, kFp8E4m3M16N8K32 };
 // "The emulation's calibration"; every run's probes say what it gives).
 inline constexpr MmaShape kBf16MathExtraShape = MmaShape::kBf16M16N8K16;
 inline constexpr int kBf16ExtraNum = 3, kBf16ExtraDen = 2;
-// fp8 math: the kernel's e4m3 m16n8k32 runs on sm_90 as two f16 m16n8k16 (warp::mma_e4m3_16832),
-// so a real e4m3 instruction takes the f16 pipe's time for 8,192 FLOP: about 3 pipe-clocks an SM
-// at the f16 rate (2 x 4,096 / ~2,720), where sm_120's 2,048 e4m3 FLOP a clock ask for 4. The load
-// adds what is missing in the real instruction's own pipe: f16 m16n8k16, counted per real e4m3
-// instruction (two of its f16 mma): the pipe's share is 2/3 (1/3 per real f16 mma), and 3/5 is
-// 0.9 of it, as bf16's calibrated 3/2 is of 5/3 (the same drain). The calibration tool
-// (bench/sm120_emulation_calibration.cu) measures the candidates on the device.
-inline constexpr MmaShape kFp8MathExtraShape = MmaShape::kF16M16N8K16;
-inline constexpr int kFp8MathExtraNum = 3, kFp8MathExtraDen = 5;
+// fp8 math, per real e4m3 m16n8k32 of the kernel. Where sm_90 runs the e4m3 instruction (the
+// plain and token-split kernels), the load issues it too: the H100's e4m3 pipe (about 6,168
+// FLOP a clock and SM) asks for 2/1 against sm_120's 2,048, and the e4m3 probe, drained as
+// bf16's, measured 8/5 nearest it. Where the kernel widens to two f16 m16n8k16 (the tile-balanced one,
+// kFp8MathWidensOnSm90 in mma_kernel.cuh), the real instruction takes the f16 pipe's time for
+// 8,192 FLOP, about 3 pipe-clocks an SM (2 x 4,096 / ~2,720) where sm_120 asks for 4 (8,192 /
+// 2,048): the load issues f16 m16n8k16 in that pipe, the pipe's share 2/3 (1/3 per real f16 mma),
+// and 3/5 is 0.9 of it, as bf16's 3/2 is of 5/3. The calibration tool
+// (bench/sm120_emulation_calibration.cu) measures the candidates of all three on the device.
+inline constexpr MmaShape kFp8MathExtraShape = MmaShape::kFp8E4m3M16N8K32;
+inline constexpr int kFp8MathExtraNum = 8, kFp8MathExtraDen = 5;
+inline constexpr MmaShape kFp8MathWidenedExtraShape = MmaShape::kF16M16N8K16;
+inline constexpr int kFp8MathWidenedExtraNum = 3, kFp8MathWidenedExtraDen = 5;
 // Independent accumulators of the extra instructions. One warp on 4 chains nearly fills an
 // H100 sub-partition's pipe alone; beside two compute warps, 16 load chains bring the
 // emulated bf16 rate to 1,008 FLOP a clock and SM where 8 gave 972 and 32 gave 1,023 (H100
