@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds (Release, sm_90 + sm_120) and packs a self-contained folder for the lab GPU machine
 # (Ubuntu 24.04, no internet, none of our Debian packages, CUDA 13 driver present):
-#   bin/      verifybench, the test binaries (vb_test_*), vb_bench_reference when built
+#   bin/      verifybench, the test binaries (vb_test_*), vb_bench_reference when built, and the
+#             sm_120 emulation's calibration (vb_sm120_emulation_calibration)
 #   lib/      every shared library they link that the target cannot be assumed to have
 #             (yaml-cpp, fmt, benchmark, ...): all but glibc, libstdc++, libgcc_s, libcuda
 #   scenarios/, run.sh (LD_LIBRARY_PATH=lib, execs bin/verifybench), run_gpu_tests.sh,
@@ -26,6 +27,7 @@ for t in build/tests/vb_test_*; do
 done
 [ -x build/vb_bench_reference ] && cp build/vb_bench_reference "$out/bin/"
 [ -x build/verifybench_bench ] && cp build/verifybench_bench "$out/bin/"
+[ -x build/vb_sm120_emulation_calibration ] && cp build/vb_sm120_emulation_calibration "$out/bin/"
 # Racecheck debug builds of verifybench, each in a build folder of its own.
 debug_build() {  # NAME CMAKE_OPTIONS: build-NAME/verifybench -> $out/bin/verifybench-NAME
   cmake -S . -B "build-$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90;120" \
