@@ -4,8 +4,8 @@
 //
 // Runs the run's emulated mma.sync probes (harness/measure/mma_probe.cuh: 8 compute warps issuing
 // the kernel's instruction and 4 load warps owing a probe tile's extra load at a time, one
-// block per SM) at each candidate fraction, for bf16 math, fp8 math with the e4m3 instruction
-// and fp8 math widened to f16 pairs (the tile-balanced kernel on sm_90), plus 0/1 (the load
+// block per SM) at each candidate fraction, for bf16 math and for fp8 math (its e4m3
+// instruction as sm_90 runs it: two f16 mma on widened operands), plus 0/1 (the load
 // warps issue nothing: the kernel's instruction alone), and prints per candidate the real FLOP
 // per clock and SM (the clock from
 // block 0's cycle counter over the global timer) and how far it lies from sm_120's rate
@@ -57,31 +57,21 @@ Candidate candidate(const char* math, const char* load_instruction, double sm120
           emu::kFlopsPerMma<Load::shape>, sm120_rate, ck::mma_probe_kernel<Spec>};
 }
 
-// The candidates: bf16 math's load per real bf16 instruction; fp8 math's per real e4m3 one, for
-// the kernels that run the e4m3 instruction on sm_90 ("fp8": plain, token split) and for those
-// that widen it to two f16 mma ("fp8w": tile-balanced).
+// The candidates: bf16 math's load per real bf16 instruction; fp8 math's (f16 m16n8k16) per real
+// e4m3 one.
 std::vector<Candidate> candidates() {
   constexpr const char* kBf16 = "bf16 m16n8k16";
-  constexpr const char* kE4m3 = "e4m3 m16n8k32";
   constexpr const char* kF16 = "f16 m16n8k16";
   return {
       candidate<ck::EmulatedBf16Probe<0, 1>>("bf16", kBf16, 1024),
       candidate<ck::EmulatedBf16Probe<3, 2>>("bf16", kBf16, 1024),
       candidate<ck::EmulatedBf16Probe<14, 9>>("bf16", kBf16, 1024),
       candidate<ck::EmulatedBf16Probe<8, 5>>("bf16", kBf16, 1024),
-      candidate<ck::EmulatedFp8MathProbe<false, 0, 1>>("fp8", kE4m3, 2048),
-      candidate<ck::EmulatedFp8MathProbe<false, 3, 2>>("fp8", kE4m3, 2048),
-      candidate<ck::EmulatedFp8MathProbe<false, 8, 5>>("fp8", kE4m3, 2048),
-      candidate<ck::EmulatedFp8MathProbe<false, 5, 3>>("fp8", kE4m3, 2048),
-      candidate<ck::EmulatedFp8MathProbe<false, 7, 4>>("fp8", kE4m3, 2048),
-      candidate<ck::EmulatedFp8MathProbe<false, 13, 8>>("fp8", kE4m3, 2048),
-      candidate<ck::EmulatedFp8MathProbe<false, 9, 5>>("fp8", kE4m3, 2048),
-      candidate<ck::EmulatedFp8MathProbe<false, 2, 1>>("fp8", kE4m3, 2048),
-      candidate<ck::EmulatedFp8MathProbe<true, 0, 1>>("fp8w", kF16, 2048),
-      candidate<ck::EmulatedFp8MathProbe<true, 1, 2>>("fp8w", kF16, 2048),
-      candidate<ck::EmulatedFp8MathProbe<true, 3, 5>>("fp8w", kF16, 2048),
-      candidate<ck::EmulatedFp8MathProbe<true, 2, 3>>("fp8w", kF16, 2048),
-      candidate<ck::EmulatedFp8MathProbe<true, 3, 4>>("fp8w", kF16, 2048),
+      candidate<ck::EmulatedFp8MathProbe<0, 1>>("fp8", kF16, 2048),
+      candidate<ck::EmulatedFp8MathProbe<1, 2>>("fp8", kF16, 2048),
+      candidate<ck::EmulatedFp8MathProbe<3, 5>>("fp8", kF16, 2048),
+      candidate<ck::EmulatedFp8MathProbe<2, 3>>("fp8", kF16, 2048),
+      candidate<ck::EmulatedFp8MathProbe<3, 4>>("fp8", kF16, 2048),
   };
 }
 

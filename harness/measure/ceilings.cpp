@@ -155,8 +155,8 @@ double measure_mma_probe(Check& check, const GpuInfo& gpu, const CeilingOptions&
         "mma.sync {} per compute-warp instruction of their sub-partition, on chains of their own, a probe tile "
         "of {} iterations at a time (verifybench/sm120_emulation.cuh){}; sm_120's rate is {} FLOP per clock and SM",
         ck::kMmaLoadWarps, extra.num, extra.den, extra.instruction, extra.tile_iterations,
-        fp8 ? " (fp8: the plain and token-split fp8-math kernels' load; the tile-balanced kernel's f16 pairs are "
-              "measured by vb_sm120_emulation_calibration)"
+        fp8 ? " (fp8: the compute warps issue the kernel's e4m3 instruction as sm_90 runs it, two f16 "
+              "m16n8k16 on widened operands)"
             : "",
         fp8 ? 2048 : 1024);
   }
@@ -403,7 +403,15 @@ CeilingsRun measure_ceilings(const GpuInfo& gpu, const CeilingOptions& options) 
   // ---- mma.sync issue rates: bf16 and fp8, plain and under sm_120's emulation
   c.sm_count = gpu.sm_count;
   read_memory_peak(check, gpu, &c);
-  const bool fp8_mma = gpu.cc_major > 8 || (gpu.cc_major == 8 && gpu.cc_minor >= 9);
+  // The e4m3 mma.sync is a tensor instruction on compute capability 8.9, 10.x and 12.x; on 9.x
+  // ptxas lowers it to f16 HMMA, and the probe's identical chains then let it drop most of them
+  // (4 HMMA in the probe's sm_90 machine code, lab SASS check): no ceiling there.
+  const bool fp8_mma = (gpu.cc_major == 8 && gpu.cc_minor >= 9) || gpu.cc_major >= 10;
+  if (!fp8_mma) {
+    c.method.emplace_back("mma_fp8", "not measured: this device has no e4m3 tensor instruction for mma.sync "
+                                     "(compute capability 8.9, 10.x and 12.x have one; on 9.x ptxas lowers it to f16 "
+                                     "HMMA)");
+  }
   const MmaProbeRun mma_probes[] = {
       {ck::MmaProbe::kBf16, "mma_bf16", &c.mma_bf16_tflops, true},
       {ck::MmaProbe::kFp8, "mma_fp8", &c.mma_fp8_tflops, fp8_mma},

@@ -92,7 +92,7 @@ struct ProbeSpec<MmaProbe::kBf16Sm120Emulated>
     : EmulatedBf16Probe<sm120_emulation::kBf16ExtraNum, sm120_emulation::kBf16ExtraDen> {};
 template <>
 struct ProbeSpec<MmaProbe::kFp8Sm120Emulated>
-    : EmulatedFp8MathProbe</*kWidened=*/false, sm120_emulation::kFp8MathExtraNum, sm120_emulation::kFp8MathExtraDen> {};
+    : EmulatedFp8MathProbe<sm120_emulation::kFp8MathExtraNum, sm120_emulation::kFp8MathExtraDen> {};
 
 // f(ProbeSpec<probe>{}): the probe's spec as a value, for its compile-time members.
 template <class F>

@@ -18,14 +18,12 @@ namespace vb::ceiling_kernels {
 
 using sm120_emulation::MmaShape;
 
-// The fp8-math kernel's e4m3 m16n8k32 as the kernel issues it (warp::mma_e4m3_16832): the
-// e4m3 instruction, or with kWidenOnSm90 (the kernels of kFp8MathWidensOnSm90) two f16
-// m16n8k16 on widened operands on sm_90, so that an emulated fp8 probe meets the pipe the
+// The fp8-math kernel's e4m3 m16n8k32 as the kernel issues it (warp::mma_e4m3_16832: two f16
+// m16n8k16 on widened operands on sm_90), so that the emulated fp8 probe meets the pipe the
 // kernel's instruction meets.
-template <bool kWidenOnSm90>
 struct KernelE4m3Mma {
   __device__ __forceinline__ static void issue(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2]) {
-    warp::mma_e4m3_16832<kWidenOnSm90>(d, a, b[0], b[1]);
+    warp::mma_e4m3_16832(d, a, b[0], b[1]);
   }
 };
 
@@ -54,18 +52,17 @@ struct MmaProbeSpec {
 };
 
 // sm_120's emulated rates as the kernel meets them: bf16 math's load of bf16 m16n8k16 beside the
-// kernel's bf16 instruction; fp8 math's beside the kernel's e4m3 instruction, owed per e4m3
-// instruction: e4m3 m16n8k32, or with kWidened (the kernels that widen on sm_90) f16 m16n8k16
-// (verifybench/sm120_emulation.cuh). Run on a Hopper only.
+// kernel's bf16 instruction; fp8 math's load of f16 m16n8k16 beside the kernel's e4m3
+// instruction (two f16 mma on sm_90), owed per e4m3 instruction (verifybench/sm120_emulation.cuh).
+// Run on a Hopper only.
 template <int kExtraNum, int kExtraDen>
 using EmulatedBf16Probe =
     MmaProbeSpec<MmaShape::kBf16M16N8K16, sm120_emulation::ShapeMma<MmaShape::kBf16M16N8K16>, 900,
                  ProbeLoad<sm120_emulation::kBf16MathExtraShape, kExtraNum, kExtraDen, kMmaProbeTileIterations>>;
-template <bool kWidened, int kExtraNum, int kExtraDen>
+template <int kExtraNum, int kExtraDen>
 using EmulatedFp8MathProbe =
-    MmaProbeSpec<MmaShape::kFp8E4m3M16N8K32, KernelE4m3Mma<kWidened>, 900,
-                 ProbeLoad<kWidened ? sm120_emulation::kFp8MathWidenedExtraShape : sm120_emulation::kFp8MathExtraShape,
-                           kExtraNum, kExtraDen, kMmaProbeTileIterationsFp8Math>>;
+    MmaProbeSpec<MmaShape::kFp8E4m3M16N8K32, KernelE4m3Mma, 900,
+                 ProbeLoad<sm120_emulation::kFp8MathExtraShape, kExtraNum, kExtraDen, kMmaProbeTileIterationsFp8Math>>;
 
 // Each compute warp issues `iterations` rounds on kMmaChains chains; an emulated probe's load
 // warp w (on SM sub-partition w % 4) owes for compute warps w % 4 and w % 4 + 4. With

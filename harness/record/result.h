@@ -110,11 +110,13 @@ struct Ceilings {
   // sm_120's tensor rates emulated on this device (production/sm120-emu's tensor-pipe load,
   // harness/measure/ceilings.cpp): the real mma.sync work per second that the probe's compute
   // warps reach while the emulation's extra mma.sync hold the pipe: bf16 m16n8k16, and fp8 e4m3
-  // m16n8k32 as the plain and token-split fp8-math kernels issue it (the tile-balanced one's f16
-  // pairs: bench/sm120_emulation_calibration.cu), both fp32 accumulate. Per clock and SM they
+  // m16n8k32 as the fp8-math kernels issue it on sm_90 (two f16 m16n8k16 on widened operands),
+  // both fp32 accumulate. Per clock and SM they
   // are sm_120's roofs (1,024 and 2,048 FLOP) as this device emulates them. 0 when not measured
   // (not a Hopper, or older files).
-  double mma_fp8_tflops = 0;                 // mma.sync m16n8k32 e4m3 -> fp32 issue rate
+  // mma.sync m16n8k32 e4m3 -> fp32 issue rate, where the device has that tensor instruction
+  // (compute capability 8.9, 10.x, 12.x); 0 on a Hopper, whose ptxas lowers it to f16 HMMA.
+  double mma_fp8_tflops = 0;
   double sm120_emulated_bf16_tflops = 0;
   double sm120_emulated_fp8_tflops = 0;
   // wgmma.mma_async m64n256k16 bf16 -> fp32 from shared memory (sm_90a only). 0 when not

@@ -56,37 +56,36 @@ __device__ __forceinline__ void widen_e4m3x4_to_f16(std::uint32_t four, std::uin
 }
 
 // D = A(16x32, row) * B(32x8, col) + D, e4m3 inputs, fp32 accumulate. Each register holds 4
-// consecutive-k bytes, lowest k in the lowest byte. sm_120 runs the e4m3 mma.sync, and so does
-// sm_90 unless kWidenOnSm90: the kernels where ptxas's code for it needs local memory there
-// (mma_kernel.cuh, kFp8MathWidensOnSm90) widen the operands to f16 (exact) and issue two
-// m16n8k16 f16 mma: a thread's k positions 4q .. 4q+3 of a register play the f16 fragment's
-// 2q, 2q+1 (low word) and 8+2q, 9+2q (high word) in A and B alike, which leaves the
-// contraction unchanged, at the f16 rate less the conversions.
-template <bool kWidenOnSm90>
+// consecutive-k bytes, lowest k in the lowest byte. sm_120 runs the e4m3 mma.sync. sm_90 has no
+// e4m3 tensor instruction for mma.sync: ptxas lowers the PTX one to f16 HMMA itself (the lab
+// SASS check: 72 HMMA and no e4m3 MMA in each fp8-math kernel), and its lowering ran the fp8
+// twins slower than this one (H100, MTP T=4 B64 with fp8 math: 388 µs against 343 µs, two calls
+// of 2026-12-06). So on sm_90 the operands are widened to f16 (exact) here and the product is
+// two m16n8k16 f16 mma: a thread's k positions 4q .. 4q+3 of a register play the f16
+// fragment's 2q, 2q+1 (low word) and 8+2q, 9+2q (high word) in A and B alike, which leaves the
+// contraction unchanged.
 __device__ __forceinline__ void mma_e4m3_16832(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
                                                std::uint32_t b1) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900
-  if constexpr (kWidenOnSm90) {
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {  // k 0..15 (a0, a1, b0), then k 16..31 (a2, a3, b1)
-      std::uint32_t a_lo[2], a_hi[2], b_lo, b_hi;
-      widen_e4m3x4_to_f16(a[2 * half], a_lo[0], a_hi[0]);
-      widen_e4m3x4_to_f16(a[2 * half + 1], a_lo[1], a_hi[1]);
-      widen_e4m3x4_to_f16(half == 0 ? b0 : b1, b_lo, b_hi);
-      asm volatile(
-          "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-          "{%8,%9}, {%0,%1,%2,%3};\n"
-          : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-          : "r"(a_lo[0]), "r"(a_lo[1]), "r"(a_hi[0]), "r"(a_hi[1]), "r"(b_lo), "r"(b_hi));
-    }
-    return;
+  for (int half = 0; half < 2; ++half) {  // k 0..15 (a0, a1, b0), then k 16..31 (a2, a3, b1)
+    std::uint32_t a_lo[2], a_hi[2], b_lo, b_hi;
+    widen_e4m3x4_to_f16(a[2 * half], a_lo[0], a_hi[0]);
+    widen_e4m3x4_to_f16(a[2 * half + 1], a_lo[1], a_hi[1]);
+    widen_e4m3x4_to_f16(half == 0 ? b0 : b1, b_lo, b_hi);
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a_lo[0]), "r"(a_lo[1]), "r"(a_hi[0]), "r"(a_hi[1]), "r"(b_lo), "r"(b_hi));
   }
-#endif
+#else
   asm volatile(
       "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
       "{%8,%9}, {%0,%1,%2,%3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#endif
 }
 
 // Two floats as two e4m3 bytes (lo in the low byte): round to nearest even, saturated at

@@ -609,22 +609,12 @@ constexpr float kE4m3Max = 448.f;
 // P in [0, 1] is stored as e4m3 of P x kPScaleFp8: 2^8 is the largest power of two that keeps
 // P = 1 below 448, and keeps P >= 2^-14 out of e4m3's subnormals (below 2^-6).
 constexpr float kPScaleFp8 = 256.f;
-// The kernels whose e4m3 mma.sync needs local memory on sm_90 (ptxas, 2026-12-06): the
-// tile-balanced one (8 bytes of stack) and, in the racecheck and timeline builds, the
-// token-split one too (12 bytes): those widen to two f16 mma there (warp::mma_e4m3_16832),
-// at the f16 rate less the conversions; the others run the e4m3 instruction, as sm_120 does.
-template <bool kBalanced>
-inline constexpr bool kFp8MathWidensOnSm90 =
-    kBalanced || VB_DEBUG_SYNC_COPY || VB_DEBUG_LANE_ARRIVALS || VB_DEBUG_TIMELINE;
-
 // sm_120's tensor rate emulated (kSm120Emu instances): the extra load issues the instruction the
 // math issues on sm_90 (sm120_emulation.cuh): bf16 m16n8k16 for bf16 math (an fp8 pool's tiles
-// are widened to bf16 too); for fp8 math e4m3 m16n8k32, or f16 m16n8k16 in the kernels that
-// widen (kFp8MathWidensOnSm90; the emulation is built in the release builds only, where that is
-// the tile-balanced one). On kSm120LoadChains chains: 16 where the registers allow, fewer where
+// are widened to bf16 too), f16 m16n8k16 for fp8 math (sm_90 widens e4m3 to f16 pairs,
+// warp::mma_e4m3_16832). On kSm120LoadChains chains: 16 where the registers allow, fewer where
 // the producers spill with more (sm_90, ptxas, 2026-12-06): bf16 math's tile-balanced instance
-// 8; fp8 math's plain 8 (16 spilled 4 bytes), token split 4 (6 spilled), tile-balanced 6 (8
-// left 8 bytes of stack).
+// 8; fp8 math's plain 8, token split 4, tile-balanced 6.
 template <bool kTokenSplit, bool kBalanced, bool kFp8Math>
 inline constexpr int kSm120LoadChains = !kFp8Math    ? (kBalanced ? 8 : sm120_emulation::kChains)
                                         : kBalanced   ? 6
@@ -635,14 +625,8 @@ using Sm120TensorLoad = std::conditional_t<
     !kFp8Math,
     sm120_emulation::TensorLoad<sm120_emulation::kBf16MathExtraShape, sm120_emulation::kBf16ExtraNum,
                                 sm120_emulation::kBf16ExtraDen, kSm120LoadChains<kTokenSplit, kBalanced, kFp8Math>>,
-    std::conditional_t<kFp8MathWidensOnSm90<kBalanced>,
-                       sm120_emulation::TensorLoad<sm120_emulation::kFp8MathWidenedExtraShape,
-                                                   sm120_emulation::kFp8MathWidenedExtraNum,
-                                                   sm120_emulation::kFp8MathWidenedExtraDen,
-                                                   kSm120LoadChains<kTokenSplit, kBalanced, kFp8Math>>,
-                       sm120_emulation::TensorLoad<sm120_emulation::kFp8MathExtraShape, sm120_emulation::kFp8MathExtraNum,
-                                                   sm120_emulation::kFp8MathExtraDen,
-                                                   kSm120LoadChains<kTokenSplit, kBalanced, kFp8Math>>>>;
+    sm120_emulation::TensorLoad<sm120_emulation::kFp8MathExtraShape, sm120_emulation::kFp8MathExtraNum,
+                                sm120_emulation::kFp8MathExtraDen, kSm120LoadChains<kTokenSplit, kBalanced, kFp8Math>>>;
 
 // The k32 steps of this warp's K slice: warps 0 and 1 take 5, warps 2 and 3 take 4.
 __device__ __forceinline__ int fp8_first_k_step(int kgroup) {
@@ -747,7 +731,6 @@ __device__ __forceinline__ void quantize_q_rows_fp8(unsigned char* q8, float* q_
 // fragments come from q8 and K's B fragments from the stage by ldmatrix's b16 view of byte
 // rows: 8 rows x 16 bytes is one register a lane holding k 4 * (lane % 4) .. +3 of row
 // lane / 4, both the k32 A layout (a0..a3: rows +0/+8, k +0/+16) and the B layout.
-template <bool kWidenOnSm90>
 __device__ __forceinline__ void scores_partial_fp8(float (&s_acc)[kNTilesS][4], std::uint32_t (&q_frag)[4],
                                                    std::uint32_t (&k_frag)[4], float* s_partial,
                                                    const unsigned char* kv_tile, const unsigned char* q8,
@@ -768,8 +751,8 @@ __device__ __forceinline__ void scores_partial_fp8(float (&s_acc)[kNTilesS][4], 
     for (int np = 0; np < kNTilesS / 2; ++np) {
       const int token = np * 2 * kMmaN + (lane & 7) + ((lane >> 4) << 3);
       warp::ldmatrix_x4(k_frag, kv_tile + token * kKvStrideFp8 + byte);
-      warp::mma_e4m3_16832<kWidenOnSm90>(s_acc[2 * np], q_frag, k_frag[0], k_frag[1]);
-      warp::mma_e4m3_16832<kWidenOnSm90>(s_acc[2 * np + 1], q_frag, k_frag[2], k_frag[3]);
+      warp::mma_e4m3_16832(s_acc[2 * np], q_frag, k_frag[0], k_frag[1]);
+      warp::mma_e4m3_16832(s_acc[2 * np + 1], q_frag, k_frag[2], k_frag[3]);
     }
   }
   float* partial = s_partial + kgroup * kRowsPerTile * kSStride;
@@ -832,7 +815,6 @@ __device__ __forceinline__ void online_softmax_step_fp8(float (&s)[kTokensPerThr
 // n8 tile 2b, the odd ones tile 2b + 1: this thread's accumulators c0, c1 of the pair are
 // channels 16b + 4q .. 4q+3 in the order (2b)[0], (2b+1)[0], (2b)[1], (2b+1)[1]
 // (fp8_accumulators_to_bf16_layout puts them back in pv_mma's order).
-template <bool kWidenOnSm90>
 __device__ __forceinline__ void pv_mma_fp8(float (&o_acc)[kNTilesO][4], std::uint32_t (&p_frag)[4],
                                            std::uint32_t (&v_frag)[4], const unsigned char* s_p8,
                                            const unsigned char* kv_tile, int kgroup, int mgroup, int lane) {
@@ -844,8 +826,8 @@ __device__ __forceinline__ void pv_mma_fp8(float (&o_acc)[kNTilesO][4], std::uin
     const std::uint32_t even_b1 = __byte_perm(v_frag[2], v_frag[3], 0x6420);
     const std::uint32_t odd_b0 = __byte_perm(v_frag[0], v_frag[1], 0x7531);
     const std::uint32_t odd_b1 = __byte_perm(v_frag[2], v_frag[3], 0x7531);
-    warp::mma_e4m3_16832<kWidenOnSm90>(o_acc[2 * blk], p_frag, even_b0, even_b1);
-    warp::mma_e4m3_16832<kWidenOnSm90>(o_acc[2 * blk + 1], p_frag, odd_b0, odd_b1);
+    warp::mma_e4m3_16832(o_acc[2 * blk], p_frag, even_b0, even_b1);
+    warp::mma_e4m3_16832(o_acc[2 * blk + 1], p_frag, odd_b0, odd_b1);
   }
 }
 
@@ -1302,9 +1284,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       float s_acc[kNTilesS][4];
       std::uint32_t k_frag[4];
       if constexpr (kFp8Math) {
-        scores_partial_fp8<kFp8MathWidensOnSm90<kBalanced>>(
-            s_acc, q_frag[0], k_frag, s_partial, reinterpret_cast<const unsigned char*>(kv_tile), q8, q_scale, kgroup,
-            mgroup, lane);
+        scores_partial_fp8(s_acc, q_frag[0], k_frag, s_partial, reinterpret_cast<const unsigned char*>(kv_tile), q8,
+                           q_scale, kgroup, mgroup, lane);
       } else {
         scores_partial(s_acc, k_frag, s_partial, kv_tile, q_frag, kgroup, mgroup, lane);
       }
@@ -1328,9 +1309,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       pv_rescale_o(o_acc, s_rescale, mgroup, lane);
       std::uint32_t p_frag[4], v_frag[4];
       if constexpr (kFp8Math) {
-        pv_mma_fp8<kFp8MathWidensOnSm90<kBalanced>>(o_acc, p_frag, v_frag, reinterpret_cast<const unsigned char*>(s_p),
-                                                    reinterpret_cast<const unsigned char*>(kv_tile), kgroup, mgroup,
-                                                    lane);
+        pv_mma_fp8(o_acc, p_frag, v_frag, reinterpret_cast<const unsigned char*>(s_p),
+                   reinterpret_cast<const unsigned char*>(kv_tile), kgroup, mgroup, lane);
       } else {
         pv_mma(o_acc, p_frag, v_frag, s_p, kv_tile, kgroup, mgroup, lane);
       }

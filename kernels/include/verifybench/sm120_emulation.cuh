@@ -31,20 +31,14 @@ enum class MmaShape { kBf16M16N8K16, kF16M16N8K16, kFp8E4m3M16N8K32 };
 // calibration"; every run's probes say what it gives).
 inline constexpr MmaShape kBf16MathExtraShape = MmaShape::kBf16M16N8K16;
 inline constexpr int kBf16ExtraNum = 14, kBf16ExtraDen = 9;
-// fp8 math, per real e4m3 m16n8k32 of the kernel. Where sm_90 runs the e4m3 instruction (the
-// plain and token-split kernels), the load issues it too: the H100's e4m3 pipe (about 6,168
-// FLOP a clock and SM) asks for 2/1 against sm_120's 2,048; measured, the rate is not monotonic
-// in the fraction (whole rounds of the load's chains: 3/2 +13.7 %, 8/5 -14.8 %, 5/3 -16.7 %,
-// 7/4 +6.2 % off 2,048), and 7/4 is the nearest, outside the 5 % test. Where the kernel widens to two f16 m16n8k16 (the tile-balanced one,
-// kFp8MathWidensOnSm90 in mma_kernel.cuh), the real instruction takes the f16 pipe's time for
-// 8,192 FLOP, about 3 pipe-clocks an SM (2 x 4,096 / ~2,720) where sm_120 asks for 4 (8,192 /
-// 2,048): the load issues f16 m16n8k16 in that pipe, the pipe's share 2/3 (1/3 per real f16 mma),
-// and 3/5, 0.9 of it, measured 1,971 (-3.8 %). The calibration tool
-// (bench/sm120_emulation_calibration.cu) measures the candidates of all three on the device.
-inline constexpr MmaShape kFp8MathExtraShape = MmaShape::kFp8E4m3M16N8K32;
-inline constexpr int kFp8MathExtraNum = 7, kFp8MathExtraDen = 4;
-inline constexpr MmaShape kFp8MathWidenedExtraShape = MmaShape::kF16M16N8K16;
-inline constexpr int kFp8MathWidenedExtraNum = 3, kFp8MathWidenedExtraDen = 5;
+// fp8 math, per real e4m3 m16n8k32 of the kernel. sm_90 runs it as two f16 m16n8k16 on
+// widened operands (warp::mma_e4m3_16832; ptxas has no e4m3 tensor instruction there either), so
+// the real instruction takes the f16 pipe's time for 8,192 FLOP, about 3 pipe-clocks an SM
+// (2 x 4,096 / ~2,720) where sm_120's 2,048 e4m3 FLOP a clock ask for 4 (8,192 / 2,048): the
+// load issues f16 m16n8k16, the pipe's share 2/3 (1/3 per real f16 mma); 3/5 measured 1,978
+// FLOP a clock and SM (-3.4 %; 1/2 +6.3 %, 2/3 -5.4 %, 3/4 -3.4 %: kernels/NOTES-sm120.md).
+inline constexpr MmaShape kFp8MathExtraShape = MmaShape::kF16M16N8K16;
+inline constexpr int kFp8MathExtraNum = 3, kFp8MathExtraDen = 5;
 // Independent accumulators of the extra instructions. One warp on 4 chains nearly fills an
 // H100 sub-partition's pipe alone; beside two compute warps, 16 load chains bring the
 // emulated bf16 rate to 1,008 FLOP a clock and SM where 8 gave 972 and 32 gave 1,023 (H100
