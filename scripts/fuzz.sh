@@ -30,7 +30,7 @@ declare -A sources=(
   [scenario_loader]="harness/scenario/scenario_yaml.cpp harness/scenario/spec_rules.cpp harness/problem/problem_data.cpp harness/problem/tree.cpp kernels/planner/planner.cpp tests/fuzz/link_stubs.cpp"
   [result_json]="harness/compare/compare.cpp $report_sources"
   [peers_file]="harness/report/peers_merge.cpp $report_sources"
-  [safetensors_roundtrip]="harness/io/files.cpp harness/export/export_safetensors.cpp harness/record/executor_registry.cpp harness/run/case_session.cpp harness/measure/nvtx.cpp harness/scenario/scenario_yaml.cpp harness/scenario/spec_rules.cpp harness/problem/problem_data.cpp harness/problem/tree.cpp kernels/planner/planner.cpp tests/fuzz/link_stubs.cpp harness/problem/problem.cpp harness/problem/page_layout.cpp harness/problem/problem_sglang.cpp reference/reference.cpp"
+  [safetensors_roundtrip]="harness/io/files.cpp harness/export/export_safetensors.cpp harness/record/executor_registry.cpp harness/run/case_session.cpp harness/measure/nvtx.cpp harness/scenario/scenario_yaml.cpp harness/scenario/spec_rules.cpp harness/problem/problem_data.cpp harness/problem/tree.cpp kernels/planner/planner.cpp tests/fuzz/link_stubs.cpp harness/problem/problem.cpp harness/problem/page_layout.cpp harness/problem/problem_sglang.cpp harness/problem/fp8_math_error.cpp reference/reference.cpp"
 )
 # cudart: kernels/planner/planner.cpp's device queries (never called by the targets).
 cuda_libs="-L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lpthread"

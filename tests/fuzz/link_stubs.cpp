@@ -19,6 +19,7 @@ DeviceProblem::~DeviceProblem() { std::abort(); }
 GpuRunOutput DeviceProblem::run(GpuExecutorKind, PageTableKind) { std::abort(); }
 bool DeviceProblem::executor_applies(GpuExecutorKind, std::string*) const { std::abort(); }
 std::string reproducer_for(const std::string&, const std::string&) { std::abort(); }
+std::string reproducer_for(const std::string&, const CaseSpec&) { std::abort(); }
 bool flash_verify_wgmma_supported(cudaError_t*) { std::abort(); }
 int flash_verify_blocks_per_sm(cudaError_t*) { std::abort(); }
 

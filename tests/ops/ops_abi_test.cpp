@@ -40,7 +40,7 @@ struct Fixture {
   std::size_t workspace_bytes = 0;
   void* workspace = reinterpret_cast<void*>(fake(99));
   explicit Fixture(int page_size = 1, vbops_dtype kv_dtype = VBOPS_DTYPE_BF16) {
-    const vbops_shape shape{B, T, H, 4096, page_size, kv_dtype};
+    const vbops_shape shape{B, T, H, 4096, page_size, kv_dtype, VBOPS_MATH_BF16};
     const vbops_device_facts h200{132, 1, 1, 2048, 232448};
     REQUIRE(vbops_plan_create(&shape, &h200, nullptr, &plan) == VBOPS_OK);
     workspace_bytes = vbops_plan_workspace_bytes(plan);
@@ -110,23 +110,23 @@ TEST_CASE("a plan for given device facts says what it chose", "[ops]") {
 TEST_CASE("plan refusals name the field", "[ops]") {
   const vbops_device_facts facts{132, 1, 1, 2048, 232448};
   vbops_plan* plan = nullptr;
-  vbops_shape shape{0, T, H, 4096, 1, VBOPS_DTYPE_BF16};
+  vbops_shape shape{0, T, H, 4096, 1, VBOPS_DTYPE_BF16, VBOPS_MATH_BF16};
   require_refused(vbops_plan_create(&shape, &facts, nullptr, &plan), VBOPS_ERROR_INVALID_ARGUMENT, "shape.max_batch 0",
                   "allowed: 1 to 65535");
   CHECK(plan == nullptr);
-  shape = {B, 2000, H, 4096, 1, VBOPS_DTYPE_BF16};
+  shape = {B, 2000, H, 4096, 1, VBOPS_DTYPE_BF16, VBOPS_MATH_BF16};
   require_refused(vbops_plan_create(&shape, &facts, nullptr, &plan), VBOPS_ERROR_INVALID_ARGUMENT, "shape.tree_size 2000",
                   "1 to 1024");
-  shape = {B, T, H, 2, 1, VBOPS_DTYPE_BF16};
+  shape = {B, T, H, 2, 1, VBOPS_DTYPE_BF16, VBOPS_MATH_BF16};
   require_refused(vbops_plan_create(&shape, &facts, nullptr, &plan), VBOPS_ERROR_INVALID_ARGUMENT, "shape.max_kv_len 2",
                   "tree_size (4) or more");
-  shape = {B, T, H, 4096, 1, VBOPS_DTYPE_FP8_E4M3 + 1};
+  shape = {B, T, H, 4096, 1, VBOPS_DTYPE_FP8_E4M3 + 1, VBOPS_MATH_BF16};
   require_refused(vbops_plan_create(&shape, &facts, nullptr, &plan), VBOPS_ERROR_INVALID_ARGUMENT,
                   "shape.kv_dtype 10 (unsupported dtype)", "VBOPS_DTYPE_FP8_E4M3 (9)");
-  shape = {B, T, H, 4096, 1, VBOPS_DTYPE_F32};
+  shape = {B, T, H, 4096, 1, VBOPS_DTYPE_F32, VBOPS_MATH_BF16};
   require_refused(vbops_plan_create(&shape, &facts, nullptr, &plan), VBOPS_ERROR_INVALID_ARGUMENT,
                   "shape.kv_dtype 3 (float32)", "VBOPS_DTYPE_BF16 (1, or 0)");
-  shape = {B, T, H, 4096, 1, VBOPS_DTYPE_BF16};
+  shape = {B, T, H, 4096, 1, VBOPS_DTYPE_BF16, VBOPS_MATH_BF16};
   const vbops_device_facts no_sms{0, 1, 0, 2048, 232448};
   require_refused(vbops_plan_create(&shape, &no_sms, nullptr, &plan), VBOPS_ERROR_INVALID_ARGUMENT, "facts.sm_count 0", "");
   const vbops_device_facts tiny_smem{132, 1, 0, 2048, 1000};
@@ -273,7 +273,7 @@ void require_arguments_accepted(vbops_status s, const std::string& first_array) 
 TEST_CASE("a zero kv_dtype plans a bf16 pool, as callers of abi 1 did", "[ops][fp8]") {
   const vbops_device_facts h200{132, 1, 1, 2048, 232448};
   vbops_plan* plan = nullptr;
-  const vbops_shape shape{B, T, H, 4096, 1, 0};
+  const vbops_shape shape{B, T, H, 4096, 1, 0, VBOPS_MATH_BF16};
   REQUIRE(vbops_plan_create(&shape, &h200, nullptr, &plan) == VBOPS_OK);
   vbops_native_args a = native_args();
   a.kv_pool.dtype = VBOPS_DTYPE_U8;
@@ -288,7 +288,7 @@ TEST_CASE("an fp8 plan runs the mma.sync engine where bf16 takes wgmma", "[ops][
   // 64 requests of 8 nodes x 16 heads on an H200: the bf16 plan is a wgmma one.
   const vbops_device_facts h200{132, 1, 1, 2048, 232448};
   auto description = [&](vbops_dtype kv_dtype) {
-    const vbops_shape shape{64, 8, 16, 32768, 1, kv_dtype};
+    const vbops_shape shape{64, 8, 16, 32768, 1, kv_dtype, VBOPS_MATH_BF16};
     vbops_plan* plan = nullptr;
     REQUIRE(vbops_plan_create(&shape, &h200, nullptr, &plan) == VBOPS_OK);
     char text[256];
