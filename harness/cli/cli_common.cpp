@@ -161,13 +161,12 @@ void apply_planner_settings(const std::vector<std::string>& settings, CaseSpec* 
 void add_launch_options(CLI::App* cmd, ScenarioOptions* options) {
   cmd->add_option("--planner", options->planner_settings, planner_help())->expected(1)->multi_option_policy(
       CLI::MultiOptionPolicy::TakeAll);
-  const std::map<std::string, MathMode> maths = {{to_string(MathMode::kBf16), MathMode::kBf16},
-                                                 {to_string(MathMode::kFp8), MathMode::kFp8}};
   cmd->add_option("--math", options->math,
                   "tensor math of every case with an fp8 KV pool, over its scenario's math: key: bf16 (the tile "
                   "widened, exact) or fp8 (e4m3 tensor math, tolerance from its rounding model); bf16 pools keep "
                   "bf16 math")
-      ->transform(CLI::CheckedTransformer(maths, CLI::ignore_case));
+      ->check(CLI::IsMember({to_string(MathMode::kBf16), to_string(MathMode::kFp8)}))
+      ->option_text("bf16|fp8");
 }
 
 void add_one_case_options(CLI::App* cmd, std::string* file, std::string* case_name) {
@@ -201,7 +200,9 @@ std::vector<ScenarioFile> load_all(const std::vector<std::string>& files, const 
     loaded.push_back(load_scenario_file(f, options.limits));
     for (CaseSpec& spec : loaded.back().cases) {
       apply_planner_settings(options.planner_settings, &spec);
-      if (options.math && spec.kv_cache.dtype == KvDtype::kFp8E4m3) spec.math = *options.math;
+      if (!options.math.empty() && spec.kv_cache.dtype == KvDtype::kFp8E4m3) {
+        spec.math = options.math == to_string(MathMode::kFp8) ? MathMode::kFp8 : MathMode::kBf16;
+      }
     }
   }
   return loaded;

@@ -65,7 +65,7 @@ void prepare_output_file(const std::string& path, const std::string& option);
 struct ScenarioOptions {
   ScenarioLimits limits;
   std::vector<std::string> planner_settings;
-  std::optional<MathMode> math;
+  std::string math;  // --math: "" (each scenario's own), "bf16" or "fp8"
 };
 void add_limit_options(CLI::App* cmd, ScenarioOptions* options);
 // --planner and --math: what the production launches of every case are planned with.
