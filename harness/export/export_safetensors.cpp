@@ -377,10 +377,10 @@ void add_math_json(const Problem& problem, const ReferenceOutput& reference, ord
     (*c)["tolerance"] = tolerance_json(spec.tolerance);
     return;
   }
-  const Fp8MathErrorModel model = fp8_math_error_model(problem, reference.weight_square_sum);
-  (*c)["tolerance"] = tolerance_json(fp8_math_tolerance(spec.tolerance, model));
-  (*c)["fp8_math"] = {{"o_sigma", fp8_math_o_sigma(model)},
-                      {"lse_sigma", fp8_math_lse_sigma(model)},
+  const Fp8MathTolerance fp8 = fp8_math_tolerance_of(problem, reference.weight_square_sum, spec.tolerance);
+  (*c)["tolerance"] = tolerance_json(fp8.tolerance);
+  (*c)["fp8_math"] = {{"o_sigma", fp8.o_sigma},
+                      {"lse_sigma", fp8.lse_sigma},
                       {"sigmas", kFp8MathSigmas},
                       {"base_o_atol", spec.tolerance.o_atol},
                       {"base_lse_atol", spec.tolerance.lse_atol}};
@@ -484,7 +484,7 @@ ExportResult export_case_impl(const Problem& problem, const ReferenceOutput& ref
     }
     outputs.add_owned("o_" + name, StDtype::kBF16, {BT, H, mla::kHeadDimV}, float_to_bf16_bytes(run.o),
                       fmt::format("output of the '{}' GPU executor (bf16 as the kernel wrote it{})", name,
-                                  run.launch && run.launch->math == to_string(MathMode::kFp8)
+                                  run.launch && run.launch->runs_fp8_math()
                                       ? "; fp8 tensor math"
                                       : ""));
     outputs.add("lse_" + name, StDtype::kF32, {BT, H}, run.lse,

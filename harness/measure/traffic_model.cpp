@@ -249,7 +249,7 @@ void annotate_roofline(std::vector<CaseResult>* cases, const std::optional<Ceili
       const bool mma_sync = emulated || e.executor == kSm120ProxyExecutor;
       e.achieved = achieved_for(*c.traffic, *t, ceilings, c.page_size, mma_sync ? "mma.sync" : executor_engine(e));
       if (!emulated || !ceilings) continue;
-      const bool fp8_math = e.launch && e.launch->math == to_string(MathMode::kFp8);
+      const bool fp8_math = e.launch && e.launch->runs_fp8_math();
       e.sm120_fractions = sm120_emulated_fractions(*c.traffic, *e.achieved, *ceilings, c.page_size,
                                                    fp8_math ? MathMode::kFp8 : MathMode::kBf16);
       if (const TimingRecord* cold = find_timing(e, "cold-l2"); cold != nullptr && rtx != nullptr) {

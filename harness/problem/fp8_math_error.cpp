@@ -139,4 +139,10 @@ ToleranceSpec fp8_math_tolerance(const ToleranceSpec& base, const Fp8MathErrorMo
   return t;
 }
 
+Fp8MathTolerance fp8_math_tolerance_of(const Problem& problem, const std::vector<double>& weight_square_sum,
+                                       const ToleranceSpec& base) {
+  const Fp8MathErrorModel model = fp8_math_error_model(problem, weight_square_sum);
+  return {fp8_math_tolerance(base, model), fp8_math_o_sigma(model), fp8_math_lse_sigma(model)};
+}
+
 }  // namespace vb

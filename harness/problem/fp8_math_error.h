@@ -53,4 +53,14 @@ inline constexpr double kFp8MathSigmas = 6.0;
 // The base tolerance widened by kFp8MathSigmas of each: o_atol and lse_atol grow, rtols stay.
 ToleranceSpec fp8_math_tolerance(const ToleranceSpec& base, const Fp8MathErrorModel& model);
 
+// What checking a case's fp8-math output takes, from its data and its reference's
+// weight_square_sum: the widened tolerance and the model's two standard deviations (the run's
+// records and the export's case.json both report them).
+struct Fp8MathTolerance {
+  ToleranceSpec tolerance;
+  double o_sigma = 0, lse_sigma = 0;
+};
+Fp8MathTolerance fp8_math_tolerance_of(const Problem& problem, const std::vector<double>& weight_square_sum,
+                                       const ToleranceSpec& base);
+
 }  // namespace vb

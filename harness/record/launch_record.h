@@ -38,6 +38,7 @@ struct LaunchRecord {
   std::vector<std::pair<std::string, std::string>> planner_settings;
   std::string summary;  // describe(plan): the one line the terminal table and `plan` print
 
+  bool runs_fp8_math() const { return math == to_string(MathMode::kFp8); }
   // Blocks the main kernel launches (grid x * y * z).
   std::int64_t launch_blocks() const {
     return static_cast<std::int64_t>(grid[0]) * grid[1] * grid[2];

@@ -107,15 +107,6 @@ std::string quantization_note(const Problem& problem, const ReferenceOutput& ref
                      problem.kv_scale, o_diff, lse_diff);
 }
 
-// The tolerance an fp8-math launch is checked with, from the case's data and its reference's
-// softmax concentration (sampled rows: those rows'); the model is made once per case.
-Fp8MathCheck fp8_math_check(const Problem& problem, const ReferenceOutput& ref, const ToleranceSpec& base,
-                            std::optional<Fp8MathErrorModel>* model) {
-  if (!*model) *model = fp8_math_error_model(problem, ref.weight_square_sum);
-  const ToleranceSpec widened = fp8_math_tolerance(base, **model);
-  return Fp8MathCheck{fp8_math_o_sigma(**model), fp8_math_lse_sigma(**model), widened.o_atol, widened.lse_atol};
-}
-
 }  // namespace
 
 CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& options) {
@@ -192,7 +183,9 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
   // for the production kernel on every row.
   std::optional<ReferenceOutput> naive_full;
   std::string naive_missing = "naive did not run";
-  std::optional<Fp8MathErrorModel> fp8_math_model;  // made at the first fp8-math launch
+  // fp8-math launches' tolerance, from the case's data and its reference's softmax concentration
+  // (sampled rows: those rows'), made once, at the first such launch.
+  std::optional<Fp8MathTolerance> fp8_math;
   std::optional<NvtxRange> verify_range(std::in_place, "verify");
   for (const ExecutorInfo& run : runs) {
     if (std::string why_not; !device->executor_applies(run.kind, &why_not)) {
@@ -208,9 +201,13 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
     ExecutorResult r = gpu_record(run, Outcome::kNotVerified, "");
     r.launch = out.launch;
     r.checked_against = ref_label;
-    const bool fp8_math = out.launch && out.launch->math == to_string(MathMode::kFp8);
-    if (fp8_math) r.fp8_math = fp8_math_check(problem, ref, spec.tolerance, &fp8_math_model);
-    const ToleranceSpec tolerance = fp8_math ? fp8_math_tolerance(spec.tolerance, *fp8_math_model) : spec.tolerance;
+    const bool fp8_math_launch = out.launch && out.launch->runs_fp8_math();
+    if (fp8_math_launch && !fp8_math) fp8_math = fp8_math_tolerance_of(problem, ref.weight_square_sum, spec.tolerance);
+    const ToleranceSpec& tolerance = fp8_math_launch ? fp8_math->tolerance : spec.tolerance;
+    if (fp8_math_launch) {
+      r.fp8_math = Fp8MathCheck{fp8_math->o_sigma, fp8_math->lse_sigma, tolerance.o_atol, tolerance.lse_atol};
+    }
+    const std::optional<Fp8MathCheck> fp8_math_check = r.fp8_math;
     compare_with_reference(ref, out.o, out.lse, problem.tree_size, problem.num_heads, tolerance, &r);
     result.executors.push_back(std::move(r));
 
@@ -221,7 +218,7 @@ CaseResult run_case(const CaseSpec& spec, const GpuInfo& gpu, const RunOptions& 
     } else if (!is_sglang_adapter(run.kind)) {  // the production kernel, any path
       ExecutorResult vs = gpu_record(run, Outcome::kNotVerified, naive_missing);
       vs.launch = out.launch;
-      vs.fp8_math = r.fp8_math;
+      vs.fp8_math = fp8_math_check;
       if (naive_full) {
         vs.detail.clear();
         vs.checked_against = fmt::format("{} (all {} rows)", kNaiveExecutor, all_rows);
