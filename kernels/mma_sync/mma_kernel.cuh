@@ -300,13 +300,6 @@ static_assert(kFp8ChunksPerLane * 32 == kRowsPerProducer * kFp8ChunksPerRow, "th
 // widening of the next tile beside the math of this one; 2 stages allow only 1).
 template <int kStages>
 inline constexpr int kFp8WidenLag = kStages >= 4 ? kStages - 2 : 1;
-// Where the row groups take turns (kTurnBarrier), the second group's PV of tile i - kStages,
-// which releases its stage, waits for the first group's S of tile i - kStages + 1: that tile
-// must be widened before the producers wait for the stage of tile i. With 2 stages (a lag of
-// 1) the widening of tile i - 1 moves from after the copy of tile i to before its wait, or the
-// two would wait for each other.
-template <int kStages, bool kTurns>
-inline constexpr bool kFp8WidenBeforeWait = kTurns && kFp8WidenLag<kStages> >= kStages - 1;
 
 // Two e4m3 values (low byte first) as a bf16 pair, exactly (cvt.rn.f16x2.e4m3x2, then f16 ->
 // f32 -> bf16, each exact for e4m3 values; NaN stays NaN).
@@ -371,11 +364,10 @@ __device__ __forceinline__ void init_stage_barriers(std::uint64_t* s_full, std::
 // ahead (the loop unrolled by kStages, one register per stage: moving a word still in flight
 // would wait for it): its compute is fast enough for one table round trip per tile to show,
 // where the two-group plans are slower that way. An fp8 pool's tiles are widened
-// kFp8WidenLag tiles behind their copies (before or after the copy: kFp8WidenBeforeWait), and
-// the segment's last ones after the loop; under
+// kFp8WidenLag tiles behind their copies, and the segment's last ones after the loop; under
 // fp8 math (kFp8Math) they land as they are, kKvStrideFp8 bytes a row, on "full".
 // after_tile() runs once per tile copied (the sm_120 emulation's extra tensor work).
-template <int kStages, bool kTokenSplit, bool kFp8Math, bool kTurns, class Element, class TokenOf, class AfterTile>
+template <int kStages, bool kTokenSplit, bool kFp8Math, class Element, class TokenOf, class AfterTile>
 __device__ __forceinline__ void copy_segment_tiles(std::int64_t (&entry)[kTokenSplit ? kStages : 1],
                                                    const detail::RequestKvRows<Element>& rows, int iter0,
                                                    int tile_begin, int tile_end, bf16_bits* s_kv,
@@ -407,9 +399,6 @@ __device__ __forceinline__ void copy_segment_tiles(std::int64_t (&entry)[kTokenS
       const int iter = iter0 + tile - tile_begin;
       const int stage = kAhead == kStages ? j : iter % kStages;
       const int round = iter / kStages + (stage == kStages - 1 ? 1 : 0);  // Q's phase first
-      if constexpr (kWiden && kFp8WidenBeforeWait<kStages, kTurns>) {
-        if (tile - tile_begin >= kFp8WidenLag<kStages>) widen(iter - kFp8WidenLag<kStages>);
-      }
       if (round > 0) warp::mbarrier_wait_parity(&s_empty[stage], (round - 1) & 1);
       const Element* src = rows.row_ptr(token_of(tile), entry[j]);
       if (VB_DEBUG_TIMELINE && iter == 0 && warp == kWarps && lane == 0) {
@@ -431,7 +420,7 @@ __device__ __forceinline__ void copy_segment_tiles(std::int64_t (&entry)[kTokenS
       if (VB_DEBUG_TIMELINE && iter == 0 && warp == kWarps && lane == 0) {
         VB_TIMELINE_STAMP(g_timeline_main, kTimelineFirstIssue);
       }
-      if constexpr (kWiden && !kFp8WidenBeforeWait<kStages, kTurns>) {
+      if constexpr (kWiden) {
         if (tile - tile_begin >= kFp8WidenLag<kStages>) widen(iter - kFp8WidenLag<kStages>);
       }
       after_tile();
@@ -1156,11 +1145,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   // the split is long enough for the token split.
   const int live_compute_warps = kKGroups * min(kMGroups, ceil_div(rows_per_request - row0, kMmaM));
   static_assert(!kTokenSplit || kStages % kMGroups == 0, "token split: each group owns every other stage");
-  // The instances whose row groups take turns on the tensor pipe where both hold rows
-  // (kTurnBarrier): not the token split (each group on its own tiles; its instance never has
-  // both groups on the same rows) nor the tile-balanced one, whose registers are full (the
-  // turns' two barriers spilled it at 168 a thread: sm_90, ptxas, 2026-12-06).
-  constexpr bool kTurnInstance = !kTokenSplit && !kBalanced;
   const bool token_split =
       kTokenSplit && rows_per_request - row0 <= kMmaM && tile_end - tile_begin >= kTokenSplitMinTiles;
   // Warps that read each stage: all live ones, or one group's under the token split.
@@ -1201,7 +1185,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     int iter0 = 0;  // tiles of earlier segments
     for (;;) {
       std::int64_t entry[kAhead];
-      copy_segment_tiles<kStages, kTokenSplit, kFp8Math, kTurnInstance>(entry, rows, iter0, tile_begin, tile_end, s_kv, s_full,
+      copy_segment_tiles<kStages, kTokenSplit, kFp8Math>(entry, rows, iter0, tile_begin, tile_end, s_kv, s_full,
                                                          s_empty, s_raw, warp, lane, row_in_tile, is_copy_lane,
                                                          token_of, after_tile);
       iter0 += tile_end - tile_begin;
@@ -1223,7 +1207,10 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
   const int group_barrier = kComputeBarrier + mgroup;
   if (!token_split && row0 + mgroup * kMmaM >= rows_per_request) return;  // s_empty counts live warps only
   // Both groups hold rows of the same tiles: they take turns on the tensor pipe (kTurnBarrier).
-  const bool takes_turns = kTurnInstance && live_compute_warps == kWarps;
+  // Not in the token split (each group on its own tiles; its instance never has both groups on
+  // the same rows) nor in the tile-balanced instance, whose registers are full: the turns' two
+  // barriers spilled it at 168 a thread (sm_90, ptxas, 2026-12-06).
+  const bool takes_turns = !kTokenSplit && !kBalanced && live_compute_warps == kWarps;
   auto wait_for_turn = [&] { warp::named_barrier_sync(kTurnBarrier + mgroup, kThreads); };
   auto end_turn = [&] { warp::named_barrier_arrive(kTurnBarrier + 1 - mgroup, kThreads); };
   // The query rows this group computes: its own 16 (scratch row = tile row), or under the
