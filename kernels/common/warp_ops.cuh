@@ -122,12 +122,6 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
-// Counts this warp on barrier `id` without waiting for it: the other side of a handover in
-// which some warps only signal and others wait (named_barrier_sync with the same count).
-__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
-  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
-
 // ---- programmatic dependent launch (sm_90+) ----
 // Lets the grid launched after this one (with the programmatic-serialization attribute)
 // be scheduled once every block of this grid has signalled or exited.

@@ -12,8 +12,8 @@
 // kStages-deep ring of KV tiles (kTokensPerTile tokens each) in shared memory through the
 // bulk copy engine, one 1152-byte copy per token row; per stage a "full" mbarrier counts
 // the bytes in and an "empty" mbarrier counts the compute warps done with it. The compute
-// warps form two row groups (16 rows each, 4 warps each) that share the stages and take
-// turns on the tensor pipe (kTurnBarrier); per tile a group meets at two barriers of its own:
+// warps form two independent row groups (16 rows each, 4 warps each) that share only the
+// stages; per tile a group meets at two barriers of its own:
 //   S  = Q K^T   the group's warps split the 576-wide contraction (kKGroups); Q lives in
 //                registers as mma A fragments for the whole kernel; partial S is summed
 //                through shared memory.
@@ -102,16 +102,6 @@ constexpr int kEmptyArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS ? 32 : 1;
 // launch runs one group. It is an instance of its own because its code, compiled into every
 // instance, slows the plans that never use it.
 constexpr int kTokenSplitBarrier = kComputeBarrier + kMGroups;  // both row groups: 256 threads
-
-// The row groups' turns on the tensor pipe (kernels/NOTES-sm120.md, "The row groups' turns"):
-// both groups' warps share every SM sub-partition's pipe, and left alone they run in step
-// (both in their mma at half the pipe, then both in their softmax with the pipe idle). A
-// group's mma phase (PV of the previous tile, then S of this one) begins only once the other
-// group's has ended: group g waits on barrier kTurnBarrier + g, on which the other group
-// arrives as its phase ends, so one group's softmax runs beside the other's mma. Group 0
-// takes the first phase and group 1 does not signal after its last, so each wait meets
-// exactly one arrival.
-constexpr int kTurnBarrier = kTokenSplitBarrier + 1;  // + g: group g may take the pipe (256 threads)
 constexpr int kFullArrivalsPerWarp = VB_DEBUG_LANE_ARRIVALS && VB_DEBUG_SYNC_COPY ? 32 : 1;
 
 // fp32 split partials in 16-byte stores: only the tile-balanced instance writes fp32
@@ -1196,23 +1186,16 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     return;  // the compute warps synchronise among themselves from here on
   }
 
-  // ---- compute warps: two row groups ----
+  // ---- compute warps: two independent row groups ----
   // Row group g (warps 4g..4g+3) owns rows 16g..16g+15 of the tile end to end: their S (the
   // 4 warps split the 576-wide contraction), their softmax, and their O (the 4 warps split
-  // the 512 channels). The groups share the KV stages and take turns on the tensor pipe
-  // (kTurnBarrier), so one group's softmax runs beside the other's mma. A group of padding rows only (H*T <= 16)
+  // the 512 channels). The groups share only the KV stages and meet at no barrier, so one
+  // group's softmax may run beside the other's mma. A group of padding rows only (H*T <= 16)
   // takes every other tile of the first group's rows (token split) or, in short splits, exits.
   const int kgroup = warp % kKGroups;  // K slice of S, channel quarter of O
   const int mgroup = warp / kKGroups;  // row group
   const int group_barrier = kComputeBarrier + mgroup;
   if (!token_split && row0 + mgroup * kMmaM >= rows_per_request) return;  // s_empty counts live warps only
-  // Both groups hold rows of the same tiles: they take turns on the tensor pipe (kTurnBarrier).
-  // Not in the token split (each group on its own tiles; its instance never has both groups on
-  // the same rows) nor in the tile-balanced instance, whose registers are full: the turns' two
-  // barriers spilled it at 168 a thread (sm_90, ptxas, 2026-12-06).
-  const bool takes_turns = !kTokenSplit && !kBalanced && live_compute_warps == kWarps;
-  auto wait_for_turn = [&] { warp::named_barrier_sync(kTurnBarrier + mgroup, kThreads); };
-  auto end_turn = [&] { warp::named_barrier_arrive(kTurnBarrier + 1 - mgroup, kThreads); };
   // The query rows this group computes: its own 16 (scratch row = tile row), or under the
   // token split the tile's first 16 for both groups (scratch rows stay 16g .. 16g+15).
   auto query_row_of = [&](int scratch_row) { return token_split ? scratch_row % kMmaM : scratch_row; };
@@ -1280,9 +1263,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     // Two group barriers per tile: (1) the group's partial S is complete; (2) its P and
     // rescale factors are complete. "Tile landed" is the stage's "full" mbarrier; each warp
     // releases the stage on its "empty" mbarrier after its PV, and the producers refill it.
-    // A turn on the pipe runs from PV of a tile through S of the next (group 1 waits for
-    // group 0's first S; group 0 ends a turn after its last PV).
-    if (takes_turns && mgroup == 1) wait_for_turn();
     const int tile_step = token_split ? kMGroups : 1;
     for (int tile = tile_begin + (token_split ? mgroup : 0); tile < tile_end; tile += tile_step) {
       const int iter = iter0 + tile - tile_begin;
@@ -1309,7 +1289,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       } else {
         scores_partial(s_acc, k_frag, s_partial, kv_tile, q_frag, kgroup, mgroup, lane);
       }
-      if (takes_turns) end_turn();
       warp::named_barrier_sync(group_barrier, kGroupThreads);  // (1)
       // ---- masked online softmax of this tile, one row per kThreadsPerRow lanes ----
       {
@@ -1325,7 +1304,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         }
       }
       warp::named_barrier_sync(group_barrier, kGroupThreads);  // (2)
-      if (takes_turns) wait_for_turn();
 
       // ---- O = O * rescale + P V over the group's 16 rows and this warp's 128 channels ----
       pv_rescale_o(o_acc, s_rescale, mgroup, lane);
@@ -1339,7 +1317,6 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
       __syncwarp();
       if (signals_empty) warp::mbarrier_arrive(&s_empty[stage]);  // this warp is done with the stage
     }
-    if (takes_turns && mgroup == 0) end_turn();
 
     // ---- epilogue: normalise, write final O/LSE or this split's partials ----
     if (tid == 0) VB_TIMELINE_STAMP(g_timeline_main, kTimelineTilesDone);
