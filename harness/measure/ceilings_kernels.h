@@ -47,13 +47,12 @@ inline constexpr int kClockSpanWords = 4;
 // issues `iterations` x kMmaChains instructions of the probe's shape on kMmaChains independent
 // accumulator chains (verifybench/sm120_emulation.cuh's MmaChains): kBf16 bf16 m16n8k16, kFp8
 // the device's own e4m3 m16n8k32. The sm_120-emulated probes issue what the production kernel
-// issues (kBf16Sm120Emulated bf16 m16n8k16; kFp8Sm120Emulated the plain and token-split
-// fp8-math kernels' e4m3 m16n8k32) and add kMmaLoadWarps warps, one per SM sub-partition as the
-// production kernel's producers, that issue the emulation's extra load (TensorLoad: bf16
-// m16n8k16 for bf16 math, e4m3 m16n8k32 for fp8 math; bench/sm120_emulation_calibration.cu also
-// measures the tile-balanced kernel's f16 pairs under its f16 load) owed for the two compute
-// warps of their sub-partition, a probe tile at a time: the compute
-// warps' rate is then sm_120's as this device emulates it. Emulated probes run one block per SM
+// issues (kBf16Sm120Emulated bf16 m16n8k16; kFp8Sm120Emulated the fp8-math kernels' e4m3
+// m16n8k32 as sm_90 runs it, two f16 m16n8k16 on widened operands) and add kMmaLoadWarps warps,
+// one per SM sub-partition as the production kernel's producers, that issue the emulation's
+// extra load (TensorLoad: bf16 m16n8k16 for bf16 math, f16 m16n8k16 for fp8 math) owed for the
+// two compute warps of their sub-partition, a probe tile at a time: the compute warps' rate is
+// then sm_120's as this device emulates it. Emulated probes run one block per SM
 // (as the production kernel) and only on a Hopper (compute capability 9.x); the fp8 probes need
 // compute capability 8.9.
 enum class MmaProbe { kBf16, kFp8, kBf16Sm120Emulated, kFp8Sm120Emulated };
