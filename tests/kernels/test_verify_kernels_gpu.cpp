@@ -1386,8 +1386,7 @@ struct Fp8MathCase {
   int m_tiles;
   explicit Fp8MathCase(const CaseSpec& spec)
       : checked(spec),
-        tolerance(vb::fp8_math_tolerance(spec.tolerance,
-                                         vb::fp8_math_error_model(checked.problem, checked.ref.weight_square_sum))),
+        tolerance(vb::fp8_math_tolerance_of(checked.problem, checked.ref.weight_square_sum, spec.tolerance).tolerance),
         m_tiles((checked.problem.tree_size * checked.problem.num_heads +
                  vb::flash_verify_path_config(vb::FlashVerifyPath::kMmaSync).rows_per_tile - 1) /
                 vb::flash_verify_path_config(vb::FlashVerifyPath::kMmaSync).rows_per_tile) {}
@@ -1404,14 +1403,13 @@ TEST_CASE("fp8 math: every mma.sync instance, depth and split count within the d
   const vb::FlashVerifyConfigInfo cfg = vb::flash_verify_path_config(vb::FlashVerifyPath::kMmaSync);
   for (const CaseSpec& spec : fp8_math_cases()) {
     INFO("case " << spec.name);
-    ReferencedProblem checked(spec);
-    auto& [problem, ref, d] = checked;
+    Fp8MathCase c(spec);
+    auto& [problem, ref, d] = c.checked;
     REQUIRE(d.p.kv_dtype == vb::KvDtype::kFp8E4m3);
-    const vb::Fp8MathErrorModel model = vb::fp8_math_error_model(problem, ref.weight_square_sum);
-    const vb::ToleranceSpec tolerance = vb::fp8_math_tolerance(spec.tolerance, model);
+    const vb::ToleranceSpec& tolerance = c.tolerance;
     INFO("tolerance O atol " << tolerance.o_atol << " LSE atol " << tolerance.lse_atol);
     const int rows = problem.tree_size * problem.num_heads;
-    const int m_tiles = (rows + cfg.rows_per_tile - 1) / cfg.rows_per_tile;
+    const int m_tiles = c.m_tiles;
     std::vector<vb::SplitSchedule> plans;
     for (int v = 0; v < num_variants; ++v) {
       if (vb::flash_verify_smem_bytes(variants[v], vb::KvDtype::kFp8E4m3) > device_optin) continue;
