@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds a patched kernel as a bundle: a deliberately wrong one (patches/mutant-*.patch), to
-# show that correctness.yaml catches it, or a variant kept for an A/B (patches/variant-*.patch).
+# show that correctness.yaml catches it, a variant kept for an A/B (patches/variant-*.patch), or
+# a timing-only probe whose results are wrong (patches/probe-*.patch; its header says what it
+# leaves out).
 # The committed tree (HEAD) is exported to a scratch folder, the patch is applied there (the
 # working tree is never touched), and scripts/bundle.sh packs the result.
 # Usage: scripts/build_mutant.sh PATCH OUT_BUNDLE
