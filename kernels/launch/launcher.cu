@@ -317,6 +317,19 @@ bool flash_verify_wgmma_supported(cudaError_t* error) {
 }
 
 namespace {
+// Whether the current device is a Hopper (compute capability 9.x): the sm_120 emulation's extra
+// tensor load is calibrated against a Hopper SM's mma.sync rate (kernels/NOTES-sm120.md).
+cudaError_t current_device_is_hopper(bool* hopper) {
+  *hopper = false;
+  int device = 0, major = 0;
+  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+  if (cudaError_t err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device); err != cudaSuccess) {
+    return err;
+  }
+  *hopper = major == 9;
+  return cudaSuccess;
+}
+
 // Whether `plan` is one this build can run over `params`: the planner's own output always is;
 // a plan made by hand (tests) or for another shape may not be.
 bool plan_matches(const VerifyParams& params, const LaunchPlan& plan) {
@@ -404,7 +417,7 @@ cudaError_t flash_verify_launch(const VerifyParams& params, const LaunchPlan& pl
   if (options.sm120_tensor_rate_emulation) {
     if (s.path != FlashVerifyPath::kMmaSync || over_mask_writer) return cudaErrorNotSupported;
     bool hopper = false;
-    if (cudaError_t err = detail::wgmma_path_supported(&hopper); err != cudaSuccess) return err;
+    if (cudaError_t err = current_device_is_hopper(&hopper); err != cudaSuccess) return err;
     if (!hopper) return cudaErrorNotSupported;
   }
   // fp8 math: an fp8 pool only (a bf16 pool has no e4m3 tile to multiply); with or without
